@@ -1,0 +1,83 @@
+/**
+ * The blog API of shared/DEMO.md, declared once. `jsonapi-gen build` turns it into
+ * `generated/`; the demo binds it to Kysely data layers in `store.ts`.
+ */
+import { Attribute, Create, CustomFilter, Delete, Index, Show, ToMany, ToOne, Update, defineResource } from 'jsonapi-gen';
+import type { Context } from 'jsonapi-gen';
+import { SortColumn, Where, can, type SelectQuery } from 'jsonapi-gen/kysely';
+
+/** The demo's stand-in for authentication sets `user` from `Authorization: Bearer <id>`. */
+const signedIn = (ctx: Context) => ctx.getAttribute('user') !== undefined;
+
+export const people = defineResource({
+  type: 'people',
+  fields: [
+    Attribute.make('name').type('string').writable().required(),
+    Attribute.make('email').type('string').nullable().writable(),
+    Attribute.make('createdAt').type('date-time'),
+    ToMany.make('articles').type('articles').includable(),
+  ],
+  endpoints: [Show.make(), Index.make().paginate(20, 50).defaultSort('name'), Create.make(), Update.make(), Delete.make()],
+  filters: [Where.make('name')],
+  sorts: [SortColumn.make('name'), SortColumn.make('createdAt').column('created_at')],
+});
+
+export const articles = defineResource({
+  type: 'articles',
+  fields: [
+    Attribute.make('title').type('string').writable().required(),
+    Attribute.make('body').type('string').nullable().writable(),
+    Attribute.make('status').type('enum', ['draft', 'published']).writable(),
+    Attribute.make('createdAt').type('date-time'),
+    Attribute.make('updatedAt').type('date-time'),
+    ToOne.make('author').type('people').includable().writable().required(),
+    ToMany.make('comments').type('comments').includable(),
+    ToMany.make('tags').type('tags').includable().writable(),
+  ],
+  endpoints: [
+    Show.make(),
+    Index.make().paginate(20, 50).defaultSort('-createdAt').countable(),
+    Create.make(),
+    Update.make().visible(can('update')),
+    Delete.make().visible(can('delete')),
+  ],
+  filters: [
+    Where.make('title'),
+    Where.make('author').column('author_id'),
+    Where.make('status').visible(signedIn),
+    CustomFilter.make<SelectQuery>('search', (query, value, ctx) =>
+      query.where((eb) =>
+        eb.or([value].flat().map((term) => eb(eb.fn('lower', ['articles.title']), 'like', `%${term.toLowerCase()}%`))),
+      ),
+    ),
+  ],
+  sorts: [
+    SortColumn.make('title'),
+    SortColumn.make('createdAt').column('created_at'),
+    SortColumn.make('updatedAt').column('updated_at'),
+  ],
+});
+
+export const comments = defineResource({
+  type: 'comments',
+  fields: [
+    Attribute.make('body').type('string').writable().required(),
+    Attribute.make('createdAt').type('date-time'),
+    ToOne.make('author').type('people').includable().writable().required(),
+    ToOne.make('article').type('articles').includable().writable().required(),
+  ],
+  endpoints: [Show.make(), Index.make().paginate(10, 100).defaultSort('createdAt'), Create.make(), Update.make(), Delete.make()],
+  filters: [Where.make('article').column('article_id'), Where.make('author').column('author_id')],
+  sorts: [SortColumn.make('createdAt').column('created_at')],
+});
+
+export const tags = defineResource({
+  type: 'tags',
+  fields: [
+    Attribute.make('name').type('string').writable().required(),
+    ToMany.make('articles').type('articles').includable(),
+  ],
+  endpoints: [Show.make(), Index.make().paginate(20, 50).defaultSort('name'), Create.make(), Update.make(), Delete.make()],
+  filters: [Where.make('name')],
+  sorts: [SortColumn.make('name')],
+});

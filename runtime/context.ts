@@ -1,0 +1,29 @@
+/**
+ * What every data-layer call and callback receives: the request and the attributes the host
+ * attached to it (Fetch requests have none of their own).
+ *
+ * @example
+ * Show.make().visible((ctx) => ctx.getAttribute('user') !== undefined);
+ * await api.handle(request, { attributes: { user: '7' } });
+ */
+export class Context {
+  /** The Fetch request being served. */
+  readonly request: Request;
+  readonly #attributes: Readonly<Record<string, unknown>>;
+  #url: URL | undefined;
+
+  constructor(request: Request, attributes: Readonly<Record<string, unknown>> = {}) {
+    this.request = request;
+    this.#attributes = attributes;
+  }
+
+  /** An attribute the host attached with `api.handle(request, { attributes })`. */
+  getAttribute<T = unknown>(name: string): T | undefined {
+    return Object.hasOwn(this.#attributes, name) ? (this.#attributes[name] as T) : undefined;
+  }
+
+  /** The request URL, parsed once. */
+  get url(): URL {
+    return (this.#url ??= new URL(this.request.url));
+  }
+}

@@ -1,0 +1,237 @@
+import type { Context } from './context.js';
+import { BadRequestError } from './errors.js';
+import type { AttributeKind, Relationship } from './fields.js';
+import type { IncludeTree, QueryParameters } from './query.js';
+import type { RegisteredResource } from './registry.js';
+
+/** A resource identifier object. */
+export interface ResourceIdentifier {
+  type: string;
+  id: string;
+}
+
+/** A relationship object. */
+export interface RelationshipObject {
+  links: { self: string; related: string };
+  data?: ResourceIdentifier | ResourceIdentifier[] | null;
+}
+
+/** A resource object as the runtime emits it. */
+export interface ResourceObject extends ResourceIdentifier {
+  attributes?: Record<string, unknown>;
+  relationships?: Record<string, RelationshipObject>;
+  links: { self: string };
+}
+
+/** The members of a top-level document the runtime emits. */
+export interface TopLevelDocument {
+  jsonapi: { version: '1.1'; ext?: string[] };
+  links?: Record<string, string | null>;
+  data?: ResourceObject | ResourceObject[] | ResourceIdentifier | ResourceIdentifier[] | null;
+  included?: ResourceObject[];
+  meta?: Record<string, unknown>;
+  errors?: unknown[];
+}
+
+interface Node {
+  resource: RegisteredResource;
+  model: unknown;
+  object: ResourceObject;
+}
+
+/** Converts an attribute value to its JSON form: dates to ISO 8601, undefined to null. */
+export function toJsonValue(kind: AttributeKind, value: unknown): unknown {
+  if (value === undefined) return null;
+  if (value instanceof Date) return kind === 'date' ? value.toISOString().slice(0, 10) : value.toISOString();
+  return value;
+}
+
+/** The resources the API knows, by type: what a document needs to follow relationships. */
+export type ResourceLookup = (type: string) => RegisteredResource | undefined;
+
+/**
+ * Builds one response document: resource objects honouring sparse fieldsets, and a compound
+ * document whose related data is loaded once per relationship per include level.
+ */
+export class DocumentBuilder {
+  readonly #context: Context;
+  readonly #lookup: ResourceLookup;
+  readonly #baseUrl: string;
+  readonly #fields: QueryParameters['fields'];
+  readonly #nodes = new Map<string, Node>();
+  readonly #primary = new Set<string>();
+  readonly #included: ResourceObject[] = [];
+
+  constructor(context: Context, lookup: ResourceLookup, baseUrl: string, fields: QueryParameters['fields']) {
+    this.#context = context;
+    this.#lookup = lookup;
+    this.#baseUrl = baseUrl;
+    this.#fields = fields;
+  }
+
+  /** The URL of a resource. */
+  resourceUrl(type: string, id: string): string {
+    return `${this.#baseUrl}/${encodeURIComponent(type)}/${encodeURIComponent(id)}`;
+  }
+
+  /** Serializes the primary data; its resources never repeat in `included`. */
+  primary(resource: RegisteredResource, models: readonly unknown[]): Node[] {
+    return models.map((model) => {
+      const node = this.#node(resource, model);
+      this.#primary.add(key(node.object));
+      return node;
+    });
+  }
+
+  /** The included resources gathered so far. */
+  get included(): ResourceObject[] {
+    return this.#included;
+  }
+
+  /** The resource identifier of a model. */
+  identifier(resource: RegisteredResource, model: unknown): ResourceIdentifier {
+    return { type: resource.type, id: resource.getId(model, this.#context) };
+  }
+
+  /**
+   * Loads the relationships `tree` names (and those that always carry linkage) for `nodes`,
+   * one `loadRelated` call per relationship, then descends a level.
+   */
+  async expand(resource: RegisteredResource, nodes: readonly Node[], tree: IncludeTree): Promise<void> {
+    if (nodes.length === 0) return;
+    const fieldset = this.#fields.get(resource.type);
+    const wanted = resource.relationships.filter(
+      (r) => tree.has(r.name) || (r.hasLinkage && (!fieldset || fieldset.has(r.name))),
+    );
+    if (wanted.length === 0) return;
+    const models = nodes.map((n) => n.model);
+    const loaded = await Promise.all(
+      wanted.map((relationship) => resource.definition.loadRelated!(relationship, models, this.#context)),
+    );
+    const next: Array<[RegisteredResource, Node[], IncludeTree]> = [];
+    wanted.forEach((relationship, i) => {
+      const related = this.#lookup(relationship.relatedType)!;
+      const results = loaded[i]!;
+      if (!Array.isArray(results) || results.length !== nodes.length) {
+        throw new TypeError(
+          `${resource.type}.loadRelated(${relationship.name}) returned ${Array.isArray(results) ? results.length : typeof results} results for ${nodes.length} models`,
+        );
+      }
+      const subtree = tree.get(relationship.name);
+      const children = new Map<string, Node>();
+      const showLinkage = !fieldset || fieldset.has(relationship.name);
+      nodes.forEach((node, j) => {
+        const linkage = this.#linkage(relationship, related, results[j], subtree ? children : undefined);
+        if (showLinkage) node.object.relationships![relationship.name]!.data = linkage;
+      });
+      if (subtree && subtree.size > 0) next.push([related, [...children.values()], subtree]);
+    });
+    for (const [related, children, subtree] of next) await this.expand(related, children, subtree);
+  }
+
+  #linkage(
+    relationship: Relationship,
+    related: RegisteredResource,
+    value: unknown,
+    include: Map<string, Node> | undefined,
+  ): ResourceIdentifier | ResourceIdentifier[] | null {
+    const link = (model: unknown): ResourceIdentifier => {
+      if (!include) return this.identifier(related, model);
+      const node = this.#nodes.get(key(this.identifier(related, model))) ?? this.#include(related, model);
+      include.set(key(node.object), node);
+      return { type: node.object.type, id: node.object.id };
+    };
+    if (relationship.cardinality === 'one') return value === null || value === undefined ? null : link(value);
+    if (!Array.isArray(value)) throw new TypeError(`loadRelated(${relationship.name}) must give an array per model for a to-many relationship`);
+    return value.map(link);
+  }
+
+  #include(resource: RegisteredResource, model: unknown): Node {
+    const node = this.#node(resource, model);
+    this.#included.push(node.object);
+    return node;
+  }
+
+  #node(resource: RegisteredResource, model: unknown): Node {
+    const object = this.serialize(resource, model);
+    const existing = this.#nodes.get(key(object));
+    if (existing) return existing;
+    const node = { resource, model, object };
+    this.#nodes.set(key(object), node);
+    return node;
+  }
+
+  /** One resource object, with the fields `fields[type]` allows. */
+  serialize(resource: RegisteredResource, model: unknown): ResourceObject {
+    const context = this.#context;
+    const id = resource.getId(model, context);
+    const self = this.resourceUrl(resource.type, id);
+    const fieldset = this.#fields.get(resource.type);
+    // Built member by member so the JSON reads type, id, attributes, relationships, links.
+    const object = { type: resource.type, id } as ResourceObject;
+    let attributes: Record<string, unknown>;
+    const serializeAttributes = resource.definition.serializeAttributes;
+    if (serializeAttributes) {
+      attributes = serializeAttributes.call(resource.definition, model, context);
+      if (fieldset) for (const name of Object.keys(attributes)) if (!fieldset.has(name)) delete attributes[name];
+    } else {
+      attributes = {};
+      for (const attribute of resource.attributes) {
+        if (fieldset && !fieldset.has(attribute.name)) continue;
+        const value = attribute.getter ? attribute.getter(model, context) : (model as Record<string, unknown>)[attribute.name];
+        attributes[attribute.name] = toJsonValue(attribute.kind, value);
+      }
+    }
+    for (const _ in attributes) {
+      object.attributes = attributes;
+      break;
+    }
+    let relationships: Record<string, RelationshipObject> | undefined;
+    for (const relationship of resource.relationships) {
+      if (fieldset && !fieldset.has(relationship.name)) continue;
+      relationships ??= {};
+      relationships[relationship.name] = {
+        links: { self: `${self}/relationships/${relationship.name}`, related: `${self}/${relationship.name}` },
+      };
+    }
+    if (relationships) object.relationships = relationships;
+    object.links = { self };
+    return object;
+  }
+}
+
+function key(identifier: ResourceIdentifier): string {
+  return `${identifier.type}\u0000${identifier.id}`;
+}
+
+/**
+ * Checks `include` against the includable relationships, level by level (400 otherwise).
+ */
+export function checkInclude(resource: RegisteredResource, tree: IncludeTree, lookup: ResourceLookup, path = ''): void {
+  for (const [name, subtree] of tree) {
+    const field = resource.fields.get(name);
+    const full = path ? `${path}.${name}` : name;
+    if (!field || !('cardinality' in field) || !field.isIncludable) {
+      throw new BadRequestError({
+        detail: `"${full}" is not an includable relationship of ${resource.type}`,
+        source: { parameter: 'include' },
+        code: 'invalid_include',
+      });
+    }
+    checkInclude(lookup(field.relatedType)!, subtree, lookup, full);
+  }
+}
+
+/** Checks `fields[type]`: known types, known fields (400 otherwise). */
+export function checkFields(fields: QueryParameters['fields'], lookup: ResourceLookup): void {
+  for (const [type, names] of fields) {
+    const resource = lookup(type);
+    const parameter = `fields[${type}]`;
+    if (!resource) throw new BadRequestError({ detail: `There is no resource type "${type}"`, source: { parameter } });
+    for (const name of names) {
+      if (!resource.fields.has(name)) {
+        throw new BadRequestError({ detail: `${type} has no field "${name}"`, source: { parameter } });
+      }
+    }
+  }
+}

@@ -1,0 +1,134 @@
+import type { Context } from './context.js';
+import { Visibility } from './visibility.js';
+
+/** The five endpoint kinds a resource can enable. */
+export type EndpointKind = 'show' | 'index' | 'create' | 'update' | 'delete';
+
+/** Offset pagination settings of an Index. */
+export interface PaginationOptions {
+  readonly defaultLimit: number;
+  readonly maxLimit: number;
+}
+
+/** An endpoint: its kind, and the callbacks that decide who may use it. */
+export abstract class Endpoint<Args extends unknown[] = [Context]> extends Visibility<Args> {
+  abstract readonly kind: EndpointKind;
+}
+
+/**
+ * `GET /{type}/{id}`, and the related and relationship endpoints below it.
+ *
+ * @example
+ * Show.make().visible((ctx) => ctx.getAttribute('user') !== undefined);
+ */
+export class Show extends Endpoint<[Context]> {
+  readonly kind = 'show' as const;
+
+  /** A new Show endpoint. */
+  static make(): Show {
+    return new Show();
+  }
+}
+
+/**
+ * `GET /{type}`: filtered, sorted, paginated collections.
+ *
+ * @example
+ * Index.make().paginate(20, 50).defaultSort('-createdAt').countable();
+ */
+export class Index extends Endpoint<[Context]> {
+  readonly kind = 'index' as const;
+  #pagination: PaginationOptions | undefined;
+  #defaultSort: string | undefined;
+  #countable = false;
+
+  /** A new Index endpoint. */
+  static make(): Index {
+    return new Index();
+  }
+
+  /** Offset pagination: `page[limit]` defaults to `defaultLimit` and is clamped to `maxLimit`. */
+  paginate(defaultLimit = 20, maxLimit = 50): this {
+    if (!Number.isSafeInteger(defaultLimit) || defaultLimit < 1 || !Number.isSafeInteger(maxLimit) || maxLimit < defaultLimit) {
+      throw new TypeError(`paginate(${defaultLimit}, ${maxLimit}): limits must be positive integers, default <= max`);
+    }
+    this.#pagination = Object.freeze({ defaultLimit, maxLimit });
+    return this;
+  }
+
+  /** The sort used when the client sends none, in `sort` syntax (`'title,-createdAt'`). */
+  defaultSort(sort: string): this {
+    this.#defaultSort = sort;
+    return this;
+  }
+
+  /**
+   * Declares that the resource counts its collections (it implements `Countable`): pagination
+   * then has a `last` link and `meta.total`. The runtime also counts whenever `count` exists;
+   * the declaration makes a missing `count` a registration error and tells the generator.
+   */
+  countable(): this {
+    this.#countable = true;
+    return this;
+  }
+
+  get pagination(): PaginationOptions | undefined {
+    return this.#pagination;
+  }
+
+  get defaultSortValue(): string | undefined {
+    return this.#defaultSort;
+  }
+
+  get isCountable(): boolean {
+    return this.#countable;
+  }
+}
+
+/**
+ * `POST /{type}`.
+ *
+ * @example
+ * Create.make().visible((ctx) => ctx.getAttribute('user') !== undefined);
+ */
+export class Create extends Endpoint<[Context]> {
+  readonly kind = 'create' as const;
+
+  /** A new Create endpoint. */
+  static make(): Create {
+    return new Create();
+  }
+}
+
+/**
+ * `PATCH /{type}/{id}`; its callbacks see the model being updated.
+ *
+ * @example
+ * Update.make().visible((article, ctx) => article.authorId === ctx.getAttribute('user'));
+ */
+export class Update extends Endpoint<[any, Context]> {
+  readonly kind = 'update' as const;
+
+  /** A new Update endpoint. */
+  static make(): Update {
+    return new Update();
+  }
+}
+
+/**
+ * `DELETE /{type}/{id}`; its callbacks see the model being deleted.
+ *
+ * @example
+ * Delete.make().visible((article, ctx) => String(article.authorId) === ctx.getAttribute('user'));
+ */
+export class Delete extends Endpoint<[any, Context]> {
+  readonly kind = 'delete' as const;
+
+  /** A new Delete endpoint. */
+  static make(): Delete {
+    return new Delete();
+  }
+}
+
+/** Any endpoint. */
+export type AnyEndpoint = Show | Index | Create | Update | Delete;

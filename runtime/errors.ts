@@ -1,0 +1,163 @@
+/** The HTTP statuses a JSON:API error may carry. */
+export type ErrorStatus = 400 | 401 | 403 | 404 | 405 | 406 | 409 | 413 | 414 | 415 | 422 | 500;
+
+/** Where an error comes from: a JSON Pointer into the request body, a query parameter or a header. */
+export interface ErrorSource {
+  pointer?: string;
+  parameter?: string;
+  header?: string;
+}
+
+/** One error object as it appears in an errors document. */
+export interface ErrorObject {
+  status: string;
+  code?: string;
+  title: string;
+  detail?: string;
+  source?: ErrorSource;
+  meta?: Record<string, unknown>;
+}
+
+/** What an error is made of. */
+export interface ErrorInit {
+  code?: string;
+  detail?: string;
+  source?: ErrorSource;
+  meta?: Record<string, unknown>;
+  /** Extra response headers, such as `Allow` on a 405. */
+  headers?: Record<string, string>;
+}
+
+const TITLES: Record<ErrorStatus, string> = {
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  406: 'Not Acceptable',
+  409: 'Conflict',
+  413: 'Content Too Large',
+  414: 'URI Too Long',
+  415: 'Unsupported Media Type',
+  422: 'Unprocessable Content',
+  500: 'Internal Server Error',
+};
+
+/**
+ * An error that knows how to become a JSON:API errors document. Throw it from a data layer,
+ * a filter or a callback and `api.error()` answers with its status.
+ *
+ * @example
+ * throw new JsonApiError(404, { detail: 'No article 7', source: { parameter: 'id' } });
+ */
+export class JsonApiError extends Error {
+  readonly status: ErrorStatus;
+  readonly title: string;
+  readonly code: string | undefined;
+  readonly detail: string | undefined;
+  readonly source: ErrorSource | undefined;
+  readonly meta: Record<string, unknown> | undefined;
+  readonly headers: Record<string, string>;
+
+  constructor(status: ErrorStatus, init: ErrorInit = {}) {
+    super(init.detail ?? TITLES[status]);
+    this.name = 'JsonApiError';
+    this.status = status;
+    this.title = TITLES[status];
+    this.code = init.code;
+    this.detail = init.detail;
+    this.source = init.source;
+    this.meta = init.meta;
+    this.headers = init.headers ?? {};
+  }
+
+  /** The error object of an errors document. */
+  toObject(): ErrorObject {
+    const object: ErrorObject = { status: String(this.status), title: this.title };
+    if (this.code !== undefined) object.code = this.code;
+    if (this.detail !== undefined) object.detail = this.detail;
+    if (this.source !== undefined) object.source = this.source;
+    if (this.meta !== undefined) object.meta = this.meta;
+    return object;
+  }
+}
+
+/** 400: the request is malformed (a bad query parameter, an unreadable body). */
+export class BadRequestError extends JsonApiError {
+  constructor(init: ErrorInit = {}) {
+    super(400, init);
+  }
+}
+
+/** 403: the action is understood but refused (an invisible endpoint, an unsupported write). */
+export class ForbiddenError extends JsonApiError {
+  constructor(init: ErrorInit = {}) {
+    super(403, init);
+  }
+}
+
+/** 404: no such resource, relationship or route. */
+export class NotFoundError extends JsonApiError {
+  constructor(init: ErrorInit = {}) {
+    super(404, init);
+  }
+}
+
+/** 405: the route exists but not for this method; `allow` fills the `Allow` header. */
+export class MethodNotAllowedError extends JsonApiError {
+  constructor(allow: readonly string[], init: ErrorInit = {}) {
+    super(405, { ...init, headers: { ...init.headers, allow: allow.join(', ') } });
+  }
+}
+
+/** 406: the `Accept` header leaves no JSON:API media type the server can send. */
+export class NotAcceptableError extends JsonApiError {
+  constructor(init: ErrorInit = {}) {
+    super(406, init);
+  }
+}
+
+/** 409: the request conflicts with the server's state or the URL (a wrong `type`, a duplicate id). */
+export class ConflictError extends JsonApiError {
+  constructor(init: ErrorInit = {}) {
+    super(409, init);
+  }
+}
+
+/** 415: the request body's `Content-Type` is not the JSON:API media type the server accepts. */
+export class UnsupportedMediaTypeError extends JsonApiError {
+  constructor(init: ErrorInit = {}) {
+    super(415, init);
+  }
+}
+
+/** 422: the document is well formed but its values are not acceptable. */
+export class UnprocessableEntityError extends JsonApiError {
+  constructor(init: ErrorInit = {}) {
+    super(422, init);
+  }
+}
+
+/**
+ * Several errors answered together, under the most general status they share
+ * (all 422 stay 422; a mix of 4xx becomes 400).
+ *
+ * @example
+ * throw new JsonApiErrors([new UnprocessableEntityError({ source: { pointer: '/data/attributes/title' } })]);
+ */
+export class JsonApiErrors extends Error {
+  readonly errors: readonly JsonApiError[];
+
+  constructor(errors: readonly JsonApiError[]) {
+    super(errors.map((e) => e.message).join('; '));
+    this.name = 'JsonApiErrors';
+    this.errors = errors;
+  }
+
+  /** The status of the whole response. */
+  get status(): ErrorStatus {
+    const statuses = new Set(this.errors.map((e) => e.status));
+    if (statuses.size === 1) return [...statuses][0]!;
+    return [...statuses].some((s) => s >= 500) ? 500 : 400;
+  }
+}

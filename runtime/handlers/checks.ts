@@ -1,0 +1,36 @@
+import { BadRequestError, ForbiddenError, NotFoundError } from '../errors.js';
+import type { QueryParameters } from '../query.js';
+import type { RegisteredResource } from '../registry.js';
+import type { RequestState } from './request.js';
+
+type Family = 'include' | 'fields' | 'sort' | 'filter' | 'page';
+
+/** 400 for the query parameters an endpoint does not take (sort on a single resource, ...). */
+export function onlyParameters(query: QueryParameters, allowed: readonly Family[], where: string): void {
+  const given: Array<[Family, string | undefined]> = [
+    ['include', query.include ? 'include' : undefined],
+    ['fields', query.fields.size > 0 ? `fields[${[...query.fields.keys()][0]}]` : undefined],
+    ['sort', query.sort ? 'sort' : undefined],
+    ['filter', query.filter.size > 0 ? `filter[${[...query.filter.keys()][0]}]` : undefined],
+    ['page', query.page.offset !== undefined ? 'page[offset]' : query.page.limit !== undefined ? 'page[limit]' : undefined],
+  ];
+  for (const [family, parameter] of given) {
+    if (parameter && !allowed.includes(family)) {
+      throw new BadRequestError({ detail: `${parameter} is not supported on ${where}`, source: { parameter } });
+    }
+  }
+}
+
+/** Finds the model a route's id names, or 404. */
+export async function findOr404(state: RequestState, resource: RegisteredResource, id: string): Promise<unknown> {
+  const model = await resource.definition.find!(id, state.context);
+  if (model === null || model === undefined) {
+    throw new NotFoundError({ detail: `There is no ${resource.type} with id "${id}"` });
+  }
+  return model;
+}
+
+/** 403 unless the endpoint's callbacks permit. */
+export async function mustBeVisible(visible: boolean, detail: string): Promise<void> {
+  if (!visible) throw new ForbiddenError({ detail });
+}

@@ -1,0 +1,114 @@
+import type { Index } from '../endpoints.js';
+import { BadRequestError } from '../errors.js';
+import { checkFields, checkInclude } from '../document.js';
+import { parseSort } from '../query.js';
+import type { RegisteredResource } from '../registry.js';
+import type { OffsetPagination } from '../resource.js';
+import { onlyParameters } from './checks.js';
+import type { RequestState } from './request.js';
+
+/** What a collection is served from: the resource listed, the query to start from, how to render. */
+export interface CollectionSource {
+  resource: RegisteredResource;
+  /** The Index whose pagination and default sort apply, if any. */
+  index: Index | undefined;
+  start(): unknown;
+  /** Resource identifiers only (a relationship endpoint) rather than resource objects. */
+  identifiersOnly: boolean;
+  /** Links besides `self` and pagination (a relationship document's `related`). */
+  links?: Record<string, string>;
+}
+
+/**
+ * Serves a collection: checks every parameter first, then runs the seed's order: `query`,
+ * filters, sorts, `count` (when Countable), `paginate`, `results`; then the document.
+ */
+export async function serveCollection(state: RequestState, source: CollectionSource): Promise<Response> {
+  const { context, query } = state;
+  const { resource, index } = source;
+  const definition = resource.definition;
+  onlyParameters(query, source.identifiersOnly ? ['sort', 'filter', 'page'] : ['include', 'fields', 'sort', 'filter', 'page'], 'this endpoint');
+  if (query.include) checkInclude(resource, query.include, state.lookup);
+  checkFields(query.fields, state.lookup);
+
+  const filters = [];
+  for (const [name, value] of query.filter) {
+    const filter = resource.filters.get(name);
+    if (!filter || !(await filter.isVisible(context))) {
+      throw new BadRequestError({ detail: `${resource.type} has no filter "${name}"`, source: { parameter: `filter[${name}]` }, code: 'unknown_filter' });
+    }
+    filters.push({ filter, value });
+  }
+
+  const sorts = [];
+  const requested = query.sort !== undefined;
+  for (const term of query.sort ?? (index?.defaultSortValue ? parseSort(index.defaultSortValue) : [])) {
+    const sort = resource.sorts.get(term.name);
+    if (!sort || !(await sort.isVisible(context))) {
+      if (!requested) continue;
+      throw new BadRequestError({ detail: `${resource.type} cannot be sorted by "${term.name}"`, source: { parameter: 'sort' }, code: 'unknown_sort' });
+    }
+    sorts.push({ sort, direction: term.direction });
+  }
+
+  let page: OffsetPagination | undefined;
+  const options = index?.pagination;
+  if (options) {
+    page = { offset: query.page.offset ?? 0, limit: Math.min(query.page.limit ?? options.defaultLimit, options.maxLimit) };
+  } else {
+    onlyParameters(query, ['include', 'fields', 'sort', 'filter'], `${resource.type}, which is not paginated`);
+  }
+
+  let q = await source.start();
+  for (const { filter, value } of filters) q = await filter.apply(q, value, context);
+  for (const { sort, direction } of sorts) q = await sort.apply(q, direction, context);
+  const total = definition.count ? await definition.count(q, context) : undefined;
+  if (page) q = await definition.paginate!(q, page, context);
+  const models = await definition.results!(q, context);
+
+  const links: Record<string, string | null> = { self: context.request.url, ...source.links };
+  if (page) Object.assign(links, paginationLinks(context.url, page, models.length, total));
+  const meta = total === undefined ? undefined : { total };
+
+  const builder = state.builder();
+  if (source.identifiersOnly) {
+    return state.respond({ links, data: models.map((m) => builder.identifier(resource, m)), ...(meta && { meta }) });
+  }
+  const nodes = builder.primary(resource, models);
+  await builder.expand(resource, nodes, query.include ?? new Map());
+  return state.respond({
+    links,
+    data: nodes.map((n) => n.object),
+    ...(query.include && { included: builder.included }),
+    ...(meta && { meta }),
+  });
+}
+
+/**
+ * first / prev / next / last for offset pagination, each keeping every other query parameter.
+ * Without a total, `next` appears when the page is full; `last` needs the total.
+ */
+export function paginationLinks(
+  url: URL,
+  page: OffsetPagination,
+  count: number,
+  total: number | undefined,
+): Record<string, string | null> {
+  const at = (offset: number): string => {
+    const params = new URLSearchParams(url.search);
+    params.delete('page[offset]');
+    params.delete('page[limit]');
+    if (offset > 0) params.set('page[offset]', String(offset));
+    params.set('page[limit]', String(page.limit));
+    return `${url.origin}${url.pathname}?${params}`;
+  };
+  const { offset, limit } = page;
+  const hasNext = total === undefined ? count >= limit : offset + limit < total;
+  const links: Record<string, string | null> = {
+    first: at(0),
+    prev: offset > 0 ? at(Math.max(0, offset - limit)) : null,
+    next: hasNext ? at(offset + limit) : null,
+  };
+  if (total !== undefined) links.last = at(total === 0 ? 0 : Math.floor((total - 1) / limit) * limit);
+  return links;
+}

@@ -1,0 +1,57 @@
+import { checkFields, checkInclude } from '../document.js';
+import { NotFoundError } from '../errors.js';
+import { Relationship } from '../fields.js';
+import { serveCollection } from './collection.js';
+import { findOr404, mustBeVisible, onlyParameters } from './checks.js';
+import type { RequestState } from './request.js';
+
+/**
+ * `GET /{type}/{id}/{relationship}` (related resources) and
+ * `GET /{type}/{id}/relationships/{relationship}` (linkage). A to-many relationship whose data
+ * layer implements `queryRelated` is served like an index of the related type.
+ */
+export async function serveRelated(state: RequestState, id: string, name: string): Promise<Response> {
+  const { resource, query, context, route } = state;
+  const relationship = resource.fields.get(name);
+  if (!(relationship instanceof Relationship)) {
+    throw new NotFoundError({ detail: `${resource.type} has no relationship "${name}"` });
+  }
+  await mustBeVisible(await resource.endpoint('show')!.isVisible(context), `You may not view ${resource.type}`);
+  const related = state.lookup(relationship.relatedType)!;
+  const linkage = route.linkage;
+  const definition = resource.definition;
+
+  if (relationship.cardinality === 'many' && definition.queryRelated && related.definition.results) {
+    const model = await findOr404(state, resource, id);
+    return serveCollection(state, {
+      resource: related,
+      index: related.endpoint('index'),
+      start: () => definition.queryRelated!(relationship, model, context),
+      identifiersOnly: linkage,
+      ...(linkage && { links: { related: `${state.builder().resourceUrl(resource.type, id)}/${name}` } }),
+    });
+  }
+
+  onlyParameters(query, linkage ? [] : ['include', 'fields'], `${resource.type}.${name}`);
+  if (query.include) checkInclude(related, query.include, state.lookup);
+  checkFields(query.fields, state.lookup);
+  const model = await findOr404(state, resource, id);
+  const [value] = await definition.loadRelated!(relationship, [model], context);
+  const models = relationship.cardinality === 'one' ? (value === null || value === undefined ? [] : [value]) : (value as unknown[]);
+  const builder = state.builder();
+  const self = builder.resourceUrl(resource.type, id);
+  if (linkage) {
+    const identifiers = models.map((m) => builder.identifier(related, m));
+    return state.respond({
+      links: { self: `${self}/relationships/${name}`, related: `${self}/${name}` },
+      data: relationship.cardinality === 'one' ? (identifiers[0] ?? null) : identifiers,
+    });
+  }
+  const nodes = builder.primary(related, models);
+  await builder.expand(related, nodes, query.include ?? new Map());
+  return state.respond({
+    links: { self: context.request.url },
+    data: relationship.cardinality === 'one' ? (nodes[0]?.object ?? null) : nodes.map((n) => n.object),
+    ...(query.include && { included: builder.included }),
+  });
+}

@@ -1,0 +1,20 @@
+import type { Context } from '../context.js';
+import type { DocumentBuilder, ResourceLookup, TopLevelDocument } from '../document.js';
+import type { QueryParameters } from '../query.js';
+import type { RegisteredResource } from '../registry.js';
+import type { Route } from '../router.js';
+
+/** Everything a handler needs about the request it serves. */
+export interface RequestState {
+  context: Context;
+  route: Route;
+  resource: RegisteredResource;
+  query: QueryParameters;
+  lookup: ResourceLookup;
+  /** Origin plus base path: the prefix of every link. */
+  baseUrl: string;
+  /** A document builder for this request. */
+  builder(): DocumentBuilder;
+  /** A JSON:API response for a document. */
+  respond(document: Omit<TopLevelDocument, 'jsonapi'>, status?: number, headers?: Record<string, string>): Response;
+}

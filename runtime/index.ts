@@ -1,0 +1,39 @@
+export { JsonApi, type JsonApiOptions, type HandleOptions } from './json-api.js';
+export { Context } from './context.js';
+export { Attribute, Field, Relationship, ToMany, ToOne, type AttributeKind, type Getter } from './fields.js';
+export { Create, Delete, Endpoint, Index, Show, Update, type AnyEndpoint, type EndpointKind, type PaginationOptions } from './endpoints.js';
+export { CustomFilter, CustomSort, Filter, Sort, type FilterValue, type SortDirection } from './filters.js';
+export {
+  defineResource,
+  type AnyField,
+  type Countable,
+  type Deletable,
+  type Findable,
+  type Listable,
+  type OffsetPagination,
+  type Paginatable,
+  type Relatable,
+  type ResourceDefinition,
+  type ResourceSchema,
+  type ResourceSpec,
+} from './resource.js';
+export {
+  BadRequestError,
+  ConflictError,
+  ForbiddenError,
+  JsonApiError,
+  JsonApiErrors,
+  MethodNotAllowedError,
+  NotAcceptableError,
+  NotFoundError,
+  UnprocessableEntityError,
+  UnsupportedMediaTypeError,
+  type ErrorInit,
+  type ErrorObject,
+  type ErrorSource,
+  type ErrorStatus,
+} from './errors.js';
+export { MEDIA_TYPE } from './negotiate.js';
+export type { ResourceIdentifier, ResourceObject, TopLevelDocument } from './document.js';
+export type { VisibilityCallback } from './visibility.js';
+export type { MaybePromise } from './types.js';

@@ -1,0 +1,197 @@
+import { Context } from './context.js';
+import { DocumentBuilder, type ResourceLookup, type TopLevelDocument } from './document.js';
+import { ForbiddenError, JsonApiError, JsonApiErrors, MethodNotAllowedError, NotFoundError } from './errors.js';
+import { Relationship } from './fields.js';
+import { serveCollection } from './handlers/collection.js';
+import { serveDelete } from './handlers/delete.js';
+import type { RequestState } from './handlers/request.js';
+import { serveRelated } from './handlers/related.js';
+import { serveShow } from './handlers/show.js';
+import { MEDIA_TYPE, negotiateAccept, negotiateContentType } from './negotiate.js';
+import { parseQuery } from './query.js';
+import { RegisteredResource } from './registry.js';
+import type { ResourceDefinition } from './resource.js';
+import { type Route, matchRoute } from './router.js';
+
+/** Options of a `JsonApi`. */
+export interface JsonApiOptions {
+  /** Where the API is mounted, such as `/api/v1`; every link carries it. Default: the root. */
+  basePath?: string;
+  /**
+   * Called with every unexpected error before it becomes a 500 whose body says nothing of it.
+   * Default: `console.error`.
+   */
+  onError?: (error: unknown) => void;
+  /** Implementation-specific query parameters the API accepts and ignores (camelCase names). */
+  queryParameters?: readonly string[];
+}
+
+/** Per-request options of `handle` and `fetch`. */
+export interface HandleOptions {
+  /** Values the host attaches to the request (the user, a tenant), read with `ctx.getAttribute`. */
+  attributes?: Readonly<Record<string, unknown>>;
+}
+
+const JSON_HEADERS = { 'content-type': MEDIA_TYPE, vary: 'Accept' } as const;
+
+/**
+ * A JSON:API server on Fetch `Request` and `Response`.
+ *
+ * @example
+ * const api = new JsonApi({ basePath: '/api' });
+ * api.resource({ ...articlesSchema, ...articlesStore });
+ * export default { fetch: api.fetch }; // Bun, Deno, Cloudflare, Hono: c => api.fetch(c.req.raw)
+ */
+export class JsonApi {
+  readonly #resources = new Map<string, RegisteredResource>();
+  readonly #basePath: string;
+  readonly #onError: (error: unknown) => void;
+  readonly #queryParameters: ReadonlySet<string>;
+  readonly #extensions: ReadonlySet<string> = new Set();
+  #checked = false;
+  readonly #lookup: ResourceLookup = (type) => this.#resources.get(type);
+
+  constructor(options: JsonApiOptions = {}) {
+    this.#basePath = (options.basePath ?? '').replace(/\/+$/, '');
+    if (this.#basePath && !this.#basePath.startsWith('/')) throw new TypeError(`basePath must start with "/": ${options.basePath}`);
+    this.#onError = options.onError ?? ((error) => console.error(error));
+    this.#queryParameters = new Set(options.queryParameters ?? []);
+  }
+
+  /**
+   * Registers a resource under its type. Throws when the resource is malformed or lacks a
+   * data-layer method an enabled endpoint needs.
+   */
+  resource(definition: ResourceDefinition): this {
+    const registered = new RegisteredResource(definition);
+    if (this.#resources.has(registered.type)) throw new TypeError(`resource "${registered.type}" is registered twice`);
+    this.#resources.set(registered.type, registered);
+    this.#checked = false;
+    return this;
+  }
+
+  /** The registered resources' types. */
+  get types(): string[] {
+    return [...this.#resources.keys()];
+  }
+
+  /**
+   * Serves a request. Resolves with the response, or rejects with what went wrong: pass that
+   * to `error()` (or use `fetch`, which does both).
+   */
+  handle = async (request: Request, options: HandleOptions = {}): Promise<Response> => {
+    this.#checkRelationships();
+    const url = new URL(request.url);
+    const route = matchRoute(url.pathname, this.#basePath);
+    const resource = route && this.#resources.get(route.type);
+    if (!route || !resource) throw new NotFoundError({ detail: `Nothing is served at ${url.pathname}` });
+    const method = request.method === 'HEAD' ? 'GET' : request.method;
+    const allowed = allowedMethods(resource, route);
+    if (!allowed.includes(method)) {
+      if (allowed.length === 0) throw new NotFoundError({ detail: `Nothing is served at ${url.pathname}` });
+      throw new MethodNotAllowedError(allowed, { detail: `${request.method} is not allowed here` });
+    }
+    negotiateAccept(request.headers.get('accept'), this.#extensions);
+    if (method === 'POST' || method === 'PATCH' || (method === 'DELETE' && request.body !== null && route.linkage)) {
+      negotiateContentType(request.headers.get('content-type'), this.#extensions);
+    }
+    const context = new Context(request, options.attributes);
+    const baseUrl = url.origin + this.#basePath;
+    const state: RequestState = {
+      context,
+      route,
+      resource,
+      query: parseQuery(url.searchParams, this.#queryParameters),
+      lookup: this.#lookup,
+      baseUrl,
+      builder: () => new DocumentBuilder(context, this.#lookup, baseUrl, state.query.fields),
+      respond: (document, status = 200, headers) => jsonResponse({ jsonapi: { version: '1.1' }, ...document }, status, headers),
+    };
+    const response = await this.#dispatch(state, method);
+    return request.method === 'HEAD' ? new Response(null, { status: response.status, headers: response.headers }) : response;
+  };
+
+  /**
+   * Turns anything thrown into a JSON:API errors response. Unexpected errors become a 500 that
+   * leaks nothing; they are passed to `onError`.
+   */
+  error = (thrown: unknown): Response => {
+    const errors = thrown instanceof JsonApiErrors ? thrown.errors : thrown instanceof JsonApiError ? [thrown] : undefined;
+    if (!errors || errors.length === 0) {
+      this.#onError(thrown);
+      return jsonResponse({ jsonapi: { version: '1.1' }, errors: [new JsonApiError(500).toObject()] }, 500);
+    }
+    const status = thrown instanceof JsonApiErrors ? thrown.status : errors[0]!.status;
+    const headers = Object.assign({}, ...errors.map((e) => e.headers));
+    return jsonResponse({ jsonapi: { version: '1.1' }, errors: errors.map((e) => e.toObject()) }, status, headers);
+  };
+
+  /** `handle`, with anything thrown turned into an error response: it never rejects. */
+  fetch = async (request: Request, options?: HandleOptions): Promise<Response> => {
+    try {
+      return await this.handle(request, options);
+    } catch (thrown) {
+      return this.error(thrown);
+    }
+  };
+
+  #dispatch(state: RequestState, method: string): Promise<Response> {
+    const { route, resource } = state;
+    if (route.id === undefined) {
+      if (method === 'POST') throw unsupportedWrite(`Creating ${resource.type} is not supported yet`);
+      return serveCollection(state, {
+        resource,
+        index: resource.endpoint('index'),
+        start: () => resource.definition.query!(state.context),
+        identifiersOnly: false,
+      });
+    }
+    if (route.relationship !== undefined) {
+      if (method !== 'GET') throw unsupportedWrite(`Changing relationships of ${resource.type} is not supported yet`);
+      return serveRelated(state, route.id, route.relationship);
+    }
+    if (method === 'DELETE') return serveDelete(state, route.id);
+    if (method === 'PATCH') throw unsupportedWrite(`Updating ${resource.type} is not supported yet`);
+    return serveShow(state, route.id);
+  }
+
+  /** Every relationship must point at a registered type; checked once, at the first request. */
+  #checkRelationships(): void {
+    if (this.#checked) return;
+    const problems: string[] = [];
+    for (const resource of this.#resources.values()) {
+      for (const relationship of resource.relationships) {
+        if (!this.#resources.has(relationship.relatedType)) {
+          problems.push(`${resource.type}.${relationship.name} relates to "${relationship.relatedType}", which is not registered`);
+        }
+      }
+    }
+    if (problems.length > 0) throw new TypeError(problems.join('; '));
+    this.#checked = true;
+  }
+}
+
+/** The methods a route answers, from the endpoints its resource enables. */
+function allowedMethods(resource: RegisteredResource, route: Route): string[] {
+  const has = (kind: 'show' | 'index' | 'create' | 'update' | 'delete') => resource.endpoints.has(kind);
+  if (route.id === undefined) return [...(has('index') ? ['GET'] : []), ...(has('create') ? ['POST'] : [])];
+  if (route.relationship === undefined) {
+    return [...(has('show') ? ['GET'] : []), ...(has('update') ? ['PATCH'] : []), ...(has('delete') ? ['DELETE'] : [])];
+  }
+  const relationship = resource.fields.get(route.relationship);
+  const methods = has('show') ? ['GET'] : [];
+  if (route.linkage && relationship instanceof Relationship && relationship.isWritable && has('update')) {
+    methods.push('PATCH');
+    if (relationship.cardinality === 'many') methods.push('POST', 'DELETE');
+  }
+  return methods;
+}
+
+/** JSON:API: "A server MUST return 403 Forbidden in response to an unsupported request". */
+function unsupportedWrite(detail: string): ForbiddenError {
+  return new ForbiddenError({ detail, code: 'unsupported' });
+}
+
+function jsonResponse(document: TopLevelDocument, status: number, headers?: Record<string, string>): Response {
+  return new Response(JSON.stringify(document), { status, headers: headers ? { ...JSON_HEADERS, ...headers } : JSON_HEADERS });
+}

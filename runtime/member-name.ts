@@ -1,0 +1,19 @@
+/**
+ * JSON:API member names, restricted to the spec's recommended characters so every document
+ * also passes the official JSON Schema: ASCII letters and digits, with `-` and `_` inside.
+ */
+const MEMBER_NAME = /^[a-zA-Z0-9](?:[a-zA-Z0-9_-]*[a-zA-Z0-9])?$/;
+
+/** Whether `name` is a legal member name. */
+export function isMemberName(name: string): boolean {
+  return MEMBER_NAME.test(name);
+}
+
+/** Throws a configuration error naming `what` when `name` is not a legal member name. */
+export function assertMemberName(name: string, what: string): void {
+  if (!isMemberName(name)) {
+    throw new TypeError(
+      `${what} "${name}" is not a legal JSON:API member name (letters and digits, with - or _ inside)`,
+    );
+  }
+}

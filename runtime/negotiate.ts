@@ -1,0 +1,109 @@
+import { NotAcceptableError, UnsupportedMediaTypeError } from './errors.js';
+
+/** The JSON:API media type. */
+export const MEDIA_TYPE = 'application/vnd.api+json';
+
+interface MediaType {
+  type: string;
+  params: Map<string, string>;
+}
+
+/** Splits a header into media types, honouring quoted parameter values (`ext="a b"`). */
+function parseMediaTypes(header: string): MediaType[] {
+  const result: MediaType[] = [];
+  let i = 0;
+  const n = header.length;
+  while (i < n) {
+    let end = i;
+    let quoted = false;
+    while (end < n && (quoted || header[end] !== ',')) {
+      if (header[end] === '"') quoted = !quoted;
+      else if (header[end] === '\\' && quoted) end++;
+      end++;
+    }
+    const parts = splitParams(header.slice(i, end));
+    const type = (parts.shift() ?? '').trim().toLowerCase();
+    const params = new Map<string, string>();
+    for (const part of parts) {
+      const eq = part.indexOf('=');
+      const name = (eq < 0 ? part : part.slice(0, eq)).trim().toLowerCase();
+      let value = eq < 0 ? '' : part.slice(eq + 1).trim();
+      if (value.startsWith('"') && value.endsWith('"') && value.length >= 2) value = value.slice(1, -1).replace(/\\(.)/g, '$1');
+      if (name) params.set(name, value);
+    }
+    if (type) result.push({ type, params });
+    i = end + 1;
+  }
+  return result;
+}
+
+function splitParams(mediaType: string): string[] {
+  const parts: string[] = [];
+  let quoted = false;
+  let start = 0;
+  for (let i = 0; i < mediaType.length; i++) {
+    const c = mediaType[i];
+    if (c === '"') quoted = !quoted;
+    else if (c === '\\' && quoted) i++;
+    else if (c === ';' && !quoted) {
+      parts.push(mediaType.slice(start, i));
+      start = i + 1;
+    }
+  }
+  parts.push(mediaType.slice(start));
+  return parts;
+}
+
+function extensions(params: Map<string, string>): string[] {
+  const ext = params.get('ext');
+  return ext ? ext.split(' ').filter(Boolean) : [];
+}
+
+/**
+ * Checks a request body's `Content-Type` (JSON:API 1.1, "Server Responsibilities"): 415 unless
+ * it is the JSON:API media type with at most `ext` and `profile`, every `ext` supported.
+ * Returns the extensions the request applies.
+ */
+export function negotiateContentType(header: string | null, supported: ReadonlySet<string>): string[] {
+  const source = { header: 'Content-Type' };
+  const [media] = header ? parseMediaTypes(header) : [];
+  if (!media || media.type !== MEDIA_TYPE) {
+    throw new UnsupportedMediaTypeError({
+      detail: `Request bodies must be sent as ${MEDIA_TYPE}, not ${header ?? 'without a Content-Type'}`,
+      source,
+    });
+  }
+  for (const name of media.params.keys()) {
+    if (name !== 'ext' && name !== 'profile') {
+      throw new UnsupportedMediaTypeError({ detail: `The media type parameter "${name}" is not allowed`, source });
+    }
+  }
+  const ext = extensions(media.params);
+  const unsupported = ext.filter((uri) => !supported.has(uri));
+  if (unsupported.length > 0) {
+    throw new UnsupportedMediaTypeError({ detail: `Unsupported extension: ${unsupported.join(' ')}`, source });
+  }
+  return ext;
+}
+
+/**
+ * Checks `Accept`: 406 when it names the JSON:API media type only with parameters other than
+ * `ext` and `profile`, or only with unsupported extensions. A header that does not name the
+ * JSON:API media type at all is served anyway (browsers, `curl`).
+ */
+export function negotiateAccept(header: string | null, supported: ReadonlySet<string>): void {
+  if (!header || !header.includes(MEDIA_TYPE)) return;
+  const instances = parseMediaTypes(header).filter((m) => m.type === MEDIA_TYPE);
+  if (instances.length === 0) return;
+  for (const media of instances) {
+    const q = media.params.get('q');
+    if (q !== undefined && Number(q) === 0) continue;
+    const names = [...media.params.keys()].filter((name) => name !== 'q');
+    if (!names.every((name) => name === 'ext' || name === 'profile')) continue;
+    if (extensions(media.params).every((uri) => supported.has(uri))) return;
+  }
+  throw new NotAcceptableError({
+    detail: `No acceptable ${MEDIA_TYPE} in Accept: parameters other than ext and profile, or unsupported extensions`,
+    source: { header: 'Accept' },
+  });
+}

@@ -1,0 +1,120 @@
+import type { Context } from './context.js';
+import type { AnyEndpoint } from './endpoints.js';
+import type { Attribute, Relationship, ToMany, ToOne } from './fields.js';
+import type { Filter, Sort } from './filters.js';
+import type { MaybePromise } from './types.js';
+
+/** Any field of a resource. */
+export type AnyField = Attribute | ToOne | ToMany;
+
+/**
+ * What the runtime needs to know of a resource besides its data: its type, fields, endpoints,
+ * filters and sorts. `defineResource` builds one; generated code builds one per resource.
+ */
+export interface ResourceSchema<M = any> {
+  type(): string;
+  fields(): readonly AnyField[];
+  endpoints(): readonly AnyEndpoint[];
+  filters?(): readonly Filter[];
+  sorts?(): readonly Sort[];
+  /** A blank model for Create to fill. */
+  newModel?(context: Context): M;
+  /** The id of a model as a string; defaults to `String(model.id)`. */
+  getId?(model: M, context: Context): string;
+  /**
+   * All attributes of a model, already in their JSON form. Generated code supplies this as
+   * straight-line code; without it the runtime reads each attribute through its getter.
+   */
+  serializeAttributes?(model: M, context: Context): Record<string, unknown>;
+}
+
+/** Finds one model by id (Show, Delete, related endpoints). */
+export interface Findable<M = any> {
+  find(id: string, context: Context): MaybePromise<M | null | undefined>;
+}
+
+/** Deletes a model that `find` returned (Delete). */
+export interface Deletable<M = any> {
+  delete(model: M, context: Context): MaybePromise<void>;
+}
+
+/** Starts a query and runs it after filters, sorts and pagination applied (Index). */
+export interface Listable<M = any, Q = any> {
+  query(context: Context): MaybePromise<Q>;
+  results(query: Q, context: Context): MaybePromise<readonly M[]>;
+}
+
+/** One page of a collection, by offset. */
+export interface OffsetPagination {
+  readonly offset: number;
+  readonly limit: number;
+}
+
+/** Restricts a query to one page (an Index with `paginate()`). */
+export interface Paginatable<Q = any> {
+  paginate(query: Q, pagination: OffsetPagination, context: Context): MaybePromise<Q>;
+}
+
+/** Counts a filtered query before pagination: gives `last` links and `meta.total`. */
+export interface Countable<Q = any> {
+  count(query: Q, context: Context): MaybePromise<number>;
+}
+
+/**
+ * Reads relationships in batches: one call per relationship per include level, never one per row.
+ */
+export interface Relatable<M = any> {
+  /**
+   * The related models of every model in `models`, in the same order: for a to-one
+   * relationship a model or null each, for a to-many an array each.
+   */
+  loadRelated(relationship: Relationship, models: readonly M[], context: Context): MaybePromise<readonly unknown[]>;
+  /**
+   * Optional: a query of the related resource restricted to `model`'s related rows, so that
+   * `GET /{type}/{id}/{to-many}` gets the related type's filters, sorts and pagination.
+   */
+  queryRelated?(relationship: Relationship, model: M, context: Context): MaybePromise<unknown>;
+}
+
+/** A resource as `api.resource()` takes it: its schema plus the data-layer methods it implements. */
+export type ResourceDefinition<M = any, Q = any> = ResourceSchema<M> &
+  Partial<Findable<M> & Deletable<M> & Listable<M, Q> & Paginatable<Q> & Countable<Q> & Relatable<M>>;
+
+/** What `defineResource` takes. */
+export interface ResourceSpec<M = any> {
+  type: string;
+  fields?: readonly AnyField[];
+  endpoints?: readonly AnyEndpoint[];
+  filters?: readonly Filter[];
+  sorts?: readonly Sort[];
+  newModel?: (context: Context) => M;
+  getId?: (model: M, context: Context) => string;
+}
+
+/**
+ * A resource schema from a plain description; spread a data layer into it to serve it.
+ *
+ * @example
+ * const tags = defineResource({
+ *   type: 'tags',
+ *   fields: [Attribute.make('name').type('string')],
+ *   endpoints: [Show.make(), Index.make()],
+ * });
+ * api.resource({ ...tags, ...tagStore });
+ */
+export function defineResource<M = any>(spec: ResourceSpec<M>): ResourceSchema<M> {
+  const fields = Object.freeze([...(spec.fields ?? [])]);
+  const endpoints = Object.freeze([...(spec.endpoints ?? [])]);
+  const filters = Object.freeze([...(spec.filters ?? [])]);
+  const sorts = Object.freeze([...(spec.sorts ?? [])]);
+  const schema: ResourceSchema<M> = {
+    type: () => spec.type,
+    fields: () => fields,
+    endpoints: () => endpoints,
+    filters: () => filters,
+    sorts: () => sorts,
+  };
+  if (spec.newModel) schema.newModel = spec.newModel;
+  if (spec.getId) schema.getId = spec.getId;
+  return schema;
+}
