@@ -46,6 +46,17 @@ export function toJsonValue(kind: AttributeKind, value: unknown): unknown {
   return value;
 }
 
+/**
+ * `url` as an RFC 3986 URI, as links must be: WHATWG URLs leave `[`, `]`, `|`, `^`, `{`, `}`,
+ * backtick and stray `%` raw (`?filter[x]=a` stays as typed), so those are percent-encoded.
+ */
+export function uriOf(url: URL): string {
+  return (url.origin + url.pathname + url.search).replace(
+    /[[\]{}|\\^`]|%(?![0-9A-Fa-f]{2})/g,
+    (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`,
+  );
+}
+
 /** The resources the API knows, by type: what a document needs to follow relationships. */
 export type ResourceLookup = (type: string) => RegisteredResource | undefined;
 

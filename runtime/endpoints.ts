@@ -93,6 +93,17 @@ export class Index extends Endpoint<[Context]> {
  */
 export class Create extends Endpoint<[Context]> {
   readonly kind = 'create' as const;
+  #clientIds = false;
+
+  /** Accept client-generated ids in `data.id` (403 otherwise); an id already taken is 409. */
+  clientIds(): this {
+    this.#clientIds = true;
+    return this;
+  }
+
+  get acceptsClientIds(): boolean {
+    return this.#clientIds;
+  }
 
   /** A new Create endpoint. */
   static make(): Create {

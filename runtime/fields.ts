@@ -12,6 +12,34 @@ export type AttributeKind =
   | 'array'
   | 'object';
 
+/** Declared bounds of an attribute's values. */
+export interface AttributeConstraints {
+  readonly minLength?: number;
+  readonly maxLength?: number;
+  readonly pattern?: RegExp;
+  readonly min?: number;
+  readonly max?: number;
+}
+
+/** The Standard Schema interface (standardschema.dev), as far as validation needs it. */
+export interface StandardSchema {
+  readonly '~standard': {
+    readonly version: 1;
+    readonly vendor: string;
+    readonly validate: (
+      value: unknown,
+    ) =>
+      | { readonly value: unknown; readonly issues?: undefined }
+      | { readonly issues: ReadonlyArray<{ readonly message: string }> }
+      | Promise<{ readonly value: unknown; readonly issues?: undefined } | { readonly issues: ReadonlyArray<{ readonly message: string }> }>;
+  };
+}
+
+/** A custom check: nothing when fine, else a message or messages. Or a Standard Schema. */
+export type AttributeValidator =
+  | ((value: unknown, context: Context) => string | readonly string[] | undefined | void | Promise<string | readonly string[] | undefined | void>)
+  | StandardSchema;
+
 /** Reads a field's value from a model. */
 export type Getter = (model: any, context: Context) => unknown;
 
@@ -69,6 +97,9 @@ export class Attribute extends Field {
   #kind: AttributeKind = 'string';
   #enumValues: readonly string[] = [];
   #nullable = false;
+  #constraints: AttributeConstraints = {};
+  #validators: AttributeValidator[] = [];
+  #default: { value: unknown } | undefined;
 
   /** A new attribute named `name`, a string until `.type()` says otherwise. */
   static make(name: string): Attribute {
@@ -93,8 +124,80 @@ export class Attribute extends Field {
     return this;
   }
 
+  /** Strings: at least `n` characters (Unicode code points). */
+  minLength(n: number): this {
+    return this.#constrain({ minLength: n });
+  }
+
+  /** Strings: at most `n` characters (Unicode code points). */
+  maxLength(n: number): this {
+    return this.#constrain({ maxLength: n });
+  }
+
+  /** Strings: must match `pattern`. */
+  pattern(pattern: RegExp): this {
+    return this.#constrain({ pattern });
+  }
+
+  /** Numbers and integers: at least `n`. */
+  min(n: number): this {
+    return this.#constrain({ min: n });
+  }
+
+  /** Numbers and integers: at most `n`. */
+  max(n: number): this {
+    return this.#constrain({ max: n });
+  }
+
+  /**
+   * A custom check of a written value: return nothing when it is fine, or what is wrong.
+   * A Standard Schema (zod, valibot, arktype, ...) is accepted as is, through `~standard`;
+   * its output replaces the value.
+   *
+   * @example
+   * Attribute.make('slug').validate((v) => (/^[a-z-]+$/.test(String(v)) ? undefined : 'use a-z and -'));
+   * Attribute.make('email').validate(z.string().email());
+   */
+  validate(validator: AttributeValidator): this {
+    this.#validators.push(validator);
+    return this;
+  }
+
+  /**
+   * The value a created resource gets when the client gives none: a value, or a function of
+   * the context called at each create (`() => new Date().toISOString()`).
+   */
+  default(value: unknown): this {
+    this.#default = { value };
+    return this;
+  }
+
+  #constrain(constraints: AttributeConstraints): this {
+    this.#constraints = Object.freeze({ ...this.#constraints, ...constraints });
+    return this;
+  }
+
   get kind(): AttributeKind {
     return this.#kind;
+  }
+
+  get constraints(): AttributeConstraints {
+    return this.#constraints;
+  }
+
+  get validators(): readonly AttributeValidator[] {
+    return this.#validators;
+  }
+
+  /** Whether `.default()` was given. */
+  get hasDefault(): boolean {
+    return this.#default !== undefined;
+  }
+
+  /** The default for a new resource (functions are called with the context). */
+  defaultValue(context: Context): unknown {
+    const value = this.#default?.value;
+    return typeof value === 'function' ? value(context) : value;
   }
 
   get enumValues(): readonly string[] {

@@ -7,6 +7,9 @@ export {
   defineResource,
   type AnyField,
   type Countable,
+  type Creatable,
+  type ToManyMutable,
+  type Updatable,
   type Deletable,
   type Findable,
   type Listable,
@@ -36,4 +39,6 @@ export {
 export { MEDIA_TYPE } from './negotiate.js';
 export type { ResourceIdentifier, ResourceObject, TopLevelDocument } from './document.js';
 export type { VisibilityCallback } from './visibility.js';
+export type { AttributeConstraints, AttributeValidator, StandardSchema } from './fields.js';
+export type { Linkage, WriteValues } from './payload.js';
 export type { MaybePromise } from './types.js';

@@ -1,12 +1,15 @@
 import { Context } from './context.js';
 import { DocumentBuilder, type ResourceLookup, type TopLevelDocument } from './document.js';
-import { ForbiddenError, JsonApiError, JsonApiErrors, MethodNotAllowedError, NotFoundError } from './errors.js';
+import { JsonApiError, JsonApiErrors, MethodNotAllowedError, NotFoundError } from './errors.js';
 import { Relationship } from './fields.js';
 import { serveCollection } from './handlers/collection.js';
+import { serveCreate } from './handlers/create.js';
 import { serveDelete } from './handlers/delete.js';
 import type { RequestState } from './handlers/request.js';
 import { serveRelated } from './handlers/related.js';
+import { serveRelationshipWrite } from './handlers/relationship-write.js';
 import { serveShow } from './handlers/show.js';
+import { serveUpdate } from './handlers/update.js';
 import { MEDIA_TYPE, negotiateAccept, negotiateContentType } from './negotiate.js';
 import { parseQuery } from './query.js';
 import { RegisteredResource } from './registry.js';
@@ -24,6 +27,15 @@ export interface JsonApiOptions {
   onError?: (error: unknown) => void;
   /** Implementation-specific query parameters the API accepts and ignores (camelCase names). */
   queryParameters?: readonly string[];
+  /**
+   * Runs each write request (POST, PATCH, DELETE) as one unit: every data-layer call of the
+   * request happens inside `run`, so when any part fails, nothing is written. The Kysely
+   * integration provides one; without it, writes run as they come.
+   *
+   * @example
+   * new JsonApi({ transaction: (run) => db.transaction().execute(() => run()) });
+   */
+  transaction?: <T>(run: () => Promise<T>, context: Context) => Promise<T>;
 }
 
 /** Per-request options of `handle` and `fetch`. */
@@ -47,6 +59,7 @@ export class JsonApi {
   readonly #basePath: string;
   readonly #onError: (error: unknown) => void;
   readonly #queryParameters: ReadonlySet<string>;
+  readonly #transaction: JsonApiOptions['transaction'];
   readonly #extensions: ReadonlySet<string> = new Set();
   #checked = false;
   readonly #lookup: ResourceLookup = (type) => this.#resources.get(type);
@@ -56,6 +69,7 @@ export class JsonApi {
     if (this.#basePath && !this.#basePath.startsWith('/')) throw new TypeError(`basePath must start with "/": ${options.basePath}`);
     this.#onError = options.onError ?? ((error) => console.error(error));
     this.#queryParameters = new Set(options.queryParameters ?? []);
+    this.#transaction = options.transaction;
   }
 
   /**
@@ -92,7 +106,7 @@ export class JsonApi {
       throw new MethodNotAllowedError(allowed, { detail: `${request.method} is not allowed here` });
     }
     negotiateAccept(request.headers.get('accept'), this.#extensions);
-    if (method === 'POST' || method === 'PATCH' || (method === 'DELETE' && request.body !== null && route.linkage)) {
+    if (method === 'POST' || method === 'PATCH' || (method === 'DELETE' && route.linkage)) {
       negotiateContentType(request.headers.get('content-type'), this.#extensions);
     }
     const context = new Context(request, options.attributes);
@@ -107,7 +121,10 @@ export class JsonApi {
       builder: () => new DocumentBuilder(context, this.#lookup, baseUrl, state.query.fields),
       respond: (document, status = 200, headers) => jsonResponse({ jsonapi: { version: '1.1' }, ...document }, status, headers),
     };
-    const response = await this.#dispatch(state, method);
+    const response =
+      method === 'GET' || !this.#transaction
+        ? await this.#dispatch(state, method)
+        : await this.#transaction(() => this.#dispatch(state, method), context);
     return request.method === 'HEAD' ? new Response(null, { status: response.status, headers: response.headers }) : response;
   };
 
@@ -138,7 +155,7 @@ export class JsonApi {
   #dispatch(state: RequestState, method: string): Promise<Response> {
     const { route, resource } = state;
     if (route.id === undefined) {
-      if (method === 'POST') throw unsupportedWrite(`Creating ${resource.type} is not supported yet`);
+      if (method === 'POST') return serveCreate(state);
       return serveCollection(state, {
         resource,
         index: resource.endpoint('index'),
@@ -147,11 +164,11 @@ export class JsonApi {
       });
     }
     if (route.relationship !== undefined) {
-      if (method !== 'GET') throw unsupportedWrite(`Changing relationships of ${resource.type} is not supported yet`);
+      if (method !== 'GET') return serveRelationshipWrite(state, route.id, route.relationship, method);
       return serveRelated(state, route.id, route.relationship);
     }
     if (method === 'DELETE') return serveDelete(state, route.id);
-    if (method === 'PATCH') throw unsupportedWrite(`Updating ${resource.type} is not supported yet`);
+    if (method === 'PATCH') return serveUpdate(state, route.id);
     return serveShow(state, route.id);
   }
 
@@ -178,18 +195,12 @@ function allowedMethods(resource: RegisteredResource, route: Route): string[] {
   if (route.relationship === undefined) {
     return [...(has('show') ? ['GET'] : []), ...(has('update') ? ['PATCH'] : []), ...(has('delete') ? ['DELETE'] : [])];
   }
-  const relationship = resource.fields.get(route.relationship);
+  // Read-only relationships and POST/DELETE on to-one ones are refused with 403 by the handler.
   const methods = has('show') ? ['GET'] : [];
-  if (route.linkage && relationship instanceof Relationship && relationship.isWritable && has('update')) {
-    methods.push('PATCH');
-    if (relationship.cardinality === 'many') methods.push('POST', 'DELETE');
+  if (route.linkage && resource.fields.get(route.relationship) instanceof Relationship && has('update')) {
+    methods.push('PATCH', 'POST', 'DELETE');
   }
   return methods;
-}
-
-/** JSON:API: "A server MUST return 403 Forbidden in response to an unsupported request". */
-function unsupportedWrite(detail: string): ForbiddenError {
-  return new ForbiddenError({ detail, code: 'unsupported' });
 }
 
 function jsonResponse(document: TopLevelDocument, status: number, headers?: Record<string, string>): Response {

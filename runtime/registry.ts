@@ -10,7 +10,7 @@ const NEEDS: Record<EndpointKind, readonly string[]> = {
   show: ['find'],
   index: ['query', 'results'],
   create: [],
-  update: [],
+  update: ['find'],
   delete: ['find', 'delete'],
 };
 

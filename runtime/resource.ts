@@ -1,7 +1,9 @@
 import type { Context } from './context.js';
 import type { AnyEndpoint } from './endpoints.js';
 import type { Attribute, Relationship, ToMany, ToOne } from './fields.js';
+import type { ResourceIdentifier } from './document.js';
 import type { Filter, Sort } from './filters.js';
+import type { WriteValues } from './payload.js';
 import type { MaybePromise } from './types.js';
 
 /** Any field of a resource. */
@@ -76,9 +78,44 @@ export interface Relatable<M = any> {
   queryRelated?(relationship: Relationship, model: M, context: Context): MaybePromise<unknown>;
 }
 
+/**
+ * Stores a new resource (Create) from checked values: attributes by name (defaults applied),
+ * relationships as resource identifiers. Returns the stored model, with its id and every
+ * server-set value, as Show would read it.
+ */
+export interface Creatable<M = any> {
+  create(values: WriteValues, context: Context): MaybePromise<M>;
+}
+
+/**
+ * Changes a model `find` returned (Update, and `PATCH` of a relationship): only the fields in
+ * `values` change. Returns the model as Show would now read it.
+ */
+export interface Updatable<M = any> {
+  update(model: M, values: WriteValues, context: Context): MaybePromise<M>;
+}
+
+/** Adds to and removes from a to-many relationship (`POST` / `DELETE` on its relationship URL). */
+export interface ToManyMutable<M = any> {
+  /** Adds identifiers that are not already members (the runtime leaves out existing ones). */
+  addToRelationship(model: M, relationship: ToMany, identifiers: readonly ResourceIdentifier[], context: Context): MaybePromise<void>;
+  /** Removes identifiers; ones that are not members are ignored. */
+  removeFromRelationship(model: M, relationship: ToMany, identifiers: readonly ResourceIdentifier[], context: Context): MaybePromise<void>;
+}
+
 /** A resource as `api.resource()` takes it: its schema plus the data-layer methods it implements. */
 export type ResourceDefinition<M = any, Q = any> = ResourceSchema<M> &
-  Partial<Findable<M> & Deletable<M> & Listable<M, Q> & Paginatable<Q> & Countable<Q> & Relatable<M>>;
+  Partial<
+    Findable<M> &
+      Deletable<M> &
+      Listable<M, Q> &
+      Paginatable<Q> &
+      Countable<Q> &
+      Relatable<M> &
+      Creatable<M> &
+      Updatable<M> &
+      ToManyMutable<M>
+  >;
 
 /** What `defineResource` takes. */
 export interface ResourceSpec<M = any> {

@@ -34,3 +34,9 @@ export async function findOr404(state: RequestState, resource: RegisteredResourc
 export async function mustBeVisible(visible: boolean, detail: string): Promise<void> {
   if (!visible) throw new ForbiddenError({ detail });
 }
+
+/** JSON:API: "A server MUST return 403 Forbidden in response to an unsupported request". */
+export function supported<T>(method: T | undefined, detail: string): T {
+  if (method === undefined) throw new ForbiddenError({ detail, code: 'unsupported' });
+  return method;
+}

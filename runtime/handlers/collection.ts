@@ -1,10 +1,10 @@
 import type { Index } from '../endpoints.js';
 import { BadRequestError } from '../errors.js';
-import { checkFields, checkInclude } from '../document.js';
+import { checkFields, checkInclude, uriOf } from '../document.js';
 import { parseSort } from '../query.js';
 import type { RegisteredResource } from '../registry.js';
 import type { OffsetPagination } from '../resource.js';
-import { onlyParameters } from './checks.js';
+import { mustBeVisible, onlyParameters } from './checks.js';
 import type { RequestState } from './request.js';
 
 /** What a collection is served from: the resource listed, the query to start from, how to render. */
@@ -27,6 +27,10 @@ export async function serveCollection(state: RequestState, source: CollectionSou
   const { context, query } = state;
   const { resource, index } = source;
   const definition = resource.definition;
+  // GET /{type}: the Index's callbacks decide, as Show's do for a single resource.
+  if (state.route.relationship === undefined && index) {
+    await mustBeVisible(await index.isVisible(context), `You may not list ${resource.type}`);
+  }
   onlyParameters(query, source.identifiersOnly ? ['sort', 'filter', 'page'] : ['include', 'fields', 'sort', 'filter', 'page'], 'this endpoint');
   if (query.include) checkInclude(resource, query.include, state.lookup);
   checkFields(query.fields, state.lookup);
@@ -66,7 +70,7 @@ export async function serveCollection(state: RequestState, source: CollectionSou
   if (page) q = await definition.paginate!(q, page, context);
   const models = await definition.results!(q, context);
 
-  const links: Record<string, string | null> = { self: context.request.url, ...source.links };
+  const links: Record<string, string | null> = { self: uriOf(context.url), ...source.links };
   if (page) Object.assign(links, paginationLinks(context.url, page, models.length, total));
   const meta = total === undefined ? undefined : { total };
 
@@ -100,7 +104,9 @@ export function paginationLinks(
     params.delete('page[limit]');
     if (offset > 0) params.set('page[offset]', String(offset));
     params.set('page[limit]', String(page.limit));
-    return `${url.origin}${url.pathname}?${params}`;
+    const link = new URL(url);
+    link.search = params.toString();
+    return uriOf(link);
   };
   const { offset, limit } = page;
   const hasNext = total === undefined ? count >= limit : offset + limit < total;

@@ -1,4 +1,4 @@
-import { checkFields, checkInclude } from '../document.js';
+import { checkFields, checkInclude, uriOf } from '../document.js';
 import { NotFoundError } from '../errors.js';
 import { Relationship } from '../fields.js';
 import { serveCollection } from './collection.js';
@@ -50,7 +50,7 @@ export async function serveRelated(state: RequestState, id: string, name: string
   const nodes = builder.primary(related, models);
   await builder.expand(related, nodes, query.include ?? new Map());
   return state.respond({
-    links: { self: context.request.url },
+    links: { self: uriOf(context.url) },
     data: relationship.cardinality === 'one' ? (nodes[0]?.object ?? null) : nodes.map((n) => n.object),
     ...(query.include && { included: builder.included }),
   });

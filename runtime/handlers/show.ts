@@ -1,4 +1,4 @@
-import { checkFields, checkInclude } from '../document.js';
+import { checkFields, checkInclude, uriOf } from '../document.js';
 import { findOr404, mustBeVisible, onlyParameters } from './checks.js';
 import type { RequestState } from './request.js';
 
@@ -14,7 +14,7 @@ export async function serveShow(state: RequestState, id: string): Promise<Respon
   const nodes = builder.primary(resource, [model]);
   await builder.expand(resource, nodes, query.include ?? new Map());
   return state.respond({
-    links: { self: context.request.url },
+    links: { self: uriOf(context.url) },
     data: nodes[0]!.object,
     ...(query.include && { included: builder.included }),
   });

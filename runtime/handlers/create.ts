@@ -1,0 +1,35 @@
+import { checkFields, checkInclude } from '../document.js';
+import { ConflictError } from '../errors.js';
+import { checkLinkageExists, readJson, readResourceDocument } from '../payload.js';
+import { mustBeVisible, onlyParameters, supported } from './checks.js';
+import type { RequestState } from './request.js';
+
+/** `POST /{type}`: checks the document, then `create`; 201 with `Location` and the new resource. */
+export async function serveCreate(state: RequestState): Promise<Response> {
+  const { resource, query, context } = state;
+  const endpoint = resource.endpoint('create')!;
+  const create = supported(resource.definition.create, `Creating ${resource.type} is not supported`);
+  await mustBeVisible(await endpoint.isVisible(context), `You may not create ${resource.type}`);
+  onlyParameters(query, ['include', 'fields'], 'a create request');
+  if (query.include) checkInclude(resource, query.include, state.lookup);
+  checkFields(query.fields, state.lookup);
+  const values = await readResourceDocument(await readJson(context.request), {
+    resource,
+    context,
+    mode: 'create',
+    clientIds: endpoint.acceptsClientIds,
+  });
+  if (values.id !== undefined && (await resource.definition.find?.(values.id, context))) {
+    throw new ConflictError({ detail: `${resource.type} ${values.id} already exists`, source: { pointer: '/data/id' }, code: 'id_taken' });
+  }
+  await checkLinkageExists(values, resource, state.lookup, context);
+  const model = await create.call(resource.definition, values, context);
+  const builder = state.builder();
+  const [node] = builder.primary(resource, [model]);
+  await builder.expand(resource, [node!], query.include ?? new Map());
+  return state.respond(
+    { links: { self: node!.object.links.self }, data: node!.object, ...(query.include && { included: builder.included }) },
+    201,
+    { location: node!.object.links.self },
+  );
+}

@@ -1,0 +1,52 @@
+import { ForbiddenError, JsonApiErrors, NotFoundError } from '../errors.js';
+import { Relationship, type ToMany, type ToOne } from '../fields.js';
+import { checkLinkageExists, linkageTypeErrors, readJson, readLinkage, topLevelData } from '../payload.js';
+import { findOr404, mustBeVisible, onlyParameters, supported } from './checks.js';
+import type { RequestState } from './request.js';
+
+/**
+ * `PATCH` (replace or clear), `POST` (add, no duplicates) and `DELETE` (remove) on
+ * `/{type}/{id}/relationships/{name}`; 204 on success. Only writable relationships of
+ * resources with an Update endpoint; `POST`/`DELETE` only on to-many (403 otherwise).
+ */
+export async function serveRelationshipWrite(state: RequestState, id: string, name: string, method: string): Promise<Response> {
+  const { resource, query, context } = state;
+  const field = resource.fields.get(name);
+  if (!(field instanceof Relationship)) throw new NotFoundError({ detail: `${resource.type} has no relationship "${name}"` });
+  const relationship = field as ToOne | ToMany;
+  onlyParameters(query, [], 'a relationship update');
+  if (!relationship.isWritable) throw new ForbiddenError({ detail: `${resource.type}.${name} is read-only`, code: 'read_only' });
+  if (method !== 'PATCH' && relationship.cardinality === 'one') {
+    throw new ForbiddenError({ detail: `${name} is a to-one relationship: replace it with PATCH`, code: 'to_one' });
+  }
+  const model = await findOr404(state, resource, id);
+  await mustBeVisible(await resource.endpoint('update')!.isVisible(model, context), `You may not update this ${resource.type} resource`);
+  const linkage = readLinkage(relationship, topLevelData(await readJson(context.request)), '/data');
+  const conflicts = linkageTypeErrors(relationship, linkage, '/data');
+  if (conflicts.length > 0) throw new JsonApiErrors(conflicts);
+  const values = { attributes: Object.create(null), relationships: Object.assign(Object.create(null), { [name]: linkage }) };
+  await checkLinkageExists(values, resource, state.lookup, context, '/data');
+  const definition = resource.definition;
+  if (method === 'PATCH') {
+    await supported(definition.update, `Updating ${resource.type} is not supported`).call(definition, model, values, context);
+  } else {
+    const identifiers = unique(linkage as { type: string; id: string }[]);
+    if (method === 'POST') {
+      const [current] = await definition.loadRelated!(relationship, [model], context);
+      const related = state.lookup(relationship.relatedType)!;
+      const members = new Set((current as unknown[]).map((m) => related.getId(m, context)));
+      const added = identifiers.filter((i) => !members.has(i.id));
+      const add = supported(definition.addToRelationship, `Adding to ${resource.type}.${name} is not supported`);
+      if (added.length > 0) await add.call(definition, model, relationship as ToMany, added, context);
+    } else {
+      const remove = supported(definition.removeFromRelationship, `Removing from ${resource.type}.${name} is not supported`);
+      if (identifiers.length > 0) await remove.call(definition, model, relationship as ToMany, identifiers, context);
+    }
+  }
+  return new Response(null, { status: 204 });
+}
+
+function unique(identifiers: { type: string; id: string }[]): { type: string; id: string }[] {
+  const seen = new Set<string>();
+  return identifiers.filter((i) => !seen.has(i.id) && (seen.add(i.id), true));
+}

@@ -1,0 +1,26 @@
+import { checkFields, checkInclude } from '../document.js';
+import { checkLinkageExists, readJson, readResourceDocument } from '../payload.js';
+import { findOr404, mustBeVisible, onlyParameters, supported } from './checks.js';
+import type { RequestState } from './request.js';
+
+/** `PATCH /{type}/{id}`: `find`, the endpoint's callbacks with the model, `update`; 200 with the result. */
+export async function serveUpdate(state: RequestState, id: string): Promise<Response> {
+  const { resource, query, context } = state;
+  const update = supported(resource.definition.update, `Updating ${resource.type} is not supported`);
+  onlyParameters(query, ['include', 'fields'], 'an update request');
+  if (query.include) checkInclude(resource, query.include, state.lookup);
+  checkFields(query.fields, state.lookup);
+  const model = await findOr404(state, resource, id);
+  await mustBeVisible(await resource.endpoint('update')!.isVisible(model, context), `You may not update this ${resource.type} resource`);
+  const values = await readResourceDocument(await readJson(context.request), { resource, context, mode: 'update', id });
+  await checkLinkageExists(values, resource, state.lookup, context);
+  const updated = await update.call(resource.definition, model, values, context);
+  const builder = state.builder();
+  const nodes = builder.primary(resource, [updated]);
+  await builder.expand(resource, nodes, query.include ?? new Map());
+  return state.respond({
+    links: { self: nodes[0]!.object.links.self },
+    data: nodes[0]!.object,
+    ...(query.include && { included: builder.included }),
+  });
+}

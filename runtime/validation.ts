@@ -1,0 +1,97 @@
+import type { Context } from './context.js';
+import type { Attribute, AttributeValidator, StandardSchema } from './fields.js';
+
+const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
+
+/** What validating one written value gives: the value to store, or what is wrong with it. */
+export type ValidationResult = { ok: true; value: unknown } | { ok: false; problems: string[] };
+
+function isRealDate(year: string, month: string, day: string): boolean {
+  const date = new Date(Date.UTC(Number(year), Number(month) - 1, Number(day)));
+  return date.getUTCFullYear() === Number(year) && date.getUTCMonth() === Number(month) - 1 && date.getUTCDate() === Number(day);
+}
+
+/** Checks a value against its attribute's kind, nullability and constraints; no custom validators. */
+export function checkKind(attribute: Attribute, value: unknown): string[] {
+  if (value === null) return attribute.isNullable ? [] : ['must not be null'];
+  const c = attribute.constraints;
+  switch (attribute.kind) {
+    case 'string': {
+      if (typeof value !== 'string') return ['must be a string'];
+      const problems: string[] = [];
+      const length = c.minLength !== undefined || c.maxLength !== undefined ? codePoints(value) : 0;
+      if (c.minLength !== undefined && length < c.minLength) problems.push(`must be at least ${c.minLength} characters long`);
+      if (c.maxLength !== undefined && length > c.maxLength) problems.push(`must be at most ${c.maxLength} characters long`);
+      if (c.pattern && !new RegExp(c.pattern.source, c.pattern.flags.replace('g', '')).test(value)) problems.push(`must match ${c.pattern}`);
+      return problems;
+    }
+    case 'integer':
+      if (typeof value !== 'number' || !Number.isSafeInteger(value)) return ['must be an integer'];
+      return bounds(value, c);
+    case 'number':
+      if (typeof value !== 'number' || !Number.isFinite(value)) return ['must be a number'];
+      return bounds(value, c);
+    case 'boolean':
+      return typeof value === 'boolean' ? [] : ['must be true or false'];
+    case 'date-time': {
+      const m = typeof value === 'string' ? DATE_TIME.exec(value) : null;
+      if (!m || !isRealDate(m[1]!, m[2]!, m[3]!) || Number(m[4]) > 23 || Number(m[5]) > 59 || Number(m[6]) > 60) {
+        return ['must be a date-time such as 2024-05-01T12:00:00Z (RFC 3339)'];
+      }
+      return [];
+    }
+    case 'date': {
+      const m = typeof value === 'string' ? DATE.exec(value) : null;
+      return m && isRealDate(m[1]!, m[2]!, m[3]!) ? [] : ['must be a date such as 2024-05-01'];
+    }
+    case 'enum':
+      return typeof value === 'string' && attribute.enumValues.includes(value)
+        ? []
+        : [`must be one of ${attribute.enumValues.map((v) => JSON.stringify(v)).join(', ')}`];
+    case 'array':
+      return Array.isArray(value) ? [] : ['must be an array'];
+    case 'object':
+      return typeof value === 'object' && !Array.isArray(value) ? [] : ['must be an object'];
+  }
+}
+
+function bounds(value: number, c: Attribute['constraints']): string[] {
+  const problems: string[] = [];
+  if (c.min !== undefined && value < c.min) problems.push(`must be at least ${c.min}`);
+  if (c.max !== undefined && value > c.max) problems.push(`must be at most ${c.max}`);
+  return problems;
+}
+
+function codePoints(value: string): number {
+  let n = 0;
+  for (const _ of value) n++;
+  return n;
+}
+
+function isStandardSchema(validator: AttributeValidator): validator is StandardSchema {
+  return typeof validator === 'object' && validator !== null && '~standard' in validator;
+}
+
+/**
+ * Validates a written value: kind and constraints first, then custom validators and Standard
+ * Schemas in order (a schema's output becomes the value).
+ */
+export async function validateValue(attribute: Attribute, value: unknown, context: Context): Promise<ValidationResult> {
+  const problems = checkKind(attribute, value);
+  if (problems.length > 0) return { ok: false, problems };
+  if (value === null) return { ok: true, value };
+  let current: unknown = value;
+  for (const validator of attribute.validators) {
+    if (isStandardSchema(validator)) {
+      const result = await validator['~standard'].validate(current);
+      if (result.issues) return { ok: false, problems: result.issues.map((issue) => issue.message) };
+      current = result.value;
+    } else {
+      const outcome = await validator(current, context);
+      if (typeof outcome === 'string') return { ok: false, problems: [outcome] };
+      if (Array.isArray(outcome) && outcome.length > 0) return { ok: false, problems: [...outcome] };
+    }
+  }
+  return { ok: true, value: current };
+}
