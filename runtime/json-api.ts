@@ -1,3 +1,4 @@
+import type { Extension, ExtensionHost } from './atomic.js';
 import { Context } from './context.js';
 import { DocumentBuilder, type ResourceLookup, type TopLevelDocument } from './document.js';
 import { JsonApiError, JsonApiErrors, MethodNotAllowedError, NotFoundError } from './errors.js';
@@ -10,7 +11,7 @@ import { serveRelated } from './handlers/related.js';
 import { serveRelationshipWrite } from './handlers/relationship-write.js';
 import { serveShow } from './handlers/show.js';
 import { serveUpdate } from './handlers/update.js';
-import { MEDIA_TYPE, negotiateAccept, negotiateContentType } from './negotiate.js';
+import { MEDIA_TYPE, negotiateAccept, negotiateContentType, negotiateExtension } from './negotiate.js';
 import { parseQuery } from './query.js';
 import { RegisteredResource } from './registry.js';
 import type { ResourceDefinition } from './resource.js';
@@ -36,6 +37,8 @@ export interface JsonApiOptions {
    * new JsonApi({ transaction: (run) => db.transaction().execute(() => run()) });
    */
   transaction?: <T>(run: () => Promise<T>, context: Context) => Promise<T>;
+  /** Extensions the API serves, such as `atomic()` (Atomic Operations at `POST /operations`). */
+  extensions?: readonly Extension[];
 }
 
 /** Per-request options of `handle` and `fetch`. */
@@ -60,7 +63,8 @@ export class JsonApi {
   readonly #onError: (error: unknown) => void;
   readonly #queryParameters: ReadonlySet<string>;
   readonly #transaction: JsonApiOptions['transaction'];
-  readonly #extensions: ReadonlySet<string> = new Set();
+  readonly #extensions: readonly Extension[];
+  readonly #extensionUris: ReadonlySet<string>;
   #checked = false;
   readonly #lookup: ResourceLookup = (type) => this.#resources.get(type);
 
@@ -70,6 +74,8 @@ export class JsonApi {
     this.#onError = options.onError ?? ((error) => console.error(error));
     this.#queryParameters = new Set(options.queryParameters ?? []);
     this.#transaction = options.transaction;
+    this.#extensions = options.extensions ?? [];
+    this.#extensionUris = new Set(this.#extensions.map((e) => e.uri));
   }
 
   /**
@@ -96,6 +102,12 @@ export class JsonApi {
   handle = async (request: Request, options: HandleOptions = {}): Promise<Response> => {
     this.#checkRelationships();
     const url = new URL(request.url);
+    const extension = this.#extensions.find((e) => url.pathname === this.#basePath + e.path);
+    if (extension) return this.#serveExtension(extension, request, options);
+    return this.#serve(request, options, url, true);
+  };
+
+  #serve = async (request: Request, options: HandleOptions, url: URL, transactional: boolean): Promise<Response> => {
     const route = matchRoute(url.pathname, this.#basePath);
     const resource = route && this.#resources.get(route.type);
     if (!route || !resource) throw new NotFoundError({ detail: `Nothing is served at ${url.pathname}` });
@@ -105,9 +117,9 @@ export class JsonApi {
       if (allowed.length === 0) throw new NotFoundError({ detail: `Nothing is served at ${url.pathname}` });
       throw new MethodNotAllowedError(allowed, { detail: `${request.method} is not allowed here` });
     }
-    negotiateAccept(request.headers.get('accept'), this.#extensions);
+    negotiateAccept(request.headers.get('accept'), this.#extensionUris);
     if (method === 'POST' || method === 'PATCH' || (method === 'DELETE' && route.linkage)) {
-      negotiateContentType(request.headers.get('content-type'), this.#extensions);
+      negotiateContentType(request.headers.get('content-type'), this.#extensionUris);
     }
     const context = new Context(request, options.attributes);
     const baseUrl = url.origin + this.#basePath;
@@ -122,7 +134,7 @@ export class JsonApi {
       respond: (document, status = 200, headers) => jsonResponse({ jsonapi: { version: '1.1' }, ...document }, status, headers),
     };
     const response =
-      method === 'GET' || !this.#transaction
+      method === 'GET' || !this.#transaction || !transactional
         ? await this.#dispatch(state, method)
         : await this.#transaction(() => this.#dispatch(state, method), context);
     return request.method === 'HEAD' ? new Response(null, { status: response.status, headers: response.headers }) : response;
@@ -148,9 +160,28 @@ export class JsonApi {
     try {
       return await this.handle(request, options);
     } catch (thrown) {
-      return this.error(thrown);
+      const response = this.error(thrown);
+      // HEAD is GET without a body, errors included.
+      return request.method === 'HEAD' ? new Response(null, { status: response.status, headers: response.headers }) : response;
     }
   };
+
+  async #serveExtension(extension: Extension, request: Request, options: HandleOptions): Promise<Response> {
+    if (request.method !== 'POST') throw new MethodNotAllowedError(['POST'], { detail: `${request.method} is not allowed here` });
+    negotiateExtension(request, extension.uri);
+    const host: ExtensionHost = {
+      basePath: this.#basePath,
+      serve: (inner, innerOptions) => this.#serve(inner, innerOptions, new URL(inner.url), false),
+      transaction: (run, outer, outerOptions) =>
+        this.#transaction ? this.#transaction(run, new Context(outer, outerOptions.attributes)) : run(),
+      respond: (document, status) =>
+        new Response(JSON.stringify({ jsonapi: { version: '1.1', ext: [extension.uri] }, ...document }), {
+          status,
+          headers: { 'content-type': `${MEDIA_TYPE}; ext="${extension.uri}"`, vary: 'Accept' },
+        }),
+    };
+    return extension.handle(request, options, host);
+  }
 
   #dispatch(state: RequestState, method: string): Promise<Response> {
     const { route, resource } = state;

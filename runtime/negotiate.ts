@@ -92,7 +92,8 @@ export function negotiateContentType(header: string | null, supported: ReadonlyS
  * JSON:API media type at all is served anyway (browsers, `curl`).
  */
 export function negotiateAccept(header: string | null, supported: ReadonlySet<string>): void {
-  if (!header || !header.includes(MEDIA_TYPE)) return;
+  // Media types are case-insensitive (RFC 9110, section 8.3.1).
+  if (!header || !header.toLowerCase().includes(MEDIA_TYPE)) return;
   const instances = parseMediaTypes(header).filter((m) => m.type === MEDIA_TYPE);
   if (instances.length === 0) return;
   for (const media of instances) {
@@ -106,4 +107,32 @@ export function negotiateAccept(header: string | null, supported: ReadonlySet<st
     detail: `No acceptable ${MEDIA_TYPE} in Accept: parameters other than ext and profile, or unsupported extensions`,
     source: { header: 'Accept' },
   });
+}
+
+/**
+ * For an extension's own endpoint: the request must be sent with the extension (415
+ * otherwise), and an `Accept` that names the JSON:API media type must accept it (406).
+ */
+export function negotiateExtension(request: Request, uri: string): void {
+  const contentType = request.headers.get('content-type');
+  const [media] = contentType ? parseMediaTypes(contentType) : [];
+  if (!media || media.type !== MEDIA_TYPE || !extensions(media.params).includes(uri)) {
+    throw new UnsupportedMediaTypeError({
+      detail: `This endpoint takes ${MEDIA_TYPE}; ext="${uri}"`,
+      source: { header: 'Content-Type' },
+    });
+  }
+  negotiateContentType(contentType, new Set([uri]));
+  const accept = request.headers.get('accept');
+  if (!accept || !accept.includes(MEDIA_TYPE)) return;
+  const acceptable = parseMediaTypes(accept).some(
+    (m) =>
+      m.type === MEDIA_TYPE &&
+      Number(m.params.get('q') ?? 1) > 0 &&
+      [...m.params.keys()].every((name) => name === 'ext' || name === 'profile' || name === 'q') &&
+      extensions(m.params).includes(uri),
+  );
+  if (!acceptable) {
+    throw new NotAcceptableError({ detail: `This endpoint answers ${MEDIA_TYPE}; ext="${uri}": accept it`, source: { header: 'Accept' } });
+  }
 }

@@ -91,6 +91,7 @@ export function parseQuery(params: URLSearchParams, allowed: ReadonlySet<string>
     } else if (family === 'fields' && brackets.length === 1) {
       query.fields.set(brackets[0]!, new Set(value === '' ? [] : value.split(',')));
     } else if (family === 'filter' && brackets.length === 1 && brackets[0] !== '') {
+      if (query.filter.has(brackets[0]!)) throw bad(key, `filter[${brackets[0]}] is given both as a list and as a value`);
       query.filter.set(brackets[0]!, value);
     } else if (family === 'filter' && brackets.length === 2 && brackets[0] !== '' && brackets[1] === '') {
       const existing = query.filter.get(brackets[0]!);
