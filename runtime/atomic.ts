@@ -1,6 +1,7 @@
 import type { HandleOptions } from './json-api.js';
 import { BadRequestError, JsonApiError, JsonApiErrors } from './errors.js';
 import { MEDIA_TYPE } from './negotiate.js';
+import type { Limits } from './limits.js';
 import { escape, readJson } from './payload.js';
 import { matchRoute } from './router.js';
 
@@ -11,7 +12,7 @@ export const ATOMIC_EXT = 'https://jsonapi.org/ext/atomic';
 export interface AtomicOptions {
   /** Where operations are posted, below the API's base path. Default `/operations`. */
   path?: string;
-  /** Requests with more operations are refused before any runs. Default 100. */
+  /** Requests with more operations are refused before any runs. Default: the API's `limits.operations`. */
   maxOperations?: number;
 }
 
@@ -27,6 +28,7 @@ export interface Extension {
 /** What an extension may use of the API. */
 export interface ExtensionHost {
   basePath: string;
+  limits: Readonly<Limits>;
   /** Runs a request through the pipeline, inside the current transaction. */
   serve(request: Request, options: HandleOptions): Promise<Response>;
   /** Runs `run` as one transaction (when the API has one). */
@@ -62,13 +64,12 @@ interface Operation {
  */
 export function atomic(options: AtomicOptions = {}): Extension {
   const path = options.path ?? '/operations';
-  const maxOperations = options.maxOperations ?? 100;
   return {
     uri: ATOMIC_EXT,
     path,
     async handle(request, handleOptions, host) {
-      const body = await readJson(request);
-      const operations = readOperations(body, maxOperations, host.basePath);
+      const body = await readJson(request, host.limits);
+      const operations = readOperations(body, options.maxOperations ?? host.limits.operations, host.basePath);
       checkLids(operations);
       const results = await host.transaction(
         async () => {

@@ -135,7 +135,10 @@ export class DocumentBuilder {
         const linkage = this.#linkage(relationship, related, results[j], subtree ? children : undefined);
         if (showLinkage) node.object.relationships![relationship.name]!.data = linkage;
       });
-      if (subtree && subtree.size > 0) next.push([related, [...children.values()], subtree]);
+      // Descend for deeper includes, and for relationships that always carry linkage.
+      if (subtree && (subtree.size > 0 || related.relationships.some((r) => r.hasLinkage))) {
+        next.push([related, [...children.values()], subtree]);
+      }
     });
     for (const [related, children, subtree] of next) await this.expand(related, children, subtree);
   }

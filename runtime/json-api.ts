@@ -1,4 +1,5 @@
 import type { Extension, ExtensionHost } from './atomic.js';
+import { DEFAULT_LIMITS, type Limits } from './limits.js';
 import { Context } from './context.js';
 import { DocumentBuilder, type ResourceLookup, type TopLevelDocument } from './document.js';
 import { JsonApiError, JsonApiErrors, MethodNotAllowedError, NotFoundError } from './errors.js';
@@ -37,6 +38,8 @@ export interface JsonApiOptions {
    * new JsonApi({ transaction: (run) => db.transaction().execute(() => run()) });
    */
   transaction?: <T>(run: () => Promise<T>, context: Context) => Promise<T>;
+  /** Bounds on what one request may ask; see `Limits` for each default. */
+  limits?: Partial<Limits>;
   /** Extensions the API serves, such as `atomic()` (Atomic Operations at `POST /operations`). */
   extensions?: readonly Extension[];
 }
@@ -64,6 +67,7 @@ export class JsonApi {
   readonly #queryParameters: ReadonlySet<string>;
   readonly #transaction: JsonApiOptions['transaction'];
   readonly #extensions: readonly Extension[];
+  readonly #limits: Readonly<Limits>;
   readonly #extensionUris: ReadonlySet<string>;
   #checked = false;
   readonly #lookup: ResourceLookup = (type) => this.#resources.get(type);
@@ -75,6 +79,7 @@ export class JsonApi {
     this.#queryParameters = new Set(options.queryParameters ?? []);
     this.#transaction = options.transaction;
     this.#extensions = options.extensions ?? [];
+    this.#limits = Object.freeze({ ...DEFAULT_LIMITS, ...options.limits });
     this.#extensionUris = new Set(this.#extensions.map((e) => e.uri));
   }
 
@@ -101,6 +106,9 @@ export class JsonApi {
    */
   handle = async (request: Request, options: HandleOptions = {}): Promise<Response> => {
     this.#checkRelationships();
+    if (request.url.length > this.#limits.urlLength) {
+      throw new JsonApiError(414, { detail: `URLs may be at most ${this.#limits.urlLength} characters`, code: 'limit_exceeded', meta: { limit: this.#limits.urlLength } });
+    }
     const url = new URL(request.url);
     const extension = this.#extensions.find((e) => url.pathname === this.#basePath + e.path);
     if (extension) return this.#serveExtension(extension, request, options);
@@ -127,7 +135,8 @@ export class JsonApi {
       context,
       route,
       resource,
-      query: parseQuery(url.searchParams, this.#queryParameters),
+      query: parseQuery(url.searchParams, this.#queryParameters, this.#limits),
+      limits: this.#limits,
       lookup: this.#lookup,
       baseUrl,
       builder: () => new DocumentBuilder(context, this.#lookup, baseUrl, state.query.fields),
@@ -171,6 +180,7 @@ export class JsonApi {
     negotiateExtension(request, extension.uri);
     const host: ExtensionHost = {
       basePath: this.#basePath,
+      limits: this.#limits,
       serve: (inner, innerOptions) => this.#serve(inner, innerOptions, new URL(inner.url), false),
       transaction: (run, outer, outerOptions) =>
         this.#transaction ? this.#transaction(run, new Context(outer, outerOptions.attributes)) : run(),
@@ -222,15 +232,14 @@ export class JsonApi {
 /** The methods a route answers, from the endpoints its resource enables. */
 function allowedMethods(resource: RegisteredResource, route: Route): string[] {
   const has = (kind: 'show' | 'index' | 'create' | 'update' | 'delete') => resource.endpoints.has(kind);
-  if (route.id === undefined) return [...(has('index') ? ['GET'] : []), ...(has('create') ? ['POST'] : [])];
+  if (route.id === undefined) return [...(has('index') ? ['GET', 'HEAD'] : []), ...(has('create') ? ['POST'] : [])];
   if (route.relationship === undefined) {
-    return [...(has('show') ? ['GET'] : []), ...(has('update') ? ['PATCH'] : []), ...(has('delete') ? ['DELETE'] : [])];
+    return [...(has('show') ? ['GET', 'HEAD'] : []), ...(has('update') ? ['PATCH'] : []), ...(has('delete') ? ['DELETE'] : [])];
   }
   // Read-only relationships and POST/DELETE on to-one ones are refused with 403 by the handler.
-  const methods = has('show') ? ['GET'] : [];
-  if (route.linkage && resource.fields.get(route.relationship) instanceof Relationship && has('update')) {
-    methods.push('PATCH', 'POST', 'DELETE');
-  }
+  if (!(resource.fields.get(route.relationship) instanceof Relationship)) return [];
+  const methods = has('show') ? ['GET', 'HEAD'] : [];
+  if (route.linkage && has('update')) methods.push('PATCH', 'POST', 'DELETE');
   return methods;
 }
 

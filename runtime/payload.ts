@@ -1,6 +1,7 @@
 import type { Context } from './context.js';
 import type { ResourceIdentifier, ResourceLookup } from './document.js';
 import { BadRequestError, ConflictError, ForbiddenError, JsonApiError, JsonApiErrors, NotFoundError, UnprocessableEntityError } from './errors.js';
+import { DEFAULT_LIMITS, type Limits } from './limits.js';
 import { Attribute, Relationship, type ToMany, type ToOne } from './fields.js';
 import type { RegisteredResource } from './registry.js';
 import { validateValue } from './validation.js';
@@ -28,15 +29,81 @@ function structure(pointer: string, detail: string): BadRequestError {
   return new BadRequestError({ detail, source: { pointer }, code: 'invalid_document' });
 }
 
-/** Reads a request body as JSON: 400 when it is empty or malformed. */
-export async function readJson(request: Request): Promise<unknown> {
-  const text = await request.text();
+function tooLarge(limit: number): JsonApiError {
+  return new JsonApiError(413, {
+    detail: `The request body may be at most ${limit} bytes`,
+    source: { header: 'Content-Length' },
+    code: 'limit_exceeded',
+    meta: { limit },
+  });
+}
+
+/**
+ * Reads a request body as JSON: 413 past `limits.bodyBytes` (from `Content-Length` before
+ * reading, else while streaming), 400 when it is empty, not UTF-8, malformed or nested deeper
+ * than `limits.jsonDepth`.
+ */
+export async function readJson(request: Request, limits: Limits = DEFAULT_LIMITS): Promise<unknown> {
+  const declared = request.headers.get('content-length');
+  if (declared !== null && Number(declared) > limits.bodyBytes) throw tooLarge(limits.bodyBytes);
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  if (request.body) {
+    const reader = request.body.getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      size += value.byteLength;
+      if (size > limits.bodyBytes) {
+        await reader.cancel();
+        throw tooLarge(limits.bodyBytes);
+      }
+      chunks.push(value);
+    }
+  }
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(concat(chunks, size));
+  } catch {
+    throw new BadRequestError({ detail: 'The request body is not valid UTF-8', code: 'invalid_json' });
+  }
   if (text.trim() === '') throw new BadRequestError({ detail: 'The request body is empty; a JSON:API document is required', code: 'invalid_json' });
+  if (nestingDepth(text) > limits.jsonDepth) {
+    throw new BadRequestError({ detail: `The request body nests deeper than ${limits.jsonDepth} levels`, code: 'limit_exceeded', meta: { limit: limits.jsonDepth } });
+  }
   try {
     return JSON.parse(text);
   } catch (error) {
     throw new BadRequestError({ detail: `The request body is not valid JSON: ${(error as Error).message}`, code: 'invalid_json' });
   }
+}
+
+function concat(chunks: readonly Uint8Array[], size: number): Uint8Array {
+  if (chunks.length === 1) return chunks[0]!;
+  const bytes = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return bytes;
+}
+
+/** The deepest nesting of arrays and objects in JSON text, counted without parsing (strings skipped). */
+function nestingDepth(text: string): number {
+  let depth = 0;
+  let max = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 92) i++;
+      else if (c === 34) inString = false;
+    } else if (c === 34) inString = true;
+    else if (c === 123 || c === 91) max = Math.max(max, ++depth);
+    else if (c === 125 || c === 93) depth--;
+  }
+  return max;
 }
 
 /** Checks the top level of a request document and returns `data` (400 for the first wrong member). */

@@ -1,5 +1,6 @@
 import { BadRequestError } from './errors.js';
 import type { FilterValue, SortDirection } from './filters.js';
+import { DEFAULT_LIMITS, type Limits } from './limits.js';
 import { isMemberName } from './member-name.js';
 
 /** Include paths as a tree: `author,comments.author` is `{ author: {}, comments: { author: {} } }`. */
@@ -39,12 +40,20 @@ export function parseSort(value: string, parameter = 'sort'): SortTerm[] {
   });
 }
 
-function parseInclude(value: string): IncludeTree {
+function tooMany(parameter: string, detail: string, limit: number): BadRequestError {
+  return new BadRequestError({ detail, source: { parameter }, code: 'limit_exceeded', meta: { limit } });
+}
+
+function parseInclude(value: string, limits: Limits): IncludeTree {
   const tree: IncludeTree = new Map();
   if (value === '') return tree;
-  for (const path of value.split(',')) {
+  const paths = value.split(',');
+  if (paths.length > limits.includePaths) throw tooMany('include', `include may name at most ${limits.includePaths} paths`, limits.includePaths);
+  for (const path of paths) {
     let node = tree;
-    for (const name of path.split('.')) {
+    const names = path.split('.');
+    if (names.length > limits.includeDepth) throw tooMany('include', `include paths may be at most ${limits.includeDepth} relationships deep`, limits.includeDepth);
+    for (const name of names) {
       if (name === '') throw bad('include', `include path "${path}" has an empty relationship name`);
       let next = node.get(name);
       if (!next) node.set(name, (next = new Map()));
@@ -66,7 +75,11 @@ function parsePageNumber(key: string, value: string, min: number): number {
  * Reads the JSON:API query parameters of `params`. Anything else is a 400: names that break
  * the spec's rules, and implementation-specific names the API was not told about (`allowed`).
  */
-export function parseQuery(params: URLSearchParams, allowed: ReadonlySet<string> = new Set()): QueryParameters {
+export function parseQuery(
+  params: URLSearchParams,
+  allowed: ReadonlySet<string> = new Set(),
+  limits: Limits = DEFAULT_LIMITS,
+): QueryParameters {
   const query: QueryParameters = {
     include: undefined,
     fields: new Map(),
@@ -85,9 +98,10 @@ export function parseQuery(params: URLSearchParams, allowed: ReadonlySet<string>
       throw bad(key, `${key} is given more than once`);
     }
     if (family === 'include' && brackets.length === 0) {
-      query.include = parseInclude(value);
+      query.include = parseInclude(value, limits);
     } else if (family === 'sort' && brackets.length === 0) {
       query.sort = parseSort(value);
+      if (query.sort.length > limits.sortKeys) throw tooMany(key, `sort may have at most ${limits.sortKeys} keys`, limits.sortKeys);
     } else if (family === 'fields' && brackets.length === 1) {
       query.fields.set(brackets[0]!, new Set(value === '' ? [] : value.split(',')));
     } else if (family === 'filter' && brackets.length === 1 && brackets[0] !== '') {
@@ -96,9 +110,13 @@ export function parseQuery(params: URLSearchParams, allowed: ReadonlySet<string>
     } else if (family === 'filter' && brackets.length === 2 && brackets[0] !== '' && brackets[1] === '') {
       const existing = query.filter.get(brackets[0]!);
       if (typeof existing === 'string') throw bad(key, `filter[${brackets[0]}] is given both as a value and as a list`);
+      if ((existing?.length ?? 0) >= limits.filterValues) {
+        throw tooMany(key, `filter[${brackets[0]}] may have at most ${limits.filterValues} values`, limits.filterValues);
+      }
       query.filter.set(brackets[0]!, [...(existing ?? []), value]);
     } else if (family === 'page' && brackets.length === 1 && brackets[0] === 'offset') {
       query.page.offset = parsePageNumber(key, value, 0);
+      if (query.page.offset > limits.pageOffset) throw tooMany(key, `page[offset] may be at most ${limits.pageOffset}`, limits.pageOffset);
     } else if (family === 'page' && brackets.length === 1 && brackets[0] === 'limit') {
       query.page.limit = parsePageNumber(key, value, 1);
     } else if (['include', 'sort', 'fields', 'filter', 'page'].includes(family)) {

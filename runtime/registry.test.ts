@@ -1,4 +1,5 @@
 import { describe, expect, test, vi } from 'vitest';
+import { json } from '../test/support/validate.js';
 import {
   Attribute,
   CustomFilter,
@@ -105,6 +106,7 @@ describe('registration refuses malformed resources', () => {
     });
     const response = await api.fetch(new Request('http://localhost/articles/1'));
     expect(response.status).toBe(500);
+    expect((await json(response)).errors).toEqual([{ status: '500', title: 'Internal Server Error' }]);
     expect(onError.mock.calls[0]![0]).toEqual(new TypeError('articles.author relates to "people", which is not registered'));
   });
 });

@@ -13,7 +13,7 @@ export async function serveCreate(state: RequestState): Promise<Response> {
   onlyParameters(query, ['include', 'fields'], 'a create request');
   if (query.include) checkInclude(resource, query.include, state.lookup);
   checkFields(query.fields, state.lookup);
-  const values = await readResourceDocument(await readJson(context.request), {
+  const values = await readResourceDocument(await readJson(context.request, state.limits), {
     resource,
     context,
     mode: 'create',

@@ -21,7 +21,7 @@ export async function serveRelationshipWrite(state: RequestState, id: string, na
   }
   const model = await findOr404(state, resource, id);
   await mustBeVisible(await resource.endpoint('update')!.isVisible(model, context), `You may not update this ${resource.type} resource`);
-  const linkage = readLinkage(relationship, topLevelData(await readJson(context.request)), '/data');
+  const linkage = readLinkage(relationship, topLevelData(await readJson(context.request, state.limits)), '/data');
   const conflicts = linkageTypeErrors(relationship, linkage, '/data');
   if (conflicts.length > 0) throw new JsonApiErrors(conflicts);
   const values = { attributes: Object.create(null), relationships: Object.assign(Object.create(null), { [name]: linkage }) };

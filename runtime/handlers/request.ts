@@ -1,4 +1,5 @@
 import type { Context } from '../context.js';
+import type { Limits } from '../limits.js';
 import type { DocumentBuilder, ResourceLookup, TopLevelDocument } from '../document.js';
 import type { QueryParameters } from '../query.js';
 import type { RegisteredResource } from '../registry.js';
@@ -11,6 +12,7 @@ export interface RequestState {
   resource: RegisteredResource;
   query: QueryParameters;
   lookup: ResourceLookup;
+  limits: Limits;
   /** Origin plus base path: the prefix of every link. */
   baseUrl: string;
   /** A document builder for this request. */

@@ -12,7 +12,7 @@ export async function serveUpdate(state: RequestState, id: string): Promise<Resp
   checkFields(query.fields, state.lookup);
   const model = await findOr404(state, resource, id);
   await mustBeVisible(await resource.endpoint('update')!.isVisible(model, context), `You may not update this ${resource.type} resource`);
-  const values = await readResourceDocument(await readJson(context.request), { resource, context, mode: 'update', id });
+  const values = await readResourceDocument(await readJson(context.request, state.limits), { resource, context, mode: 'update', id });
   await checkLinkageExists(values, resource, state.lookup, context);
   const updated = await update.call(resource.definition, model, values, context);
   const builder = state.builder();

@@ -174,6 +174,13 @@ describe('relationship endpoints', () => {
     expect(tagsOf(1)).toEqual([]);
   });
 
+  it('answers 404 for any method on a relationship that does not exist', async () => {
+    const { send } = store();
+    for (const method of ['GET', 'PATCH', 'POST', 'DELETE']) {
+      expect((await send(method, '/articles/1/relationships/nope', method === 'GET' ? undefined : { data: [] })).status).toBe(404);
+    }
+  });
+
   it('replaces a to-one and refuses POST/DELETE on it', async () => {
     const { send, tables } = store();
     expect((await send('PATCH', '/articles/1/relationships/author', { data: { type: 'people', id: '2' } })).status).toBe(204);

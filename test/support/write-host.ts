@@ -21,7 +21,7 @@ import {
 export type Row = Record<string, unknown> & { id: number };
 
 /** A tiny relational store in memory: tables of rows, an article_tags join, snapshots for rollback. */
-export function store(options: Pick<JsonApiOptions, 'extensions'> = {}) {
+export function store(options: Pick<JsonApiOptions, 'extensions' | 'limits'> = {}) {
   const tables: Record<string, Row[]> = {
     people: [
       { id: 1, name: 'Ada' },

@@ -1,0 +1,38 @@
+/**
+ * Bounds on what one request may ask of the server. Every one has a default; each is
+ * configurable with `new JsonApi({ limits: { ... } })`. Exceeding one is a 4xx errors document
+ * naming the limit (`code`, `meta.limit`) and pointing at the parameter, header or member.
+ */
+export interface Limits {
+  /** Request body bytes; refused from `Content-Length` before reading, or as soon as the stream passes it (413). */
+  bodyBytes: number;
+  /** Characters in the request URL (414). */
+  urlLength: number;
+  /** Relationship paths in `include` (400). */
+  includePaths: number;
+  /** Relationships in one `include` path, such as 3 for `a.b.c` (400). */
+  includeDepth: number;
+  /** Keys in `sort` (400). */
+  sortKeys: number;
+  /** Values of one list filter, `filter[x][]=...` (400). */
+  filterValues: number;
+  /** Largest `page[offset]` (400): deep offsets make databases scan. */
+  pageOffset: number;
+  /** Nesting depth of a JSON request body (400). */
+  jsonDepth: number;
+  /** Operations in one Atomic Operations request (400), when the extension does not set its own. */
+  operations: number;
+}
+
+/** The defaults. */
+export const DEFAULT_LIMITS: Readonly<Limits> = Object.freeze({
+  bodyBytes: 1024 * 1024,
+  urlLength: 8 * 1024,
+  includePaths: 20,
+  includeDepth: 4,
+  sortKeys: 5,
+  filterValues: 100,
+  pageOffset: 100_000,
+  jsonDepth: 32,
+  operations: 100,
+});
