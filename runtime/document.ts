@@ -115,23 +115,29 @@ export class DocumentBuilder {
       (r) => tree.has(r.name) || (r.hasLinkage && (!fieldset || fieldset.has(r.name))),
     );
     if (wanted.length === 0) return;
-    const models = nodes.map((n) => n.model);
+    // Per relationship, only the nodes for which it is visible (its callbacks see each model).
+    const sets = wanted.map((relationship) =>
+      relationship.isConditional ? nodes.filter((n) => relationship.isVisibleFor(n.model, this.#context)) : nodes,
+    );
     const loaded = await Promise.all(
-      wanted.map((relationship) => resource.definition.loadRelated!(relationship, models, this.#context)),
+      wanted.map((relationship, i) =>
+        sets[i]!.length === 0 ? [] : resource.definition.loadRelated!(relationship, sets[i]!.map((n) => n.model), this.#context),
+      ),
     );
     const next: Array<[RegisteredResource, Node[], IncludeTree]> = [];
     wanted.forEach((relationship, i) => {
       const related = this.#lookup(relationship.relatedType)!;
       const results = loaded[i]!;
-      if (!Array.isArray(results) || results.length !== nodes.length) {
+      const group = sets[i]!;
+      if (!Array.isArray(results) || results.length !== group.length) {
         throw new TypeError(
-          `${resource.type}.loadRelated(${relationship.name}) returned ${Array.isArray(results) ? results.length : typeof results} results for ${nodes.length} models`,
+          `${resource.type}.loadRelated(${relationship.name}) returned ${Array.isArray(results) ? results.length : typeof results} results for ${group.length} models`,
         );
       }
       const subtree = tree.get(relationship.name);
       const children = new Map<string, Node>();
       const showLinkage = !fieldset || fieldset.has(relationship.name);
-      nodes.forEach((node, j) => {
+      group.forEach((node, j) => {
         const linkage = this.#linkage(relationship, related, results[j], subtree ? children : undefined);
         if (showLinkage) node.object.relationships![relationship.name]!.data = linkage;
       });
@@ -188,10 +194,14 @@ export class DocumentBuilder {
     if (serializeAttributes) {
       attributes = serializeAttributes.call(resource.definition, model, context);
       if (fieldset) for (const name of Object.keys(attributes)) if (!fieldset.has(name)) delete attributes[name];
+      for (const attribute of resource.conditionalAttributes) {
+        if (!attribute.isVisibleFor(model, context)) delete attributes[attribute.name];
+      }
     } else {
       attributes = {};
       for (const attribute of resource.attributes) {
         if (fieldset && !fieldset.has(attribute.name)) continue;
+        if (attribute.isConditional && !attribute.isVisibleFor(model, context)) continue;
         const value = attribute.getter ? attribute.getter(model, context) : (model as Record<string, unknown>)[attribute.name];
         attributes[attribute.name] = toJsonValue(attribute.kind, value);
       }
@@ -203,6 +213,7 @@ export class DocumentBuilder {
     let relationships: Record<string, RelationshipObject> | undefined;
     for (const relationship of resource.relationships) {
       if (fieldset && !fieldset.has(relationship.name)) continue;
+      if (relationship.isConditional && !relationship.isVisibleFor(model, context)) continue;
       relationships ??= {};
       relationships[relationship.name] = {
         links: { self: `${self}/relationships/${relationship.name}`, related: `${self}/${relationship.name}` },
@@ -221,29 +232,35 @@ function key(identifier: ResourceIdentifier): string {
 /**
  * Checks `include` against the includable relationships, level by level (400 otherwise).
  */
-export function checkInclude(resource: RegisteredResource, tree: IncludeTree, lookup: ResourceLookup, path = ''): void {
+export function checkInclude(
+  resource: RegisteredResource,
+  tree: IncludeTree,
+  lookup: ResourceLookup,
+  context: Context,
+  path = '',
+): void {
   for (const [name, subtree] of tree) {
     const field = resource.fields.get(name);
     const full = path ? `${path}.${name}` : name;
-    if (!field || !('cardinality' in field) || !field.isIncludable) {
+    if (!field || !('cardinality' in field) || !field.isIncludable || !field.isVisibleFor(undefined, context)) {
       throw new BadRequestError({
         detail: `"${full}" is not an includable relationship of ${resource.type}`,
         source: { parameter: 'include' },
         code: 'invalid_include',
       });
     }
-    checkInclude(lookup(field.relatedType)!, subtree, lookup, full);
+    checkInclude(lookup(field.relatedType)!, subtree, lookup, context, full);
   }
 }
 
 /** Checks `fields[type]`: known types, known fields (400 otherwise). */
-export function checkFields(fields: QueryParameters['fields'], lookup: ResourceLookup): void {
+export function checkFields(fields: QueryParameters['fields'], lookup: ResourceLookup, context: Context): void {
   for (const [type, names] of fields) {
     const resource = lookup(type);
     const parameter = `fields[${type}]`;
     if (!resource) throw new BadRequestError({ detail: `There is no resource type "${type}"`, source: { parameter } });
     for (const name of names) {
-      if (!resource.fields.has(name)) {
+      if (!resource.fields.get(name)?.isVisibleFor(undefined, context)) {
         throw new BadRequestError({ detail: `${type} has no field "${name}"`, source: { parameter } });
       }
     }

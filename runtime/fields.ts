@@ -43,15 +43,56 @@ export type AttributeValidator =
 /** Reads a field's value from a model. */
 export type Getter = (model: any, context: Context) => unknown;
 
+/**
+ * Decides whether a field may be seen. `model` is the resource being serialized or written,
+ * or `undefined` when the question is about the field as such: its use in a filter, a sort,
+ * an include path, a sparse fieldset, or a create. Synchronous: it runs per resource object.
+ */
+export type FieldVisibilityCallback = (model: any, context: Context) => boolean;
+
 /** What attributes and relationships share: a name, flags and how the value is read. */
 export abstract class Field {
   readonly name: string;
   #writable = false;
   #required = false;
   #getter: Getter | undefined;
+  #checks: FieldVisibilityCallback[] = [];
 
   protected constructor(name: string) {
     this.name = name;
+  }
+
+  /**
+   * Show the field only when `callback` returns true. A hidden field is absent from output,
+   * refused in input, and unusable in filters, sorts, include paths and sparse fieldsets.
+   *
+   * @example
+   * Attribute.make('email').visible((person, ctx) => !person || String(person.id) === ctx.getAttribute('user'));
+   */
+  visible(callback: FieldVisibilityCallback): this {
+    this.#checks.push(callback);
+    return this;
+  }
+
+  /** Hide the field when `callback` returns true; see `visible`. */
+  hidden(callback: FieldVisibilityCallback): this {
+    this.#checks.push((model, context) => !callback(model, context));
+    return this;
+  }
+
+  /** Whether any visibility callback was given (fields without one skip the checks). */
+  get isConditional(): boolean {
+    return this.#checks.length > 0;
+  }
+
+  /** Whether the field may be seen for `model` (or as such, with `undefined`). */
+  isVisibleFor(model: unknown, context: Context): boolean {
+    for (const check of this.#checks) {
+      const visible = check(model, context) as unknown;
+      if (visible instanceof Promise) throw new TypeError(`field "${this.name}": visibility callbacks must be synchronous`);
+      if (!visible) return false;
+    }
+    return true;
   }
 
   /** Clients may set this field on create and update. */

@@ -172,6 +172,8 @@ export interface ResourceDocumentOptions {
   id?: string;
   /** Create: whether client-generated ids are accepted. */
   clientIds?: boolean;
+  /** Update: the model being changed (field visibility callbacks see it). */
+  model?: unknown;
 }
 
 /**
@@ -210,10 +212,15 @@ export async function readResourceDocument(body: unknown, options: ResourceDocum
   const invalid = (pointer: string, detail: string, code = 'invalid_value') =>
     errors.push(new UnprocessableEntityError({ detail, source: { pointer }, code }));
 
+  // A field the request may not see is, to it, a field that does not exist.
+  const known = (name: string) => {
+    const field = resource.fields.get(name);
+    return field && field.isVisibleFor(options.model, context) ? field : undefined;
+  };
   const attributes = (data.attributes ?? {}) as Json;
   for (const name of Object.keys(attributes)) {
     const pointer = `/data/attributes/${escape(name)}`;
-    const field = resource.fields.get(name);
+    const field = known(name);
     if (!(field instanceof Attribute)) {
       invalid(pointer, field ? `${name} is a relationship; send it under relationships` : `${resource.type} has no attribute "${name}"`, 'unknown_field');
     } else if (!field.isWritable) {
@@ -228,7 +235,7 @@ export async function readResourceDocument(body: unknown, options: ResourceDocum
   const relationships = (data.relationships ?? {}) as Json;
   for (const name of Object.keys(relationships)) {
     const pointer = `/data/relationships/${escape(name)}`;
-    const field = resource.fields.get(name);
+    const field = known(name);
     if (!(field instanceof Relationship)) {
       invalid(pointer, field ? `${name} is an attribute; send it under attributes` : `${resource.type} has no relationship "${name}"`, 'unknown_field');
       continue;
@@ -247,7 +254,7 @@ export async function readResourceDocument(body: unknown, options: ResourceDocum
 
   if (mode === 'create') {
     for (const field of resource.fields.values()) {
-      if (field.name in values.attributes || field.name in values.relationships) continue;
+      if (field.name in values.attributes || field.name in values.relationships || !known(field.name)) continue;
       if (field instanceof Attribute && field.hasDefault) {
         values.attributes[field.name] = field.defaultValue(context);
       } else if (field.isRequired && !(field.name in attributes) && !(field.name in relationships)) {

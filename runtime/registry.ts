@@ -20,6 +20,8 @@ export class RegisteredResource {
   readonly definition: ResourceDefinition;
   readonly attributes: readonly Attribute[];
   readonly relationships: ReadonlyArray<ToOne | ToMany>;
+  /** Attributes with visibility callbacks: checked per model even when generated code serializes. */
+  readonly conditionalAttributes: readonly Attribute[];
   readonly fields: ReadonlyMap<string, AnyField>;
   readonly endpoints: ReadonlyMap<EndpointKind, AnyEndpoint>;
   readonly filters: ReadonlyMap<string, Filter>;
@@ -44,6 +46,7 @@ export class RegisteredResource {
     this.fields = fields;
     this.attributes = [...fields.values()].filter((f): f is Attribute => f instanceof Attribute);
     this.relationships = [...fields.values()].filter((f): f is ToOne | ToMany => f instanceof Relationship);
+    this.conditionalAttributes = this.attributes.filter((a) => a.isConditional);
 
     const endpoints = new Map<EndpointKind, AnyEndpoint>();
     for (const endpoint of definition.endpoints()) {

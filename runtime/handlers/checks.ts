@@ -1,3 +1,4 @@
+import { checkFields, checkInclude } from '../document.js';
 import { BadRequestError, ForbiddenError, NotFoundError } from '../errors.js';
 import type { QueryParameters } from '../query.js';
 import type { RegisteredResource } from '../registry.js';
@@ -19,6 +20,12 @@ export function onlyParameters(query: QueryParameters, allowed: readonly Family[
       throw new BadRequestError({ detail: `${parameter} is not supported on ${where}`, source: { parameter } });
     }
   }
+}
+
+/** 400 for `include` paths and `fields[type]` names this request may not use. */
+export function checkDocumentParameters(state: RequestState, resource: RegisteredResource): void {
+  if (state.query.include) checkInclude(resource, state.query.include, state.lookup, state.context);
+  checkFields(state.query.fields, state.lookup, state.context);
 }
 
 /** Finds the model a route's id names, or 404. */

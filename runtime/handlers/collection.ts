@@ -1,10 +1,10 @@
 import type { Index } from '../endpoints.js';
 import { BadRequestError } from '../errors.js';
-import { checkFields, checkInclude, uriOf } from '../document.js';
+import { uriOf } from '../document.js';
 import { parseSort } from '../query.js';
 import type { RegisteredResource } from '../registry.js';
 import type { OffsetPagination } from '../resource.js';
-import { mustBeVisible, onlyParameters } from './checks.js';
+import { checkDocumentParameters, mustBeVisible, onlyParameters } from './checks.js';
 import type { RequestState } from './request.js';
 
 /** What a collection is served from: the resource listed, the query to start from, how to render. */
@@ -32,13 +32,12 @@ export async function serveCollection(state: RequestState, source: CollectionSou
     await mustBeVisible(await index.isVisible(context), `You may not list ${resource.type}`);
   }
   onlyParameters(query, source.identifiersOnly ? ['sort', 'filter', 'page'] : ['include', 'fields', 'sort', 'filter', 'page'], 'this endpoint');
-  if (query.include) checkInclude(resource, query.include, state.lookup);
-  checkFields(query.fields, state.lookup);
+  checkDocumentParameters(state, resource);
 
   const filters = [];
   for (const [name, value] of query.filter) {
     const filter = resource.filters.get(name);
-    if (!filter || !(await filter.isVisible(context))) {
+    if (!filter || hiddenField(resource, name, context) || !(await filter.isVisible(context))) {
       throw new BadRequestError({ detail: `${resource.type} has no filter "${name}"`, source: { parameter: `filter[${name}]` }, code: 'unknown_filter' });
     }
     filters.push({ filter, value });
@@ -48,7 +47,7 @@ export async function serveCollection(state: RequestState, source: CollectionSou
   const requested = query.sort !== undefined;
   for (const term of query.sort ?? (index?.defaultSortValue ? parseSort(index.defaultSortValue) : [])) {
     const sort = resource.sorts.get(term.name);
-    if (!sort || !(await sort.isVisible(context))) {
+    if (!sort || hiddenField(resource, term.name, context) || !(await sort.isVisible(context))) {
       if (!requested) continue;
       throw new BadRequestError({ detail: `${resource.type} cannot be sorted by "${term.name}"`, source: { parameter: 'sort' }, code: 'unknown_sort' });
     }
@@ -86,6 +85,12 @@ export async function serveCollection(state: RequestState, source: CollectionSou
     ...(query.include && { included: builder.included }),
     ...(meta && { meta }),
   });
+}
+
+/** A filter or sort named after a field the request may not see is as unknown as the field. */
+function hiddenField(resource: RegisteredResource, name: string, context: RequestState['context']): boolean {
+  const field = resource.fields.get(name);
+  return field !== undefined && field.isConditional && !field.isVisibleFor(undefined, context);
 }
 
 /**

@@ -1,7 +1,6 @@
-import { checkFields, checkInclude } from '../document.js';
 import { ConflictError } from '../errors.js';
 import { checkLinkageExists, readJson, readResourceDocument } from '../payload.js';
-import { mustBeVisible, onlyParameters, supported } from './checks.js';
+import { checkDocumentParameters, mustBeVisible, onlyParameters, supported } from './checks.js';
 import type { RequestState } from './request.js';
 
 /** `POST /{type}`: checks the document, then `create`; 201 with `Location` and the new resource. */
@@ -11,8 +10,7 @@ export async function serveCreate(state: RequestState): Promise<Response> {
   const create = supported(resource.definition.create, `Creating ${resource.type} is not supported`);
   await mustBeVisible(await endpoint.isVisible(context), `You may not create ${resource.type}`);
   onlyParameters(query, ['include', 'fields'], 'a create request');
-  if (query.include) checkInclude(resource, query.include, state.lookup);
-  checkFields(query.fields, state.lookup);
+  checkDocumentParameters(state, resource);
   const values = await readResourceDocument(await readJson(context.request, state.limits), {
     resource,
     context,

@@ -1,8 +1,8 @@
-import { checkFields, checkInclude, uriOf } from '../document.js';
+import { uriOf } from '../document.js';
 import { NotFoundError } from '../errors.js';
 import { Relationship } from '../fields.js';
 import { serveCollection } from './collection.js';
-import { findOr404, mustBeVisible, onlyParameters } from './checks.js';
+import { checkDocumentParameters, findOr404, mustBeVisible, onlyParameters } from './checks.js';
 import type { RequestState } from './request.js';
 
 /**
@@ -13,9 +13,8 @@ import type { RequestState } from './request.js';
 export async function serveRelated(state: RequestState, id: string, name: string): Promise<Response> {
   const { resource, query, context, route } = state;
   const relationship = resource.fields.get(name);
-  if (!(relationship instanceof Relationship)) {
-    throw new NotFoundError({ detail: `${resource.type} has no relationship "${name}"` });
-  }
+  const unknown = () => new NotFoundError({ detail: `${resource.type} has no relationship "${name}"` });
+  if (!(relationship instanceof Relationship) || !relationship.isVisibleFor(undefined, context)) throw unknown();
   await mustBeVisible(await resource.endpoint('show')!.isVisible(context), `You may not view ${resource.type}`);
   const related = state.lookup(relationship.relatedType)!;
   const linkage = route.linkage;
@@ -23,6 +22,7 @@ export async function serveRelated(state: RequestState, id: string, name: string
 
   if (relationship.cardinality === 'many' && definition.queryRelated && related.definition.results) {
     const model = await findOr404(state, resource, id);
+    if (!relationship.isVisibleFor(model, context)) throw unknown();
     return serveCollection(state, {
       resource: related,
       index: related.endpoint('index'),
@@ -33,9 +33,9 @@ export async function serveRelated(state: RequestState, id: string, name: string
   }
 
   onlyParameters(query, linkage ? [] : ['include', 'fields'], `${resource.type}.${name}`);
-  if (query.include) checkInclude(related, query.include, state.lookup);
-  checkFields(query.fields, state.lookup);
+  checkDocumentParameters(state, related);
   const model = await findOr404(state, resource, id);
+  if (!relationship.isVisibleFor(model, context)) throw unknown();
   const [value] = await definition.loadRelated!(relationship, [model], context);
   const models = relationship.cardinality === 'one' ? (value === null || value === undefined ? [] : [value]) : (value as unknown[]);
   const builder = state.builder();

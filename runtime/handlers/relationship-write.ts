@@ -12,7 +12,8 @@ import type { RequestState } from './request.js';
 export async function serveRelationshipWrite(state: RequestState, id: string, name: string, method: string): Promise<Response> {
   const { resource, query, context } = state;
   const field = resource.fields.get(name);
-  if (!(field instanceof Relationship)) throw new NotFoundError({ detail: `${resource.type} has no relationship "${name}"` });
+  const unknown = () => new NotFoundError({ detail: `${resource.type} has no relationship "${name}"` });
+  if (!(field instanceof Relationship) || !field.isVisibleFor(undefined, context)) throw unknown();
   const relationship = field as ToOne | ToMany;
   onlyParameters(query, [], 'a relationship update');
   if (!relationship.isWritable) throw new ForbiddenError({ detail: `${resource.type}.${name} is read-only`, code: 'read_only' });
@@ -20,6 +21,7 @@ export async function serveRelationshipWrite(state: RequestState, id: string, na
     throw new ForbiddenError({ detail: `${name} is a to-one relationship: replace it with PATCH`, code: 'to_one' });
   }
   const model = await findOr404(state, resource, id);
+  if (!relationship.isVisibleFor(model, context)) throw unknown();
   await mustBeVisible(await resource.endpoint('update')!.isVisible(model, context), `You may not update this ${resource.type} resource`);
   const linkage = readLinkage(relationship, topLevelData(await readJson(context.request, state.limits)), '/data');
   const conflicts = linkageTypeErrors(relationship, linkage, '/data');

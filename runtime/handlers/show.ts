@@ -1,5 +1,5 @@
-import { checkFields, checkInclude, uriOf } from '../document.js';
-import { findOr404, mustBeVisible, onlyParameters } from './checks.js';
+import { uriOf } from '../document.js';
+import { checkDocumentParameters, findOr404, mustBeVisible, onlyParameters } from './checks.js';
 import type { RequestState } from './request.js';
 
 /** `GET /{type}/{id}`. */
@@ -7,8 +7,7 @@ export async function serveShow(state: RequestState, id: string): Promise<Respon
   const { resource, query, context } = state;
   await mustBeVisible(await resource.endpoint('show')!.isVisible(context), `You may not view ${resource.type}`);
   onlyParameters(query, ['include', 'fields'], 'a single resource');
-  if (query.include) checkInclude(resource, query.include, state.lookup);
-  checkFields(query.fields, state.lookup);
+  checkDocumentParameters(state, resource);
   const model = await findOr404(state, resource, id);
   const builder = state.builder();
   const nodes = builder.primary(resource, [model]);

@@ -1,6 +1,5 @@
-import { checkFields, checkInclude } from '../document.js';
 import { checkLinkageExists, readJson, readResourceDocument } from '../payload.js';
-import { findOr404, mustBeVisible, onlyParameters, supported } from './checks.js';
+import { checkDocumentParameters, findOr404, mustBeVisible, onlyParameters, supported } from './checks.js';
 import type { RequestState } from './request.js';
 
 /** `PATCH /{type}/{id}`: `find`, the endpoint's callbacks with the model, `update`; 200 with the result. */
@@ -8,11 +7,10 @@ export async function serveUpdate(state: RequestState, id: string): Promise<Resp
   const { resource, query, context } = state;
   const update = supported(resource.definition.update, `Updating ${resource.type} is not supported`);
   onlyParameters(query, ['include', 'fields'], 'an update request');
-  if (query.include) checkInclude(resource, query.include, state.lookup);
-  checkFields(query.fields, state.lookup);
+  checkDocumentParameters(state, resource);
   const model = await findOr404(state, resource, id);
   await mustBeVisible(await resource.endpoint('update')!.isVisible(model, context), `You may not update this ${resource.type} resource`);
-  const values = await readResourceDocument(await readJson(context.request, state.limits), { resource, context, mode: 'update', id });
+  const values = await readResourceDocument(await readJson(context.request, state.limits), { resource, context, mode: 'update', id, model });
   await checkLinkageExists(values, resource, state.lookup, context);
   const updated = await update.call(resource.definition, model, values, context);
   const builder = state.builder();
