@@ -173,18 +173,18 @@ export class DocumentBuilder {
   }
 
   #node(resource: RegisteredResource, model: unknown): Node {
-    const object = this.serialize(resource, model);
-    const existing = this.#nodes.get(key(object));
+    const id = resource.getId(model, this.#context);
+    const k = key({ type: resource.type, id });
+    const existing = this.#nodes.get(k);
     if (existing) return existing;
-    const node = { resource, model, object };
-    this.#nodes.set(key(object), node);
+    const node = { resource, model, object: this.serialize(resource, model, id) };
+    this.#nodes.set(k, node);
     return node;
   }
 
   /** One resource object, with the fields `fields[type]` allows. */
-  serialize(resource: RegisteredResource, model: unknown): ResourceObject {
+  serialize(resource: RegisteredResource, model: unknown, id = resource.getId(model, this.#context)): ResourceObject {
     const context = this.#context;
-    const id = resource.getId(model, context);
     const self = this.resourceUrl(resource.type, id);
     const fieldset = this.#fields.get(resource.type);
     // Built member by member so the JSON reads type, id, attributes, relationships, links.
