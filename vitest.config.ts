@@ -17,5 +17,6 @@ export default defineConfig({
     exclude: ['**/node_modules/**', 'dist/**', '**/.tmp/**'],
     testTimeout: 20_000,
     hookTimeout: 120_000,
+    globalSetup: ['./test/support/postgres.ts'],
   },
 });

@@ -63,9 +63,9 @@ export class Index extends Endpoint<[Context]> {
   }
 
   /**
-   * Declares that the resource counts its collections (it implements `Countable`): pagination
-   * then has a `last` link and `meta.total`. The runtime also counts whenever `count` exists;
-   * the declaration makes a missing `count` a registration error and tells the generator.
+   * Counts the collection (the resource must implement `Countable`, checked at registration):
+   * pagination then has a `last` link and `meta.total`. Without it nothing is counted, even
+   * when the data layer could.
    */
   countable(): this {
     this.#countable = true;

@@ -9,8 +9,8 @@ import type { AnyField, ResourceDefinition } from './resource.js';
 const NEEDS: Record<EndpointKind, readonly string[]> = {
   show: ['find'],
   index: ['query', 'results'],
-  create: [],
-  update: ['find'],
+  create: ['create'],
+  update: ['find', 'update'],
   delete: ['find', 'delete'],
 };
 
@@ -69,6 +69,10 @@ export class RegisteredResource {
     if (index?.isCountable) require(['count'], 'countable() on the index endpoint (Countable)');
     if (this.relationships.length > 0 && (endpoints.has('show') || endpoints.has('index'))) {
       require(['loadRelated'], `reading relationships (${this.relationships.map((r) => r.name).join(', ')})`);
+    }
+    const writableToMany = this.relationships.filter((r) => r.cardinality === 'many' && r.isWritable);
+    if (endpoints.has('update') && writableToMany.length > 0) {
+      require(['loadRelated', 'addToRelationship', 'removeFromRelationship'], `changing ${writableToMany.map((r) => r.name).join(', ')}`);
     }
     for (const term of index?.defaultSortValue ? parseSort(index.defaultSortValue) : []) {
       if (!this.sorts.has(term.name)) throw new TypeError(`${where}: the default sort names "${term.name}", which is not a declared sort`);

@@ -65,7 +65,8 @@ export async function serveCollection(state: RequestState, source: CollectionSou
   let q = await source.start();
   for (const { filter, value } of filters) q = await filter.apply(q, value, context);
   for (const { sort, direction } of sorts) q = await sort.apply(q, direction, context);
-  const total = definition.count ? await definition.count(q, context) : undefined;
+  // Counting costs a query: only an Index declared countable() gets `last` and `meta.total`.
+  const total = index?.isCountable && definition.count ? await definition.count(q, context) : undefined;
   if (page) q = await definition.paginate!(q, page, context);
   const models = await definition.results!(q, context);
 

@@ -1,0 +1,132 @@
+/**
+ * The demo's database: SQLite (better-sqlite3, WAL) in a file, or PostgreSQL when given a
+ * `postgres://` URL. Both get the same tables through `migrate()`.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import SQLite from 'better-sqlite3';
+import { type ColumnType, type Generated, Kysely, type LogConfig, Migrator, PostgresDialect, SqliteDialect } from 'kysely';
+import pg from 'pg';
+import { createMigrations } from './migrations/index.js';
+
+/** A timestamp: written as an ISO string; read back as a string (SQLite) or a Date (PostgreSQL). */
+export type Timestamp = ColumnType<string | Date, string, string>;
+
+export interface PeopleTable {
+  id: Generated<number>;
+  name: string;
+  email: string | null;
+  created_at: Timestamp;
+}
+
+export interface ArticlesTable {
+  id: Generated<number>;
+  title: string;
+  body: string | null;
+  status: 'draft' | 'published';
+  author_id: number;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface CommentsTable {
+  id: Generated<number>;
+  body: string;
+  author_id: number;
+  article_id: number;
+  created_at: Timestamp;
+}
+
+export interface TagsTable {
+  id: Generated<number>;
+  name: string;
+}
+
+export interface ArticleTagsTable {
+  article_id: number;
+  tag_id: number;
+}
+
+/** The demo's tables, for Kysely. */
+export interface Database {
+  people: PeopleTable;
+  articles: ArticlesTable;
+  comments: CommentsTable;
+  tags: TagsTable;
+  article_tags: ArticleTagsTable;
+}
+
+export type Dialect = 'sqlite' | 'postgres';
+
+export interface OpenOptions {
+  /** A `postgres://` URL; otherwise SQLite. */
+  databaseUrl?: string | undefined;
+  /** The SQLite file. Default: a fresh file in a new directory under the OS temp dir, removed by `close()`. */
+  file?: string | undefined;
+  /** Kysely's `log` option (tests count statements with it). */
+  log?: LogConfig;
+}
+
+export interface OpenDatabase {
+  db: Kysely<Database>;
+  dialect: Dialect;
+  /** Where the data lives: the SQLite file, or the PostgreSQL URL. */
+  location: string;
+  /** Closes the connections (and removes a temporary SQLite file). */
+  close(): Promise<void>;
+}
+
+/** Opens the demo database. */
+export function openDatabase(options: OpenOptions = {}): OpenDatabase {
+  const log = options.log;
+  if (options.databaseUrl) {
+    const pool = new pg.Pool({ connectionString: options.databaseUrl, max: 10 });
+    let closing = false;
+    // An idle client whose server ends the connection (a restart, a dropped database) emits
+    // 'error' on the pool; without a listener that would crash the process. The pool replaces
+    // the client; say so unless we are closing anyway.
+    pool.on('error', (error) => {
+      if (!closing) console.error(`PostgreSQL connection lost: ${error.message}`);
+    });
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), ...(log && { log }) });
+    return {
+      db,
+      dialect: 'postgres',
+      location: options.databaseUrl,
+      close: () => {
+        closing = true;
+        return db.destroy();
+      },
+    };
+  }
+  let temporary: string | undefined;
+  let file = options.file;
+  if (!file) {
+    temporary = mkdtempSync(join(tmpdir(), 'jsonapi-gen-blog-'));
+    file = join(temporary, 'blog.sqlite');
+  }
+  const sqlite = new SQLite(file);
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma('foreign_keys = ON');
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }), ...(log && { log }) });
+  return {
+    db,
+    dialect: 'sqlite',
+    location: file,
+    close: async () => {
+      await db.destroy();
+      if (temporary) rmSync(temporary, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Brings the schema up to date (idempotent). */
+export async function migrate(db: Kysely<Database>, dialect: Dialect): Promise<void> {
+  const migrator = new Migrator({ db, provider: { getMigrations: async () => createMigrations(dialect) } });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) {
+    const failed = results?.find((r) => r.status === 'Error')?.migrationName;
+    throw new Error(`migration ${failed ?? ''} failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+  }
+}

@@ -1,0 +1,8 @@
+import type { Migration } from 'kysely';
+import type { Dialect } from '../db.js';
+import { initial } from './0001_initial.js';
+
+/** The demo's migrations in order, for Kysely's `Migrator` (names sort in order). */
+export function createMigrations(dialect: Dialect): Record<string, Migration> {
+  return { '0001_initial': initial(dialect) };
+}

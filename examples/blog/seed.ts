@@ -1,0 +1,85 @@
+/**
+ * Deterministic demo data: the same rows, ids and timestamps on every run (no clock, no
+ * randomness). `articles` sets the scale: people = max(5, ceil(articles / 50)), comments =
+ * 5 per article, 12 tags, 0 to 3 tags per article. 1,000 articles give the benchmark's
+ * 20 people, 5,000 comments and 12 tags.
+ */
+import type { Kysely } from 'kysely';
+import type { Database } from './db.js';
+
+export interface SeedCounts {
+  people: number;
+  articles: number;
+  comments: number;
+  tags: number;
+}
+
+const FIRST = ['Ada', 'Alan', 'Barbara', 'Claude', 'Donald', 'Edsger', 'Frances', 'Grace', 'John', 'Katherine', 'Leslie', 'Margaret', 'Niklaus', 'Radia', 'Tim'];
+const LAST = ['Lovelace', 'Turing', 'Liskov', 'Shannon', 'Knuth', 'Dijkstra', 'Allen', 'Hopper', 'Backus', 'Johnson', 'Lamport', 'Hamilton', 'Wirth', 'Perlman', 'Berners-Lee'];
+const TAGS = ['databases', 'typescript', 'http', 'json', 'testing', 'performance', 'security', 'design', 'tooling', 'postgres', 'sqlite', 'api'];
+const TOPICS = ['Indexes', 'Transactions', 'Pagination', 'Caching', 'Migrations', 'Joins', 'Streams', 'Types', 'Errors', 'Links', 'Sorting', 'Filters'];
+
+/** 2024-01-01T00:00:00Z plus `hours`, as an ISO string. */
+function at(hours: number): string {
+  return new Date(Date.UTC(2024, 0, 1) + hours * 3_600_000).toISOString();
+}
+
+/** The counts `seed(db, articles)` creates. */
+export function seedCounts(articles: number): SeedCounts {
+  return { people: Math.max(5, Math.ceil(articles / 50)), articles, comments: articles * 5, tags: TAGS.length };
+}
+
+async function insertChunks<T extends keyof Database & string>(db: Kysely<Database>, table: T, rows: readonly object[]): Promise<void> {
+  for (let i = 0; i < rows.length; i += 500) {
+    await db.insertInto(table).values(rows.slice(i, i + 500) as never).execute();
+  }
+}
+
+/**
+ * Fills an empty database (ids 1..n in insertion order); does nothing when people exist.
+ * Returns the counts it created (zeros when it did nothing).
+ */
+export async function seed(db: Kysely<Database>, articles = 120): Promise<SeedCounts> {
+  const existing = await db.selectFrom('people').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
+  if (Number(existing.n) > 0) return { people: 0, articles: 0, comments: 0, tags: 0 };
+  const counts = seedCounts(articles);
+  await db.transaction().execute(async (trx) => {
+    await insertChunks(
+      trx,
+      'people',
+      Array.from({ length: counts.people }, (_, i) => {
+        const name = `${FIRST[i % FIRST.length]} ${LAST[(i * 7) % LAST.length]}${i >= FIRST.length ? ` ${Math.floor(i / FIRST.length) + 1}` : ''}`;
+        return { name, email: i % 4 === 3 ? null : `${name.toLowerCase().replace(/[^a-z0-9]+/g, '.')}@example.com`, created_at: at(i) };
+      }),
+    );
+    await insertChunks(trx, 'tags', TAGS.map((name) => ({ name })));
+    await insertChunks(
+      trx,
+      'articles',
+      Array.from({ length: counts.articles }, (_, i) => ({
+        title: `${TOPICS[i % TOPICS.length]} in practice, part ${i + 1}`,
+        body: i % 10 === 9 ? null : `Notes on ${TOPICS[i % TOPICS.length]!.toLowerCase()} (${i + 1}).`,
+        status: i % 3 === 0 ? ('draft' as const) : ('published' as const),
+        author_id: (i % counts.people) + 1,
+        created_at: at(100 + i * 5),
+        updated_at: at(100 + i * 5 + (i % 7) * 24),
+      })),
+    );
+    const links: Array<{ article_id: number; tag_id: number }> = [];
+    for (let a = 1; a <= counts.articles; a++) {
+      for (let k = 0; k < a % 4; k++) links.push({ article_id: a, tag_id: ((a * 5 + k * 7) % counts.tags) + 1 });
+    }
+    await insertChunks(trx, 'article_tags', links);
+    await insertChunks(
+      trx,
+      'comments',
+      Array.from({ length: counts.comments }, (_, i) => ({
+        body: `Comment ${i + 1}: ${i % 2 === 0 ? 'agreed' : 'a question'}.`,
+        author_id: ((i * 3) % counts.people) + 1,
+        article_id: (i % counts.articles) + 1,
+        created_at: at(100 + (i % counts.articles) * 5 + 1 + Math.floor(i / counts.articles)),
+      })),
+    );
+  });
+  return counts;
+}

@@ -1,0 +1,58 @@
+/** `index.ts`: `createApi`, the `DataLayers` it takes, and re-exports of every module. */
+import { type SourceFileStructure, type StatementStructures, StructureKind } from 'ts-morph';
+import type { ApiModel } from '../ir.js';
+import { propertyAccess } from '../naming.js';
+import { blankLineAfterImports, header, importOf, interfaceOf } from './helpers.js';
+import { typeParameters } from './resource.js';
+
+export function emitApi(model: ApiModel): SourceFileStructure {
+  const resources = model.resources;
+  const statements: StatementStructures[] = [
+    importOf('jsonapi-gen', ['JsonApi', 'type JsonApiOptions']),
+    ...resources.map((r) => importOf(`./resources/${r.type}.js`, [`${r.names.camel}Resource`, `type ${r.names.pascal}DataLayer`])),
+    {
+      kind: StructureKind.ExportDeclaration,
+      moduleSpecifier: './openapi.js',
+      namedExports: ['openapi'],
+    },
+    {
+      kind: StructureKind.ExportDeclaration,
+      moduleSpecifier: './support.js',
+      isTypeOnly: true,
+      namedExports: ['RelationshipLinks', 'ToManyRelationship', 'ToOneRelationship'],
+    },
+    ...resources.map((r) => ({ kind: StructureKind.ExportDeclaration, moduleSpecifier: `./resources/${r.type}.js` }) as const),
+    interfaceOf(
+      'DataLayers',
+      resources.map((r) => {
+        const params = typeParameters(r);
+        return {
+          name: r.type,
+          type: `${r.names.pascal}DataLayer${params.length > 0 ? `<${params.map(() => 'any').join(', ')}>` : ''}`,
+        };
+      }),
+      { docs: 'The data layer of every resource of the API, by type.' },
+    ),
+    {
+      kind: StructureKind.Function,
+      name: 'createApi',
+      isExported: true,
+      docs: [
+        'A `JsonApi` serving every resource of the schema, each bound to its data layer.\n\n' +
+          '@example\n' +
+          'const api = createApi({ ' +
+          resources.map((r) => `${r.type.includes('-') ? `'${r.type}'` : r.type}: ${r.names.camel}Store`).join(', ') +
+          " }, { basePath: '/api' });",
+      ],
+      parameters: [
+        { name: 'dataLayers', type: 'DataLayers' },
+        { name: 'options', type: 'JsonApiOptions', hasQuestionToken: true },
+      ],
+      returnType: 'JsonApi',
+      statements: [
+        `return new JsonApi(options)${resources.map((r) => `\n.resource(${r.names.camel}Resource(${propertyAccess('dataLayers', r.type)}))`).join('')};`,
+      ],
+    },
+  ];
+  return { kind: StructureKind.SourceFile, leadingTrivia: header(model.schemaPath) + '\n\n', statements: blankLineAfterImports(statements) };
+}

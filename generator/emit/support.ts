@@ -1,0 +1,62 @@
+/** `support.ts`: the few helpers and types every resource module shares. */
+import { type SourceFileStructure, StructureKind } from 'ts-morph';
+import type { ApiModel } from '../ir.js';
+import { header, importOf, interfaceOf } from './helpers.js';
+
+export const SUPPORT_FILE = 'support.ts';
+
+export function emitSupport(model: ApiModel): SourceFileStructure {
+  return {
+    kind: StructureKind.SourceFile,
+    leadingTrivia: header(model.schemaPath) + '\n\n',
+    statements: [
+      importOf('jsonapi-gen', ['Getter', 'ResourceSchema'], true),
+      interfaceOf('RelationshipLinks', [
+        { name: 'self', type: 'string' },
+        { name: 'related', type: 'string' },
+      ], { docs: 'The links of a relationship object.' }),
+      interfaceOf('ToOneRelationship', [
+        { name: 'links', type: 'RelationshipLinks' },
+        { name: 'data', type: 'I | null', optional: true },
+      ], { docs: 'A to-one relationship object of a response.', typeParameters: ['I'] }),
+      interfaceOf('ToManyRelationship', [
+        { name: 'links', type: 'RelationshipLinks' },
+        { name: 'data', type: 'I[]', optional: true },
+      ], { docs: 'A to-many relationship object of a response.', typeParameters: ['I'] }),
+      {
+        kind: StructureKind.Function,
+        name: 'toJson',
+        isExported: true,
+        docs: ['An attribute value in its JSON form: dates as ISO 8601 date-times, `undefined` as `null`.'],
+        parameters: [{ name: 'value', type: 'unknown' }],
+        returnType: 'unknown',
+        statements: ['return value instanceof Date ? value.toISOString() : (value ?? null);'],
+      },
+      {
+        kind: StructureKind.Function,
+        name: 'dateOnly',
+        isExported: true,
+        docs: ['A `date` attribute value in its JSON form: `YYYY-MM-DD`, `undefined` as `null`.'],
+        parameters: [{ name: 'value', type: 'unknown' }],
+        returnType: 'unknown',
+        statements: ['return value instanceof Date ? value.toISOString().slice(0, 10) : (value ?? null);'],
+      },
+      {
+        kind: StructureKind.Function,
+        name: 'fieldGetter',
+        isExported: true,
+        docs: ["The `.get()` getter of the schema's field `name`, looked up once when a resource is bound."],
+        parameters: [
+          { name: 'schema', type: 'ResourceSchema' },
+          { name: 'name', type: 'string' },
+        ],
+        returnType: 'Getter',
+        statements: [
+          'const getter = schema.fields().find((field) => field.name === name)?.getter;',
+          "if (!getter) throw new TypeError(`${schema.type()}.${name} has no getter any more: run jsonapi-gen build again`);",
+          'return getter;',
+        ],
+      },
+    ],
+  };
+}

@@ -1,0 +1,84 @@
+/**
+ * The generator's intermediate representation: plain, serializable data describing the API,
+ * built once from the loaded schema and read by every emitter.
+ */
+import type { AttributeKind } from 'jsonapi-gen';
+
+/** The data-layer capabilities a resource needs, named after the runtime interfaces. */
+export type Capability =
+  | 'Findable'
+  | 'Listable'
+  | 'Paginatable'
+  | 'Countable'
+  | 'Deletable'
+  | 'Relatable'
+  | 'Creatable'
+  | 'Updatable'
+  | 'ToManyMutable';
+
+/** The whole API: every resource, sorted by type. */
+export interface ApiModel {
+  /** The schema file, relative to the output directory, as an import specifier ending in `.js`. */
+  readonly schemaImport: string;
+  /** The schema file, relative to the output directory, for headers. */
+  readonly schemaPath: string;
+  readonly resources: readonly ResourceModel[];
+}
+
+/** Identifiers derived from a resource type. */
+export interface Names {
+  /** `BlogPosts`: the prefix of every type of the resource. */
+  readonly pascal: string;
+  /** `blogPosts`: the prefix of values (`blogPostsResource`). */
+  readonly camel: string;
+}
+
+export interface ResourceModel {
+  readonly type: string;
+  /** The name the schema file exports the resource under. */
+  readonly exportName: string;
+  readonly names: Names;
+  /** In declared order: the order of members in responses. */
+  readonly attributes: readonly AttributeModel[];
+  readonly relationships: readonly RelationshipModel[];
+  readonly endpoints: EndpointsModel;
+  readonly filters: readonly string[];
+  readonly sorts: readonly string[];
+  /** What the data layer must implement, in a fixed order. */
+  readonly capabilities: readonly Capability[];
+}
+
+export interface AttributeModel {
+  readonly name: string;
+  readonly kind: AttributeKind;
+  readonly enumValues: readonly string[];
+  readonly nullable: boolean;
+  readonly writable: boolean;
+  readonly required: boolean;
+  /** Read through the schema's `.get()` getter rather than the model property. */
+  readonly hasGetter: boolean;
+}
+
+export interface RelationshipModel {
+  readonly name: string;
+  readonly cardinality: 'one' | 'many';
+  readonly relatedType: string;
+  readonly includable: boolean;
+  readonly linkage: boolean;
+  readonly writable: boolean;
+  readonly required: boolean;
+}
+
+export interface IndexModel {
+  readonly pagination: { readonly defaultLimit: number; readonly maxLimit: number } | undefined;
+  readonly defaultSort: string | undefined;
+  readonly countable: boolean;
+}
+
+export interface EndpointsModel {
+  readonly show: boolean;
+  readonly index: IndexModel | undefined;
+  readonly create: boolean;
+  readonly update: boolean;
+  readonly delete: boolean;
+}

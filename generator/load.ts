@@ -1,0 +1,127 @@
+/**
+ * Loading a schema file: a TypeScript module imported as it is, through tsx's `tsImport`
+ * (esbuild transpilation, no type-check, honours the nearest tsconfig's `paths`), so the host
+ * needs no build step. The loaded objects are read by duck typing only: a schema that imported
+ * the runtime through tsx and a generator running from `dist/` hold different class instances.
+ */
+import { existsSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { SchemaError } from './errors.js';
+
+/** What the generator reads of a field, endpoint, filter or sort. */
+export interface FieldLike {
+  readonly name: string;
+  readonly kind?: string;
+  readonly enumValues?: readonly string[];
+  readonly isNullable?: boolean;
+  readonly cardinality?: 'one' | 'many';
+  readonly hasRelatedType?: boolean;
+  readonly relatedType?: string;
+  readonly isIncludable?: boolean;
+  readonly hasLinkage?: boolean;
+  readonly isWritable?: boolean;
+  readonly isRequired?: boolean;
+  readonly getter?: unknown;
+}
+
+export interface EndpointLike {
+  readonly kind: string;
+  readonly pagination?: { readonly defaultLimit: number; readonly maxLimit: number };
+  readonly defaultSortValue?: string;
+  readonly isCountable?: boolean;
+}
+
+export interface NamedLike {
+  readonly name: string;
+}
+
+/** A `ResourceSchema` as the generator sees it. */
+export interface SchemaLike {
+  type(): string;
+  fields(): readonly FieldLike[];
+  endpoints(): readonly EndpointLike[];
+  filters?(): readonly NamedLike[];
+  sorts?(): readonly NamedLike[];
+}
+
+export interface LoadedResource {
+  /** The name the schema file exports it under. */
+  readonly exportName: string;
+  readonly schema: SchemaLike;
+}
+
+export interface LoadedSchema {
+  /** Absolute path of the schema file. */
+  readonly file: string;
+  /** In export-name order. */
+  readonly resources: readonly LoadedResource[];
+}
+
+/** Whether `value` looks like a `ResourceSchema`. */
+export function isResourceSchema(value: unknown): value is SchemaLike {
+  if (typeof value !== 'object' || value === null) return false;
+  const v = value as Record<string, unknown>;
+  return typeof v.type === 'function' && typeof v.fields === 'function' && typeof v.endpoints === 'function';
+}
+
+/** The resources a module namespace exports, by export name. */
+export function resourcesOf(file: string, namespace: Record<string, unknown>): LoadedSchema {
+  const resources = Object.keys(namespace)
+    .sort()
+    .flatMap((exportName) => {
+      const value = namespace[exportName];
+      return isResourceSchema(value) ? [{ exportName, schema: value }] : [];
+    });
+  return { file, resources };
+}
+
+/** The nearest tsconfig.json at or above `directory`, if any. */
+export function findTsconfig(directory: string): string | undefined {
+  for (let dir = directory; ; dir = dirname(dir)) {
+    const candidate = join(dir, 'tsconfig.json');
+    if (existsSync(candidate)) return candidate;
+    if (dirname(dir) === dir) return undefined;
+  }
+}
+
+/** Imports the schema file and collects its resources. Throws `SchemaError` when it cannot. */
+export async function loadSchema(path: string): Promise<LoadedSchema> {
+  const file = resolve(path);
+  if (!existsSync(file)) throw new SchemaError([{ file, message: `schema file not found: ${path}` }]);
+  const { tsImport } = await import('tsx/esm/api');
+  const tsconfig = findTsconfig(dirname(file));
+  // Stack positions of errors thrown while loading must be the schema file's, not esbuild's output.
+  process.setSourceMapsEnabled(true);
+  let namespace: Record<string, unknown>;
+  try {
+    namespace = await tsImport(pathToFileURL(file).href, {
+      parentURL: import.meta.url,
+      ...(tsconfig !== undefined && { tsconfig }),
+    });
+  } catch (error) {
+    throw new SchemaError([{ file, message: `cannot load the schema: ${describe(error)}`, ...positionInStack(error, file) }]);
+  }
+  const loaded = resourcesOf(file, namespace);
+  if (loaded.resources.length === 0) {
+    throw new SchemaError([{ file, message: 'the schema exports no resource (export the results of defineResource)' }]);
+  }
+  return loaded;
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message.split('\n')[0]! : String(error);
+}
+
+/** Where in `file` the error was thrown, from its stack, when the stack says. */
+function positionInStack(error: unknown, file: string): { line?: number; column?: number } {
+  const stack = error instanceof Error ? (error.stack ?? '') : '';
+  const url = pathToFileURL(file).href;
+  for (const frame of stack.split('\n')) {
+    const at = frame.indexOf(url) >= 0 ? frame.indexOf(url) + url.length : frame.indexOf(file) >= 0 ? frame.indexOf(file) + file.length : -1;
+    if (at < 0) continue;
+    const match = /^(?:\?[^:]*)?:(\d+):(\d+)/.exec(frame.slice(at));
+    if (match) return { line: Number(match[1]), column: Number(match[2]) };
+  }
+  return {};
+}

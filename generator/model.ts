@@ -1,0 +1,91 @@
+/** From a loaded, validated schema to the plain IR the emitters read. */
+import type { AttributeKind } from 'jsonapi-gen';
+import type { ApiModel, AttributeModel, Capability, EndpointsModel, RelationshipModel, ResourceModel } from './ir.js';
+import type { FieldLike, LoadedResource, LoadedSchema } from './load.js';
+import { camelCase, pascalCase } from './naming.js';
+
+/** The IR of `loaded`; `schemaImport` and `schemaPath` are relative to the output directory. */
+export function buildModel(loaded: LoadedSchema, schemaPath: string): ApiModel {
+  const resources = loaded.resources.map(toResource).sort((a, b) => (a.type < b.type ? -1 : a.type > b.type ? 1 : 0));
+  return { schemaPath, schemaImport: schemaPath.replace(/\.(m|c)?tsx?$/, (_, m: string | undefined) => `.${m ?? ''}js`), resources };
+}
+
+function toResource({ exportName, schema }: LoadedResource): ResourceModel {
+  const type = schema.type();
+  const fields = schema.fields();
+  const attributes = fields.filter((f) => f.cardinality === undefined).map(toAttribute);
+  const relationships = fields.filter((f) => f.cardinality !== undefined).map(toRelationship);
+  const endpoints = toEndpoints(schema.endpoints());
+  return {
+    type,
+    exportName,
+    names: { pascal: pascalCase(type), camel: camelCase(type) },
+    attributes,
+    relationships,
+    endpoints,
+    filters: (schema.filters?.() ?? []).map((f) => f.name),
+    sorts: (schema.sorts?.() ?? []).map((s) => s.name),
+    capabilities: capabilities(endpoints, relationships),
+  };
+}
+
+function toAttribute(field: FieldLike): AttributeModel {
+  return {
+    name: field.name,
+    kind: (field.kind ?? 'string') as AttributeKind,
+    enumValues: field.kind === 'enum' ? [...(field.enumValues ?? [])] : [],
+    nullable: field.isNullable === true,
+    writable: field.isWritable === true,
+    required: field.isRequired === true,
+    hasGetter: typeof field.getter === 'function',
+  };
+}
+
+function toRelationship(field: FieldLike): RelationshipModel {
+  return {
+    name: field.name,
+    cardinality: field.cardinality!,
+    relatedType: field.relatedType!,
+    includable: field.isIncludable === true,
+    linkage: field.hasLinkage === true,
+    writable: field.isWritable === true,
+    required: field.isRequired === true,
+  };
+}
+
+function toEndpoints(list: ReturnType<LoadedResource['schema']['endpoints']>): EndpointsModel {
+  const index = list.find((e) => e.kind === 'index');
+  const has = (kind: string) => list.some((e) => e.kind === kind);
+  return {
+    show: has('show'),
+    index: index && {
+      pagination: index.pagination && { defaultLimit: index.pagination.defaultLimit, maxLimit: index.pagination.maxLimit },
+      defaultSort: index.defaultSortValue,
+      countable: index.isCountable === true,
+    },
+    create: has('create'),
+    update: has('update'),
+    delete: has('delete'),
+  };
+}
+
+/** What the runtime checks at registration, in the order the data-layer interface lists it. */
+export function capabilities(endpoints: EndpointsModel, relationships: readonly RelationshipModel[]): Capability[] {
+  const needs: Capability[] = [];
+  const writableToMany = endpoints.update && relationships.some((r) => r.cardinality === 'many' && r.writable);
+  if (endpoints.show || endpoints.update || endpoints.delete) needs.push('Findable');
+  if (endpoints.index) needs.push('Listable');
+  if (endpoints.index?.pagination) needs.push('Paginatable');
+  if (endpoints.index?.countable) needs.push('Countable');
+  if (endpoints.delete) needs.push('Deletable');
+  if (relationships.length > 0 && (endpoints.show || endpoints.index || writableToMany)) needs.push('Relatable');
+  if (endpoints.create) needs.push('Creatable');
+  if (endpoints.update) needs.push('Updatable');
+  if (writableToMany) needs.push('ToManyMutable');
+  return needs;
+}
+
+/** How many endpoints the API enables. */
+export function endpointCount(model: ApiModel): number {
+  return model.resources.reduce((sum, r) => sum + Object.values(r.endpoints).filter(Boolean).length, 0);
+}

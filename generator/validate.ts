@@ -1,0 +1,120 @@
+/**
+ * Schema rules the runtime would otherwise only enforce at registration (or never): each
+ * mistake becomes a problem located in the schema file.
+ */
+import type { LoadedSchema, SchemaLike } from './load.js';
+import type { Target } from './locate.js';
+import { pascalCase } from './naming.js';
+
+/** A mistake and what in the schema it is about. */
+export interface Issue {
+  readonly message: string;
+  readonly target: Target;
+}
+
+const KINDS = new Set(['string', 'integer', 'number', 'boolean', 'date-time', 'date', 'enum', 'array', 'object']);
+const ENDPOINT_KINDS = new Set(['show', 'index', 'create', 'update', 'delete']);
+const MEMBER_NAME = /^[a-zA-Z0-9](?:[a-zA-Z0-9_-]*[a-zA-Z0-9])?$/;
+const LEGAL = 'letters and digits, with - or _ inside';
+
+/** Every mistake in the schema, in export order. */
+export function validate(loaded: LoadedSchema): Issue[] {
+  const issues: Issue[] = [];
+  const types = new Map<string, string>();
+  const prefixes = new Map<string, string>();
+  for (const { schema } of loaded.resources) {
+    const type = safeType(schema);
+    if (type !== undefined && !types.has(type)) types.set(type, '');
+  }
+  const seenTypes = new Set<string>();
+  for (const { exportName, schema } of loaded.resources) {
+    const type = safeType(schema);
+    const at = (target: Omit<Target, 'exportName' | 'type'>): Target => ({ exportName, ...(type !== undefined && { type }), ...target });
+    const issue = (message: string, target: Omit<Target, 'exportName' | 'type'>) =>
+      issues.push({ message: `${type ?? exportName}: ${message}`, target: at(target) });
+
+    if (type === undefined) {
+      issue('type() must return a string', { part: 'type' });
+      continue;
+    }
+    if (!MEMBER_NAME.test(type)) issue(`resource type "${type}" is not a legal member name (${LEGAL})`, { part: 'type' });
+    if (seenTypes.has(type)) issue(`resource type "${type}" is declared twice`, { part: 'type' });
+    seenTypes.add(type);
+    const prefix = pascalCase(type);
+    const clash = prefixes.get(prefix);
+    if (clash !== undefined && clash !== type) issue(`resource type "${type}" and "${clash}" both become ${prefix} in generated code`, { part: 'type' });
+    prefixes.set(prefix, type);
+
+    const fieldCount = new Map<string, number>();
+    for (const field of schema.fields()) {
+      const name = field.name;
+      const occurrence = fieldCount.get(name) ?? 0;
+      fieldCount.set(name, occurrence + 1);
+      const on = { part: 'fields', name, occurrence } as const;
+      if (!MEMBER_NAME.test(name)) issue(`field "${name}" is not a legal member name (${LEGAL})`, on);
+      else if (name === 'id' || name === 'type') issue(`"${name}" cannot be a field name: every resource object has its own "${name}"`, on);
+      if (occurrence === 1) issue(`field "${name}" is declared twice`, on);
+      if (field.cardinality === 'one' || field.cardinality === 'many') {
+        if (field.hasRelatedType === false) issue(`relationship "${name}" has no .type(...)`, on);
+        else if (!types.has(field.relatedType!)) {
+          issue(`relationship "${name}" relates to "${field.relatedType}", which no resource of the schema declares (known: ${[...types.keys()].sort().join(', ')})`, { ...on, call: 'type' });
+        }
+      } else if (!KINDS.has(String(field.kind))) {
+        issue(`attribute "${name}" has an unknown kind "${String(field.kind)}"`, { ...on, call: 'type' });
+      } else if (field.kind === 'enum' && (field.enumValues ?? []).length === 0) {
+        issue(`enum attribute "${name}" lists no values`, { ...on, call: 'type' });
+      }
+    }
+
+    const kinds = new Set<string>();
+    let index: ReturnType<SchemaLike['endpoints']>[number] | undefined;
+    for (const endpoint of schema.endpoints()) {
+      const kind = String(endpoint.kind);
+      const on = { part: 'endpoints', name: kind } as const;
+      if (!ENDPOINT_KINDS.has(kind)) issue(`unknown endpoint kind "${kind}"`, { part: 'endpoints' });
+      if (kinds.has(kind)) issue(`the ${kind} endpoint is declared twice`, { ...on, occurrence: 1 });
+      kinds.add(kind);
+      if (kind === 'index') index = endpoint;
+      else {
+        if (endpoint.pagination) issue(`paginate() applies to the Index endpoint only, not ${kind}`, { ...on, call: 'paginate' });
+        if (endpoint.isCountable) issue(`countable() applies to the Index endpoint only, not ${kind}`, { ...on, call: 'countable' });
+      }
+    }
+    if (index?.isCountable && !index.pagination) {
+      issue('countable() needs paginate(): counting gives paginated collections their "last" link and meta.total', {
+        part: 'endpoints',
+        name: 'index',
+        call: 'countable',
+      });
+    }
+
+    const sortNames = new Set<string>();
+    for (const [part, list] of [['filters', schema.filters?.() ?? []], ['sorts', schema.sorts?.() ?? []]] as const) {
+      const what = part === 'filters' ? 'filter' : 'sort';
+      const count = new Map<string, number>();
+      for (const { name } of list) {
+        const occurrence = count.get(name) ?? 0;
+        count.set(name, occurrence + 1);
+        const on = { part, name, occurrence } as const;
+        if (!index) issue(`${what} "${name}" needs an Index endpoint, and ${type} has none`, on);
+        if (typeof name !== 'string' || !name.split('.').every((n) => MEMBER_NAME.test(n))) issue(`${what} "${name}" is not a legal member name (${LEGAL})`, on);
+        if (occurrence === 1) issue(`${what} "${name}" is declared twice`, on);
+        if (part === 'sorts') sortNames.add(name);
+      }
+    }
+    for (const term of index?.defaultSortValue?.split(',') ?? []) {
+      const name = term.replace(/^-/, '');
+      if (!sortNames.has(name)) issue(`the default sort names "${name}", which is not a declared sort`, { part: 'endpoints', name: 'index', call: 'defaultSort' });
+    }
+  }
+  return issues;
+}
+
+function safeType(schema: SchemaLike): string | undefined {
+  try {
+    const type = schema.type();
+    return typeof type === 'string' ? type : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,91 @@
+import type { Context } from '../../runtime/index.js';
+import type { Policy } from './policies.js';
+
+/** The table names of a Kysely `Database` type. */
+export type TableName<DB> = keyof DB & string;
+
+/** The column names of table `T`. */
+export type ColumnName<DB, T extends TableName<DB>> = keyof DB[T] & string;
+
+/** A to-one relationship whose foreign key is a column of this resource's table. */
+export interface ToOneMapping<DB, T extends TableName<DB>> {
+  type: 'toOne';
+  /** The column of this table holding the related row's id. */
+  foreignKey: ColumnName<DB, T>;
+  /** The related resource's table; optional, checked against the related resource when given. */
+  table?: TableName<DB>;
+}
+
+/** A to-many relationship whose foreign key is a column of the related table. */
+export type ToManyMapping<DB> = {
+  [R in TableName<DB>]: {
+    type: 'toMany';
+    /** The related resource's table. */
+    table: R;
+    /** The column of the related table holding this row's id. */
+    foreignKey: ColumnName<DB, R>;
+  };
+}[TableName<DB>];
+
+/** A to-many relationship through a join table. */
+export type ThroughMapping<DB> = {
+  [J in TableName<DB>]: {
+    type: 'toMany';
+    /** The related resource's table; optional, checked against the related resource when given. */
+    table?: TableName<DB>;
+    through: {
+      /** The join table. */
+      table: J;
+      /** Its column holding this row's id. */
+      from: ColumnName<DB, J>;
+      /** Its column holding the related row's id. */
+      to: ColumnName<DB, J>;
+    };
+  };
+}[TableName<DB>];
+
+/** How one relationship is stored. */
+export type RelationshipMapping<DB, T extends TableName<DB>> = ToOneMapping<DB, T> | ToManyMapping<DB> | ThroughMapping<DB>;
+
+/** How one resource is stored: its table, id column, column names and relationships. */
+export interface TableMapping<DB, T extends TableName<DB>> {
+  /** The table. */
+  table: T;
+  /** The primary key column. Default: `'id'`. */
+  id?: ColumnName<DB, T>;
+  /**
+   * Model property → column, for columns whose name differs from the attribute's
+   * (`{ createdAt: 'created_at', authorId: 'author_id' }`). Every other column keeps its name.
+   */
+  columns?: Record<string, ColumnName<DB, T>>;
+  /** Relationship name → how it is stored. */
+  relationships?: Record<string, RelationshipMapping<DB, T>>;
+  /**
+   * Turns a URL id into a key value, or `undefined` when it cannot be one (then 404). Default:
+   * integer keys (decimal digits, up to 2^31 - 1).
+   */
+  parseId?: (id: string) => unknown;
+  /**
+   * Columns the server sets on every write, such as timestamps; merged over the client's values.
+   *
+   * @example
+   * serverColumns: (operation) => operation === 'create'
+   *   ? { created_at: new Date().toISOString(), updated_at: new Date().toISOString() }
+   *   : { updated_at: new Date().toISOString() }
+   */
+  serverColumns?: (operation: 'create' | 'update', context: Context) => Record<string, unknown>;
+  /** The policy `can()` consults for this resource's models. */
+  policy?: Policy;
+}
+
+/** A mapping of any table of `DB`. */
+export type AnyTableMapping<DB> = { [T in TableName<DB>]: TableMapping<DB, T> }[TableName<DB>];
+
+const INTEGER = /^(0|[1-9][0-9]{0,9})$/;
+
+/** The default `parseId`: integer keys that fit a 32-bit signed integer column. */
+export function parseIntegerId(id: string): number | undefined {
+  if (!INTEGER.test(id)) return undefined;
+  const n = Number(id);
+  return n <= 2_147_483_647 ? n : undefined;
+}

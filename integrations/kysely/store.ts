@@ -1,0 +1,360 @@
+import type { Kysely } from 'kysely';
+import type {
+  Context,
+  Countable,
+  Deletable,
+  Findable,
+  Listable,
+  OffsetPagination,
+  Paginatable,
+  Creatable,
+  Linkage,
+  Relatable,
+  Relationship,
+  ResourceIdentifier,
+  ToMany,
+  ToManyMutable,
+  Updatable,
+  WriteValues,
+} from '../../runtime/index.js';
+import { runStatement } from './errors.js';
+import type { SelectQuery } from './filters.js';
+import { type AnyTableMapping, type RelationshipMapping, parseIntegerId } from './mapping.js';
+import { ORIGIN, type ModelOrigin } from './policies.js';
+import { executorFor } from './transaction.js';
+
+/** A row as the serializer reads it: keyed by attribute (model property) name. */
+export type Model = Record<string, any>;
+
+/**
+ * The data-layer methods a Kysely-backed resource implements; spread it into a resource schema.
+ * The runtime counts only collections whose Index is declared `countable()`.
+ */
+export type KyselyDataLayer = Findable<Model> &
+  Deletable<Model> &
+  Listable<Model, SelectQuery> &
+  Paginatable<SelectQuery> &
+  Countable<SelectQuery> &
+  Required<Relatable<Model>> &
+  Creatable<Model> &
+  Updatable<Model> &
+  ToManyMutable<Model>;
+
+/** The data layers of a store, by resource type. */
+export type Store<R> = { readonly [K in keyof R]: KyselyDataLayer };
+
+/** The column under which a join-table query returns the owner's key. */
+const OWNER = '__jsonapi_owner';
+
+/** One resource's table, with everything a statement needs precomputed. */
+class TableResource {
+  readonly type: string;
+  readonly table: string;
+  readonly idColumn: string;
+  readonly qualifiedId: string;
+  readonly parseId: (id: string) => unknown;
+  readonly relationships: Readonly<Record<string, RelationshipMapping<any, any>>>;
+  readonly serverColumns: AnyTableMapping<any>['serverColumns'];
+  readonly #properties = new Map<string, string>();
+  readonly #columns = new Map<string, string>();
+  readonly #prototype: object;
+
+  constructor(type: string, mapping: AnyTableMapping<any>) {
+    this.type = type;
+    this.table = mapping.table;
+    this.idColumn = mapping.id ?? 'id';
+    this.qualifiedId = `${this.table}.${this.idColumn}`;
+    this.parseId = mapping.parseId ?? parseIntegerId;
+    this.serverColumns = mapping.serverColumns;
+    this.relationships = mapping.relationships ?? {};
+    if (this.idColumn !== 'id') this.#properties.set(this.idColumn, 'id');
+    for (const [property, column] of Object.entries(mapping.columns ?? {})) {
+      this.#properties.set(column, property);
+      this.#columns.set(property, column);
+    }
+    const origin: ModelOrigin = { type, policy: () => mapping.policy };
+    this.#prototype = Object.freeze(Object.create(null, { [ORIGIN]: { value: origin } }));
+  }
+
+  /** The model property a column is read into. */
+  property(column: string): string {
+    return this.#properties.get(column) ?? column;
+  }
+
+  /** The column an attribute (model property) is stored in. */
+  column(property: string): string {
+    return this.#columns.get(property) ?? property;
+  }
+
+  /** The key of a model, as stored. */
+  key(model: Model): unknown {
+    return model[this.property(this.idColumn)];
+  }
+
+  /** `select table.* from table`: every query of this resource starts here. */
+  select(db: Kysely<any>): SelectQuery {
+    return db.selectFrom(this.table).selectAll(this.table);
+  }
+
+  /** A row, renamed to model properties; it remembers its resource for `can()`. */
+  toModel(row: Record<string, unknown>): Model {
+    const model: Model = Object.create(this.#prototype);
+    for (const column in row) model[this.#properties.get(column) ?? column] = row[column];
+    return model;
+  }
+}
+
+/** A value as drivers bind it: dates as ISO strings. */
+function bindable(value: unknown): unknown {
+  return value instanceof Date ? value.toISOString() : value;
+}
+
+function distinct(values: readonly unknown[]): unknown[] {
+  const seen = new Map<string, unknown>();
+  for (const value of values) if (value !== null && value !== undefined && !seen.has(String(value))) seen.set(String(value), value);
+  return [...seen.values()];
+}
+
+/**
+ * Backs resources by tables of one Kysely database: give every resource's table mapping at once
+ * (keyed by resource type) so that relationships read their related rows with the related
+ * resource's own mapping. Each entry of the result is a data layer to spread into the
+ * resource's schema: find, delete, query, results, paginate, count,
+ * loadRelated (one statement per call), queryRelated, and the writes create, update,
+ * addToRelationship, removeFromRelationship. Every statement runs on the request's transaction
+ * when `kyselyTransaction` / `withTransaction` bound one. Ids are integer keys unless `parseId`
+ * says otherwise; values are always bound parameters.
+ *
+ * @example
+ * const store = defineStore(db, {
+ *   people: { table: 'people', columns: { createdAt: 'created_at' },
+ *     relationships: { articles: { type: 'toMany', table: 'articles', foreignKey: 'author_id' } } },
+ *   articles: { table: 'articles', columns: { createdAt: 'created_at', authorId: 'author_id' },
+ *     relationships: {
+ *       author: { type: 'toOne', foreignKey: 'author_id' },
+ *       tags: { type: 'toMany', through: { table: 'article_tags', from: 'article_id', to: 'tag_id' } },
+ *     } },
+ *   tags: { table: 'tags' },
+ * });
+ * api.resource({ ...schema.articles, ...store.articles });
+ */
+export function defineStore<DB, R extends Record<string, AnyTableMapping<DB>>>(db: Kysely<DB>, resources: R): Store<R> {
+  const tables = new Map<string, TableResource>();
+  for (const [type, mapping] of Object.entries(resources)) tables.set(type, new TableResource(type, mapping as unknown as AnyTableMapping<any>));
+  const store: Record<string, KyselyDataLayer> = {};
+  for (const resource of tables.values()) store[resource.type] = dataLayer(db as Kysely<any>, resource, tables);
+  return store as Store<R>;
+}
+
+function dataLayer(db: Kysely<any>, resource: TableResource, tables: ReadonlyMap<string, TableResource>): KyselyDataLayer {
+  const { table } = resource;
+  const toModels = (rows: readonly Record<string, unknown>[]) => rows.map((row) => resource.toModel(row));
+
+  /** The related resource and the mapping of a relationship, checked. */
+  const relation = (relationship: Relationship) => {
+    const where = `${resource.type}.${relationship.name}`;
+    const mapping = resource.relationships[relationship.name];
+    if (!mapping) throw new TypeError(`defineStore: ${where} has no entry in relationships`);
+    const related = tables.get(relationship.relatedType);
+    if (!related) throw new TypeError(`defineStore: ${where} relates to "${relationship.relatedType}", which the store does not map`);
+    if (mapping.table !== undefined && mapping.table !== related.table) {
+      throw new TypeError(`defineStore: ${where} names table "${mapping.table}", but ${related.type} is stored in "${related.table}"`);
+    }
+    if ((mapping.type === 'toOne') !== (relationship.cardinality === 'one')) {
+      throw new TypeError(`defineStore: ${where} is mapped as ${mapping.type} but declared ${relationship.cardinality === 'one' ? 'ToOne' : 'ToMany'}`);
+    }
+    return { mapping, related };
+  };
+
+  /** The resource of a written identifier. */
+  const resourceOf = (identifier: ResourceIdentifier): TableResource => {
+    const found = tables.get(identifier.type);
+    if (!found) throw new TypeError(`defineStore: the store does not map "${identifier.type}"`);
+    return found;
+  };
+
+  /** Columns to write from checked values: attributes, to-one foreign keys, server-set columns. */
+  const toRow = (values: WriteValues, operation: 'create' | 'update', context: Context) => {
+    const row: Record<string, unknown> = {};
+    for (const [name, value] of Object.entries(values.attributes)) row[resource.column(name)] = bindable(value);
+    for (const [name, linkage] of Object.entries(values.relationships)) {
+      const mapping = resource.relationships[name];
+      if (mapping?.type !== 'toOne' || Array.isArray(linkage)) continue;
+      row[mapping.foreignKey] = linkage === null ? null : resourceOf(linkage).parseId(linkage.id);
+    }
+    Object.assign(row, resource.serverColumns?.(operation, context));
+    return row;
+  };
+
+  const toManyMapping = (name: string) => {
+    const mapping = resource.relationships[name];
+    if (!mapping || mapping.type !== 'toMany') throw new TypeError(`defineStore: ${resource.type}.${name} is not mapped as toMany`);
+    return mapping;
+  };
+
+  /** Adds (or, with `remove`, removes) members of a to-many relationship. */
+  const changeMembers = async (key: unknown, name: string, identifiers: readonly ResourceIdentifier[], remove: boolean) => {
+    const mapping = toManyMapping(name);
+    if (identifiers.length === 0) return;
+    const keys = identifiers.map((i) => resourceOf(i).parseId(i.id));
+    const ex = executorFor(db);
+    if ('through' in mapping && mapping.through) {
+      const { table: join, from, to } = mapping.through;
+      if (remove) await runStatement(() => ex.deleteFrom(join).where(from, '=', key).where(to, 'in', keys).execute());
+      else await runStatement(() => ex.insertInto(join).values(keys.map((k) => ({ [from]: key, [to]: k }))).execute());
+      return;
+    }
+    const related = resourceOf(identifiers[0]!);
+    const { foreignKey } = mapping as { foreignKey: string };
+    let update = ex.updateTable(related.table).set({ [foreignKey]: remove ? null : key }).where(related.idColumn, 'in', keys);
+    if (remove) update = update.where(foreignKey, '=', key);
+    await runStatement(() => update.execute());
+  };
+
+  /** Makes a to-many relationship hold exactly `identifiers`. */
+  const replaceMembers = async (key: unknown, name: string, identifiers: readonly ResourceIdentifier[]) => {
+    const mapping = toManyMapping(name);
+    const ex = executorFor(db);
+    if ('through' in mapping && mapping.through) {
+      const { table: join, from } = mapping.through;
+      await runStatement(() => ex.deleteFrom(join).where(from, '=', key).execute());
+    } else {
+      const { foreignKey, table: relatedTable } = mapping as { foreignKey: string; table: string };
+      const keep = identifiers.map((i) => resourceOf(i).parseId(i.id));
+      const idColumn = [...tables.values()].find((t) => t.table === relatedTable)?.idColumn ?? 'id';
+      let clear = ex.updateTable(relatedTable).set({ [foreignKey]: null }).where(foreignKey, '=', key);
+      if (keep.length > 0) clear = clear.where(idColumn, 'not in', keep);
+      await runStatement(() => clear.execute());
+    }
+    await changeMembers(key, name, identifiers, false);
+  };
+
+  const findByKey = async (key: unknown): Promise<Model> => {
+    const row = await runStatement(() => resource.select(executorFor(db)).where(resource.qualifiedId, '=', key).executeTakeFirstOrThrow());
+    return resource.toModel(row);
+  };
+
+  const writeToMany = async (key: unknown, relationships: Record<string, Linkage>) => {
+    for (const [name, linkage] of Object.entries(relationships)) {
+      if (Array.isArray(linkage)) await replaceMembers(key, name, linkage);
+    }
+  };
+
+  const layer: Omit<KyselyDataLayer, 'count'> = {
+    async find(id: string, context: Context) {
+      const key = resource.parseId(id);
+      if (key === undefined) return null;
+      const query = resource.select(executorFor(db)).where(resource.qualifiedId, '=', key);
+      const row = await runStatement(() => query.executeTakeFirst());
+      return row ? resource.toModel(row) : null;
+    },
+
+    async delete(model: Model, context: Context) {
+      await executorFor(db).deleteFrom(table).where(resource.idColumn, '=', resource.key(model)).execute();
+    },
+
+    async create(values: WriteValues, context: Context) {
+      const row = toRow(values, 'create', context);
+      if (values.id !== undefined) row[resource.idColumn] = resource.parseId(values.id);
+      const inserted = await runStatement(() =>
+        executorFor(db).insertInto(table).values(row).returning(`${resource.idColumn} as key`).executeTakeFirstOrThrow(),
+      );
+      const key = (inserted as { key: unknown }).key;
+      await writeToMany(key, values.relationships);
+      return findByKey(key);
+    },
+
+    async update(model: Model, values: WriteValues, context: Context) {
+      const key = resource.key(model);
+      const row = toRow(values, 'update', context);
+      if (Object.keys(row).length > 0) {
+        await runStatement(() => executorFor(db).updateTable(table).set(row).where(resource.idColumn, '=', key).execute());
+      }
+      await writeToMany(key, values.relationships);
+      return findByKey(key);
+    },
+
+    async addToRelationship(model: Model, relationship: ToMany, identifiers: readonly ResourceIdentifier[], _context: Context) {
+      await changeMembers(resource.key(model), relationship.name, identifiers, false);
+    },
+
+    async removeFromRelationship(model: Model, relationship: ToMany, identifiers: readonly ResourceIdentifier[], _context: Context) {
+      await changeMembers(resource.key(model), relationship.name, identifiers, true);
+    },
+
+    query(context: Context) {
+      return resource.select(executorFor(db));
+    },
+
+    async results(query: SelectQuery, _context: Context) {
+      return toModels(await runStatement(() => query.execute()));
+    },
+
+    paginate(query: SelectQuery, { offset, limit }: OffsetPagination, _context: Context) {
+      // The key as a last sort keeps pages stable when the requested sort has ties.
+      return query.orderBy(resource.qualifiedId).limit(limit).offset(offset);
+    },
+
+    async loadRelated(relationship: Relationship, models: readonly Model[], context: Context) {
+      const { mapping, related } = relation(relationship);
+      const ex = executorFor(db);
+      if (mapping.type === 'toOne') {
+        const property = resource.property(mapping.foreignKey);
+        const keys = distinct(models.map((m) => m[property]));
+        if (keys.length === 0) return models.map(() => null);
+        const rows = await runStatement(() => related.select(ex).where(related.qualifiedId, 'in', keys).execute());
+        const byKey = new Map(rows.map((row) => [String(row[related.idColumn]), related.toModel(row)]));
+        return models.map((m) => (m[property] === null || m[property] === undefined ? null : (byKey.get(String(m[property])) ?? null)));
+      }
+      const keys = distinct(models.map((m) => resource.key(m)));
+      const groups = new Map<string, Model[]>(keys.map((k) => [String(k), []]));
+      if (keys.length > 0) {
+        let owner: string;
+        let query: SelectQuery;
+        if ('through' in mapping && mapping.through) {
+          const { table: join, from, to } = mapping.through;
+          owner = OWNER;
+          query = related
+            .select(ex)
+            .innerJoin(join, `${join}.${to}`, related.qualifiedId)
+            .select(`${join}.${from} as ${OWNER}`)
+            .where(`${join}.${from}`, 'in', keys);
+        } else {
+          const { foreignKey } = mapping as { foreignKey: string };
+          owner = foreignKey;
+          query = related.select(ex).where(`${related.table}.${foreignKey}`, 'in', keys);
+        }
+        const rows = await runStatement(() => query.orderBy(related.qualifiedId).execute());
+        const seen = new Map<string, Model>();
+        for (const row of rows) {
+          const ownerKey = String(row[owner]);
+          if (owner === OWNER) delete row[OWNER];
+          const id = String(row[related.idColumn]);
+          let model = seen.get(id);
+          if (!model) seen.set(id, (model = related.toModel(row)));
+          groups.get(ownerKey)?.push(model);
+        }
+      }
+      return models.map((m) => groups.get(String(resource.key(m))) ?? []);
+    },
+
+    queryRelated(relationship: Relationship, model: Model, context: Context) {
+      const { mapping, related } = relation(relationship);
+      const query = related.select(executorFor(db));
+      if (mapping.type === 'toOne') return query.where(related.qualifiedId, '=', model[resource.property(mapping.foreignKey)] ?? null);
+      if ('through' in mapping && mapping.through) {
+        const { table: join, from, to } = mapping.through;
+        return query.innerJoin(join, `${join}.${to}`, related.qualifiedId).where(`${join}.${from}`, '=', resource.key(model));
+      }
+      return query.where(`${related.table}.${(mapping as { foreignKey: string }).foreignKey}`, '=', resource.key(model));
+    },
+  };
+  return {
+    ...layer,
+    count: async (query: SelectQuery, _context: Context) => {
+      const counted = query.clearSelect().clearOrderBy().select((eb) => eb.fn.countAll().as('count'));
+      const row = await runStatement(() => counted.executeTakeFirst());
+      return Number((row as { count?: unknown } | undefined)?.count ?? 0);
+    },
+  };
+}

@@ -1,0 +1,77 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { Kysely, Transaction } from 'kysely';
+import type { Context } from '../../runtime/index.js';
+
+/** The transaction of the current request, per database, carried through the async call chain. */
+const bound = new AsyncLocalStorage<{ db: Kysely<any>; transaction: Transaction<any> }>();
+
+/** Options of `withTransaction`. */
+export interface TransactionOptions<T> {
+  /**
+   * Roll back although `fn` resolved, e.g. `(response) => response.status >= 400` when `fn`
+   * answers errors rather than throwing them. Default: commit whenever `fn` resolves.
+   */
+  rollbackIf?: (result: T) => boolean;
+}
+
+class Rollback<T> {
+  constructor(readonly result: T) {}
+}
+
+/**
+ * Runs `fn` in one database transaction bound to the current async context: every statement a
+ * Kysely data layer of `db` runs inside `fn` (however deep) goes through it, and nothing is
+ * written unless `fn` resolves (and `rollbackIf` does not object). Inside another
+ * `withTransaction` on the same `db`, `fn` joins that transaction rather than nesting one.
+ * The intent: one request (a Delete, a Create, an Atomic Operations batch) is one transaction.
+ *
+ * @example
+ * await withTransaction(db, async (trx) => {
+ *   await trx.deleteFrom('comments').where('article_id', '=', 1).execute();
+ *   await store.articles.delete(article, ctx); // same transaction
+ * });
+ */
+export async function withTransaction<DB, T>(
+  db: Kysely<DB>,
+  fn: (transaction: Transaction<DB>) => Promise<T>,
+  options: TransactionOptions<T> = {},
+): Promise<T> {
+  const current = bound.getStore();
+  if (current && current.db === db) return fn(current.transaction as Transaction<DB>);
+  try {
+    return await db.transaction().execute((transaction) =>
+      bound.run({ db, transaction }, async () => {
+        const result = await fn(transaction);
+        if (options.rollbackIf?.(result)) throw new Rollback(result);
+        return result;
+      }),
+    );
+  } catch (thrown) {
+    if (thrown instanceof Rollback) return thrown.result as T;
+    throw thrown;
+  }
+}
+
+/**
+ * The `transaction` option of `JsonApi`: every write request (and every Atomic Operations
+ * batch) runs in one transaction of `db`, rolled back when anything in it throws.
+ *
+ * @example
+ * const api = new JsonApi({ transaction: kyselyTransaction(db), extensions: [atomic()] });
+ */
+export function kyselyTransaction<DB>(db: Kysely<DB>): <T>(run: () => Promise<T>, context: Context) => Promise<T> {
+  return (run) => withTransaction(db, () => run());
+}
+
+/**
+ * What to run a statement on: the transaction `withTransaction` / `kyselyTransaction` bound to
+ * the current request, otherwise `db`. Custom data-layer code should use it too (on SQLite,
+ * a statement on `db` inside a transaction would wait for the transaction's connection).
+ *
+ * @example
+ * await executorFor(db).deleteFrom('articles').where('id', '=', 1).execute();
+ */
+export function executorFor<DB>(db: Kysely<DB>): Kysely<DB> {
+  const current = bound.getStore();
+  return current && current.db === db ? (current.transaction as unknown as Kysely<DB>) : db;
+}

@@ -1,0 +1,121 @@
+import { describe, expect, it } from 'vitest';
+import type { AttributeModel, EndpointsModel, ResourceModel, RelationshipModel } from '../../generator/ir.js';
+import { capabilities } from '../../generator/model.js';
+import { camelCase, pascalCase, propertyAccess, propertyKey } from '../../generator/naming.js';
+import { attributeSchema, includePaths } from '../../generator/emit/openapi.js';
+import { attributeType, serializeExpression, typeParameters } from '../../generator/emit/resource.js';
+
+const attribute = (over: Partial<AttributeModel>): AttributeModel => ({
+  name: 'x',
+  kind: 'string',
+  enumValues: [],
+  nullable: false,
+  writable: false,
+  required: false,
+  hasGetter: false,
+  ...over,
+});
+
+describe('attribute types', () => {
+  const cases: Array<[string, { given: Partial<AttributeModel>; want: { ts: string; schema: object; serialize: string } }]> = [
+    ['string', { given: {}, want: { ts: 'string', schema: { type: 'string' }, serialize: 'row.x ?? null' } }],
+    ['nullable string', { given: { nullable: true }, want: { ts: 'string | null', schema: { type: ['string', 'null'] }, serialize: 'row.x ?? null' } }],
+    ['integer', { given: { kind: 'integer' }, want: { ts: 'number', schema: { type: 'integer' }, serialize: 'row.x ?? null' } }],
+    ['number', { given: { kind: 'number' }, want: { ts: 'number', schema: { type: 'number' }, serialize: 'row.x ?? null' } }],
+    ['boolean', { given: { kind: 'boolean' }, want: { ts: 'boolean', schema: { type: 'boolean' }, serialize: 'row.x ?? null' } }],
+    ['date-time', { given: { kind: 'date-time' }, want: { ts: 'string', schema: { type: 'string', format: 'date-time' }, serialize: 'toJson(row.x)' } }],
+    ['date', { given: { kind: 'date' }, want: { ts: 'string', schema: { type: 'string', format: 'date' }, serialize: 'dateOnly(row.x)' } }],
+    [
+      'enum',
+      { given: { kind: 'enum', enumValues: ['a', "b'c"] }, want: { ts: `'a' | 'b\\'c'`, schema: { type: 'string', enum: ['a', "b'c"] }, serialize: 'row.x ?? null' } },
+    ],
+    [
+      'nullable enum',
+      {
+        given: { kind: 'enum', enumValues: ['a'], nullable: true },
+        want: { ts: `'a' | null`, schema: { type: ['string', 'null'], enum: ['a', null] }, serialize: 'row.x ?? null' },
+      },
+    ],
+    ['array', { given: { kind: 'array' }, want: { ts: 'unknown[]', schema: { type: 'array', items: {} }, serialize: 'row.x ?? null' } }],
+    ['object', { given: { kind: 'object' }, want: { ts: 'Record<string, unknown>', schema: { type: 'object' }, serialize: 'row.x ?? null' } }],
+    ['dashed name', { given: { name: 'first-name' }, want: { ts: 'string', schema: { type: 'string' }, serialize: "row['first-name'] ?? null" } }],
+    ['custom getter', { given: { name: 'slug', hasGetter: true }, want: { ts: 'string', schema: { type: 'string' }, serialize: 'toJson(getSlug(model, context))' } }],
+    [
+      'date getter',
+      { given: { name: 'day', kind: 'date', hasGetter: true }, want: { ts: 'string', schema: { type: 'string', format: 'date' }, serialize: 'dateOnly(getDay(model, context))' } },
+    ],
+  ];
+  it.each(cases)('%s', (_, { given, want }) => {
+    const a = attribute(given);
+    expect(attributeType(a)).toBe(want.ts);
+    expect(attributeSchema(a)).toEqual(want.schema);
+    expect(serializeExpression(a)).toBe(want.serialize);
+  });
+});
+
+describe('data-layer capabilities', () => {
+  const none: EndpointsModel = { show: false, index: undefined, create: false, update: false, delete: false };
+  const index = { pagination: undefined, defaultSort: undefined, countable: false };
+  const toOne: RelationshipModel = { name: 'author', cardinality: 'one', relatedType: 'people', includable: true, linkage: false, writable: true, required: false };
+  const toMany: RelationshipModel = { ...toOne, name: 'tags', cardinality: 'many', relatedType: 'tags' };
+  const cases: Array<[string, { given: { endpoints: Partial<EndpointsModel>; relationships: RelationshipModel[] }; want: { capabilities: string[]; params: string[] } }]> = [
+    ['show', { given: { endpoints: { show: true }, relationships: [] }, want: { capabilities: ['Findable'], params: ['M'] } }],
+    ['index', { given: { endpoints: { index }, relationships: [] }, want: { capabilities: ['Listable'], params: ['M', 'Q'] } }],
+    [
+      'paginated, counted index',
+      {
+        given: { endpoints: { index: { ...index, pagination: { defaultLimit: 1, maxLimit: 2 }, countable: true } }, relationships: [] },
+        want: { capabilities: ['Listable', 'Paginatable', 'Countable'], params: ['M', 'Q'] },
+      },
+    ],
+    ['delete', { given: { endpoints: { delete: true }, relationships: [] }, want: { capabilities: ['Findable', 'Deletable'], params: ['M'] } }],
+    ['show with relationships', { given: { endpoints: { show: true }, relationships: [toOne] }, want: { capabilities: ['Findable', 'Relatable'], params: ['M'] } }],
+    [
+      'create and update with a to-one',
+      { given: { endpoints: { create: true, update: true }, relationships: [toOne] }, want: { capabilities: ['Findable', 'Creatable', 'Updatable'], params: ['M'] } },
+    ],
+    [
+      'update with a writable to-many',
+      {
+        given: { endpoints: { update: true }, relationships: [toMany] },
+        want: { capabilities: ['Findable', 'Relatable', 'Updatable', 'ToManyMutable'], params: ['M'] },
+      },
+    ],
+    [
+      'update with a read-only to-many',
+      { given: { endpoints: { update: true }, relationships: [{ ...toMany, writable: false }] }, want: { capabilities: ['Findable', 'Updatable'], params: ['M'] } },
+    ],
+  ];
+  it.each(cases)('%s', (_, { given, want }) => {
+    const caps = capabilities({ ...none, ...given.endpoints }, given.relationships);
+    expect(caps).toEqual(want.capabilities);
+    expect(typeParameters({ capabilities: caps } as unknown as ResourceModel)).toEqual(want.params);
+  });
+});
+
+describe('include paths', () => {
+  const resource = (type: string, relationships: Array<[string, string, boolean]>): ResourceModel =>
+    ({
+      type,
+      relationships: relationships.map(([name, relatedType, includable]) => ({ name, relatedType, includable, cardinality: 'one' })),
+    }) as unknown as ResourceModel;
+  const articles = resource('articles', [['author', 'people', true], ['editor', 'people', false]]);
+  const people = resource('people', [['articles', 'articles', true]]);
+  const byType = new Map([['articles', articles], ['people', people]]);
+  it('follows includable relationships to depth 3 without taking a relationship twice', () => {
+    expect(includePaths(articles, byType)).toEqual(['author', 'author.articles']);
+    expect(includePaths(people, byType)).toEqual(['articles', 'articles.author']);
+  });
+});
+
+describe('names', () => {
+  const cases: Array<[string, { given: string; want: [string, string, string, string] }]> = [
+    ['plain', { given: 'articles', want: ['Articles', 'articles', 'articles', 'row.articles'] }],
+    ['dashed', { given: 'blog-posts', want: ['BlogPosts', 'blogPosts', "'blog-posts'", "row['blog-posts']"] }],
+    ['underscored', { given: 'audit_log', want: ['AuditLog', 'auditLog', 'audit_log', 'row.audit_log'] }],
+    ['leading digit', { given: '3d-models', want: ['_3dModels', '_3dModels', "'3d-models'", "row['3d-models']"] }],
+  ];
+  it.each(cases)('%s', (_, { given, want }) => {
+    expect([pascalCase(given), camelCase(given), propertyKey(given), propertyAccess('row', given)]).toEqual(want);
+  });
+});

@@ -1,0 +1,94 @@
+import { describe, expect, it } from 'vitest';
+import { SchemaError } from '../../generator/errors.js';
+import { checkSchema } from '../../generator/generate.js';
+import { loadSchema } from '../../generator/load.js';
+import { fixtureFile, loadFixture } from './fixtures.js';
+
+interface Want {
+  line: number;
+  column: number;
+  message: string;
+  /** The offending line, as quoted under the message. */
+  quoted: string;
+}
+
+const cases: Array<[string, { given: string; want: Want }]> = [
+  [
+    'unknown related type',
+    { given: 'unknown-related-type.ts', want: { line: 7, column: 26, message: 'relationship "author" relates to "persons"', quoted: "ToOne.make('author').type('persons')" } },
+  ],
+  [
+    'illegal field name',
+    { given: 'illegal-field-name.ts', want: { line: 5, column: 52, message: 'field "first name" is not a legal member name', quoted: "Attribute.make('first name')" } },
+  ],
+  [
+    'illegal resource type',
+    { given: 'illegal-type-name.ts', want: { line: 4, column: 9, message: 'resource type "blog posts" is not a legal member name', quoted: "type: 'blog posts'" } },
+  ],
+  ['field named id', { given: 'field-named-id.ts', want: { line: 6, column: 20, message: '"id" cannot be a field name', quoted: "Attribute.make('id')" } }],
+  [
+    'filter without Index',
+    { given: 'filter-without-index.ts', want: { line: 7, column: 31, message: 'filter "title" needs an Index endpoint', quoted: "CustomFilter.make('title'" } },
+  ],
+  [
+    'sort without Index',
+    { given: 'sort-without-index.ts', want: { line: 7, column: 27, message: 'sort "title" needs an Index endpoint', quoted: "CustomSort.make('title'" } },
+  ],
+  [
+    'countable() without paginate()',
+    { given: 'countable-without-paginate.ts', want: { line: 6, column: 28, message: 'countable() needs paginate()', quoted: 'Index.make().countable()' } },
+  ],
+  [
+    'paginate() on a Show',
+    { given: 'paginate-on-show.ts', want: { line: 9, column: 14, message: 'paginate() applies to the Index endpoint only', quoted: 'endpoints: [paginatedShow' } },
+  ],
+  [
+    'duplicate field',
+    { given: 'duplicate-field.ts', want: { line: 8, column: 20, message: 'field "title" is declared twice', quoted: "Attribute.make('title').nullable()" } },
+  ],
+  ['duplicate resource type', { given: 'duplicate-type.ts', want: { line: 10, column: 9, message: 'resource type "articles" is declared twice', quoted: "type: 'articles'" } }],
+  [
+    'duplicate sort',
+    { given: 'duplicate-sort.ts', want: { line: 7, column: 63, message: 'sort "title" is declared twice', quoted: "CustomSort.make('title', (q) => q)]" } },
+  ],
+  ['duplicate endpoint', { given: 'duplicate-endpoint.ts', want: { line: 6, column: 28, message: 'the show endpoint is declared twice', quoted: 'Show.make(), Show.make()' } }],
+  [
+    'default sort naming no sort',
+    { given: 'unknown-default-sort.ts', want: { line: 6, column: 28, message: 'the default sort names "createdAt"', quoted: "defaultSort('-createdAt')" } },
+  ],
+];
+
+function caught(run: () => unknown): SchemaError {
+  try {
+    run();
+  } catch (error) {
+    if (error instanceof SchemaError) return error;
+    throw error;
+  }
+  throw new Error('no SchemaError');
+}
+
+describe('schema mistakes', () => {
+  it.each(cases)('%s is reported at file:line:col with the line quoted', async (_, { given, want }) => {
+    const loaded = await loadFixture(`errors/${given}`);
+    const error = caught(() => checkSchema(loaded));
+    expect(error.problems).toHaveLength(1);
+    const [problem] = error.problems;
+    expect(problem).toMatchObject({ file: fixtureFile(`errors/${given}`), line: want.line, column: want.column });
+    expect(problem!.message).toContain(want.message);
+    const text = error.format(fixtureFile('..'));
+    const [head, , quoted, caret] = text.split('\n');
+    expect(head).toBe(`fixtures/errors/${given}:${want.line}:${want.column} - error: ${problem!.message}`);
+    expect(quoted).toContain(want.quoted);
+    expect(quoted).toMatch(new RegExp(`^  ${want.line} \\| `));
+    expect(caret!.indexOf('^') - caret!.indexOf('|') - 2).toBe(want.column - 1);
+  });
+
+  it('reports a file exporting no resource', async () => {
+    await expect(loadSchema(fixtureFile('errors/no-resources.ts'))).rejects.toThrow('the schema exports no resource');
+  });
+
+  it('reports every fixture of the happy path as valid', async () => {
+    for (const name of ['minimal', 'blog', 'kitchen-sink']) checkSchema(await loadFixture(`${name}/schema.ts`));
+  });
+});

@@ -1,0 +1,69 @@
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { describe, expect, it } from 'vitest';
+import { generated } from './fixtures.js';
+
+const documentOf = async (name: string) => JSON.parse((await generated(name)).files.find((f) => f.path === 'openapi.json')!.content);
+
+describe('openapi.json', () => {
+  it.each(['minimal', 'blog', 'kitchen-sink'])('of fixtures/%s is a valid OpenAPI 3.1 document', async (name) => {
+    const document = await documentOf(name);
+    const result = await new Validator().validate(document);
+    expect(result.errors).toBeUndefined();
+    expect(result.valid).toBe(true);
+    expect(document.openapi).toBe('3.1.0');
+  });
+
+  it('describes every enabled endpoint of the blog, and nothing else', async () => {
+    const { paths } = await documentOf('blog');
+    const operations = Object.entries(paths as Record<string, Record<string, unknown>>).flatMap(([path, item]) =>
+      Object.keys(item)
+        .filter((k) => k !== 'parameters')
+        .map((method) => `${method.toUpperCase()} ${path}`),
+    );
+    expect(operations).toContain('GET /articles');
+    expect(operations).toContain('POST /articles');
+    expect(operations).toContain('PATCH /articles/{id}');
+    expect(operations).toContain('DELETE /articles/{id}');
+    expect(operations).toContain('GET /articles/{id}/author');
+    expect(operations).toContain('GET /articles/{id}/relationships/tags');
+    expect(operations).toHaveLength(4 * 5 + 2 * (3 + 2 + 1 + 1));
+  });
+
+  it('gives the Index its parameters: include, fields, sort, filters and bounded pagination', async () => {
+    const { paths } = await documentOf('blog');
+    const parameters = paths['/articles'].get.parameters as Array<{ name: string; schema: Record<string, any> }>;
+    const byName = new Map(parameters.map((p) => [p.name, p]));
+    expect([...byName.keys()]).toEqual([
+      'include',
+      'fields[articles]',
+      'fields[comments]',
+      'fields[people]',
+      'fields[tags]',
+      'sort',
+      'filter[title]',
+      'filter[author]',
+      'filter[status]',
+      'filter[search]',
+      'page[offset]',
+      'page[limit]',
+    ]);
+    expect(byName.get('include')!.schema.items.enum).toContain('comments.author');
+    expect(byName.get('sort')!.schema.items.enum).toEqual(['title', '-title', 'createdAt', '-createdAt', 'updatedAt', '-updatedAt']);
+    expect(byName.get('page[limit]')!.schema).toEqual({ type: 'integer', minimum: 1, maximum: 50, default: 20 });
+  });
+
+  it('uses the JSON:API media type, request bodies for Create and Update, 201 and 204', async () => {
+    const { paths, components } = await documentOf('blog');
+    const create = paths['/articles'].post;
+    expect(Object.keys(create.requestBody.content)).toEqual(['application/vnd.api+json']);
+    expect(Object.keys(create.responses)).toContain('201');
+    expect(paths['/articles/{id}'].delete.responses['204']).toBeDefined();
+    expect(paths['/articles/{id}'].patch.requestBody.content['application/vnd.api+json'].schema).toEqual({
+      $ref: '#/components/schemas/ArticlesUpdateRequest',
+    });
+    const createData = components.schemas.ArticlesCreateRequest.properties.data;
+    expect(createData.properties.attributes.required).toEqual(['title']);
+    expect(createData.properties.relationships.required).toEqual(['author']);
+    expect(components.responses.Error.content['application/vnd.api+json'].schema).toEqual({ $ref: '#/components/schemas/ErrorDocument' });
+  });
+});

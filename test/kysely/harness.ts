@@ -1,0 +1,70 @@
+/**
+ * The Kysely suites' fixture: the blog's tables, seeded, on SQLite or on a PostgreSQL database
+ * of this file's own, served by a JsonApi with the blog schema and the integration's data
+ * layers; every SQL statement is recorded.
+ */
+import { JsonApi, atomic } from 'jsonapi-gen';
+import { kyselyTransaction } from 'jsonapi-gen/kysely';
+import { migrate, openDatabase, type OpenDatabase } from '../../examples/blog/db.js';
+import * as schema from '../../examples/blog/schema.js';
+import { seed } from '../../examples/blog/seed.js';
+import { createStore } from '../../examples/blog/store.js';
+import { createPostgresDatabase, type TestDatabase } from '../support/databases.js';
+import { expectValidAtomicDocument } from '../support/atomic-schema.js';
+import { expectValidDocument } from '../support/validate.js';
+
+export type DialectName = 'sqlite' | 'postgres';
+export const DIALECTS: DialectName[] = ['sqlite', 'postgres'];
+
+export interface Fixture {
+  database: OpenDatabase;
+  api: JsonApi;
+  /** SQL of every statement run since the last `statements.length = 0`. */
+  statements: string[];
+  /** A request through `api.fetch`; the response body parsed and checked against the JSON:API schema. */
+  request(method: string, path: string, user?: string, body?: unknown): Promise<{ status: number; body: any }>;
+  close(): Promise<void>;
+}
+
+export async function openFixture(dialect: DialectName, articles = 60): Promise<Fixture> {
+  let pg: TestDatabase | undefined;
+  if (dialect === 'postgres') pg = await createPostgresDatabase();
+  const statements: string[] = [];
+  const database = openDatabase({
+    databaseUrl: pg?.url,
+    log: (event) => {
+      if (event.level === 'query') statements.push(event.query.sql);
+    },
+  });
+  await migrate(database.db, database.dialect);
+  await seed(database.db, articles);
+  const store = createStore(database.db);
+  const api = new JsonApi({ transaction: kyselyTransaction(database.db), extensions: [atomic()] })
+    .resource({ ...schema.people, ...store.people })
+    .resource({ ...schema.articles, ...store.articles })
+    .resource({ ...schema.comments, ...store.comments })
+    .resource({ ...schema.tags, ...store.tags });
+  statements.length = 0;
+  return {
+    database,
+    api,
+    statements,
+    async request(method, path, user, payload) {
+      const init: RequestInit = { method };
+      if (payload !== undefined) {
+        const atomicExt = path === '/operations' ? '; ext="https://jsonapi.org/ext/atomic"' : '';
+        init.body = JSON.stringify(payload);
+        init.headers = { 'content-type': `application/vnd.api+json${atomicExt}`, accept: `application/vnd.api+json${atomicExt}` };
+      }
+      const response = await api.fetch(new Request(`http://localhost${path}`, init), { attributes: user === undefined ? {} : { user } });
+      const text = await response.text();
+      const body = text === '' ? undefined : JSON.parse(text);
+      if (body !== undefined) (path === '/operations' && response.ok ? expectValidAtomicDocument : expectValidDocument)(body);
+      return { status: response.status, body };
+    },
+    async close() {
+      await database.close();
+      await pg?.drop();
+    },
+  };
+}

@@ -1,0 +1,76 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DIALECTS, type Fixture, openFixture } from './harness.js';
+
+describe.each(DIALECTS)('Kysely writes on %s', (dialect) => {
+  let f: Fixture;
+  const tagsOf = async (article: number) =>
+    (await f.database.db.selectFrom('article_tags').select('tag_id').where('article_id', '=', article).orderBy('tag_id').execute()).map((r) => String(r.tag_id));
+
+  beforeAll(async () => {
+    f = await openFixture(dialect, 30);
+  });
+  afterAll(async () => {
+    await f?.close();
+  });
+
+  it('creates an article with its author and tags; server-set timestamps', async () => {
+    const { status, body } = await f.request('POST', '/articles?include=tags', '2', {
+      data: {
+        type: 'articles',
+        attributes: { title: 'Written through Kysely', body: 'x' },
+        relationships: { author: { data: { type: 'people', id: '2' } }, tags: { data: [{ type: 'tags', id: '3' }, { type: 'tags', id: '5' }] } },
+      },
+    });
+    expect(status).toBe(201);
+    expect(body.data.id).toBe('31');
+    expect(body.data.attributes).toMatchObject({ title: 'Written through Kysely', status: 'draft' });
+    expect(Date.parse(body.data.attributes.createdAt)).toBeGreaterThan(Date.parse('2025-01-01'));
+    expect(body.data.relationships.tags.data.map((t: any) => t.id)).toEqual(['3', '5']);
+    expect(await tagsOf(31)).toEqual(['3', '5']);
+  });
+
+  it('updates only for the author, replacing to-many linkage', async () => {
+    const patch = { data: { type: 'articles', id: '31', attributes: { title: 'Renamed' }, relationships: { tags: { data: [{ type: 'tags', id: '1' }] } } } };
+    expect((await f.request('PATCH', '/articles/31', '3', patch)).status).toBe(403);
+    const { status, body } = await f.request('PATCH', '/articles/31', '2', patch);
+    expect(status).toBe(200);
+    expect(body.data.attributes.title).toBe('Renamed');
+    expect(await tagsOf(31)).toEqual(['1']);
+  });
+
+  it('adds to and removes from a join-table relationship', async () => {
+    const add = await f.request('POST', '/articles/31/relationships/tags', '2', { data: [{ type: 'tags', id: '7' }, { type: 'tags', id: '8' }] });
+    expect([200, 204]).toContain(add.status);
+    expect(await tagsOf(31)).toEqual(['1', '7', '8']);
+    const remove = await f.request('DELETE', '/articles/31/relationships/tags', '2', { data: [{ type: 'tags', id: '1' }] });
+    expect([200, 204]).toContain(remove.status);
+    expect(await tagsOf(31)).toEqual(['7', '8']);
+  });
+
+  it('a unique violation is a 409 and writes nothing', async () => {
+    const { status, body } = await f.request('POST', '/tags', undefined, { data: { type: 'tags', attributes: { name: 'sqlite' } } });
+    expect(status).toBe(409);
+    expect(body.errors[0].status).toBe('409');
+  });
+
+  it('Atomic Operations run in one transaction: a failing operation undoes the others', async () => {
+    const people = Number((await f.database.db.selectFrom('people').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+    const { status } = await f.request('POST', '/operations', '1', {
+      'atomic:operations': [
+        { op: 'add', data: { type: 'people', attributes: { name: 'Rolled Back' } } },
+        { op: 'add', data: { type: 'tags', attributes: { name: 'sqlite' } } },
+      ],
+    });
+    expect(status).toBe(409);
+    const after = Number((await f.database.db.selectFrom('people').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+    expect(after).toBe(people);
+    const ok = await f.request('POST', '/operations', '1', {
+      'atomic:operations': [
+        { op: 'add', data: { type: 'people', lid: 'p', attributes: { name: 'Kept' } } },
+        { op: 'add', data: { type: 'articles', attributes: { title: 'By lid' }, relationships: { author: { data: { type: 'people', lid: 'p' } } } } },
+      ],
+    });
+    expect(ok.status).toBe(200);
+    expect(ok.body['atomic:results']).toHaveLength(2);
+  });
+});

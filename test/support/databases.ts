@@ -1,0 +1,44 @@
+/**
+ * A database of its own per test file, on the server `postgres.ts` provides, so files run in
+ * parallel without seeing each other's rows.
+ */
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { inject } from 'vitest';
+
+export interface TestDatabase {
+  url: string;
+  drop(): Promise<void>;
+}
+
+/** Creates an empty database; `drop()` removes it. */
+export async function createPostgresDatabase(): Promise<TestDatabase> {
+  const admin = inject('postgresUrl');
+  if (!admin) {
+    throw new Error(
+      'No PostgreSQL server for this run: test/support/postgres.ts (a globalSetup in vitest.config.ts) starts one only when a selected file matches its NEEDS_POSTGRES pattern; add this file there.',
+    );
+  }
+  const name = `jsonapi_gen_test_${process.pid}_${randomBytes(4).toString('hex')}`;
+  const client = new pg.Client({ connectionString: admin });
+  await client.connect();
+  try {
+    await client.query(`CREATE DATABASE "${name}"`);
+  } finally {
+    await client.end();
+  }
+  const url = new URL(admin);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      const c = new pg.Client({ connectionString: admin });
+      await c.connect();
+      try {
+        await c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      } finally {
+        await c.end();
+      }
+    },
+  };
+}
