@@ -169,6 +169,9 @@ export class JsonApi {
     try {
       return await this.handle(request, options);
     } catch (thrown) {
+      // The client went away (its adapter aborted the request): not a server error, and nobody
+      // is left to read an answer.
+      if (request.signal.aborted) return new Response(null, { status: 499 });
       const response = this.error(thrown);
       // HEAD is GET without a body, errors included.
       return request.method === 'HEAD' ? new Response(null, { status: response.status, headers: response.headers }) : response;

@@ -63,6 +63,18 @@ console.log(JSON.stringify({ status: response.status, type: response.headers.get
     });
   });
 
+  it('runs the jsonapi-gen command from the installed package on a host schema', () => {
+    writeFileSync(
+      join(dir, 'schema.ts'),
+      `import { Attribute, Index, Show, defineResource } from 'jsonapi-gen';
+export const tags = defineResource({ type: 'tags', fields: [Attribute.make('name').type('string')], endpoints: [Show.make(), Index.make()] });
+`,
+    );
+    const out = run('npx', ['--no-install', 'jsonapi-gen', 'build', 'schema.ts', '--out', 'generated'], dir);
+    expect(out).toMatch(/written/);
+    expect(readdirSync(join(dir, 'generated')).sort()).toEqual(expect.arrayContaining(['index.ts', 'openapi.json']));
+  });
+
   it('type-checks a TypeScript host against the shipped declarations', () => {
     writeFileSync(
       join(dir, 'host.ts'),

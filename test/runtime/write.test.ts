@@ -109,6 +109,24 @@ describe('Create', () => {
     expect(anonymous.status).toBe(403);
   });
 
+  it('answers a client that aborted mid-body with 499, reporting no server error and writing nothing', async () => {
+    const errors: unknown[] = [];
+    const { api, tables } = store({ onError: (e) => errors.push(e) });
+    const controller = new AbortController();
+    const body = new ReadableStream<Uint8Array>({
+      pull(stream) {
+        controller.abort();
+        stream.error(new Error('aborted'));
+      },
+    });
+    const response = await api.fetch(
+      new Request('http://localhost/tags', { method: 'POST', headers: { 'content-type': 'application/vnd.api+json' }, body, signal: controller.signal, duplex: 'half' } as RequestInit),
+    );
+    expect(response.status).toBe(499);
+    expect(errors).toEqual([]);
+    expect(tables.tags).toHaveLength(2);
+  });
+
   it('undoes every write of the request when a later part fails', async () => {
     const { send, tables, fail } = store();
     fail('tags');

@@ -21,7 +21,7 @@ import {
 export type Row = Record<string, unknown> & { id: number };
 
 /** A tiny relational store in memory: tables of rows, an article_tags join, snapshots for rollback. */
-export function store(options: Pick<JsonApiOptions, 'extensions' | 'limits'> = {}) {
+export function store(options: Pick<JsonApiOptions, 'extensions' | 'limits' | 'onError'> = {}) {
   const tables: Record<string, Row[]> = {
     people: [
       { id: 1, name: 'Ada' },
@@ -36,8 +36,8 @@ export function store(options: Pick<JsonApiOptions, 'extensions' | 'limits'> = {
   let articleTags: Array<[number, number]> = [[1, 1]];
   let failOn: string | undefined;
   const api = new JsonApi({
-    ...options,
     onError: () => {},
+    ...options,
     // All-or-nothing writes over the in-memory tables: restore the snapshot when anything fails.
     transaction: async (run) => {
       const saved = structuredClone({ tables, articleTags });

@@ -1,0 +1,312 @@
+/**
+ * The Node adapter (`jsonapi-gen/node`) over real sockets: HEAD, streamed and pre-parsed
+ * request bodies, large and streamed response bodies, several Set-Cookie headers, handlers
+ * that throw, and clients that go away mid-request or mid-response.
+ */
+import { type IncomingMessage, type RequestListener, type Server, type ServerResponse, createServer, request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Attribute, Index, JsonApi, defineResource } from 'jsonapi-gen';
+import { toNodeHandler } from 'jsonapi-gen/node';
+import { afterEach, describe, expect, test, vi } from 'vitest';
+import { createApi } from '../../examples/shared/api.js';
+import { json, jsonError } from '../support/validate.js';
+import { JSON_API } from './support.js';
+
+const servers: Server[] = [];
+
+/** Listens on a free loopback port; every server is closed after its test. */
+async function listen(listener: RequestListener): Promise<string> {
+  const server = createServer(listener);
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+afterEach(async () => {
+  for (const server of servers.splice(0)) {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
+});
+
+/** A raw HTTP exchange, for what fetch hides (bodies of HEAD responses, repeated headers). */
+function raw(url: string, method: string): Promise<{ status: number; headers: IncomingMessage['headers']; body: Buffer }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { method }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+const book = (title: string) => ({
+  data: { type: 'books', attributes: { title, year: 2000 }, relationships: { author: { data: { type: 'authors', id: '2' } } } },
+});
+
+/** A body that arrives in several chunks, some time apart, without Content-Length. */
+function trickle(text: string, parts: number, delayMs: number): ReadableStream<Uint8Array> {
+  const bytes = new TextEncoder().encode(text);
+  const size = Math.ceil(bytes.length / parts);
+  let offset = 0;
+  return new ReadableStream({
+    async pull(controller) {
+      if (offset >= bytes.length) return controller.close();
+      await new Promise((resolve) => setTimeout(resolve, delayMs));
+      controller.enqueue(bytes.slice(offset, (offset += size)));
+    },
+  });
+}
+
+describe('toNodeHandler', () => {
+  test('HEAD gets the GET status and headers and no body bytes on the wire', async () => {
+    const origin = await listen(toNodeHandler(createApi()));
+    const head = await raw(`${origin}/api/v1/books`, 'HEAD');
+    expect(head.status).toBe(200);
+    expect(head.headers['content-type']).toBe(JSON_API);
+    expect(head.body.length).toBe(0);
+    const missing = await raw(`${origin}/api/v1/books/99`, 'HEAD');
+    expect(missing.status).toBe(404);
+    expect(missing.body.length).toBe(0);
+  });
+
+  test('a JSON:API response goes out with a Content-Length, and links use the Host header', async () => {
+    const origin = await listen(toNodeHandler(createApi()));
+    const get = await raw(`${origin}/api/v1/authors/1`, 'GET');
+    expect(get.status).toBe(200);
+    expect(Number(get.headers['content-length'])).toBe(get.body.length);
+    expect(get.headers['transfer-encoding']).toBeUndefined();
+    expect(JSON.parse(get.body.toString()).links.self).toBe(`${origin}/api/v1/authors/1`);
+  });
+
+  test('the origin option overrides the Host header in links (behind a proxy)', async () => {
+    const origin = await listen(toNodeHandler(createApi(), { origin: 'https://books.example/' }));
+    const doc = await json(await fetch(`${origin}/api/v1/authors/1`));
+    expect(doc.links.self).toBe('https://books.example/api/v1/authors/1');
+  });
+
+  test('a request body streamed in chunks, without Content-Length, reaches the API whole', async () => {
+    const origin = await listen(toNodeHandler(createApi()));
+    const body = trickle(JSON.stringify(book('Parable of the Sower')), 5, 10);
+    const response = await fetch(`${origin}/api/v1/books`, {
+      method: 'POST',
+      headers: { 'content-type': JSON_API },
+      body,
+      duplex: 'half',
+    } as RequestInit);
+    expect(response.status).toBe(201);
+    expect((await json(response)).data.attributes.title).toBe('Parable of the Sower');
+  });
+
+  test('a body a framework already read into req.body (a body parser ran first) is handed to the API', async () => {
+    const handler = toNodeHandler(createApi());
+    const origin = await listen(async (req, res) => {
+      const chunks: Buffer[] = [];
+      for await (const chunk of req) chunks.push(chunk as Buffer);
+      (req as IncomingMessage & { body?: unknown }).body = JSON.parse(Buffer.concat(chunks).toString());
+      await handler(req, res);
+    });
+    const response = await fetch(`${origin}/api/v1/books`, {
+      method: 'POST',
+      headers: { 'content-type': JSON_API },
+      body: JSON.stringify(book('Dawn')),
+      signal: AbortSignal.timeout(5_000),
+    });
+    expect(response.status).toBe(201);
+    expect((await json(response)).data.attributes.title).toBe('Dawn');
+  });
+
+  test('a large JSON:API collection arrives whole and valid', async () => {
+    const rows = Array.from({ length: 3_000 }, (_, i) => ({ id: String(i + 1), name: `tag number ${i + 1} `.repeat(8) }));
+    const api = new JsonApi().resource({
+      ...defineResource({ type: 'tags', fields: [Attribute.make('name')], endpoints: [Index.make()] }),
+      query: () => rows,
+      results: (query: typeof rows) => query,
+    });
+    const origin = await listen(toNodeHandler(api));
+    const response = await fetch(`${origin}/tags`);
+    expect(Number(response.headers.get('content-length'))).toBeGreaterThan(500_000);
+    const doc = await json(response);
+    expect(doc.data).toHaveLength(3_000);
+    expect(doc.data[2_999].attributes.name).toBe(rows[2_999]!.name);
+  });
+
+  test('a streamed response body of 16 MiB goes out chunked, with backpressure, byte for byte', async () => {
+    const chunk = new Uint8Array(64 * 1024).map((_, i) => i % 251);
+    const count = 256;
+    let produced = 0;
+    const origin = await listen(
+      toNodeHandler(async () => {
+        const body = new ReadableStream<Uint8Array>({
+          pull(controller) {
+            if (produced === count) return controller.close();
+            produced++;
+            controller.enqueue(chunk);
+          },
+        });
+        return new Response(body, { headers: { 'content-type': 'application/octet-stream' } });
+      }),
+    );
+    const response = await fetch(`${origin}/download`);
+    expect(response.headers.get('transfer-encoding')).toBe('chunked');
+    const reader = response.body!.getReader();
+    // Backpressure: while the client does not read, the server stops pulling long before the end.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(produced).toBeLessThan(count);
+    let total = 0;
+    let intact = true;
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      for (let i = 0; i < value.length; i += 997) if (value[i] !== ((total + i) % (64 * 1024)) % 251) intact = false;
+      total += value.length;
+    }
+    expect(total).toBe(count * chunk.length);
+    expect(intact).toBe(true);
+  });
+
+  test('several Set-Cookie headers arrive as separate headers', async () => {
+    const api = createApi();
+    const origin = await listen(
+      toNodeHandler(async (request) => {
+        const response = await api.fetch(request);
+        const headers = new Headers(response.headers);
+        headers.append('set-cookie', 'session=abc; Path=/; HttpOnly');
+        headers.append('set-cookie', 'theme=dark, light; Path=/');
+        return new Response(response.body, { status: response.status, headers });
+      }),
+    );
+    const response = await raw(`${origin}/api/v1/authors`, 'GET');
+    expect(response.headers['set-cookie']).toEqual(['session=abc; Path=/; HttpOnly', 'theme=dark, light; Path=/']);
+    expect(response.headers['content-type']).toBe(JSON_API);
+  });
+
+  test('a handler that throws gets a bare 500 that leaks nothing; the error goes to onError', async () => {
+    const onError = vi.fn();
+    const origin = await listen(
+      toNodeHandler(
+        async () => {
+          throw new Error('connect ECONNREFUSED postgres://admin:hunter2@db');
+        },
+        { onError },
+      ),
+    );
+    const response = await fetch(`${origin}/api/v1/books`);
+    expect(response.status).toBe(500);
+    const text = await response.text();
+    expect(text).toBe('Internal Server Error');
+    expect(text).not.toContain('hunter2');
+    expect(onError).toHaveBeenCalledOnce();
+    expect((onError.mock.calls[0]![0] as Error).message).toContain('hunter2');
+  });
+
+  test("an API data layer that throws becomes the API's JSON:API 500, also without the message", async () => {
+    const onError = vi.fn();
+    const api = new JsonApi({ onError }).resource({
+      ...defineResource({ type: 'tags', fields: [Attribute.make('name')], endpoints: [Index.make()] }),
+      query: () => {
+        throw new Error('password=hunter2');
+      },
+      results: (rows: unknown[]) => rows,
+    });
+    const origin = await listen(toNodeHandler(api));
+    const response = await fetch(`${origin}/tags`);
+    const body = await response.clone().text();
+    await jsonError(response, 500);
+    expect(body).not.toContain('hunter2');
+    expect(onError).toHaveBeenCalledOnce();
+  });
+
+  test('a stream that fails after the headers went out cuts the connection rather than ending it as if complete', async () => {
+    const onError = vi.fn();
+    const origin = await listen(
+      toNodeHandler(
+        async () =>
+          new Response(
+            new ReadableStream({
+              start(controller) {
+                controller.enqueue(new TextEncoder().encode('{"partial":'));
+                controller.enqueue(new TextEncoder().encode('[1,'));
+              },
+              pull(controller) {
+                controller.error(new Error('the cursor died'));
+              },
+            }),
+          ),
+        { onError },
+      ),
+    );
+    // However far the client got, it cannot take the response for a complete one.
+    const outcome = await fetch(`${origin}/export`).then((response) => response.text()).then(
+      () => 'complete',
+      () => 'cut',
+    );
+    expect(outcome).toBe('cut');
+    expect(onError).toHaveBeenCalledOnce();
+    expect((onError.mock.calls[0]![0] as Error).message).toBe('the cursor died');
+  });
+
+  test('a client that aborts while sending its body does not crash the server, and the next request is served', async () => {
+    // The API reports the broken body read to onError (see the report of issue 10); keep it quiet.
+    const api = createApi({ onError: () => {} });
+    let seen: Request | undefined;
+    const handler = toNodeHandler(async (request) => {
+      seen = request;
+      return api.fetch(request);
+    });
+    const origin = await listen(handler);
+    const controller = new AbortController();
+    let sent = 0;
+    const body = new ReadableStream<Uint8Array>({
+      async pull(stream) {
+        if (sent++ === 0) return stream.enqueue(new TextEncoder().encode('{"data":{"type":"books",'));
+        // The client gives up before the body is complete.
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        controller.abort();
+      },
+    });
+    await expect(
+      fetch(`${origin}/api/v1/books`, { method: 'POST', headers: { 'content-type': JSON_API }, body, duplex: 'half', signal: controller.signal } as RequestInit),
+    ).rejects.toThrow();
+    await vi.waitFor(() => expect(seen?.signal.aborted).toBe(true));
+    const after = await fetch(`${origin}/api/v1/books`);
+    expect(after.status).toBe(200);
+    expect((await json(after)).data).toHaveLength(3); // the half-sent book was not created
+  });
+
+  test('a client that goes away mid-response stops the stream: the body is cancelled, the request signal aborted', async () => {
+    let cancelled = false;
+    let signal: AbortSignal | undefined;
+    let handled!: Promise<void>;
+    const handler = toNodeHandler(async (request) => {
+      signal = request.signal;
+      let n = 0;
+      const body = new ReadableStream<Uint8Array>({
+        async pull(controller) {
+          await new Promise((resolve) => setTimeout(resolve, 5));
+          controller.enqueue(new TextEncoder().encode(`line ${n++}\n`));
+        },
+        cancel() {
+          cancelled = true;
+        },
+      });
+      return new Response(body, { headers: { 'content-type': 'text/plain' } });
+    });
+    const origin = await listen((req: IncomingMessage, res: ServerResponse) => {
+      handled = handler(req, res);
+    });
+    const controller = new AbortController();
+    const response = await fetch(`${origin}/events`, { signal: controller.signal });
+    const reader = response.body!.getReader();
+    await reader.read();
+    controller.abort();
+    await handled; // the adapter returns instead of writing forever
+    expect(cancelled).toBe(true);
+    expect(signal?.aborted).toBe(true);
+    const again = await fetch(`${origin}/events`);
+    expect(again.status).toBe(200);
+    await again.body!.cancel();
+  });
+});
