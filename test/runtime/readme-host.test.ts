@@ -38,3 +38,10 @@ test('the README host lists, and answers 404 for what it does not have', async (
   expect(missing.status).toBe(404);
   expect((await json(missing)).errors[0].status).toBe('404');
 });
+
+test('README.md shows this host verbatim', async () => {
+  const { readFileSync } = await import('node:fs');
+  const source = readFileSync(new URL(import.meta.url), 'utf8');
+  const host = source.slice(source.indexOf('\n', source.indexOf('README host: copied verbatim')) + 1, source.indexOf('// ─── end of README host')).trimEnd();
+  expect(readFileSync(new URL('../../README.md', import.meta.url), 'utf8')).toContain(host);
+});
