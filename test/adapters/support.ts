@@ -3,10 +3,12 @@
  * it with the same HTTP conversation: list, create, update, delete, 404s, 415.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { expect, test } from 'vitest';
 import { json, jsonError } from '../support/validate.js';
+import { freePort } from '../support/net.js';
+
+export { freePort };
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const BIN = (name: string) => `${ROOT}node_modules/.bin/${name}`;
@@ -32,17 +34,6 @@ export interface StartOptions {
   timeoutMs?: number;
 }
 
-/** A free TCP port on 127.0.0.1 (for servers that cannot be told "port 0"). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /**
  * Starts `command args` in its own process group with PORT=0 and HOST=127.0.0.1, and resolves

@@ -11,10 +11,10 @@
  */
 import { execFileSync } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
+import { freePort } from './net.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -50,16 +50,6 @@ function installBinaries(): string {
   return findBinaries() ?? fail(`apt-get installed postgresql but no initdb under ${ROOT}/*/bin`);
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** The test files that use PostgreSQL (through `./databases.ts`). */
 const NEEDS_POSTGRES = /[\\/]test[\\/](kysely|e2e)[\\/]/;
