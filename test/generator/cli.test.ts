@@ -19,7 +19,8 @@ async function cli(...args: string[]): Promise<{ code: number; stdout: string; s
   }
 }
 
-describe('jsonapi-gen build', () => {
+// Each step spawns the CLI (tsx, ts-morph, prettier): seconds each on a busy machine.
+describe('jsonapi-gen build', { timeout: 120_000 }, () => {
   const dir = join(TMP, 'cli');
   const schema = join(dir, 'schema.ts');
   const out = join(dir, 'generated');
