@@ -23,6 +23,15 @@ export interface ApiModel {
   /** The schema file, relative to the output directory, for headers. */
   readonly schemaPath: string;
   readonly resources: readonly ResourceModel[];
+  readonly extensions: ExtensionsModel;
+}
+
+/** The extensions the schema declares (`export const extensions = [atomic()]`). */
+export interface ExtensionsModel {
+  /** Whether the schema exports `extensions`: the generated `createApi` then uses them by default. */
+  readonly exported: boolean;
+  /** Atomic Operations (`https://jsonapi.org/ext/atomic`), where it is served. */
+  readonly atomic: { readonly uri: string; readonly path: string } | undefined;
 }
 
 /** Identifiers derived from a resource type. */

@@ -51,11 +51,31 @@ export interface LoadedResource {
   readonly schema: SchemaLike;
 }
 
+/** An extension as `JsonApi` takes it (`atomic()`), read by duck typing. */
+export interface ExtensionLike {
+  readonly uri: string;
+  /** Below the API's base path, such as `/operations`. */
+  readonly path: string;
+}
+
 export interface LoadedSchema {
   /** Absolute path of the schema file. */
   readonly file: string;
   /** In export-name order. */
   readonly resources: readonly LoadedResource[];
+  /**
+   * What the schema exports as `extensions` (such as `[atomic()]`): the API's extensions, for
+   * the OpenAPI document and as the default of the generated `createApi`. Undefined when the
+   * schema exports none.
+   */
+  readonly extensions?: readonly ExtensionLike[];
+}
+
+/** Whether `value` looks like an extension (`{ uri, path, handle }`). */
+export function isExtension(value: unknown): value is ExtensionLike {
+  if (typeof value !== 'object' || value === null) return false;
+  const v = value as Record<string, unknown>;
+  return typeof v.uri === 'string' && typeof v.path === 'string' && v.path.startsWith('/');
 }
 
 /** Whether `value` looks like a `ResourceSchema`. */
@@ -65,7 +85,7 @@ export function isResourceSchema(value: unknown): value is SchemaLike {
   return typeof v.type === 'function' && typeof v.fields === 'function' && typeof v.endpoints === 'function';
 }
 
-/** The resources a module namespace exports, by export name. */
+/** The resources a module namespace exports, by export name, and its `extensions` export. */
 export function resourcesOf(file: string, namespace: Record<string, unknown>): LoadedSchema {
   const resources = Object.keys(namespace)
     .sort()
@@ -73,7 +93,12 @@ export function resourcesOf(file: string, namespace: Record<string, unknown>): L
       const value = namespace[exportName];
       return isResourceSchema(value) ? [{ exportName, schema: value }] : [];
     });
-  return { file, resources };
+  if (!('extensions' in namespace)) return { file, resources };
+  const extensions = namespace.extensions;
+  if (!Array.isArray(extensions) || !extensions.every(isExtension)) {
+    throw new SchemaError([{ file, message: 'the "extensions" export must be an array of extensions, such as [atomic()]' }]);
+  }
+  return { file, resources, extensions: extensions.map((e) => ({ uri: e.uri, path: e.path })) };
 }
 
 /** The nearest tsconfig.json at or above `directory`, if any. */

@@ -1,13 +1,26 @@
 /** From a loaded, validated schema to the plain IR the emitters read. */
 import type { AttributeKind } from 'jsonapi-gen';
-import type { ApiModel, AttributeModel, Capability, EndpointsModel, RelationshipModel, ResourceModel } from './ir.js';
+import type { ApiModel, AttributeModel, Capability, EndpointsModel, ExtensionsModel, RelationshipModel, ResourceModel } from './ir.js';
 import type { FieldLike, LoadedResource, LoadedSchema } from './load.js';
 import { camelCase, pascalCase } from './naming.js';
 
 /** The IR of `loaded`; `schemaImport` and `schemaPath` are relative to the output directory. */
 export function buildModel(loaded: LoadedSchema, schemaPath: string): ApiModel {
   const resources = loaded.resources.map(toResource).sort((a, b) => (a.type < b.type ? -1 : a.type > b.type ? 1 : 0));
-  return { schemaPath, schemaImport: schemaPath.replace(/\.(m|c)?tsx?$/, (_, m: string | undefined) => `.${m ?? ''}js`), resources };
+  return {
+    schemaPath,
+    schemaImport: schemaPath.replace(/\.(m|c)?tsx?$/, (_, m: string | undefined) => `.${m ?? ''}js`),
+    resources,
+    extensions: toExtensions(loaded),
+  };
+}
+
+/** The Atomic Operations extension's URI (the runtime's `ATOMIC_EXT`). */
+export const ATOMIC_URI = 'https://jsonapi.org/ext/atomic';
+
+function toExtensions(loaded: LoadedSchema): ExtensionsModel {
+  const atomic = loaded.extensions?.find((e) => e.uri === ATOMIC_URI);
+  return { exported: loaded.extensions !== undefined, atomic: atomic && { uri: atomic.uri, path: atomic.path } };
 }
 
 function toResource({ exportName, schema }: LoadedResource): ResourceModel {

@@ -247,6 +247,10 @@ export async function readResourceDocument(body: unknown, options: ResourceDocum
       invalid(pointer, `${name} is read-only`, 'read_only');
       continue;
     }
+    if (linkage === null && field.isRequired) {
+      invalid(`${pointer}/data`, `${name} is required and cannot be cleared`, 'required');
+      continue;
+    }
     const conflicts = linkageTypeErrors(field as ToOne | ToMany, linkage, `${pointer}/data`);
     errors.push(...conflicts);
     if (conflicts.length === 0) values.relationships[name] = linkage;
@@ -267,9 +271,14 @@ export async function readResourceDocument(body: unknown, options: ResourceDocum
   return values;
 }
 
+/** Lookups `checkLinkageExists` runs at once (inside a transaction they queue on one connection anyway). */
+const LINKAGE_LOOKUPS = 8;
+
 /**
  * 404 for every identifier whose resource does not exist (through the related type's `find`).
- * Gathers all misses; one lookup per identifier, in parallel.
+ * Gathers all misses; one lookup per distinct identifier, a few at a time: a body naming the
+ * same or many resources thousands of times costs a linear number of lookups, not a flood of
+ * concurrent ones (which a transaction's single connection serves in quadratic time).
  */
 export async function checkLinkageExists(
   values: Pick<WriteValues, 'relationships'>,
@@ -278,7 +287,8 @@ export async function checkLinkageExists(
   context: Context,
   base = '/data/relationships',
 ): Promise<void> {
-  const checks: Array<Promise<JsonApiError | undefined>> = [];
+  const lookups = new Map<string, { related: RegisteredResource; id: string }>();
+  const uses: Array<{ key: string; identifier: ResourceIdentifier; pointer: string }> = [];
   for (const name of Object.keys(values.relationships)) {
     const linkage = values.relationships[name]!;
     const relationship = resource.fields.get(name) as ToOne | ToMany;
@@ -286,15 +296,27 @@ export async function checkLinkageExists(
     const list = linkage === null ? [] : Array.isArray(linkage) ? linkage : [linkage];
     list.forEach((identifier, i) => {
       const pointer = `${base}${base.endsWith('/data') ? '' : `/${escape(name)}/data`}${Array.isArray(linkage) ? `/${i}` : ''}`;
-      checks.push(
-        Promise.resolve(related.definition.find ? related.definition.find(identifier.id, context) : null).then((model) =>
-          model === null || model === undefined
-            ? new NotFoundError({ detail: `There is no ${identifier.type} with id "${identifier.id}"`, source: { pointer }, code: 'related_not_found' })
-            : undefined,
-        ),
-      );
+      const key = `${related.type}\u0000${identifier.id}`;
+      if (!lookups.has(key)) lookups.set(key, { related, id: identifier.id });
+      uses.push({ key, identifier, pointer });
     });
   }
-  const errors = (await Promise.all(checks)).filter((e): e is JsonApiError => e !== undefined);
+  const exists = new Map<string, boolean>();
+  const pending = [...lookups];
+  let taken = 0;
+  const worker = async (): Promise<void> => {
+    while (taken < pending.length) {
+      const [key, { related, id }] = pending[taken++]!;
+      const model = related.definition.find ? await related.definition.find(id, context) : null;
+      exists.set(key, model !== null && model !== undefined);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(LINKAGE_LOOKUPS, pending.length) }, worker));
+  const errors = uses
+    .filter((use) => !exists.get(use.key))
+    .map(
+      ({ identifier, pointer }) =>
+        new NotFoundError({ detail: `There is no ${identifier.type} with id "${identifier.id}"`, source: { pointer }, code: 'related_not_found' }),
+    );
   if (errors.length > 0) throw new JsonApiErrors(errors);
 }

@@ -19,6 +19,8 @@ export function checkKind(attribute: Attribute, value: unknown): string[] {
   switch (attribute.kind) {
     case 'string': {
       if (typeof value !== 'string') return ['must be a string'];
+      // JSON allows "\ud800"; no database stores it faithfully (SQLite and PostgreSQL replace or refuse it).
+      if (LONE_SURROGATE.test(value)) return ['must be well-formed Unicode (it contains a lone surrogate)'];
       const problems: string[] = [];
       const length = c.minLength !== undefined || c.maxLength !== undefined ? codePoints(value) : 0;
       if (c.minLength !== undefined && length < c.minLength) problems.push(`must be at least ${c.minLength} characters long`);
@@ -95,3 +97,6 @@ export async function validateValue(attribute: Attribute, value: unknown, contex
   }
   return { ok: true, value: current };
 }
+
+/** A surrogate code unit not paired with its other half (in `u` mode a pair is one code point). */
+const LONE_SURROGATE = /\p{Cs}/u;

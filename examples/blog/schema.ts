@@ -2,9 +2,15 @@
  * The blog API of shared/DEMO.md, declared once. `jsonapi-gen build` turns it into
  * `generated/`; the demo binds it to Kysely data layers in `store.ts`.
  */
-import { Attribute, Create, CustomFilter, Delete, Index, Show, ToMany, ToOne, Update, defineResource } from 'jsonapi-gen';
+import { Attribute, Create, CustomFilter, Delete, Index, Show, ToMany, ToOne, Update, atomic, defineResource } from 'jsonapi-gen';
 import type { Context } from 'jsonapi-gen';
 import { SortColumn, Where, can, type SelectQuery } from 'jsonapi-gen/kysely';
+
+/**
+ * The API's extensions: Atomic Operations at `POST /operations`. The generated OpenAPI document
+ * describes them and the generated `createApi` serves them unless told otherwise.
+ */
+export const extensions = [atomic()];
 
 /** The demo's stand-in for authentication sets `user` from `Authorization: Bearer <id>`. */
 const signedIn = (ctx: Context) => ctx.getAttribute('user') !== undefined;

@@ -9,6 +9,7 @@ export function emitApi(model: ApiModel): SourceFileStructure {
   const resources = model.resources;
   const statements: StatementStructures[] = [
     importOf('jsonapi-gen', ['JsonApi', 'type JsonApiOptions']),
+    ...(model.extensions.exported ? [importOf(model.schemaImport, ['extensions as schemaExtensions'])] : []),
     ...resources.map((r) => importOf(`./resources/${r.type}.js`, [`${r.names.camel}Resource`, `type ${r.names.pascal}DataLayer`])),
     {
       kind: StructureKind.ExportDeclaration,
@@ -38,7 +39,9 @@ export function emitApi(model: ApiModel): SourceFileStructure {
       name: 'createApi',
       isExported: true,
       docs: [
-        'A `JsonApi` serving every resource of the schema, each bound to its data layer.\n\n' +
+        'A `JsonApi` serving every resource of the schema, each bound to its data layer.' +
+          (model.extensions.exported ? ' Its extensions are the schema\'s `extensions` unless `options.extensions` is given.' : '') +
+          '\n\n' +
           '@example\n' +
           'const api = createApi({ ' +
           resources.map((r) => `${r.type.includes('-') ? `'${r.type}'` : r.type}: ${r.names.camel}Store`).join(', ') +
@@ -50,7 +53,7 @@ export function emitApi(model: ApiModel): SourceFileStructure {
       ],
       returnType: 'JsonApi',
       statements: [
-        `return new JsonApi(options)${resources.map((r) => `\n.resource(${r.names.camel}Resource(${propertyAccess('dataLayers', r.type)}))`).join('')};`,
+        `return new JsonApi(${model.extensions.exported ? '{ ...options, extensions: options?.extensions ?? schemaExtensions }' : 'options'})${resources.map((r) => `\n.resource(${r.names.camel}Resource(${propertyAccess('dataLayers', r.type)}))`).join('')};`,
       ],
     },
   ];

@@ -11,9 +11,27 @@ export const MEDIA_TYPE = 'application/vnd.api+json';
 /** How deep `include` paths are listed; the server accepts deeper ones too. */
 export const INCLUDE_DEPTH = 3;
 
+/** The Atomic Operations extension's URI, and the media type its documents travel under. */
+export const ATOMIC_URI = 'https://jsonapi.org/ext/atomic';
+export const ATOMIC_MEDIA_TYPE = `${MEDIA_TYPE}; ext="${ATOMIC_URI}"`;
+
 const ref = (name: string): ReferenceObject => ({ $ref: `#/components/schemas/${name}` });
-const errorRef = (): ReferenceObject => ({ $ref: '#/components/responses/Error' });
-const content = (schema: SchemaObject | ReferenceObject) => ({ [MEDIA_TYPE]: { schema } });
+const content = (schema: SchemaObject | ReferenceObject, mediaType = MEDIA_TYPE) => ({ [mediaType]: { schema } });
+
+/** The error statuses a JSON:API endpoint may answer, each a named response of an errors document. */
+const ERROR_RESPONSES = {
+  '400': ['BadRequest', 'Bad Request: a malformed document or query parameter (`source.pointer` or `source.parameter` names it).'],
+  '403': ['Forbidden', 'Forbidden: the request is not allowed (an endpoint callback, a read-only field, a client-generated id).'],
+  '404': ['NotFound', 'Not Found: the resource, or a related resource the document names (`source.pointer`), does not exist.'],
+  '406': ['NotAcceptable', 'Not Acceptable: the Accept header allows no media type the server answers.'],
+  '409': ['Conflict', 'Conflict: a type or id that does not match the endpoint, or a value that must be unique.'],
+  '413': ['ContentTooLarge', 'Content Too Large: the request body is larger than the server accepts.'],
+  '415': ['UnsupportedMediaType', 'Unsupported Media Type: the body is not sent as the JSON:API media type (with only supported extensions).'],
+  '422': ['UnprocessableContent', 'Unprocessable Content: field values that fail validation, each error pointing at its member.'],
+  '500': ['Error', 'An unexpected error; the errors document says nothing of it.'],
+} as const;
+type ErrorStatus = keyof typeof ERROR_RESPONSES;
+const errorRef = (status: ErrorStatus): ReferenceObject => ({ $ref: `#/components/responses/${ERROR_RESPONSES[status][0]}` });
 
 export interface OpenApiOptions {
   readonly title?: string;
@@ -30,12 +48,20 @@ export function emitOpenApi(model: ApiModel, options: OpenApiOptions = {}): Open
   for (const resource of model.resources) {
     for (const [name, schema] of resourceSchemas(resource)) builder.addSchema(name, schema);
   }
-  builder.addResponse('Error', { description: 'An error document.', content: content(ref('ErrorDocument')) });
+  for (const [name, description] of Object.values(ERROR_RESPONSES)) {
+    builder.addResponse(name, { description, content: content(ref('ErrorDocument')) });
+  }
   builder.addParameter('id', { name: 'id', in: 'path', required: true, description: 'The resource id.', schema: { type: 'string' } });
   const byType = new Map(model.resources.map((r) => [r.type, r]));
   for (const resource of model.resources) {
     for (const [path, item] of pathItems(resource, byType)) builder.addPath(path, item);
     builder.addTag({ name: resource.type });
+  }
+  const atomic = model.extensions.atomic;
+  if (atomic) {
+    for (const [name, schema] of atomicSchemas()) builder.addSchema(name, schema);
+    builder.addPath(atomic.path, { post: atomicOperation() });
+    builder.addTag({ name: 'operations', description: 'Atomic Operations (https://jsonapi.org/ext/atomic): several writes in order, in one transaction.' });
   }
   const spec = builder.getSpec();
   return {
@@ -286,12 +312,18 @@ function collectionParameters(resource: ResourceModel): ParameterObject[] {
   return parameters;
 }
 
-const READ_ERRORS = ['400', '403', '404', '406'] as const;
-const WRITE_ERRORS = ['400', '403', '404', '406', '409', '415', '422'] as const;
+const READ_ERRORS: readonly ErrorStatus[] = ['400', '403', '404', '406'];
+/** Create, Update: a document is read (400, 413, 415), checked (409, 422) and its relationships looked up (404). */
+const WRITE_ERRORS: readonly ErrorStatus[] = ['400', '403', '404', '406', '409', '413', '415', '422'];
+/** Relationship PATCH / POST / DELETE: linkage is read and checked; 422 for clearing a required to-one. */
+const LINKAGE_ERRORS: readonly ErrorStatus[] = ['400', '403', '404', '406', '409', '413', '415', '422'];
+const DELETE_ERRORS: readonly ErrorStatus[] = ['400', '403', '404', '406'];
 
-function responses(success: ResponsesObject, errors: readonly string[]): ResponsesObject {
-  return { ...success, ...Object.fromEntries(errors.map((status) => [status, errorRef()])), '500': errorRef() };
+function responses(success: ResponsesObject, errors: readonly ErrorStatus[]): ResponsesObject {
+  return { ...success, ...Object.fromEntries(errors.map((status) => [status, errorRef(status)])), '500': errorRef('500') };
 }
+
+const noContent = (description: string): ResponsesObject => ({ '204': { description } });
 
 function ok(description: string, schema: SchemaObject | ReferenceObject, status = '200'): ResponsesObject {
   return { [status]: { description, content: content(schema) } };
@@ -321,7 +353,16 @@ function pathItems(resource: ResourceModel, byType: ReadonlyMap<string, Resource
       summary: `Create a ${type} resource`,
       tags,
       requestBody: body(`${pascal}CreateRequest`),
-      responses: responses(ok(`The created ${type} resource.`, ref(`${pascal}Document`), '201'), WRITE_ERRORS.filter((s) => s !== '404')),
+      responses: responses(
+        {
+          '201': {
+            description: `The created ${type} resource.`,
+            headers: { Location: { description: 'The URL of the created resource.', schema: { type: 'string', format: 'uri' } } },
+            content: content(ref(`${pascal}Document`)),
+          },
+        },
+        WRITE_ERRORS,
+      ),
     };
   }
   if (Object.keys(collection).length > 0) items.push([`/${type}`, collection]);
@@ -350,17 +391,18 @@ function pathItems(resource: ResourceModel, byType: ReadonlyMap<string, Resource
       operationId: `delete${pascal}`,
       summary: `Delete a ${type} resource`,
       tags,
-      responses: responses({ '204': { description: 'Deleted.' } }, ['403', '404', '406']),
+      responses: responses(noContent('Deleted.'), DELETE_ERRORS),
     };
   }
   if (Object.keys(single).length > 0) items.push([`/${type}/{id}`, { parameters: [idParameter], ...single }]);
 
-  if (endpoints.show) {
-    for (const relationship of resource.relationships) {
-      const related = byType.get(relationship.relatedType)!;
-      const relatedPascal = related.names.pascal;
-      const relName = pascalCase(relationship.name);
-      const many = relationship.cardinality === 'many';
+  for (const relationship of resource.relationships) {
+    const related = byType.get(relationship.relatedType)!;
+    const relatedPascal = related.names.pascal;
+    const relName = pascalCase(relationship.name);
+    const many = relationship.cardinality === 'many';
+    const linkagePath: PathItemObject = { parameters: [idParameter] };
+    if (endpoints.show) {
       const data: SchemaObject | ReferenceObject = many ? { type: 'array', items: ref(`${relatedPascal}Resource`) } : { oneOf: [ref(`${relatedPascal}Resource`), { type: 'null' }] };
       const relatedGet: OperationObject = {
         operationId: `get${pascal}${relName}`,
@@ -369,7 +411,8 @@ function pathItems(resource: ResourceModel, byType: ReadonlyMap<string, Resource
         parameters: readParameters(related, byType),
         responses: responses(ok(`The related ${related.type}.`, documentSchema(data)), READ_ERRORS),
       };
-      const linkageGet: OperationObject = {
+      items.push([`/${type}/{id}/${relationship.name}`, { parameters: [idParameter], get: relatedGet }]);
+      linkagePath.get = {
         operationId: `get${pascal}${relName}Relationship`,
         summary: `Fetch the ${relationship.name} linkage of a ${type} resource`,
         tags,
@@ -382,9 +425,117 @@ function pathItems(resource: ResourceModel, byType: ReadonlyMap<string, Resource
           READ_ERRORS,
         ),
       };
-      items.push([`/${type}/{id}/${relationship.name}`, { parameters: [idParameter], get: relatedGet }]);
-      items.push([`/${type}/{id}/relationships/${relationship.name}`, { parameters: [idParameter], get: linkageGet }]);
     }
+    // The runtime serves writes on a relationship of a resource with Update when it is writable
+    // (others: 403); POST and DELETE only on to-many.
+    if (endpoints.update && relationship.writable) {
+      const linkageBody = (description: string) => ({
+        required: true,
+        description,
+        content: content({ type: 'object', required: ['data'], properties: { data: linkageSchema(relationship, !relationship.required), meta: ref('Meta') } }),
+      });
+      linkagePath.patch = {
+        operationId: `update${pascal}${relName}Relationship`,
+        summary: many ? `Replace every member of the ${relationship.name} of a ${type} resource` : `Replace the ${relationship.name} of a ${type} resource`,
+        tags,
+        requestBody: linkageBody(many ? 'The new members (an empty array clears the relationship).' : relationship.required ? `The new ${relationship.name} (required: it cannot be cleared).` : `The new ${relationship.name}, or null to clear it.`),
+        responses: responses(noContent('Replaced.'), LINKAGE_ERRORS),
+      };
+      if (many) {
+        linkagePath.post = {
+          operationId: `add${pascal}${relName}Relationship`,
+          summary: `Add members to the ${relationship.name} of a ${type} resource`,
+          tags,
+          requestBody: linkageBody('Members to add; those already present are left as they are.'),
+          responses: responses(noContent('Added.'), LINKAGE_ERRORS),
+        };
+        linkagePath.delete = {
+          operationId: `remove${pascal}${relName}Relationship`,
+          summary: `Remove members from the ${relationship.name} of a ${type} resource`,
+          tags,
+          requestBody: linkageBody('Members to remove; those not present are ignored.'),
+          responses: responses(noContent('Removed.'), LINKAGE_ERRORS),
+        };
+      }
+    }
+    if (Object.keys(linkagePath).length > 1) items.push([`/${type}/{id}/relationships/${relationship.name}`, linkagePath]);
   }
   return items;
+}
+
+/** The documents of Atomic Operations: what `POST /operations` takes and answers. */
+function atomicSchemas(): Array<[string, SchemaObject]> {
+  const ref_: SchemaObject = {
+    type: 'object',
+    required: ['type'],
+    properties: { type: { type: 'string' }, id: { type: 'string' }, lid: { type: 'string' }, relationship: { type: 'string' } },
+    additionalProperties: false,
+    description: 'The target: `type` with `id` or `lid`, and `relationship` to target a relationship.',
+  };
+  return [
+    [
+      'AtomicOperation',
+      {
+        type: 'object',
+        required: ['op'],
+        properties: {
+          op: { type: 'string', enum: ['add', 'update', 'remove'] },
+          ref: ref_,
+          href: { type: 'string', description: 'The target as a URI-reference: a collection, a resource or a relationship.' },
+          data: {
+            description: 'A resource object (add, update; `lid` assigns a local identity), or relationship linkage (operations on a relationship).',
+            oneOf: [{ type: 'object' }, { type: 'array', items: { type: 'object' } }, { type: 'null' }],
+          },
+          meta: ref('Meta'),
+        },
+        not: { required: ['ref', 'href'] },
+        additionalProperties: false,
+      },
+    ],
+    [
+      'AtomicOperationsDocument',
+      {
+        type: 'object',
+        required: ['atomic:operations'],
+        properties: { 'atomic:operations': { type: 'array', minItems: 1, items: ref('AtomicOperation') }, jsonapi: ref('JsonApi'), meta: ref('Meta'), links: ref('Links') },
+        additionalProperties: false,
+      },
+    ],
+    [
+      'AtomicResult',
+      {
+        type: 'object',
+        description: 'The result of the operation at the same position: the resource it created or updated as `data`, or `{}`.',
+        properties: { data: ref('Resource'), meta: ref('Meta') },
+      },
+    ],
+    [
+      'AtomicResultsDocument',
+      {
+        type: 'object',
+        required: ['atomic:results'],
+        properties: { jsonapi: ref('JsonApi'), 'atomic:results': { type: 'array', items: ref('AtomicResult') }, meta: ref('Meta') },
+      },
+    ],
+  ];
+}
+
+function atomicOperation(): OperationObject {
+  return {
+    operationId: 'operations',
+    summary: 'Run Atomic Operations',
+    description:
+      'Runs the operations in order, in one transaction: all succeed, or nothing is written. Each runs through the same ' +
+      'endpoint as its REST twin (same checks, same errors, pointers prefixed with `/atomic:operations/{i}`). ' +
+      'Send and accept the media type with `ext="https://jsonapi.org/ext/atomic"`.',
+    tags: ['operations'],
+    requestBody: { required: true, content: content(ref('AtomicOperationsDocument'), ATOMIC_MEDIA_TYPE) },
+    responses: responses(
+      {
+        '200': { description: 'Every operation succeeded; one result per operation, in order.', content: content(ref('AtomicResultsDocument'), ATOMIC_MEDIA_TYPE) },
+        '204': { description: 'Every operation succeeded and none returns data.' },
+      },
+      ['400', '403', '404', '406', '409', '413', '415', '422'],
+    ),
+  };
 }

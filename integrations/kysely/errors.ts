@@ -1,17 +1,23 @@
-import { BadRequestError, ConflictError } from '../../runtime/index.js';
+import { BadRequestError, ConflictError, UnprocessableEntityError } from '../../runtime/index.js';
 
 /**
  * Runs a statement; a value the database cannot compare with its column (PostgreSQL's SQLSTATE
  * class 22, "data exception": `filter[author]=abc` against an integer column) is the client's
  * mistake, so it becomes a 400 rather than a 500; a unique violation (23505, or SQLite's
  * SQLITE_CONSTRAINT_UNIQUE / _PRIMARYKEY) becomes a 409.
+ *
+ * `written`: the attributes an insert or update writes. A value the database refuses to store
+ * (class 22, or 54000 for an index entry past PostgreSQL's btree limit) is then a 422 at the
+ * attribute that holds it.
  */
-export async function runStatement<T>(statement: () => Promise<T>): Promise<T> {
+export async function runStatement<T>(statement: () => Promise<T>, written?: Readonly<Record<string, unknown>>): Promise<T> {
   try {
     return await statement();
   } catch (thrown) {
     const code = (thrown as { code?: unknown } | null)?.code;
-    if (typeof code === 'string' && /^22[0-9A-Z]{3}$/.test(code)) {
+    if (typeof code !== 'string') throw thrown;
+    if (written && (code === '54000' || code.startsWith('22'))) throw unstorable(code, written);
+    if (/^22[0-9A-Z]{3}$/.test(code)) {
       throw new BadRequestError({ detail: 'A filter value is not valid for the column it is compared with', code: 'invalid_filter_value' });
     }
     if (code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
@@ -19,4 +25,24 @@ export async function runStatement<T>(statement: () => Promise<T>): Promise<T> {
     }
     throw thrown;
   }
+}
+
+/** The 422 for a value the database would not store, pointing at the attribute most likely to hold it. */
+function unstorable(code: string, written: Readonly<Record<string, unknown>>): UnprocessableEntityError {
+  const strings = Object.entries(written).filter((entry): entry is [string, string] => typeof entry[1] === 'string');
+  const escape = (name: string) => name.replace(/~/g, '~0').replace(/\//g, '~1');
+  const at = (name: string | undefined, why: string, problem: string) =>
+    new UnprocessableEntityError({
+      detail: name ? `${name} ${why}` : `A value ${why}`,
+      source: { pointer: name ? `/data/attributes/${escape(name)}` : '/data/attributes' },
+      code: problem,
+    });
+  // 22021: PostgreSQL's text cannot hold U+0000.
+  const nul = strings.find(([, value]) => value.includes('\u0000'));
+  if (code === '22021' && nul) return at(nul[0], 'contains a NUL character (U+0000), which the database cannot store', 'invalid_value');
+  if (code === '54000' || code === '22001') {
+    const longest = strings.sort((a, b) => b[1].length - a[1].length)[0];
+    return at(longest?.[0], 'is too long for the database to store (or index)', 'value_too_large');
+  }
+  return at(nul?.[0], 'cannot be stored in its column', 'invalid_value');
 }

@@ -1,4 +1,4 @@
-import { ForbiddenError, JsonApiErrors, NotFoundError } from '../errors.js';
+import { ForbiddenError, JsonApiErrors, NotFoundError, UnprocessableEntityError } from '../errors.js';
 import { Relationship, type ToMany, type ToOne } from '../fields.js';
 import { checkLinkageExists, linkageTypeErrors, readJson, readLinkage, topLevelData } from '../payload.js';
 import { findOr404, mustBeVisible, onlyParameters, supported } from './checks.js';
@@ -24,6 +24,9 @@ export async function serveRelationshipWrite(state: RequestState, id: string, na
   if (!relationship.isVisibleFor(model, context)) throw unknown();
   await mustBeVisible(await resource.endpoint('update')!.isVisible(model, context), `You may not update this ${resource.type} resource`);
   const linkage = readLinkage(relationship, topLevelData(await readJson(context.request, state.limits)), '/data');
+  if (linkage === null && relationship.isRequired) {
+    throw new UnprocessableEntityError({ detail: `${name} is required and cannot be cleared`, source: { pointer: '/data' }, code: 'required' });
+  }
   const conflicts = linkageTypeErrors(relationship, linkage, '/data');
   if (conflicts.length > 0) throw new JsonApiErrors(conflicts);
   const values = { attributes: Object.create(null), relationships: Object.assign(Object.create(null), { [name]: linkage }) };

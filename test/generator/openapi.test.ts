@@ -26,7 +26,8 @@ describe('openapi.json', () => {
     expect(operations).toContain('DELETE /articles/{id}');
     expect(operations).toContain('GET /articles/{id}/author');
     expect(operations).toContain('GET /articles/{id}/relationships/tags');
-    expect(operations).toHaveLength(4 * 5 + 2 * (3 + 2 + 1 + 1));
+    // plus the writes on writable relationships: articles.author (PATCH), articles.tags (PATCH, POST, DELETE), comments.author, comments.article (PATCH)
+    expect(operations).toHaveLength(4 * 5 + 2 * (3 + 2 + 1 + 1) + (1 + 3 + 1 + 1));
   });
 
   it('gives the Index its parameters: include, fields, sort, filters and bounded pagination', async () => {
