@@ -66,8 +66,14 @@ export abstract class Field {
    * Show the field only when `callback` returns true. A hidden field is absent from output,
    * refused in input, and unusable in filters, sorts, include paths and sparse fieldsets.
    *
+   * Without a model (a filter, a sort, a create) answer for every resource at once: returning
+   * true there lets `filter[email]=...` probe values the client may not read.
+   *
    * @example
-   * Attribute.make('email').visible((person, ctx) => !person || String(person.id) === ctx.getAttribute('user'));
+   * // Each person sees their own email; only admins may filter or sort by it.
+   * Attribute.make('email').visible((person, ctx) =>
+   *   person ? String(person.id) === ctx.getAttribute('user') : ctx.getAttribute('role') === 'admin',
+   * );
    */
   visible(callback: FieldVisibilityCallback): this {
     this.#checks.push(callback);

@@ -77,6 +77,9 @@ export interface OpenDatabase {
   close(): Promise<void>;
 }
 
+/** How long a SQLite write waits for another connection's write lock before SQLITE_BUSY. */
+export const SQLITE_BUSY_TIMEOUT_MS = 5000;
+
 /** Opens the demo database. */
 export function openDatabase(options: OpenOptions = {}): OpenDatabase {
   const log = options.log;
@@ -107,7 +110,15 @@ export function openDatabase(options: OpenOptions = {}): OpenDatabase {
     file = join(temporary, 'blog.sqlite');
   }
   const sqlite = new SQLite(file);
+  // What can contend: not this process's own requests (Kysely's SQLite driver runs every
+  // statement and transaction on one connection, one at a time), but other connections to the
+  // same file: another demo on the same --db, the sqlite3 shell, a backup. WAL lets their reads
+  // and ours run alongside writes; busy_timeout makes a write wait (up to 5 s) for another
+  // connection's write to finish instead of failing at once with SQLITE_BUSY. The wait is
+  // synchronous (better-sqlite3), so it also holds this process's other requests: keep other
+  // writers' transactions short.
   sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
   sqlite.pragma('foreign_keys = ON');
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }), ...(log && { log }) });
   return {

@@ -1,10 +1,43 @@
 /**
  * The blog's data layers: every resource of `schema.ts` backed by its table through the Kysely
  * integration, plus the one policy: only an article's author may update or delete it.
+ * `createStore(db, { scoped: true })` adds row-level read authorization (not served by the
+ * demo, whose reads stay open as shared/DEMO.md says): drafts are visible only to their
+ * author, and comments only when their article is.
  */
-import type { Kysely } from 'kysely';
-import { defineStore } from 'jsonapi-gen/kysely';
+import type { ExpressionBuilder, Kysely } from 'kysely';
+import type { Context } from 'jsonapi-gen';
+import { defineStore, type SelectQuery } from 'jsonapi-gen/kysely';
 import type { Database } from './db.js';
+
+/** Options of `createStore`. */
+export interface StoreOptions {
+  /**
+   * Drafts only for their author, comments only on visible articles, in every read (index,
+   * show, counts, includes, related and relationship endpoints, linkage checks, write targets).
+   * Default false: every row is visible (the demo).
+   */
+  scoped?: boolean;
+}
+
+/** The signed-in person's id as a key, or undefined (anonymous, or not an id). */
+function userKey(ctx: Context): number | undefined {
+  const user = ctx.getAttribute('user');
+  return typeof user === 'string' && /^[1-9][0-9]{0,9}$/.test(user) && Number(user) <= 2_147_483_647 ? Number(user) : undefined;
+}
+
+/** `articles` rows the request may see: published ones, and the user's own. */
+function visibleArticle(eb: ExpressionBuilder<any, any>, ctx: Context) {
+  const user = userKey(ctx);
+  const published = eb('articles.status', '=', 'published');
+  return user === undefined ? published : eb.or([published, eb('articles.author_id', '=', user)]);
+}
+
+const articlesScope = (query: SelectQuery, ctx: Context) => query.where((eb) => visibleArticle(eb, ctx));
+const commentsScope = (query: SelectQuery, ctx: Context) =>
+  query.where('comments.article_id', 'in', (eb: ExpressionBuilder<any, any>) =>
+    eb.selectFrom('articles').select('articles.id').where((inner) => visibleArticle(inner, ctx)),
+  );
 
 /** createdAt and updatedAt are server-set. */
 const timestamps = (operation: 'create' | 'update') => {
@@ -13,7 +46,8 @@ const timestamps = (operation: 'create' | 'update') => {
 };
 
 /** The four data layers, by resource type. */
-export function createStore(db: Kysely<Database>) {
+export function createStore(db: Kysely<Database>, options: StoreOptions = {}) {
+  const scoped = options.scoped === true;
   return defineStore(db, {
     people: {
       table: 'people',
@@ -33,6 +67,7 @@ export function createStore(db: Kysely<Database>) {
       // The demo's Bearer stand-in sets `user` to a person id; only the author may change an article.
       policy: (ability, article, ctx) =>
         ability === 'update' || ability === 'delete' ? String(article.authorId) === ctx.getAttribute('user') : true,
+      ...(scoped && { scope: articlesScope }),
     },
     comments: {
       table: 'comments',
@@ -42,6 +77,7 @@ export function createStore(db: Kysely<Database>) {
         author: { type: 'toOne', foreignKey: 'author_id' },
         article: { type: 'toOne', foreignKey: 'article_id' },
       },
+      ...(scoped && { scope: commentsScope }),
     },
     tags: {
       table: 'tags',

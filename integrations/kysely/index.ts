@@ -1,6 +1,22 @@
 /**
  * Kysely integration: back JSON:API resources by tables of a Kysely database.
  *
+ * Read authorization, the contract. The runtime decides which endpoints (`visible()` on
+ * endpoints), fields (`visible()` on fields), filters and sorts a request may use. Which ROWS
+ * it may see is the data layer's to decide: the runtime reads rows only through the data
+ * layer (`find`, `query` + `results` + `count`, `loadRelated`, `queryRelated`) and treats a
+ * row those do not return as one that does not exist. It also checks written relationship
+ * linkage with the related type's `find`, and finds the target of every Update, Delete and
+ * relationship write (Atomic Operations included) with `find`. So a data layer whose every
+ * read applies the same row filter enforces it on every path: a hidden row is never
+ * serialized, included, linked, counted, written or confirmed to exist (404, not 403).
+ * With this integration that filter is the mapping's `scope`, and the store applies it to
+ * every one of those reads. A hand-written data layer must do the same in each of them.
+ *
+ * @example
+ * const store = defineStore(db, { articles: { table: 'articles',
+ *   scope: (query, ctx) => query.where('articles.owner_id', '=', Number(ctx.getAttribute('user') ?? 0)) } });
+ *
  * @example
  * import { defineStore, Where, SortColumn, can, withTransaction } from 'jsonapi-gen/kysely';
  * const store = defineStore(db, { articles: { table: 'articles', columns: { createdAt: 'created_at' } } });

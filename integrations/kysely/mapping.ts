@@ -1,4 +1,5 @@
 import type { Context } from '../../runtime/index.js';
+import type { SelectQuery } from './filters.js';
 import type { Policy } from './policies.js';
 
 /** The table names of a Kysely `Database` type. */
@@ -76,6 +77,27 @@ export interface TableMapping<DB, T extends TableName<DB>> {
   serverColumns?: (operation: 'create' | 'update', context: Context) => Record<string, unknown>;
   /** The policy `can()` consults for this resource's models. */
   policy?: Policy;
+  /**
+   * Row-level read authorization: narrows every read of this resource's table to the rows the
+   * request may see. It receives the `select <table>.* from <table>` every read of this
+   * resource starts from (and the request's context) and returns it narrowed, with `where`
+   * only. The store applies it to EVERY read of the resource: `find` (Show, and so the target
+   * of Update, Delete and relationship writes, and the existence check of linkage written to
+   * any relationship that points here), `query` (Index, its filters, sorts and `meta.total`),
+   * `loadRelated` (includes, related and relationship endpoints of every resource relating
+   * here) and `queryRelated`. A row outside the scope is, to the request, a row that does not
+   * exist: 404, never 403; never serialized, linked or counted. Replacing a to-many
+   * relationship (PATCH) leaves members outside the scope where they are.
+   *
+   * Rules: qualify columns with the table (`'articles.status'`: relationship reads join the
+   * join table); narrow with `where` (a subquery, `in`, `exists`), never a join that could
+   * repeat rows; the callback must not throw for anonymous requests.
+   *
+   * @example
+   * scope: (query, ctx) => query.where((eb) =>
+   *   eb.or([eb('articles.status', '=', 'published'), eb('articles.author_id', '=', Number(ctx.getAttribute('user') ?? 0))]))
+   */
+  scope?: (query: SelectQuery, context: Context) => SelectQuery;
 }
 
 /** A mapping of any table of `DB`. */

@@ -55,6 +55,7 @@ class TableResource {
   readonly parseId: (id: string) => unknown;
   readonly relationships: Readonly<Record<string, RelationshipMapping<any, any>>>;
   readonly serverColumns: AnyTableMapping<any>['serverColumns'];
+  readonly scope: AnyTableMapping<any>['scope'];
   readonly #properties = new Map<string, string>();
   readonly #columns = new Map<string, string>();
   readonly #prototype: object;
@@ -66,6 +67,7 @@ class TableResource {
     this.qualifiedId = `${this.table}.${this.idColumn}`;
     this.parseId = mapping.parseId ?? parseIntegerId;
     this.serverColumns = mapping.serverColumns;
+    this.scope = mapping.scope;
     this.relationships = mapping.relationships ?? {};
     if (this.idColumn !== 'id') this.#properties.set(this.idColumn, 'id');
     for (const [property, column] of Object.entries(mapping.columns ?? {})) {
@@ -91,9 +93,28 @@ class TableResource {
     return model[this.property(this.idColumn)];
   }
 
-  /** `select table.* from table`: every query of this resource starts here. */
-  select(db: Kysely<any>): SelectQuery {
+  /**
+   * `select table.* from table`, narrowed by the mapping's `scope` for this request: every read
+   * of this resource starts here.
+   */
+  select(db: Kysely<any>, context: Context): SelectQuery {
+    const query = db.selectFrom(this.table).selectAll(this.table);
+    if (!this.scope) return query;
+    const scoped = this.scope(query, context) as SelectQuery | undefined;
+    if (!scoped || typeof (scoped as { toOperationNode?: unknown }).toOperationNode !== 'function') {
+      throw new TypeError(`defineStore: the scope of ${this.type} must return the query it was given, narrowed`);
+    }
+    return scoped;
+  }
+
+  /** The same without the scope: only to read back a row the request has just written. */
+  selectUnscoped(db: Kysely<any>): SelectQuery {
     return db.selectFrom(this.table).selectAll(this.table);
+  }
+
+  /** `select table.id from table where <scope>`, or undefined when the resource has no scope. */
+  visibleKeys(db: Kysely<any>, context: Context): SelectQuery | undefined {
+    return this.scope ? this.select(db, context).clearSelect().select(this.qualifiedId) : undefined;
   }
 
   /** A row, renamed to model properties; it remembers its resource for `can()`. */
@@ -123,7 +144,8 @@ function distinct(values: readonly unknown[]): unknown[] {
  * loadRelated (one statement per call), queryRelated, and the writes create, update,
  * addToRelationship, removeFromRelationship. Every statement runs on the request's transaction
  * when `kyselyTransaction` / `withTransaction` bound one. Ids are integer keys unless `parseId`
- * says otherwise; values are always bound parameters.
+ * says otherwise; values are always bound parameters. A mapping's `scope` narrows every read
+ * of its resource, wherever it happens (see `TableMapping.scope`).
  *
  * @example
  * const store = defineStore(db, {
@@ -192,51 +214,87 @@ function dataLayer(db: Kysely<any>, resource: TableResource, tables: ReadonlyMap
     return mapping;
   };
 
-  /** Adds (or, with `remove`, removes) members of a to-many relationship. */
-  const changeMembers = async (key: unknown, name: string, identifiers: readonly ResourceIdentifier[], remove: boolean) => {
+  /**
+   * The resource a to-many relationship's members belong to: by the mapping's table, else by the
+   * identifiers written. Undefined only for a join-table mapping without `table`, cleared.
+   */
+  const membersOf = (name: string, mapping: { table?: string }, identifiers: readonly ResourceIdentifier[]): TableResource | undefined => {
+    const byTable = mapping.table === undefined ? undefined : [...tables.values()].filter((t) => t.table === mapping.table);
+    if (byTable?.length === 1) return byTable[0];
+    if (identifiers.length > 0) return resourceOf(identifiers[0]!);
+    if ([...tables.values()].some((t) => t.scope)) {
+      throw new TypeError(`defineStore: ${resource.type}.${name} needs its "table" so that replacing it can keep the members a scope hides`);
+    }
+    return undefined;
+  };
+
+  /**
+   * Adds (or, with `remove`, removes) members of a to-many relationship. Removal only touches
+   * members inside the related resource's scope (the runtime has checked them with `find`
+   * already; this holds for direct calls too).
+   */
+  const changeMembers = async (key: unknown, name: string, identifiers: readonly ResourceIdentifier[], remove: boolean, context: Context) => {
     const mapping = toManyMapping(name);
     if (identifiers.length === 0) return;
+    const related = membersOf(name, mapping, identifiers)!;
     const keys = identifiers.map((i) => resourceOf(i).parseId(i.id));
     const ex = executorFor(db);
+    const visible = remove ? related.visibleKeys(ex, context) : undefined;
     if ('through' in mapping && mapping.through) {
       const { table: join, from, to } = mapping.through;
-      if (remove) await runStatement(() => ex.deleteFrom(join).where(from, '=', key).where(to, 'in', keys).execute());
-      else await runStatement(() => ex.insertInto(join).values(keys.map((k) => ({ [from]: key, [to]: k }))).execute());
+      if (remove) {
+        let statement = ex.deleteFrom(join).where(from, '=', key).where(to, 'in', keys);
+        if (visible) statement = statement.where(to, 'in', visible);
+        await runStatement(() => statement.execute());
+      } else await runStatement(() => ex.insertInto(join).values(keys.map((k) => ({ [from]: key, [to]: k }))).execute());
       return;
     }
-    const related = resourceOf(identifiers[0]!);
     const { foreignKey } = mapping as { foreignKey: string };
     let update = ex.updateTable(related.table).set({ [foreignKey]: remove ? null : key }).where(related.idColumn, 'in', keys);
     if (remove) update = update.where(foreignKey, '=', key);
+    if (visible) update = update.where(related.idColumn, 'in', visible);
     await runStatement(() => update.execute());
   };
 
-  /** Makes a to-many relationship hold exactly `identifiers`. */
-  const replaceMembers = async (key: unknown, name: string, identifiers: readonly ResourceIdentifier[]) => {
+  /**
+   * Makes a to-many relationship hold exactly `identifiers` among the members the request may
+   * see: members outside the related resource's scope stay (the client cannot see them, so it
+   * cannot mean to unlink them).
+   */
+  const replaceMembers = async (key: unknown, name: string, identifiers: readonly ResourceIdentifier[], context: Context) => {
     const mapping = toManyMapping(name);
+    const related = membersOf(name, mapping, identifiers);
     const ex = executorFor(db);
+    const visible = related?.visibleKeys(ex, context);
     if ('through' in mapping && mapping.through) {
-      const { table: join, from } = mapping.through;
-      await runStatement(() => ex.deleteFrom(join).where(from, '=', key).execute());
+      const { table: join, from, to } = mapping.through;
+      let clear = ex.deleteFrom(join).where(from, '=', key);
+      if (visible) clear = clear.where(to, 'in', visible);
+      await runStatement(() => clear.execute());
     } else {
       const { foreignKey, table: relatedTable } = mapping as { foreignKey: string; table: string };
       const keep = identifiers.map((i) => resourceOf(i).parseId(i.id));
-      const idColumn = [...tables.values()].find((t) => t.table === relatedTable)?.idColumn ?? 'id';
+      const idColumn = related?.idColumn ?? 'id';
       let clear = ex.updateTable(relatedTable).set({ [foreignKey]: null }).where(foreignKey, '=', key);
       if (keep.length > 0) clear = clear.where(idColumn, 'not in', keep);
+      if (visible) clear = clear.where(idColumn, 'in', visible);
       await runStatement(() => clear.execute());
     }
-    await changeMembers(key, name, identifiers, false);
+    await changeMembers(key, name, identifiers, false, context);
   };
 
+  /**
+   * Reads back the row a create or update has just written, without the scope: the request
+   * wrote it (an update's target passed the scope in `find`; a create's row is the client's).
+   */
   const findByKey = async (key: unknown): Promise<Model> => {
-    const row = await runStatement(() => resource.select(executorFor(db)).where(resource.qualifiedId, '=', key).executeTakeFirstOrThrow());
+    const row = await runStatement(() => resource.selectUnscoped(executorFor(db)).where(resource.qualifiedId, '=', key).executeTakeFirstOrThrow());
     return resource.toModel(row);
   };
 
-  const writeToMany = async (key: unknown, relationships: Record<string, Linkage>) => {
+  const writeToMany = async (key: unknown, relationships: Record<string, Linkage>, context: Context) => {
     for (const [name, linkage] of Object.entries(relationships)) {
-      if (Array.isArray(linkage)) await replaceMembers(key, name, linkage);
+      if (Array.isArray(linkage)) await replaceMembers(key, name, linkage, context);
     }
   };
 
@@ -244,13 +302,13 @@ function dataLayer(db: Kysely<any>, resource: TableResource, tables: ReadonlyMap
     async find(id: string, context: Context) {
       const key = resource.parseId(id);
       if (key === undefined) return null;
-      const query = resource.select(executorFor(db)).where(resource.qualifiedId, '=', key);
+      const query = resource.select(executorFor(db), context).where(resource.qualifiedId, '=', key);
       const row = await runStatement(() => query.executeTakeFirst());
       return row ? resource.toModel(row) : null;
     },
 
-    async delete(model: Model, context: Context) {
-      await executorFor(db).deleteFrom(table).where(resource.idColumn, '=', resource.key(model)).execute();
+    async delete(model: Model, _context: Context) {
+      await runStatement(() => executorFor(db).deleteFrom(table).where(resource.idColumn, '=', resource.key(model)).execute());
     },
 
     async create(values: WriteValues, context: Context) {
@@ -258,9 +316,10 @@ function dataLayer(db: Kysely<any>, resource: TableResource, tables: ReadonlyMap
       if (values.id !== undefined) row[resource.idColumn] = resource.parseId(values.id);
       const inserted = await runStatement(() =>
         executorFor(db).insertInto(table).values(row).returning(`${resource.idColumn} as key`).executeTakeFirstOrThrow(),
+        values.attributes,
       );
       const key = (inserted as { key: unknown }).key;
-      await writeToMany(key, values.relationships);
+      await writeToMany(key, values.relationships, context);
       return findByKey(key);
     },
 
@@ -268,22 +327,22 @@ function dataLayer(db: Kysely<any>, resource: TableResource, tables: ReadonlyMap
       const key = resource.key(model);
       const row = toRow(values, 'update', context);
       if (Object.keys(row).length > 0) {
-        await runStatement(() => executorFor(db).updateTable(table).set(row).where(resource.idColumn, '=', key).execute());
+        await runStatement(() => executorFor(db).updateTable(table).set(row).where(resource.idColumn, '=', key).execute(), values.attributes);
       }
-      await writeToMany(key, values.relationships);
+      await writeToMany(key, values.relationships, context);
       return findByKey(key);
     },
 
-    async addToRelationship(model: Model, relationship: ToMany, identifiers: readonly ResourceIdentifier[], _context: Context) {
-      await changeMembers(resource.key(model), relationship.name, identifiers, false);
+    async addToRelationship(model: Model, relationship: ToMany, identifiers: readonly ResourceIdentifier[], context: Context) {
+      await changeMembers(resource.key(model), relationship.name, identifiers, false, context);
     },
 
-    async removeFromRelationship(model: Model, relationship: ToMany, identifiers: readonly ResourceIdentifier[], _context: Context) {
-      await changeMembers(resource.key(model), relationship.name, identifiers, true);
+    async removeFromRelationship(model: Model, relationship: ToMany, identifiers: readonly ResourceIdentifier[], context: Context) {
+      await changeMembers(resource.key(model), relationship.name, identifiers, true, context);
     },
 
     query(context: Context) {
-      return resource.select(executorFor(db));
+      return resource.select(executorFor(db), context);
     },
 
     async results(query: SelectQuery, _context: Context) {
@@ -302,7 +361,7 @@ function dataLayer(db: Kysely<any>, resource: TableResource, tables: ReadonlyMap
         const property = resource.property(mapping.foreignKey);
         const keys = distinct(models.map((m) => m[property]));
         if (keys.length === 0) return models.map(() => null);
-        const rows = await runStatement(() => related.select(ex).where(related.qualifiedId, 'in', keys).execute());
+        const rows = await runStatement(() => related.select(ex, context).where(related.qualifiedId, 'in', keys).execute());
         const byKey = new Map(rows.map((row) => [String(row[related.idColumn]), related.toModel(row)]));
         return models.map((m) => (m[property] === null || m[property] === undefined ? null : (byKey.get(String(m[property])) ?? null)));
       }
@@ -315,14 +374,14 @@ function dataLayer(db: Kysely<any>, resource: TableResource, tables: ReadonlyMap
           const { table: join, from, to } = mapping.through;
           owner = OWNER;
           query = related
-            .select(ex)
+            .select(ex, context)
             .innerJoin(join, `${join}.${to}`, related.qualifiedId)
             .select(`${join}.${from} as ${OWNER}`)
             .where(`${join}.${from}`, 'in', keys);
         } else {
           const { foreignKey } = mapping as { foreignKey: string };
           owner = foreignKey;
-          query = related.select(ex).where(`${related.table}.${foreignKey}`, 'in', keys);
+          query = related.select(ex, context).where(`${related.table}.${foreignKey}`, 'in', keys);
         }
         const rows = await runStatement(() => query.orderBy(related.qualifiedId).execute());
         const seen = new Map<string, Model>();
@@ -340,7 +399,7 @@ function dataLayer(db: Kysely<any>, resource: TableResource, tables: ReadonlyMap
 
     queryRelated(relationship: Relationship, model: Model, context: Context) {
       const { mapping, related } = relation(relationship);
-      const query = related.select(executorFor(db));
+      const query = related.select(executorFor(db), context);
       if (mapping.type === 'toOne') return query.where(related.qualifiedId, '=', model[resource.property(mapping.foreignKey)] ?? null);
       if ('through' in mapping && mapping.through) {
         const { table: join, from, to } = mapping.through;

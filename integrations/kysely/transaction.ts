@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { Kysely, Transaction } from 'kysely';
+import { type Kysely, SqliteAdapter, type Transaction, sql } from 'kysely';
 import type { Context } from '../../runtime/index.js';
 
 /** The transaction of the current request, per database, carried through the async call chain. */
@@ -24,6 +24,8 @@ class Rollback<T> {
  * written unless `fn` resolves (and `rollbackIf` does not object). Inside another
  * `withTransaction` on the same `db`, `fn` joins that transaction rather than nesting one.
  * The intent: one request (a Delete, a Create, an Atomic Operations batch) is one transaction.
+ * On SQLite it begins with `BEGIN IMMEDIATE` (see `immediate`), so that with a busy_timeout a
+ * write waits for another process's write rather than failing with SQLITE_BUSY.
  *
  * @example
  * await withTransaction(db, async (trx) => {
@@ -38,18 +40,50 @@ export async function withTransaction<DB, T>(
 ): Promise<T> {
   const current = bound.getStore();
   if (current && current.db === db) return fn(current.transaction as Transaction<DB>);
+  const body = (transaction: Transaction<DB>) =>
+    bound.run({ db, transaction: transaction as Transaction<any> }, async () => {
+      const result = await fn(transaction);
+      if (options.rollbackIf?.(result)) throw new Rollback(result);
+      return result;
+    });
   try {
-    return await db.transaction().execute((transaction) =>
-      bound.run({ db, transaction }, async () => {
-        const result = await fn(transaction);
-        if (options.rollbackIf?.(result)) throw new Rollback(result);
-        return result;
-      }),
-    );
+    return await (isSqlite(db) ? immediate(db, body) : db.transaction().execute(body));
   } catch (thrown) {
     if (thrown instanceof Rollback) return thrown.result as T;
     throw thrown;
   }
+}
+
+function isSqlite(db: Kysely<any>): boolean {
+  return db.getExecutor().adapter instanceof SqliteAdapter;
+}
+
+/**
+ * A SQLite transaction begun with `BEGIN IMMEDIATE`: it takes the write lock first, waiting
+ * for another connection's write (the database's busy_timeout) instead of failing later. A
+ * deferred `BEGIN` (Kysely's) reads first and then upgrades to a write, and that upgrade fails
+ * at once with SQLITE_BUSY, without waiting, when another connection wrote meanwhile. Inside
+ * one process this changes nothing: Kysely's SQLite driver runs one transaction at a time.
+ */
+async function immediate<DB, T>(db: Kysely<DB>, fn: (transaction: Transaction<DB>) => Promise<T>): Promise<T> {
+  return db.connection().execute(async (connection) => {
+    await sql`begin immediate`.execute(connection);
+    let result: T;
+    try {
+      // The connection stands in for a Transaction: same query builders, one connection.
+      result = await fn(connection as unknown as Transaction<DB>);
+    } catch (thrown) {
+      await sql`rollback`.execute(connection).catch(() => undefined);
+      throw thrown;
+    }
+    try {
+      await sql`commit`.execute(connection);
+    } catch (thrown) {
+      await sql`rollback`.execute(connection).catch(() => undefined);
+      throw thrown;
+    }
+    return result;
+  });
 }
 
 /**

@@ -52,7 +52,7 @@ function installBinaries(): string {
 
 
 /** The test files that use PostgreSQL (through `./databases.ts`). */
-const NEEDS_POSTGRES = /[\\/]test[\\/](kysely|e2e)[\\/]/;
+const NEEDS_POSTGRES = /[\\/]test[\\/](kysely|e2e|security)[\\/]/;
 
 /**
  * Whether this run selected a file that needs PostgreSQL, so runs of other suites do not pay
