@@ -12,9 +12,11 @@ export class Context {
   readonly #attributes: Readonly<Record<string, unknown>>;
   #url: URL | undefined;
 
-  constructor(request: Request, attributes: Readonly<Record<string, unknown>> = {}) {
+  /** `url`: the request URL when the caller has parsed it already (it must be `request.url`). */
+  constructor(request: Request, attributes: Readonly<Record<string, unknown>> = {}, url?: URL) {
     this.request = request;
     this.#attributes = attributes;
+    this.#url = url;
   }
 
   /** An attribute the host attached with `api.handle(request, { attributes })`. */

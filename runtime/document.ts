@@ -51,10 +51,14 @@ export function toJsonValue(kind: AttributeKind, value: unknown): unknown {
  * backtick and stray `%` raw (`?filter[x]=a` stays as typed), so those are percent-encoded.
  */
 export function uriOf(url: URL): string {
-  return (url.origin + url.pathname + url.search).replace(
-    /[[\]{}|\\^`]|%(?![0-9A-Fa-f]{2})/g,
-    (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`,
-  );
+  return toUri(url.origin + url.pathname + url.search);
+}
+
+const NOT_IN_URI = /[[\]{}|\\^`]|%(?![0-9A-Fa-f]{2})/g;
+
+/** A WHATWG URL's text (or a prefix of it) as an RFC 3986 URI; see `uriOf`. */
+export function toUri(text: string): string {
+  return text.replace(NOT_IN_URI, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
 }
 
 /** The resources the API knows, by type: what a document needs to follow relationships. */
@@ -155,26 +159,28 @@ export class DocumentBuilder {
     value: unknown,
     include: Map<string, Node> | undefined,
   ): ResourceIdentifier | ResourceIdentifier[] | null {
-    const link = (model: unknown): ResourceIdentifier => {
-      if (!include) return this.identifier(related, model);
-      const node = this.#nodes.get(key(this.identifier(related, model))) ?? this.#include(related, model);
-      include.set(key(node.object), node);
-      return { type: node.object.type, id: node.object.id };
-    };
-    if (relationship.cardinality === 'one') return value === null || value === undefined ? null : link(value);
+    if (relationship.cardinality === 'one') return value === null || value === undefined ? null : this.#link(related, value, include);
     if (!Array.isArray(value)) throw new TypeError(`loadRelated(${relationship.name}) must give an array per model for a to-many relationship`);
-    return value.map(link);
+    const linkage: ResourceIdentifier[] = new Array(value.length);
+    for (let i = 0; i < value.length; i++) linkage[i] = this.#link(related, value[i], include);
+    return linkage;
   }
 
-  #include(resource: RegisteredResource, model: unknown): Node {
-    const node = this.#node(resource, model);
-    this.#included.push(node.object);
-    return node;
+  /** The identifier of a related model; when included, its node joins `include` (and `included` if new). */
+  #link(related: RegisteredResource, model: unknown, include: Map<string, Node> | undefined): ResourceIdentifier {
+    if (!include) return this.identifier(related, model);
+    const id = related.getId(model, this.#context);
+    const k = keyOf(related.type, id);
+    let node = this.#nodes.get(k);
+    if (!node) {
+      node = this.#node(related, model, id, k);
+      this.#included.push(node.object);
+    }
+    include.set(k, node);
+    return { type: node.object.type, id: node.object.id };
   }
 
-  #node(resource: RegisteredResource, model: unknown): Node {
-    const id = resource.getId(model, this.#context);
-    const k = key({ type: resource.type, id });
+  #node(resource: RegisteredResource, model: unknown, id = resource.getId(model, this.#context), k = keyOf(resource.type, id)): Node {
     const existing = this.#nodes.get(k);
     if (existing) return existing;
     const node = { resource, model, object: this.serialize(resource, model, id) };
@@ -226,7 +232,11 @@ export class DocumentBuilder {
 }
 
 function key(identifier: ResourceIdentifier): string {
-  return `${identifier.type}\u0000${identifier.id}`;
+  return keyOf(identifier.type, identifier.id);
+}
+
+function keyOf(type: string, id: string): string {
+  return `${type}\u0000${id}`;
 }
 
 /**

@@ -129,7 +129,7 @@ export class JsonApi {
     if (method === 'POST' || method === 'PATCH' || (method === 'DELETE' && route.linkage)) {
       negotiateContentType(request.headers.get('content-type'), this.#extensionUris);
     }
-    const context = new Context(request, options.attributes);
+    const context = new Context(request, options.attributes, url);
     const baseUrl = url.origin + this.#basePath;
     const state: RequestState = {
       context,

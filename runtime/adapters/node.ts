@@ -20,9 +20,15 @@ type FrameworkRequest = IncomingMessage & { originalUrl?: string; body?: unknown
 
 /**
  * Serves a Fetch handler on `node:http`, and on frameworks built on it (Express; Fastify with
- * `reply.hijack()`): each Node request becomes a `Request`, each
- * `Response` is streamed back. Under Express's `app.use('/api', ...)` the mount path is kept
- * (`req.originalUrl`), so links carry it.
+ * `reply.hijack()`): each Node request becomes a `Request`, each `Response` is written back.
+ * Under Express's `app.use('/api', ...)` the mount path is kept (`req.originalUrl`), so links
+ * carry it.
+ *
+ * The bridge costs next to nothing: the `Request` is built lazily (its method, URL and headers
+ * are read from the Node request on demand, its body only when the handler reads it, its
+ * `signal` only when asked for), and a `Response` made from a string (every JSON:API
+ * document) is written to the socket as that string, with a Content-Length, never through a
+ * stream. Anything else streams, with backpressure.
  *
  * @example
  * import { createServer } from 'node:http';
@@ -37,17 +43,14 @@ export function toNodeHandler(
   const handle = typeof target === 'function' ? target : target.fetch;
   const onError = options.onError ?? ((error: unknown) => console.error(error));
   return async (req, res) => {
-    // Aborted when the client goes away before the response is complete.
-    const controller = new AbortController();
-    const onClose = () => {
-      if (!res.writableFinished) controller.abort();
-    };
-    res.once('close', onClose);
     try {
-      const response = await handle(toRequest(req, options.origin, controller.signal));
+      const response = await handle(toRequest(req, options.origin, undefined, res));
+      // A body left unread (an early 413 or 415) would be parsed as the next request on this
+      // connection: close it after the response instead.
+      if (!req.complete) res.shouldKeepAlive = false;
       await writeResponse(response, res);
     } catch (error) {
-      if (controller.signal.aborted) return; // nobody is listening any more
+      if (clientGone(res)) return; // nobody is listening any more
       onError(error);
       if (!res.headersSent) {
         res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8', 'content-length': '21' });
@@ -55,40 +58,141 @@ export function toNodeHandler(
       } else {
         res.destroy();
       }
-    } finally {
-      res.off('close', onClose);
     }
   };
 }
 
-/** A Fetch `Request` for a Node request; the body streams only when the request has one. */
-export function toRequest(req: IncomingMessage, origin?: string, signal?: AbortSignal): Request {
-  const framework = req as FrameworkRequest;
-  const path = framework.originalUrl ?? req.url ?? '/';
-  const url = (origin ?? `http://${req.headers.host ?? 'localhost'}`).replace(/\/+$/, '') + path;
-  const headers = new Headers();
-  const raw = req.rawHeaders;
-  // HTTP/2 pseudo-headers (":path") are not header names a Request accepts.
-  for (let i = 0; i < raw.length; i += 2) if (!raw[i]!.startsWith(':')) headers.append(raw[i]!, raw[i + 1]!);
-  const method = req.method ?? 'GET';
-  const hasBody =
-    method !== 'GET' && method !== 'HEAD' && (req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0);
-  const init: RequestInit & { duplex?: 'half' } = { method, headers };
-  if (signal) init.signal = signal;
-  if (hasBody) {
-    const parsed = alreadyRead(framework);
-    if (parsed !== undefined) {
-      // A body parser ran first; the stream is spent, so hand over what it read.
-      init.body = parsed;
-      headers.delete('content-length');
-      headers.delete('transfer-encoding');
-    } else {
-      init.body = Readable.toWeb(req) as ReadableStream<Uint8Array>;
-      init.duplex = 'half';
-    }
-  }
-  return new Request(url, init);
+/** The client went away before the response was complete. */
+function clientGone(res: ServerResponse): boolean {
+  return !res.writableFinished && (res.destroyed || !res.socket || res.socket.destroyed);
 }
+
+/**
+ * A Fetch `Request` for a Node request; the body streams only when the request has one and
+ * the handler reads it. `signal` (default: aborted when `res` closes before the response is
+ * complete, if `res` is given) is created only when read.
+ */
+export function toRequest(req: IncomingMessage, origin?: string, signal?: AbortSignal, res?: ServerResponse): Request {
+  const request = new NodeRequest(req, origin, signal, res);
+  return LAZY ? (request as unknown as Request) : request.materialize();
+}
+
+/**
+ * A `Request` (for `instanceof` and every method of `Request.prototype`) that reads the Node
+ * request on demand. `method`, `url`, `headers` and `signal` are its own; anything else (the
+ * body, `clone()`, `text()`, `new Request(request)`) goes to a real `Request` built on first
+ * use, through the internal slots of the platform's `Request`.
+ */
+class NodeRequest {
+  readonly #req: FrameworkRequest;
+  readonly #origin: string | undefined;
+  readonly #res: ServerResponse | undefined;
+  #signal: AbortSignal | undefined;
+  #url: string | undefined;
+  #headers: Headers | undefined;
+  #real: Request | undefined;
+
+  constructor(req: IncomingMessage, origin: string | undefined, signal: AbortSignal | undefined, res: ServerResponse | undefined) {
+    this.#req = req;
+    this.#origin = origin;
+    this.#signal = signal;
+    this.#res = res;
+  }
+
+  get method(): string {
+    return this.#req.method ?? 'GET';
+  }
+
+  get url(): string {
+    if (this.#url === undefined) {
+      const req = this.#req;
+      const path = req.originalUrl ?? req.url ?? '/';
+      const origin = this.#origin ?? `http://${req.headers.host ?? 'localhost'}`;
+      this.#url = (origin.endsWith('/') ? origin.replace(/\/+$/, '') : origin) + path;
+    }
+    return this.#url;
+  }
+
+  get headers(): Headers {
+    if (this.#headers === undefined && this.#real) this.#headers = this.#real.headers;
+    if (this.#headers === undefined) {
+      const headers = new Headers();
+      const raw = this.#req.rawHeaders;
+      // HTTP/2 pseudo-headers (":path") are not header names a Request accepts.
+      for (let i = 0; i < raw.length; i += 2) if (raw[i]!.charCodeAt(0) !== 58) headers.append(raw[i]!, raw[i + 1]!);
+      this.#headers = headers;
+    }
+    return this.#headers;
+  }
+
+  get signal(): AbortSignal {
+    if (this.#signal === undefined) {
+      const controller = new AbortController();
+      const res = this.#res;
+      if (res) {
+        if (clientGone(res)) controller.abort();
+        else res.once('close', () => !res.writableFinished && controller.abort());
+      }
+      this.#signal = controller.signal;
+    }
+    return this.#signal;
+  }
+
+  /** The real `Request`, built once. */
+  materialize(): Request {
+    if (this.#real) return this.#real;
+    const req = this.#req;
+    const method = this.method;
+    const headers = new Headers(this.headers);
+    const hasBody =
+      method !== 'GET' && method !== 'HEAD' && (req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0);
+    const init: RequestInit & { duplex?: 'half' } = { method, headers, signal: this.signal };
+    if (hasBody) {
+      const parsed = alreadyRead(req);
+      if (parsed !== undefined) {
+        // A body parser ran first; the stream is spent, so hand over what it read.
+        init.body = parsed;
+        headers.delete('content-length');
+        headers.delete('transfer-encoding');
+      } else {
+        init.body = Readable.toWeb(req) as ReadableStream<Uint8Array>;
+        init.duplex = 'half';
+      }
+    }
+    return (this.#real = new Request(this.url, init));
+  }
+}
+
+/** Whether lazy requests work on this platform: its `Request` keeps its state in symbol-keyed slots we can forward. */
+const LAZY = (() => {
+  try {
+    const slots = Object.getOwnPropertySymbols(new Request('http://localhost/'));
+    if (slots.length === 0) return false;
+    Object.setPrototypeOf(NodeRequest.prototype, Request.prototype);
+    for (const slot of slots) {
+      Object.defineProperty(NodeRequest.prototype, slot, {
+        get(this: NodeRequest) {
+          return (this.materialize() as unknown as Record<symbol, unknown>)[slot];
+        },
+      });
+    }
+    // Check what hosts do with a request: copy it, clone it, read its body.
+    const probe = new NodeRequest(
+      { method: 'POST', url: '/p', headers: { host: 'h', 'content-length': '0' }, rawHeaders: ['Host', 'h', 'X-A', 'b'] } as unknown as IncomingMessage,
+      undefined,
+      undefined,
+      undefined,
+    ) as unknown as Request;
+    const copy = new Request(probe, { method: 'PUT' });
+    const ok =
+      probe instanceof Request && copy.url === 'http://h/p' && copy.headers.get('x-a') === 'b' && probe.clone().method === 'POST' && probe.bodyUsed === false;
+    if (!ok) Object.setPrototypeOf(NodeRequest.prototype, Object.prototype);
+    return ok;
+  } catch {
+    Object.setPrototypeOf(NodeRequest.prototype, Object.prototype);
+    return false;
+  }
+})();
 
 /** The body a framework's parser consumed (`req.body`), as bytes or text; undefined when the stream is unread. */
 function alreadyRead(req: FrameworkRequest): BodyInit | undefined {
@@ -99,10 +203,32 @@ function alreadyRead(req: FrameworkRequest): BodyInit | undefined {
   return JSON.stringify(body);
 }
 
+/** The slot of the platform's `Response` that holds its body's source, when it has one we can read. */
+const RESPONSE_STATE = (() => {
+  try {
+    const probe = new Response('probe');
+    return Object.getOwnPropertySymbols(probe).find((slot) => {
+      const state = (probe as unknown as Record<symbol, { body?: { source?: unknown } } | undefined>)[slot];
+      return state?.body?.source === 'probe';
+    });
+  } catch {
+    return undefined;
+  }
+})();
+
+/** The string a `Response` was made from, if its body is that string, untouched. */
+function stringBody(response: Response): string | undefined {
+  if (RESPONSE_STATE === undefined) return undefined;
+  const body = (response as unknown as Record<symbol, { body?: { source?: unknown; stream?: ReadableStream } } | undefined>)[RESPONSE_STATE]?.body;
+  if (!body || typeof body.source !== 'string' || !body.stream || body.stream.locked || response.bodyUsed) return undefined;
+  return body.source;
+}
+
 /**
- * Writes a Fetch `Response` to a Node response. A body that arrives in one chunk (any
- * `new Response(string)`, so every JSON:API document) is sent with a Content-Length; a longer
- * stream is sent chunked, with backpressure, and cancelled when the client goes away.
+ * Writes a Fetch `Response` to a Node response. A body made from a string (any
+ * `new Response(string)`, so every JSON:API document) is written as that string, and a body
+ * that arrives in one chunk is sent with a Content-Length; a longer stream is sent chunked,
+ * with backpressure, and cancelled when the client goes away.
  */
 export async function writeResponse(response: Response, res: ServerResponse): Promise<void> {
   const headers: Record<string, string | string[]> = {};
@@ -114,6 +240,13 @@ export async function writeResponse(response: Response, res: ServerResponse): Pr
   if (response.body === null) {
     res.writeHead(response.status, headers);
     res.end();
+    return;
+  }
+  const text = stringBody(response);
+  if (text !== undefined) {
+    if (headers['content-length'] === undefined) headers['content-length'] = String(Buffer.byteLength(text));
+    res.writeHead(response.status, headers);
+    res.end(text);
     return;
   }
   const reader = response.body.getReader();

@@ -1,6 +1,6 @@
 import type { Index } from '../endpoints.js';
 import { BadRequestError } from '../errors.js';
-import { uriOf } from '../document.js';
+import { toUri, uriOf } from '../document.js';
 import { parseSort } from '../query.js';
 import type { RegisteredResource } from '../registry.js';
 import type { OffsetPagination } from '../resource.js';
@@ -104,16 +104,16 @@ export function paginationLinks(
   count: number,
   total: number | undefined,
 ): Record<string, string | null> {
-  const at = (offset: number): string => {
-    const params = new URLSearchParams(url.search);
-    params.delete('page[offset]');
-    params.delete('page[limit]');
-    if (offset > 0) params.set('page[offset]', String(offset));
-    params.set('page[limit]', String(page.limit));
-    const link = new URL(url);
-    link.search = params.toString();
-    return uriOf(link);
-  };
+  // Every link is the request's URI with its page parameters moved to the end: the prefix and
+  // the other parameters are encoded once (URLSearchParams' form encoding leaves nothing that
+  // uriOf would change), not once per link.
+  const params = new URLSearchParams(url.search);
+  params.delete('page[offset]');
+  params.delete('page[limit]');
+  const rest = params.toString();
+  const prefix = `${toUri(url.origin + url.pathname)}?${rest ? `${rest}&` : ''}`;
+  const limitParameter = `page%5Blimit%5D=${page.limit}`;
+  const at = (offset: number): string => (offset > 0 ? `${prefix}page%5Boffset%5D=${offset}&${limitParameter}` : prefix + limitParameter);
   const { offset, limit } = page;
   const hasNext = total === undefined ? count >= limit : offset + limit < total;
   const links: Record<string, string | null> = {

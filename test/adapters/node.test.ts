@@ -4,7 +4,7 @@
  * that throw, and clients that go away mid-request or mid-response.
  */
 import { type IncomingMessage, type RequestListener, type Server, type ServerResponse, createServer, request as httpRequest } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, connect } from 'node:net';
 import { Attribute, Index, JsonApi, defineResource } from 'jsonapi-gen';
 import { toNodeHandler } from 'jsonapi-gen/node';
 import { afterEach, describe, expect, test, vi } from 'vitest';
@@ -116,6 +116,27 @@ describe('toNodeHandler', () => {
     });
     expect(response.status).toBe(201);
     expect((await json(response)).data.attributes.title).toBe('Dawn');
+  });
+
+  test('a body refused unread (413 from Content-Length) closes the connection rather than reading 1 GB to keep it alive', async () => {
+    const origin = new URL(await listen(toNodeHandler(createApi())));
+    const socket = connect(Number(origin.port), origin.hostname);
+    const head = `POST /api/v1/books HTTP/1.1\r\nHost: ${origin.host}\r\nContent-Type: ${JSON_API}\r\nContent-Length: 1000000000\r\n\r\n`;
+    socket.write(head + '{"data":');
+    // Keep sending body bytes; the server must answer and close, not drain the rest.
+    const filler = setInterval(() => socket.writable && socket.write('x'.repeat(16 * 1024)), 5);
+    let text = '';
+    socket.on('data', (chunk: Buffer) => (text += chunk.toString()));
+    const closed = await new Promise<boolean>((resolve) => {
+      socket.on('close', () => resolve(true));
+      socket.on('error', () => undefined);
+      setTimeout(() => resolve(false), 5_000);
+    });
+    clearInterval(filler);
+    socket.destroy();
+    expect(text).toMatch(/^HTTP\/1\.1 413 /);
+    expect(text.toLowerCase()).toContain('connection: close');
+    expect(closed).toBe(true);
   });
 
   test('a large JSON:API collection arrives whole and valid', async () => {

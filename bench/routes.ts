@@ -1,0 +1,49 @@
+/** The benchmarked routes (issue 8), shared by the runner, the in-process bench and the baseline's test. */
+
+export interface Route {
+  name: string;
+  label: string;
+  method: 'GET' | 'POST';
+  path: string;
+  headers?: Record<string, string>;
+  body?: string;
+}
+
+/** A valid create: an article by person 1 with two tags. */
+export const CREATE_BODY = JSON.stringify({
+  data: {
+    type: 'articles',
+    attributes: { title: 'Benchmarks in practice', body: 'Measured, not guessed.' },
+    relationships: {
+      author: { data: { type: 'people', id: '1' } },
+      tags: { data: [{ type: 'tags', id: '1' }, { type: 'tags', id: '2' }] },
+    },
+  },
+});
+
+export const ROUTES: readonly Route[] = [
+  { name: 'a', label: 'GET /articles?page[limit]=20', method: 'GET', path: '/articles?page[limit]=20' },
+  { name: 'b', label: 'GET /articles?include=author,tags&page[limit]=20', method: 'GET', path: '/articles?include=author,tags&page[limit]=20' },
+  { name: 'c', label: 'GET /articles/1', method: 'GET', path: '/articles/1' },
+  {
+    name: 'd',
+    label: 'POST /articles (Bearer 1)',
+    method: 'POST',
+    path: '/articles',
+    headers: { authorization: 'Bearer 1', 'content-type': 'application/vnd.api+json' },
+    body: CREATE_BODY,
+  },
+  { name: 'e', label: 'GET /people?page[limit]=50', method: 'GET', path: '/people?page[limit]=50' },
+  { name: 'f', label: 'GET /articles?include=author,comments.author&page[limit]=50', method: 'GET', path: '/articles?include=author,comments.author&page[limit]=50' },
+];
+
+/** Route b at another page size. */
+export const routeB = (limit: number): Route => ({
+  name: `b${limit}`,
+  label: `GET /articles?include=author,tags&page[limit]=${limit}`,
+  method: 'GET',
+  path: `/articles?include=author,tags&page[limit]=${limit}`,
+});
+
+/** Articles the seed creates before the benchmark writes any (route d's rows are removed after each run). */
+export const SEEDED_ARTICLES = 1000;

@@ -1,0 +1,91 @@
+/**
+ * One server of the benchmark, in its own process: `node --import tsx bench/serve.ts KIND FILE`.
+ * KIND: `demo` (examples/blog on the generated API, Kysely, the Node adapter), `baseline`
+ * (bench/baseline), `floor-raw` (node:http answering a constant document), `floor-adapter`
+ * (the same constant document through `toNodeHandler`). Prints `{"url": ...}` on stdout once
+ * listening; answers IPC messages: `{ memory: true }` with `process.memoryUsage()` before and after a
+ * forced GC (when started with --expose-gc), `{ cpu: true }` with `process.cpuUsage()`, `{ close: true }` by closing and exiting. Exits when
+ * its parent goes away.
+ */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { toNodeHandler } from 'jsonapi-gen/node';
+import { startDemo } from '../examples/blog/server.js';
+import { startBaseline } from './baseline/server.js';
+
+/** The constant document of the floor rows: route c's document, as the demo serves it. */
+const FLOOR_BODY = JSON.stringify({
+  jsonapi: { version: '1.1' },
+  links: { self: 'http://127.0.0.1/articles/1' },
+  data: {
+    type: 'articles',
+    id: '1',
+    attributes: { title: 'Indexes in practice, part 1', body: 'Notes on indexes (1).', status: 'draft', createdAt: '2024-01-05T04:00:00.000Z', updatedAt: '2024-01-05T04:00:00.000Z' },
+    relationships: {
+      author: { links: { self: 'http://127.0.0.1/articles/1/relationships/author', related: 'http://127.0.0.1/articles/1/author' } },
+      comments: { links: { self: 'http://127.0.0.1/articles/1/relationships/comments', related: 'http://127.0.0.1/articles/1/comments' } },
+      tags: { links: { self: 'http://127.0.0.1/articles/1/relationships/tags', related: 'http://127.0.0.1/articles/1/tags' } },
+    },
+    links: { self: 'http://127.0.0.1/articles/1' },
+  },
+});
+const FLOOR_HEADERS = { 'content-type': 'application/vnd.api+json', vary: 'Accept' };
+
+async function listen(handler: Parameters<typeof createServer>[1]): Promise<{ url: string; close(): Promise<void> }> {
+  const server = createServer(handler);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+async function start(kind: string, file: string | undefined): Promise<{ url: string; close(): Promise<void> }> {
+  switch (kind) {
+    case 'demo':
+      return startDemo({ port: 0, db: file!, seed: 1 });
+    case 'baseline':
+      return startBaseline({ db: file!, port: 0 });
+    case 'floor-raw':
+      return listen((_req, res) => {
+        res.writeHead(200, { ...FLOOR_HEADERS, 'content-length': Buffer.byteLength(FLOOR_BODY) });
+        res.end(FLOOR_BODY);
+      });
+    case 'floor-adapter':
+      return listen(toNodeHandler(async () => new Response(FLOOR_BODY, { headers: FLOOR_HEADERS })));
+    default:
+      throw new Error(`unknown server kind "${kind}"`);
+  }
+}
+
+async function main(): Promise<void> {
+  const [kind = '', file] = process.argv.slice(2);
+  const server = await start(kind, file);
+  const stop = async (code: number) => {
+    await server.close().catch(() => undefined);
+    process.exit(code);
+  };
+  process.on('message', (message: { memory?: boolean; cpu?: boolean; close?: boolean }) => {
+    if (message.cpu) process.send!({ cpu: process.cpuUsage() });
+    if (message.memory) {
+      const before = process.memoryUsage();
+      (globalThis as { gc?: () => void }).gc?.();
+      process.send!({ memory: { before, after: process.memoryUsage() } });
+    }
+    if (message.close) void stop(0);
+  });
+  process.on('disconnect', () => void stop(0));
+  process.on('SIGTERM', () => void stop(0));
+  process.stdout.write(`${JSON.stringify({ url: server.url, pid: process.pid })}\n`);
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
