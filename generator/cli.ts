@@ -1,14 +1,21 @@
 /**
- * `jsonapi-gen build <schema.ts> --out <dir> [--check] [--stubs <dir>]`.
+ * The jsonapi-gen command:
+ *   build <schema.ts> --out <dir> [--check] [--stubs <dir>] [--watch] [--quiet | --json]
+ *   init [dir]
  * Schema mistakes print as `file:line:col` with the line quoted, and exit 1; never a stack trace.
+ * Output is short, coloured only on a terminal (NO_COLOR respected, see output.ts).
  */
-import { readFileSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import { Command, CommanderError } from 'commander';
+import { createRequire } from 'node:module';
+import { join, relative, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { Command, CommanderError, Option } from 'commander';
 import { SchemaError } from './errors.js';
 import { checkFiles, writeFiles } from './files.js';
+import { InitConflict, init, packageRoot } from './init.js';
 import { endpointCount } from './model.js';
+import { type Io, streamIo, styleProblems } from './output.js';
+
+export type { Io } from './output.js';
 
 export interface BuildOptions {
   out: string;
@@ -16,69 +23,176 @@ export interface BuildOptions {
   stubs?: string;
   title?: string;
   apiVersion?: string;
+  /** Nothing on stdout; errors still go to stderr. */
+  quiet?: boolean;
+  /** One JSON object on stdout per build (and nothing on stderr): see `BuildReport`. */
+  json?: boolean;
+  watch?: boolean;
 }
 
-interface Io {
-  out(line: string): void;
-  err(line: string): void;
-}
-
-const consoleIo: Io = { out: (line) => process.stdout.write(line + '\n'), err: (line) => process.stderr.write(line + '\n') };
+/** What `build --json` prints. Paths in the lists are relative to `out`. */
+export type BuildReport =
+  | {
+      ok: true;
+      schema: string;
+      out: string;
+      resources: number;
+      endpoints: number;
+      written: string[];
+      unchanged: string[];
+      removed: string[];
+      stubs?: { dir: string; written: string[]; kept: string[] };
+    }
+  | { ok: boolean; check: true; schema: string; out: string; resources: number; endpoints: number; stale: string[]; missing: string[]; extra: string[] }
+  | { ok: false; schema: string; out: string; errors: Array<{ message: string; file?: string; line?: number; column?: number }> };
 
 function packageVersion(): string {
-  for (let dir = dirname(fileURLToPath(import.meta.url)); ; dir = dirname(dir)) {
-    try {
-      const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name?: string; version?: string };
-      if (pkg.name === 'jsonapi-gen') return pkg.version ?? '0.0.0';
-    } catch {
-      // keep looking upwards
-    }
-    if (dirname(dir) === dir) return '0.0.0';
+  try {
+    return packageRoot().manifest.version ?? '0.0.0';
+  } catch {
+    return '0.0.0';
   }
 }
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 const shown = (path: string) => relative(process.cwd(), path) || '.';
+const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
-/** Runs `build`; returns the exit code. */
-export async function build(schema: string, options: BuildOptions, io: Io = consoleIo): Promise<number> {
+/** Runs `build` once; returns the exit code. Schema mistakes are reported here, not thrown. */
+export async function build(schema: string, options: BuildOptions, io: Io = streamIo()): Promise<number> {
   const outDir = resolve(options.out);
-  // Loaded on demand: ts-morph and prettier are heavy, and --help or --version need neither.
-  const { generate } = await import('./generate.js');
-  const { model, files } = await generate(schema, outDir, {
-    ...(options.title !== undefined && { title: options.title }),
-    ...(options.apiVersion !== undefined && { version: options.apiVersion }),
-  });
-  const what = `${plural(model.resources.length, 'resource')}, ${plural(endpointCount(model), 'endpoint')}`;
-  if (options.check) {
-    const { stale, missing, extra } = checkFiles(outDir, files);
-    if (stale.length + missing.length + extra.length === 0) {
-      io.out(`jsonapi-gen: ${shown(outDir)} is up to date (${plural(files.length, 'file')}; ${what})`);
+  const schemaFile = resolve(schema);
+  const say = (line: string) => {
+    if (!options.quiet && !options.json) io.out(line);
+  };
+  const report = (value: BuildReport) => io.out(JSON.stringify(value));
+  const { bold, green, yellow } = io.outStyle;
+  const e = io.errStyle;
+  const name = bold('jsonapi-gen');
+  const errName = e.bold('jsonapi-gen');
+
+  try {
+    // Loaded on demand: ts-morph and prettier are heavy, and --help or --version need neither.
+    const { generate } = await import('./generate.js');
+    const { model, files } = await generate(schemaFile, outDir, {
+      ...(options.title !== undefined && { title: options.title }),
+      ...(options.apiVersion !== undefined && { version: options.apiVersion }),
+    });
+    const counts = { resources: model.resources.length, endpoints: endpointCount(model) };
+    const what = `${plural(counts.resources, 'resource')}, ${plural(counts.endpoints, 'endpoint')}`;
+
+    if (options.check) {
+      const { stale, missing, extra } = checkFiles(outDir, files);
+      const ok = stale.length + missing.length + extra.length === 0;
+      if (options.json) report({ ok, check: true, schema: schemaFile, out: outDir, ...counts, stale, missing, extra });
+      else if (ok) say(`${name}: ${shown(outDir)} is up to date (${plural(files.length, 'file')}; ${what})`);
+      else {
+        io.err(`${errName}: ${shown(outDir)} is ${e.red('out of date')}; run jsonapi-gen build ${shown(schemaFile)} --out ${shown(outDir)}`);
+        for (const path of stale) io.err(`  stale:   ${path}`);
+        for (const path of missing) io.err(`  missing: ${path}`);
+        for (const path of extra) io.err(`  extra:   ${path}`);
+      }
+      return ok ? 0 : 1;
+    }
+
+    const result = writeFiles(outDir, files);
+    let stubs: { dir: string; written: string[]; kept: string[] } | undefined;
+    if (options.stubs !== undefined) {
+      const { writeStubs } = await import('./stubs.js');
+      const stubsDir = resolve(options.stubs);
+      const written = await writeStubs(model, stubsDir, outDir);
+      stubs = { dir: stubsDir, written: written.written, kept: written.skipped };
+    }
+    if (options.json) {
+      report({ ok: true, schema: schemaFile, out: outDir, ...counts, written: result.written, unchanged: result.unchanged, removed: result.removed, ...(stubs && { stubs }) });
       return 0;
     }
-    io.err(`jsonapi-gen: ${shown(outDir)} is out of date; run jsonapi-gen build ${shown(resolve(schema))} --out ${shown(outDir)}`);
-    for (const path of stale) io.err(`  stale:   ${path}`);
-    for (const path of missing) io.err(`  missing: ${path}`);
-    for (const path of extra) io.err(`  extra:   ${path}`);
+    const changed = result.written.length > 0 ? green(`${result.written.length} written`) : `${result.written.length} written`;
+    say(
+      `${name}: ${what} → ${shown(outDir)}: ${changed}, ${result.unchanged.length} unchanged` +
+        (result.removed.length > 0 ? `, ${yellow(`${result.removed.length} removed`)}` : ''),
+    );
+    for (const path of result.removed) say(`  removed  ${path}`);
+    if (stubs) {
+      say(`${name}: stubs → ${shown(stubs.dir)}: ${stubs.written.length} written, ${stubs.kept.length} kept`);
+      for (const path of stubs.written) say(`  wrote    ${path}`);
+    }
+    return 0;
+  } catch (error) {
+    if (!(error instanceof SchemaError)) {
+      if (!options.json) throw error;
+      report({ ok: false, schema: schemaFile, out: outDir, errors: [{ message: message(error) }] });
+      return 1;
+    }
+    if (options.json) {
+      report({ ok: false, schema: schemaFile, out: outDir, errors: error.problems.map((p) => ({ ...p })) });
+    } else {
+      io.err(styleProblems(error.format(), e));
+    }
     return 1;
   }
-  const result = writeFiles(outDir, files);
-  io.out(
-    `jsonapi-gen: ${what} → ${shown(outDir)}: ${result.written.length} written, ${result.unchanged.length} unchanged` +
-      (result.removed.length > 0 ? `, ${result.removed.length} removed` : ''),
-  );
-  for (const path of result.written) io.out(`  wrote    ${path}`);
-  for (const path of result.removed) io.out(`  removed  ${path}`);
-  if (options.stubs !== undefined) {
-    const { writeStubs } = await import('./stubs.js');
-    const stubs = await writeStubs(model, resolve(options.stubs), outDir);
-    io.out(`jsonapi-gen: stubs → ${shown(resolve(options.stubs))}: ${stubs.written.length} written, ${stubs.skipped.length} kept`);
-    for (const path of stubs.written) io.out(`  wrote    ${path}`);
-  }
+}
+
+/**
+ * `build --watch`: builds now and on every change, until SIGINT or SIGTERM; exit code 0. Each
+ * build runs in a fresh process (`jsonapi-gen build` without --watch): a schema module and
+ * everything it imports load anew, and a failed build cannot take the watcher down.
+ */
+export async function buildWatching(schema: string, options: BuildOptions, io: Io = streamIo(), bin = process.argv[1]): Promise<number> {
+  if (bin === undefined) throw new Error('--watch needs the path of the jsonapi-gen command');
+  const { spawn } = await import('node:child_process');
+  const { watchSchema } = await import('./watch.js');
+  const { bold, dim } = io.outStyle;
+  if (!options.quiet && !options.json) io.out(`${bold('jsonapi-gen')}: watching ${shown(resolve(schema, '..'))} ${dim('(Ctrl-C stops)')}`);
+  const args = [bin, 'build', resolve(schema), '--out', resolve(options.out)];
+  if (options.stubs !== undefined) args.push('--stubs', resolve(options.stubs));
+  if (options.title !== undefined) args.push('--title', options.title);
+  if (options.apiVersion !== undefined) args.push('--api-version', options.apiVersion);
+  if (options.quiet) args.push('--quiet');
+  if (options.json) args.push('--json');
+  const once = () =>
+    new Promise<void>((done) => {
+      const child = spawn(process.execPath, args, { stdio: ['ignore', 'inherit', 'inherit'] });
+      child.once('error', (error) => {
+        io.err(`${io.errStyle.bold('jsonapi-gen')}: ${io.errStyle.red('error')}: ${message(error)}`);
+        done();
+      });
+      child.once('exit', () => done());
+    });
+  await watchSchema(schema, once).done;
   return 0;
 }
 
-export function program(io: Io = consoleIo): Command {
+/** `init [dir]`: scaffolds a host; builds its generated code when jsonapi-gen already resolves there. */
+export async function initCommand(dir: string, io: Io = streamIo()): Promise<number> {
+  const { bold, green, dim } = io.outStyle;
+  let result;
+  try {
+    result = init(dir);
+  } catch (error) {
+    if (!(error instanceof InitConflict)) throw error;
+    io.err(`${io.errStyle.bold('jsonapi-gen')}: ${io.errStyle.red('error')}: ${shown(resolve(dir))} already has ${error.existing.join(', ')}; nothing written`);
+    return 1;
+  }
+  io.out(`${bold('jsonapi-gen')}: ${green(`new host in ${shown(result.dir)}`)} (${plural(result.written.length, 'file')})`);
+  for (const path of result.written) io.out(dim(`  ${path}`));
+  let installed = false;
+  try {
+    createRequire(join(result.dir, 'package.json')).resolve('jsonapi-gen');
+    installed = true;
+  } catch {
+    installed = false;
+  }
+  if (installed) {
+    const code = await build(join(result.dir, 'src', 'schema.ts'), { out: join(result.dir, 'src', 'generated') }, io);
+    if (code !== 0) return code;
+  }
+  const cd = shown(result.dir) === '.' ? '' : `cd ${shown(result.dir)} && `;
+  io.out(`Next: ${bold(`${cd}${installed ? '' : 'npm install && '}npm start`)}`);
+  return 0;
+}
+
+export function program(io: Io = streamIo()): Command {
   const cli = new Command('jsonapi-gen')
     .description('Typed code and an OpenAPI 3.1 document from declared JSON:API resources.')
     .version(packageVersion(), '-v, --version')
@@ -92,24 +206,35 @@ export function program(io: Io = consoleIo): Command {
     .option('--stubs <dir>', 'also scaffold data-layer stubs in <dir>, never overwriting a file')
     .option('--title <title>', 'info.title of the OpenAPI document', 'JSON:API')
     .option('--api-version <version>', 'info.version of the OpenAPI document', '1.0.0')
+    .addOption(new Option('-w, --watch', 'rebuild when the schema (or a file beside it) changes').conflicts('check'))
+    .addOption(new Option('-q, --quiet', 'print nothing on success (errors still go to stderr)').conflicts('json'))
+    .option('--json', 'print the result as JSON on stdout (one object per build)')
     .action(async (schema: string, options: BuildOptions) => {
-      process.exitCode = await build(schema, options, io);
+      process.exitCode = options.watch ? await buildWatching(schema, options, io) : await build(schema, options, io);
+    });
+  cli
+    .command('init')
+    .description('Scaffold a new host: schema, SQLite store (Kysely), server and npm scripts; then `npm install && npm start`.')
+    .argument('[dir]', 'the directory (created when missing)', '.')
+    .action(async (dir: string) => {
+      process.exitCode = await initCommand(dir, io);
     });
   return cli;
 }
 
 /** The CLI entry: parses `argv`, reports failures without stack traces. */
 export async function main(argv: readonly string[] = process.argv): Promise<void> {
+  const io = streamIo();
   try {
-    await program().parseAsync([...argv]);
+    await program(io).parseAsync([...argv]);
   } catch (error) {
     if (error instanceof SchemaError) {
-      process.stderr.write(error.format() + '\n');
+      io.err(styleProblems(error.format(), io.errStyle));
       process.exitCode = 1;
     } else if (error instanceof CommanderError) {
       process.exitCode = error.exitCode;
     } else {
-      process.stderr.write(`jsonapi-gen: ${error instanceof Error ? error.message : String(error)}\n`);
+      io.err(`${io.errStyle.bold('jsonapi-gen')}: ${io.errStyle.red('error')}: ${message(error)}`);
       process.exitCode = 1;
     }
   }

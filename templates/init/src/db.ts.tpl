@@ -1,0 +1,43 @@
+/** The database: an SQLite file ($DATABASE, default data.sqlite) through Kysely. */
+import SQLite from 'better-sqlite3';
+import { type Generated, Kysely, SqliteDialect } from 'kysely';
+
+export interface Database {
+  authors: { id: Generated<number>; name: string };
+  books: { id: Generated<number>; title: string; year: number | null; author_id: number };
+}
+
+export function openDatabase(file = process.env.DATABASE ?? 'data.sqlite'): Kysely<Database> {
+  const sqlite = new SQLite(file);
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma('foreign_keys = ON');
+  return new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+}
+
+/** Creates the tables when missing, and a first author with two books in an empty database. */
+export async function migrate(db: Kysely<Database>): Promise<void> {
+  await db.schema
+    .createTable('authors')
+    .ifNotExists()
+    .addColumn('id', 'integer', (column) => column.primaryKey().autoIncrement())
+    .addColumn('name', 'text', (column) => column.notNull())
+    .execute();
+  await db.schema
+    .createTable('books')
+    .ifNotExists()
+    .addColumn('id', 'integer', (column) => column.primaryKey().autoIncrement())
+    .addColumn('title', 'text', (column) => column.notNull())
+    .addColumn('year', 'integer')
+    .addColumn('author_id', 'integer', (column) => column.notNull().references('authors.id').onDelete('cascade'))
+    .execute();
+  const any = await db.selectFrom('authors').select('id').limit(1).executeTakeFirst();
+  if (any !== undefined) return;
+  const author = await db.insertInto('authors').values({ name: 'Ursula K. Le Guin' }).returning('id').executeTakeFirstOrThrow();
+  await db
+    .insertInto('books')
+    .values([
+      { title: 'A Wizard of Earthsea', year: 1968, author_id: author.id },
+      { title: 'The Left Hand of Darkness', year: 1969, author_id: author.id },
+    ])
+    .execute();
+}

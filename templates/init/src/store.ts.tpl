@@ -1,0 +1,18 @@
+/** The data layers of src/schema.ts: each resource backed by its table (jsonapi-gen/kysely). */
+import type { Kysely } from 'kysely';
+import { defineStore } from 'jsonapi-gen/kysely';
+import type { Database } from './db.js';
+
+export function createStore(db: Kysely<Database>) {
+  return defineStore(db, {
+    authors: {
+      table: 'authors',
+      relationships: { books: { type: 'toMany', table: 'books', foreignKey: 'author_id' } },
+    },
+    books: {
+      table: 'books',
+      columns: { authorId: 'author_id' },
+      relationships: { author: { type: 'toOne', foreignKey: 'author_id', table: 'authors' } },
+    },
+  });
+}

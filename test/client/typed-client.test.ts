@@ -1,0 +1,147 @@
+/**
+ * The OpenAPI document is true to the API: openapi-typescript turns the generated
+ * examples/blog/generated/openapi.json into types, a small openapi-fetch program is compiled
+ * against them with the TypeScript compiler API (strict, no errors allowed, and a wrong include
+ * path must be an error), and the compiled program is then run, as its own Node process, against
+ * the running demo: list articles with include and page[limit], create one (Bearer auth,
+ * application/vnd.api+json), read it back. Its typed reads must match what the server sent.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
+import openapiTS, { astToString } from 'openapi-typescript';
+import ts from 'typescript';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Demo, startDemo } from '../../examples/blog/server.js';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const DOCUMENT = join(ROOT, 'examples', 'blog', 'generated', 'openapi.json');
+
+/** The program a client author writes: nothing but openapi-fetch and the generated `paths`. */
+const PROGRAM = `import createClient from 'openapi-fetch';
+import type { paths } from './blog.js';
+
+const JSONAPI = 'application/vnd.api+json';
+
+export async function main(baseUrl: string) {
+  const client = createClient<paths>({
+    baseUrl,
+    headers: { accept: JSONAPI },
+    // JSON:API lists are comma-separated: the document says style form, explode false.
+    querySerializer: { array: { style: 'form', explode: false } },
+  });
+
+  const list = await client.GET('/articles', {
+    params: { query: { include: ['author', 'tags'], 'page[limit]': 2, sort: ['title'] } },
+  });
+  if (!list.data) throw new Error(\`list failed: \${list.response.status} \${JSON.stringify(list.error)}\`);
+  const listed = list.data.data.map((article) => ({
+    id: article.id,
+    title: article.attributes?.title,
+    author: article.relationships?.author?.data?.id,
+  }));
+  const included = (list.data.included ?? []).map((resource) => \`\${resource.type}:\${resource.id}\`);
+
+  const created = await client.POST('/articles', {
+    headers: { authorization: 'Bearer 1', 'content-type': JSONAPI },
+    body: {
+      data: {
+        type: 'articles',
+        attributes: { title: 'Typed clients', body: 'From the OpenAPI document.' },
+        relationships: { author: { data: { type: 'people', id: '1' } }, tags: { data: [{ type: 'tags', id: '1' }] } },
+      },
+    },
+  });
+  if (!created.data) throw new Error(\`create failed: \${created.response.status} \${JSON.stringify(created.error)}\`);
+  const id: string = created.data.data.id;
+
+  const read = await client.GET('/articles/{id}', { params: { path: { id }, query: { include: ['author', 'tags'] } } });
+  if (!read.data) throw new Error(\`read failed: \${read.response.status} \${JSON.stringify(read.error)}\`);
+  const status: 'draft' | 'published' | undefined = read.data.data.attributes?.status;
+  const author = read.data.included?.find((resource) => resource.type === 'people');
+
+  const missing = await client.GET('/articles/{id}', { params: { path: { id: '999999' } } });
+
+  // @ts-expect-error: not an include path of articles
+  void client.GET('/articles', { params: { query: { include: ['nope'] } } });
+
+  return {
+    list: { status: list.response.status, type: list.response.headers.get('content-type'), listed, included, total: list.data.meta?.['total'], next: list.data.links?.['next'] },
+    created: { status: created.response.status, location: created.response.headers.get('location'), id, title: created.data.data.attributes?.title },
+    read: { status: read.response.status, title: read.data.data.attributes?.title, articleStatus: status, author: author?.type === 'people' ? author.attributes?.name : undefined, authorId: read.data.data.relationships?.author?.data?.id, tags: read.data.data.relationships?.tags?.data?.map((tag) => tag.id) },
+    missing: { status: missing.response.status, code: missing.error?.errors?.[0]?.status },
+  };
+}
+
+console.log(JSON.stringify(await main(process.argv[2]!)));
+`;
+
+describe('a typed client generated from openapi.json', () => {
+  let dir: string;
+  let demo: Demo;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'jsonapi-gen-client-'));
+    // The program resolves openapi-fetch (and the compiler its types) from the repository.
+    symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
+    writeFileSync(join(dir, 'package.json'), JSON.stringify({ type: 'module', private: true }));
+    demo = await startDemo({ port: 0, seed: 10, databaseUrl: null });
+  });
+
+  afterAll(async () => {
+    await demo?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('openapi-typescript accepts the document, the program compiles strictly, and it runs against the demo', async () => {
+    const ast = await openapiTS(pathToFileURL(DOCUMENT), { immutable: false });
+    const types = astToString(ast);
+    expect(types).toContain('"/articles/{id}"');
+    writeFileSync(join(dir, 'blog.ts'), types);
+    writeFileSync(join(dir, 'program.ts'), PROGRAM);
+
+    const program = ts.createProgram([join(dir, 'program.ts')], {
+      strict: true,
+      noUncheckedIndexedAccess: true,
+      exactOptionalPropertyTypes: true,
+      target: ts.ScriptTarget.ES2022,
+      module: ts.ModuleKind.NodeNext,
+      moduleResolution: ts.ModuleResolutionKind.NodeNext,
+      lib: ['lib.es2023.d.ts', 'lib.dom.d.ts'],
+      types: ['node'],
+      typeRoots: [join(dir, 'node_modules', '@types')],
+      skipLibCheck: true,
+      outDir: join(dir, 'out'),
+    });
+    const emitted = program.emit();
+    const diagnostics = [...ts.getPreEmitDiagnostics(program), ...emitted.diagnostics].map((d) =>
+      ts.formatDiagnostic(d, { getCanonicalFileName: (f) => f, getCurrentDirectory: () => dir, getNewLine: () => '\n' }),
+    );
+    expect(diagnostics).toEqual([]);
+
+    const { stdout } = await promisify(execFile)(process.execPath, [join(dir, 'out', 'program.js'), demo.url], { cwd: dir });
+    const result = JSON.parse(stdout);
+
+    expect(result.list.status).toBe(200);
+    expect(result.list.type).toBe('application/vnd.api+json');
+    expect(result.list.listed).toHaveLength(2);
+    for (const article of result.list.listed) {
+      expect(article.title).toEqual(expect.any(String));
+      expect(result.list.included).toContain(`people:${article.author}`);
+    }
+    expect(result.list.listed.map((a: { title: string }) => a.title)).toEqual([...result.list.listed.map((a: { title: string }) => a.title)].sort());
+    expect(result.list.total).toBe(10);
+    expect(result.list.next).toMatch(/page%5Blimit%5D=2|page\[limit\]=2/);
+
+    expect(result.created).toMatchObject({ status: 201, title: 'Typed clients' });
+    expect(result.created.location).toBe(`${demo.url}/articles/${result.created.id}`);
+
+    const person = (await (await fetch(`${demo.url}/people/1`)).json()) as { data: { attributes: { name: string } } };
+    expect(result.read).toEqual({ status: 200, title: 'Typed clients', articleStatus: 'draft', author: person.data.attributes.name, authorId: '1', tags: ['1'] });
+    expect(result.missing).toEqual({ status: 404, code: '404' });
+    expect(JSON.parse(readFileSync(DOCUMENT, 'utf8')).openapi).toBe('3.1.0');
+  }, 60_000);
+});
