@@ -78,3 +78,10 @@ export { can, type Ability, type Policy } from './policies.js';
  * await withTransaction(db, async (trx) => { ... });
  */
 export { executorFor, kyselyTransaction, withTransaction, type TransactionOptions } from './transaction.js';
+/**
+ * Prepares each distinct SQL text once on SQLite (better-sqlite3), for Kysely's `SqliteDialect`.
+ *
+ * @example
+ * new Kysely<Database>({ dialect: new SqliteDialect({ database: cachedStatements(new SQLite(file)) }) });
+ */
+export { cachedStatements, type PreparingDatabase } from './statements.js';
