@@ -7,9 +7,9 @@
  * Operations schema, every resource in a result against the JSON:API 1.1 schema.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Demo, startDemo } from '../../examples/blog/server.js';
+import type { Demo } from '../../examples/blog/server.js';
 import { expectValidAtomicDocument } from '../support/atomic-schema.js';
-import { createPostgresDatabase, type TestDatabase } from '../support/databases.js';
+import { startDemoOn } from '../support/demo.js';
 import { type Doc, expectValidDocument, json } from '../support/validate.js';
 
 const JSONAPI = 'application/vnd.api+json';
@@ -27,16 +27,11 @@ interface Answer {
 
 describe.each(['sqlite', 'postgres'] as const)('Atomic Operations on the blog demo (%s)', (dialect) => {
   let demo: Demo;
-  let pg: TestDatabase | undefined;
 
   beforeAll(async () => {
-    if (dialect === 'postgres') pg = await createPostgresDatabase();
-    demo = await startDemo({ port: 0, seed: SEED, databaseUrl: pg?.url ?? null });
+    demo = await startDemoOn(dialect, SEED);
   });
-  afterAll(async () => {
-    await demo?.close();
-    await pg?.drop();
-  });
+  afterAll(async () => demo?.close());
 
   /** POST /operations; a well-formed request document is validated before it is sent. */
   async function operations(body: unknown, user?: string, { valid = true, contentType = ATOMIC } = {}): Promise<Answer> {

@@ -4,24 +4,19 @@
  */
 import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Demo, startDemo } from '../../examples/blog/server.js';
-import { createPostgresDatabase, type TestDatabase } from '../support/databases.js';
+import type { Demo } from '../../examples/blog/server.js';
+import { startDemoOn } from '../support/demo.js';
 import { expectValidDocument } from '../support/validate.js';
 
 const JSONAPI = 'application/vnd.api+json';
 
 describe.each(['sqlite', 'postgres'] as const)('the blog demo on %s', (dialect) => {
   let demo: Demo;
-  let pg: TestDatabase | undefined;
 
   beforeAll(async () => {
-    if (dialect === 'postgres') pg = await createPostgresDatabase();
-    demo = await startDemo({ port: 0, seed: 120, databaseUrl: pg?.url ?? null });
+    demo = await startDemoOn(dialect, 120);
   });
-  afterAll(async () => {
-    await demo?.close();
-    await pg?.drop();
-  });
+  afterAll(async () => demo?.close());
 
   async function call(path: string, init: { method?: string; user?: string } = {}): Promise<{ status: number; body: any; headers: Headers }> {
     const headers: Record<string, string> = { accept: JSONAPI };

@@ -7,8 +7,8 @@
  * is validated against the JSON:API 1.1 schema.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Demo, startDemo } from '../../examples/blog/server.js';
-import { createPostgresDatabase, type TestDatabase } from '../support/databases.js';
+import type { Demo } from '../../examples/blog/server.js';
+import { startDemoOn } from '../support/demo.js';
 import { type Doc, json } from '../support/validate.js';
 
 const JSONAPI = 'application/vnd.api+json';
@@ -25,16 +25,11 @@ interface Answer {
 
 describe.each(['sqlite', 'postgres'] as const)('writes on the blog demo (%s)', (dialect) => {
   let demo: Demo;
-  let pg: TestDatabase | undefined;
 
   beforeAll(async () => {
-    if (dialect === 'postgres') pg = await createPostgresDatabase();
-    demo = await startDemo({ port: 0, seed: SEED, databaseUrl: pg?.url ?? null });
+    demo = await startDemoOn(dialect, SEED);
   });
-  afterAll(async () => {
-    await demo?.close();
-    await pg?.drop();
-  });
+  afterAll(async () => demo?.close());
 
   /** One HTTP exchange; `body` is sent as JSON unless it is a string (sent as is). */
   async function call(
