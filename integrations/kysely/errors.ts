@@ -10,31 +10,63 @@ import { BadRequestError, ConflictError, UnprocessableEntityError } from '../../
  * (class 22, or 54000 for an index entry past PostgreSQL's btree limit) is then a 422 at the
  * attribute that holds it.
  */
-export async function runStatement<T>(statement: () => Promise<T>, written?: Readonly<Record<string, unknown>>): Promise<T> {
+export async function runStatement<T>(statement: () => Promise<T>, written?: Written): Promise<T> {
   try {
     return await statement();
   } catch (thrown) {
     const code = (thrown as { code?: unknown } | null)?.code;
     if (typeof code !== 'string') throw thrown;
-    if (written && (code === '54000' || code.startsWith('22'))) throw unstorable(code, written);
+    if (written && (code === '54000' || code.startsWith('22'))) throw unstorable(code, written.attributes);
     if (/^22[0-9A-Z]{3}$/.test(code)) {
       throw new BadRequestError({ detail: 'A filter value is not valid for the column it is compared with', code: 'invalid_filter_value' });
     }
     if (code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
-      throw new ConflictError({ detail: 'A resource with these values already exists', code: 'unique_violation' });
+      const pointer = written && uniquePointer(thrown as DatabaseError, written);
+      throw new ConflictError({
+        detail: pointer ? `A resource with this ${pointer === '/data/id' ? 'id' : pointer.slice(pointer.lastIndexOf('/') + 1)} already exists` : 'A resource with these values already exists',
+        ...(pointer && { source: { pointer } }),
+        code: 'unique_violation',
+      });
     }
     throw thrown;
   }
 }
 
+/** What an insert or update writes: its attributes, and how they map to columns. */
+export interface Written {
+  attributes: Readonly<Record<string, unknown>>;
+  /** The column an attribute is stored in. */
+  column(attribute: string): string;
+  /** The table's key column (a taken client-generated id points at `/data/id`). */
+  idColumn: string;
+}
+
+type DatabaseError = { code: string; message?: string; detail?: string };
+
+/**
+ * Where a unique violation points: the written attribute whose column the constraint names
+ * (SQLite: "UNIQUE constraint failed: tags.name"; PostgreSQL: detail "Key (name)=(...) already
+ * exists"), or `/data/id` for the key. Undefined when the columns cannot be told.
+ */
+function uniquePointer(error: DatabaseError, written: Written): string | undefined {
+  const sqlite = /constraint failed: (.+)$/.exec(error.message ?? '')?.[1];
+  const postgres = /^Key \((.+?)\)=/.exec(error.detail ?? '')?.[1];
+  const columns = (sqlite ?? postgres)?.split(',').map((c) => c.trim().split('.').pop()!.replace(/^"|"$/g, ''));
+  if (!columns) return undefined;
+  if (columns.includes(written.idColumn)) return '/data/id';
+  const name = Object.keys(written.attributes).find((attribute) => columns.includes(written.column(attribute)));
+  return name === undefined ? undefined : `/data/attributes/${escapePointer(name)}`;
+}
+
+const escapePointer = (name: string) => name.replace(/~/g, '~0').replace(/\//g, '~1');
+
 /** The 422 for a value the database would not store, pointing at the attribute most likely to hold it. */
 function unstorable(code: string, written: Readonly<Record<string, unknown>>): UnprocessableEntityError {
   const strings = Object.entries(written).filter((entry): entry is [string, string] => typeof entry[1] === 'string');
-  const escape = (name: string) => name.replace(/~/g, '~0').replace(/\//g, '~1');
   const at = (name: string | undefined, why: string, problem: string) =>
     new UnprocessableEntityError({
       detail: name ? `${name} ${why}` : `A value ${why}`,
-      source: { pointer: name ? `/data/attributes/${escape(name)}` : '/data/attributes' },
+      source: { pointer: name ? `/data/attributes/${escapePointer(name)}` : '/data/attributes' },
       code: problem,
     });
   // 22021: PostgreSQL's text cannot hold U+0000.

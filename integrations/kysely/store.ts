@@ -17,7 +17,7 @@ import type {
   Updatable,
   WriteValues,
 } from '../../runtime/index.js';
-import { runStatement } from './errors.js';
+import { runStatement, type Written } from './errors.js';
 import type { SelectQuery } from './filters.js';
 import { type AnyTableMapping, type RelationshipMapping, parseIntegerId } from './mapping.js';
 import { ORIGIN, type ModelOrigin } from './policies.js';
@@ -208,6 +208,13 @@ function dataLayer(db: Kysely<any>, resource: TableResource, tables: ReadonlyMap
     return row;
   };
 
+  /** What a create or update writes, for errors that point at the culprit (see `runStatement`). */
+  const written = (values: WriteValues): Written => ({
+    attributes: values.attributes,
+    column: (name) => resource.column(name),
+    idColumn: resource.idColumn,
+  });
+
   const toManyMapping = (name: string) => {
     const mapping = resource.relationships[name];
     if (!mapping || mapping.type !== 'toMany') throw new TypeError(`defineStore: ${resource.type}.${name} is not mapped as toMany`);
@@ -316,7 +323,7 @@ function dataLayer(db: Kysely<any>, resource: TableResource, tables: ReadonlyMap
       if (values.id !== undefined) row[resource.idColumn] = resource.parseId(values.id);
       const inserted = await runStatement(() =>
         executorFor(db).insertInto(table).values(row).returning(`${resource.idColumn} as key`).executeTakeFirstOrThrow(),
-        values.attributes,
+        written(values),
       );
       const key = (inserted as { key: unknown }).key;
       await writeToMany(key, values.relationships, context);
@@ -327,7 +334,7 @@ function dataLayer(db: Kysely<any>, resource: TableResource, tables: ReadonlyMap
       const key = resource.key(model);
       const row = toRow(values, 'update', context);
       if (Object.keys(row).length > 0) {
-        await runStatement(() => executorFor(db).updateTable(table).set(row).where(resource.idColumn, '=', key).execute(), values.attributes);
+        await runStatement(() => executorFor(db).updateTable(table).set(row).where(resource.idColumn, '=', key).execute(), written(values));
       }
       await writeToMany(key, values.relationships, context);
       return findByKey(key);

@@ -126,7 +126,7 @@ describe.each(['sqlite', 'postgres'] as const)('Atomic Operations on the blog de
       ['422: a required relationship missing', { op: 'add', data: { type: 'articles', attributes: { title: 'never' } } }, ['422 /atomic:operations/2/data']],
       ['404: removing what does not exist', { op: 'remove', ref: { type: 'tags', id: '99999' } }, ['404 /atomic:operations/2']],
       ['403: another author', { op: 'update', data: { type: 'articles', id: '2', attributes: { title: 'never' } } }, ['403 /atomic:operations/2']],
-      ['409: a duplicate tag name (unique)', { op: 'add', data: { type: 'tags', attributes: { name: 'json' } } }, ['409 /atomic:operations/2']],
+      ['409: a duplicate tag name (unique)', { op: 'add', data: { type: 'tags', attributes: { name: 'json' } } }, ['409 /atomic:operations/2/data/attributes/name']],
       ['409: the join table after the row insert', { op: 'add', data: { type: 'articles', attributes: { title: 'never' }, relationships: { author: { data: { type: 'people', id: '1' } }, tags: { data: [{ type: 'tags', id: '3' }, { type: 'tags', id: '3' }] } } } }, ['409 /atomic:operations/2']],
     ];
     for (const [what, third, expected] of failures) {

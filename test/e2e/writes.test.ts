@@ -244,12 +244,12 @@ describe.each(['sqlite', 'postgres'] as const)('writes on the blog demo (%s)', (
     const id = created.doc.data.id as string;
     const duplicate = await post('/tags', { type: 'tags', attributes: { name: 'databases' } });
     expect(duplicate.status).toBe(409);
-    expect(duplicate.doc.errors[0]).toMatchObject({ status: '409', code: 'unique_violation' });
+    expect(duplicate.doc.errors[0]).toMatchObject({ status: '409', code: 'unique_violation', source: { pointer: '/data/attributes/name' } });
     const renamed = await patch(`/tags/${id}`, { type: 'tags', id, attributes: { name: 'zig' } });
     expect(renamed.status).toBe(200);
     expect(renamed.doc.data.attributes).toEqual({ name: 'zig' });
     const clash = await patch(`/tags/${id}`, { type: 'tags', id, attributes: { name: 'json' } });
-    expect(clash.status).toBe(409);
+    expect(problems(clash)).toEqual(['409 /data/attributes/name']);
     expect((await get(`/tags/${id}`)).doc.data.attributes.name).toBe('zig');
     expect(ids((await get(`/tags?filter[name]=databases`)).doc)).toHaveLength(1);
     expect((await post('/articles/1/relationships/tags', [{ type: 'tags', id }], authorOf(1))).status).toBe(204);

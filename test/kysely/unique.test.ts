@@ -1,0 +1,78 @@
+/**
+ * A unique violation points at its culprit on both databases: the attribute whose (mapped)
+ * column the constraint names. A taken client-generated id is found by the runtime before the
+ * insert (`id_taken` at `/data/id`).
+ */
+import SQLite from 'better-sqlite3';
+import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import pg from 'pg';
+import { Attribute, Create, JsonApi, Show, Update, defineResource } from 'jsonapi-gen';
+import { defineStore, kyselyTransaction } from 'jsonapi-gen/kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPostgresDatabase, type TestDatabase } from '../support/databases.js';
+import { type Doc, json } from '../support/validate.js';
+import { DIALECTS } from './harness.js';
+
+interface Db {
+  accounts: { id: string; login_name: string; email: string };
+}
+
+describe.each(DIALECTS)('unique violations on %s', (dialect) => {
+  let db: Kysely<Db>;
+  let pgDatabase: TestDatabase | undefined;
+  let api: JsonApi;
+
+  beforeAll(async () => {
+    if (dialect === 'postgres') {
+      pgDatabase = await createPostgresDatabase();
+      db = new Kysely<Db>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: pgDatabase.url }) }) });
+    } else {
+      db = new Kysely<Db>({ dialect: new SqliteDialect({ database: new SQLite(':memory:') }) });
+    }
+    await db.schema
+      .createTable('accounts')
+      .addColumn('id', 'text', (c) => c.primaryKey())
+      .addColumn('login_name', 'text', (c) => c.notNull().unique())
+      .addColumn('email', 'text', (c) => c.notNull().unique())
+      .execute();
+    await db.insertInto('accounts').values({ id: 'ada', login_name: 'ada', email: 'ada@example.com' }).execute();
+    const store = defineStore(db, { accounts: { table: 'accounts', columns: { login: 'login_name' }, parseId: (id) => id } });
+    api = new JsonApi({ transaction: kyselyTransaction(db) }).resource({
+      ...defineResource({
+        type: 'accounts',
+        fields: [Attribute.make('login').type('string').writable().required(), Attribute.make('email').type('string').writable().required()],
+        endpoints: [Show.make(), Create.make().clientIds(), Update.make()],
+      }),
+      ...store.accounts,
+    });
+  });
+  afterAll(async () => {
+    await db?.destroy();
+    await pgDatabase?.drop();
+  });
+
+  const send = async (method: string, path: string, data: unknown) => {
+    const response = await api.fetch(
+      new Request(`http://localhost${path}`, { method, headers: { 'content-type': 'application/vnd.api+json' }, body: JSON.stringify({ data }) }),
+    );
+    return { status: response.status, doc: await json(response) };
+  };
+  const problem = (answer: { doc: Doc }) => {
+    const [error] = answer.doc.errors as Array<{ status: string; code: string; source?: { pointer?: string } }>;
+    return `${error!.status} ${error!.code} ${error!.source?.pointer}`;
+  };
+
+  it('a taken value in a mapped column points at its attribute, on create and on update', async () => {
+    const created = await send('POST', '/accounts', { type: 'accounts', id: 'other', attributes: { login: 'ada', email: 'new@example.com' } });
+    expect(problem(created)).toBe('409 unique_violation /data/attributes/login');
+    await send('POST', '/accounts', { type: 'accounts', id: 'grace', attributes: { login: 'grace', email: 'grace@example.com' } });
+    const updated = await send('PATCH', '/accounts/grace', { type: 'accounts', id: 'grace', attributes: { email: 'ada@example.com' } });
+    expect(problem(updated)).toBe('409 unique_violation /data/attributes/email');
+    expect((await db.selectFrom('accounts').select('email').where('id', '=', 'grace').executeTakeFirstOrThrow()).email).toBe('grace@example.com');
+  });
+
+  it('a taken client-generated id points at /data/id', async () => {
+    const taken = await send('POST', '/accounts', { type: 'accounts', id: 'ada', attributes: { login: 'someone', email: 'someone@example.com' } });
+    expect(problem(taken)).toBe('409 id_taken /data/id');
+  });
+});
