@@ -1,4 +1,5 @@
 import { BadRequestError, ConflictError, UnprocessableEntityError } from '../../runtime/index.js';
+import { escape } from '../../runtime/payload.js';
 
 /**
  * Runs a statement; a value the database cannot compare with its column (PostgreSQL's SQLSTATE
@@ -55,10 +56,8 @@ function uniquePointer(error: DatabaseError, written: Written): string | undefin
   if (!columns) return undefined;
   if (columns.includes(written.idColumn)) return '/data/id';
   const name = Object.keys(written.attributes).find((attribute) => columns.includes(written.column(attribute)));
-  return name === undefined ? undefined : `/data/attributes/${escapePointer(name)}`;
+  return name === undefined ? undefined : `/data/attributes/${escape(name)}`;
 }
-
-const escapePointer = (name: string) => name.replace(/~/g, '~0').replace(/\//g, '~1');
 
 /** The 422 for a value the database would not store, pointing at the attribute most likely to hold it. */
 function unstorable(code: string, written: Readonly<Record<string, unknown>>): UnprocessableEntityError {
@@ -66,7 +65,7 @@ function unstorable(code: string, written: Readonly<Record<string, unknown>>): U
   const at = (name: string | undefined, why: string, problem: string) =>
     new UnprocessableEntityError({
       detail: name ? `${name} ${why}` : `A value ${why}`,
-      source: { pointer: name ? `/data/attributes/${escapePointer(name)}` : '/data/attributes' },
+      source: { pointer: name ? `/data/attributes/${escape(name)}` : '/data/attributes' },
       code: problem,
     });
   // 22021: PostgreSQL's text cannot hold U+0000.

@@ -9,15 +9,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Demo } from '../../examples/blog/server.js';
 import { expectValidAtomicDocument } from '../support/atomic-schema.js';
-import { startDemoOn } from '../support/demo.js';
+import { WRITE_SEED, authorOf, startDemoOn } from '../support/demo.js';
 import { type Doc, expectValidDocument, json } from '../support/validate.js';
 
 const JSONAPI = 'application/vnd.api+json';
 const EXT = 'https://jsonapi.org/ext/atomic';
 const ATOMIC = `${JSONAPI};ext="${EXT}"`;
-/** 20 articles: 5 people; article n is by person ((n - 1) % 5) + 1; 12 tags; 100 comments. */
-const SEED = 20;
-const authorOf = (article: number) => String(((article - 1) % 5) + 1);
 
 interface Answer {
   status: number;
@@ -29,7 +26,7 @@ describe.each(['sqlite', 'postgres'] as const)('Atomic Operations on the blog de
   let demo: Demo;
 
   beforeAll(async () => {
-    demo = await startDemoOn(dialect, SEED);
+    demo = await startDemoOn(dialect, WRITE_SEED);
   });
   afterAll(async () => demo?.close());
 

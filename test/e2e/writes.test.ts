@@ -8,13 +8,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Demo } from '../../examples/blog/server.js';
-import { startDemoOn } from '../support/demo.js';
+import { WRITE_SEED, authorOf, startDemoOn } from '../support/demo.js';
 import { type Doc, json } from '../support/validate.js';
 
 const JSONAPI = 'application/vnd.api+json';
-/** 20 articles: 5 people; article n is by person ((n - 1) % 5) + 1; 12 tags. */
-const SEED = 20;
-const authorOf = (article: number) => String(((article - 1) % 5) + 1);
 
 interface Answer {
   status: number;
@@ -27,7 +24,7 @@ describe.each(['sqlite', 'postgres'] as const)('writes on the blog demo (%s)', (
   let demo: Demo;
 
   beforeAll(async () => {
-    demo = await startDemoOn(dialect, SEED);
+    demo = await startDemoOn(dialect, WRITE_SEED);
   });
   afterAll(async () => demo?.close());
 

@@ -21,3 +21,9 @@ export async function startDemoOn(dialect: 'sqlite' | 'postgres', seed: number):
     throw error;
   }
 }
+
+/** The seed the write suites use: 20 articles, 5 people, 12 tags, 100 comments. */
+export const WRITE_SEED = 20;
+
+/** The author of article `n` in the demo's seed: person ((n - 1) % 5) + 1, as a Bearer user id. */
+export const authorOf = (article: number) => String(((article - 1) % 5) + 1);
