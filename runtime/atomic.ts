@@ -4,6 +4,7 @@ import { MEDIA_TYPE } from './negotiate.js';
 import type { Limits } from './limits.js';
 import { escape, readJson } from './payload.js';
 import { matchRoute } from './router.js';
+import { noContent } from './response.js';
 
 /** The Atomic Operations extension's URI. */
 export const ATOMIC_EXT = 'https://jsonapi.org/ext/atomic';
@@ -81,7 +82,7 @@ export function atomic(options: AtomicOptions = {}): Extension {
         request,
         handleOptions,
       );
-      if (results.every((r) => !('data' in r))) return new Response(null, { status: 204 });
+      if (results.every((r) => !('data' in r))) return noContent();
       return host.respond({ 'atomic:results': results }, 200);
     },
   };

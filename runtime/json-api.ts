@@ -16,6 +16,7 @@ import { MEDIA_TYPE, negotiateAccept, negotiateContentType, negotiateExtension }
 import { parseQuery } from './query.js';
 import { RegisteredResource } from './registry.js';
 import type { ResourceDefinition } from './resource.js';
+import { stringResponse, withoutBody } from './response.js';
 import { type Route, matchRoute } from './router.js';
 
 /** Options of a `JsonApi`. */
@@ -50,7 +51,7 @@ export interface HandleOptions {
   attributes?: Readonly<Record<string, unknown>>;
 }
 
-const JSON_HEADERS = { 'content-type': MEDIA_TYPE, vary: 'Accept' } as const;
+const JSON_HEADERS: Readonly<Record<string, string>> = Object.freeze({ 'content-type': MEDIA_TYPE, vary: 'Accept' });
 
 /**
  * A JSON:API server on Fetch `Request` and `Response`.
@@ -146,7 +147,7 @@ export class JsonApi {
       method === 'GET' || !this.#transaction || !transactional
         ? await this.#dispatch(state, method)
         : await this.#transaction(() => this.#dispatch(state, method), context);
-    return request.method === 'HEAD' ? new Response(null, { status: response.status, headers: response.headers }) : response;
+    return request.method === 'HEAD' ? withoutBody(response) : response;
   };
 
   /**
@@ -171,10 +172,10 @@ export class JsonApi {
     } catch (thrown) {
       // The client went away (its adapter aborted the request): not a server error, and nobody
       // is left to read an answer.
-      if (request.signal.aborted) return new Response(null, { status: 499 });
+      if (request.signal.aborted) return stringResponse({ status: 499, headers: {}, body: null });
       const response = this.error(thrown);
       // HEAD is GET without a body, errors included.
-      return request.method === 'HEAD' ? new Response(null, { status: response.status, headers: response.headers }) : response;
+      return request.method === 'HEAD' ? withoutBody(response) : response;
     }
   };
 
@@ -188,9 +189,10 @@ export class JsonApi {
       transaction: (run, outer, outerOptions) =>
         this.#transaction ? this.#transaction(run, new Context(outer, outerOptions.attributes)) : run(),
       respond: (document, status) =>
-        new Response(JSON.stringify({ jsonapi: { version: '1.1', ext: [extension.uri] }, ...document }), {
+        stringResponse({
           status,
           headers: { 'content-type': `${MEDIA_TYPE}; ext="${extension.uri}"`, vary: 'Accept' },
+          body: JSON.stringify({ jsonapi: { version: '1.1', ext: [extension.uri] }, ...document }),
         }),
     };
     return extension.handle(request, options, host);
@@ -247,5 +249,10 @@ function allowedMethods(resource: RegisteredResource, route: Route): string[] {
 }
 
 function jsonResponse(document: TopLevelDocument, status: number, headers?: Record<string, string>): Response {
-  return new Response(JSON.stringify(document), { status, headers: headers ? { ...JSON_HEADERS, ...headers } : JSON_HEADERS });
+  let all: Record<string, string> = JSON_HEADERS;
+  if (headers) {
+    all = { ...JSON_HEADERS };
+    for (const name in headers) all[name.toLowerCase()] = headers[name]!;
+  }
+  return stringResponse({ status, headers: all, body: JSON.stringify(document) });
 }

@@ -1,5 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
+import { type Materializable, forwardSlots } from '../lazy.js';
+import { responseParts } from '../response.js';
 
 /** Anything that answers a Fetch request: `api.fetch`, or a wrapper that adds attributes. */
 export type FetchHandler = (request: Request) => Promise<Response>;
@@ -83,7 +85,7 @@ export function toRequest(req: IncomingMessage, origin?: string, signal?: AbortS
  * body, `clone()`, `text()`, `new Request(request)`) goes to a real `Request` built on first
  * use, through the internal slots of the platform's `Request`.
  */
-class NodeRequest {
+class NodeRequest implements Materializable<Request> {
   readonly #req: FrameworkRequest;
   readonly #origin: string | undefined;
   readonly #res: ServerResponse | undefined;
@@ -163,36 +165,18 @@ class NodeRequest {
   }
 }
 
-/** Whether lazy requests work on this platform: its `Request` keeps its state in symbol-keyed slots we can forward. */
-const LAZY = (() => {
-  try {
-    const slots = Object.getOwnPropertySymbols(new Request('http://localhost/'));
-    if (slots.length === 0) return false;
-    Object.setPrototypeOf(NodeRequest.prototype, Request.prototype);
-    for (const slot of slots) {
-      Object.defineProperty(NodeRequest.prototype, slot, {
-        get(this: NodeRequest) {
-          return (this.materialize() as unknown as Record<symbol, unknown>)[slot];
-        },
-      });
-    }
-    // Check what hosts do with a request: copy it, clone it, read its body.
-    const probe = new NodeRequest(
-      { method: 'POST', url: '/p', headers: { host: 'h', 'content-length': '0' }, rawHeaders: ['Host', 'h', 'X-A', 'b'] } as unknown as IncomingMessage,
-      undefined,
-      undefined,
-      undefined,
-    ) as unknown as Request;
-    const copy = new Request(probe, { method: 'PUT' });
-    const ok =
-      probe instanceof Request && copy.url === 'http://h/p' && copy.headers.get('x-a') === 'b' && probe.clone().method === 'POST' && probe.bodyUsed === false;
-    if (!ok) Object.setPrototypeOf(NodeRequest.prototype, Object.prototype);
-    return ok;
-  } catch {
-    Object.setPrototypeOf(NodeRequest.prototype, Object.prototype);
-    return false;
-  }
-})();
+/** Whether lazy requests work on this platform (see `forwardSlots`). */
+const LAZY = forwardSlots(NodeRequest, Request, new Request('http://localhost/'), () => {
+  // Check what hosts do with a request: copy it, clone it, read its body.
+  const probe = new NodeRequest(
+    { method: 'POST', url: '/p', headers: { host: 'h', 'content-length': '0' }, rawHeaders: ['Host', 'h', 'X-A', 'b'] } as unknown as IncomingMessage,
+    undefined,
+    undefined,
+    undefined,
+  ) as unknown as Request;
+  const copy = new Request(probe, { method: 'PUT' });
+  return probe instanceof Request && copy.url === 'http://h/p' && copy.headers.get('x-a') === 'b' && probe.clone().method === 'POST' && probe.bodyUsed === false;
+});
 
 /** The body a framework's parser consumed (`req.body`), as bytes or text; undefined when the stream is unread. */
 function alreadyRead(req: FrameworkRequest): BodyInit | undefined {
@@ -231,6 +215,19 @@ function stringBody(response: Response): string | undefined {
  * with backpressure, and cancelled when the client goes away.
  */
 export async function writeResponse(response: Response, res: ServerResponse): Promise<void> {
+  const parts = responseParts(response);
+  if (parts) {
+    // The runtime's own responses: status, header record and string, no Response ever built.
+    const { status, body } = parts;
+    if (body === null) {
+      res.writeHead(status, parts.headers);
+      res.end();
+    } else {
+      res.writeHead(status, { ...parts.headers, 'content-length': String(Buffer.byteLength(body)) });
+      res.end(body);
+    }
+    return;
+  }
   const headers: Record<string, string | string[]> = {};
   response.headers.forEach((value, name) => {
     if (name !== 'set-cookie') headers[name] = value;

@@ -1,5 +1,6 @@
 import { findOr404, mustBeVisible, onlyParameters } from './checks.js';
 import type { RequestState } from './request.js';
+import { noContent } from '../response.js';
 
 /** `DELETE /{type}/{id}`: `find`, the endpoint's callbacks with the model, `delete`, 204. */
 export async function serveDelete(state: RequestState, id: string): Promise<Response> {
@@ -8,5 +9,5 @@ export async function serveDelete(state: RequestState, id: string): Promise<Resp
   const model = await findOr404(state, resource, id);
   await mustBeVisible(await resource.endpoint('delete')!.isVisible(model, context), `You may not delete this ${resource.type} resource`);
   await resource.definition.delete!(model, context);
-  return new Response(null, { status: 204 });
+  return noContent();
 }

@@ -3,6 +3,7 @@ import { Relationship, type ToMany, type ToOne } from '../fields.js';
 import { checkLinkageExists, linkageTypeErrors, readJson, readLinkage, topLevelData } from '../payload.js';
 import { findOr404, mustBeVisible, onlyParameters, supported } from './checks.js';
 import type { RequestState } from './request.js';
+import { noContent } from '../response.js';
 
 /**
  * `PATCH` (replace or clear), `POST` (add, no duplicates) and `DELETE` (remove) on
@@ -48,7 +49,7 @@ export async function serveRelationshipWrite(state: RequestState, id: string, na
       if (identifiers.length > 0) await remove.call(definition, model, relationship as ToMany, identifiers, context);
     }
   }
-  return new Response(null, { status: 204 });
+  return noContent();
 }
 
 function unique(identifiers: { type: string; id: string }[]): { type: string; id: string }[] {
