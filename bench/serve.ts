@@ -9,6 +9,7 @@
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { stringResponse } from 'jsonapi-gen';
 import { toNodeHandler } from 'jsonapi-gen/node';
 import { startDemo } from '../examples/blog/server.js';
 import { startBaseline } from './baseline/server.js';
@@ -58,6 +59,8 @@ async function start(kind: string, file: string | undefined): Promise<{ url: str
         res.end(FLOOR_BODY);
       });
     case 'floor-adapter':
+      return listen(toNodeHandler(async () => stringResponse({ status: 200, headers: FLOOR_HEADERS, body: FLOOR_BODY })));
+    case 'floor-adapter-platform':
       return listen(toNodeHandler(async () => new Response(FLOOR_BODY, { headers: FLOOR_HEADERS })));
     default:
       throw new Error(`unknown server kind "${kind}"`);

@@ -13,6 +13,7 @@ import { serveRelationshipWrite } from './handlers/relationship-write.js';
 import { serveShow } from './handlers/show.js';
 import { serveUpdate } from './handlers/update.js';
 import { MEDIA_TYPE, negotiateAccept, negotiateContentType, negotiateExtension } from './negotiate.js';
+import { readJson } from './payload.js';
 import { parseQuery } from './query.js';
 import { RegisteredResource } from './registry.js';
 import type { ResourceDefinition } from './resource.js';
@@ -127,9 +128,12 @@ export class JsonApi {
       throw new MethodNotAllowedError(allowed, { detail: `${request.method} is not allowed here` });
     }
     negotiateAccept(request.headers.get('accept'), this.#extensionUris);
-    if (method === 'POST' || method === 'PATCH' || (method === 'DELETE' && route.linkage)) {
-      negotiateContentType(request.headers.get('content-type'), this.#extensionUris);
-    }
+    const hasBody = method === 'POST' || method === 'PATCH' || (method === 'DELETE' && route.linkage);
+    if (hasBody) negotiateContentType(request.headers.get('content-type'), this.#extensionUris);
+    // The body is read before the transaction begins, so that no transaction (on SQLite, the
+    // one connection) waits on a slow client; its errors surface where the handler reads it.
+    const body = hasBody ? settle(readJson(request, this.#limits)) : undefined;
+    if (body && transactional && this.#transaction) await body;
     const context = new Context(request, options.attributes, url);
     const baseUrl = url.origin + this.#basePath;
     const state: RequestState = {
@@ -140,6 +144,12 @@ export class JsonApi {
       limits: this.#limits,
       lookup: this.#lookup,
       baseUrl,
+      body: async () => {
+        if (!body) throw new TypeError(`${method} requests have no body to read`);
+        const read = await body;
+        if ('error' in read) throw read.error;
+        return read.value;
+      },
       builder: () => new DocumentBuilder(context, this.#lookup, baseUrl, state.query.fields),
       respond: (document, status = 200, headers) => jsonResponse({ jsonapi: { version: '1.1' }, ...document }, status, headers),
     };
@@ -232,6 +242,14 @@ export class JsonApi {
     if (problems.length > 0) throw new TypeError(problems.join('; '));
     this.#checked = true;
   }
+}
+
+/** A promise that never rejects: its value, or what it threw, for whoever asks later. */
+function settle<T>(promise: Promise<T>): Promise<{ value: T } | { error: unknown }> {
+  return promise.then(
+    (value) => ({ value }),
+    (error: unknown) => ({ error }),
+  );
 }
 
 /** The methods a route answers, from the endpoints its resource enables. */

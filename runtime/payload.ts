@@ -29,6 +29,19 @@ function structure(pointer: string, detail: string): BadRequestError {
   return new BadRequestError({ detail, source: { pointer }, code: 'invalid_document' });
 }
 
+/**
+ * A request whose server adapter can hand over its body without a web stream implements this
+ * (the Node adapter does): the body's bytes, or undefined once it exceeds `limit` bytes (the
+ * rest left unread); null to read `request.body` as usual.
+ *
+ * @example
+ * class MyRequest { [READ_BODY](limit: number) { return readAll(this.stream, limit); } }
+ */
+export const READ_BODY: unique symbol = Symbol.for('jsonapi-gen.readBody');
+
+/** The method under `READ_BODY`. */
+export type BodyReader = (limit: number) => Promise<Uint8Array | undefined> | null;
+
 function tooLarge(limit: number): JsonApiError {
   return new JsonApiError(413, {
     detail: `The request body may be at most ${limit} bytes`,
@@ -48,7 +61,13 @@ export async function readJson(request: Request, limits: Limits = DEFAULT_LIMITS
   if (declared !== null && Number(declared) > limits.bodyBytes) throw tooLarge(limits.bodyBytes);
   const chunks: Uint8Array[] = [];
   let size = 0;
-  if (request.body) {
+  const direct = (request as { [READ_BODY]?: BodyReader })[READ_BODY]?.(limits.bodyBytes);
+  if (direct) {
+    const bytes = await direct;
+    if (bytes === undefined) throw tooLarge(limits.bodyBytes);
+    chunks.push(bytes);
+    size = bytes.byteLength;
+  } else if (request.body) {
     const reader = request.body.getReader();
     for (;;) {
       const { done, value } = await reader.read();

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import { type Materializable, forwardSlots } from '../lazy.js';
+import { READ_BODY } from '../payload.js';
 import { responseParts } from '../response.js';
 
 /** Anything that answers a Fetch request: `api.fetch`, or a wrapper that adds attributes. */
@@ -93,6 +94,8 @@ class NodeRequest implements Materializable<Request> {
   #url: string | undefined;
   #headers: Headers | undefined;
   #real: Request | undefined;
+  /** The body, once `READ_BODY` has read it. */
+  #bytes: Uint8Array | undefined;
 
   constructor(req: IncomingMessage, origin: string | undefined, signal: AbortSignal | undefined, res: ServerResponse | undefined) {
     this.#req = req;
@@ -140,6 +143,52 @@ class NodeRequest implements Materializable<Request> {
     return this.#signal;
   }
 
+  /**
+   * The body's bytes straight from the Node stream (no web stream, no real `Request`): what
+   * the runtime's `readJson` asks for. Undefined once past `limit` bytes (the rest is left
+   * unread, and the adapter closes the connection); null when the body must be read as usual
+   * (the real `Request` exists, or a framework's parser read the stream). The bytes stay the
+   * body of a `Request` built later.
+   */
+  [READ_BODY](limit: number): Promise<Uint8Array | undefined> | null {
+    const req = this.#req;
+    if (this.#real || this.#bytes || req.readableDidRead || req.readableEnded) return null;
+    return new Promise((resolve, reject) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      const done = () => {
+        req.off('data', onData);
+        req.off('end', onEnd);
+        req.off('error', onError);
+        req.off('close', onClose);
+      };
+      const onData = (chunk: Buffer) => {
+        size += chunk.byteLength;
+        if (size > limit) {
+          done();
+          req.pause();
+          resolve(undefined);
+        } else chunks.push(chunk);
+      };
+      const onEnd = () => {
+        done();
+        resolve((this.#bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)));
+      };
+      const onError = (error: Error) => {
+        done();
+        reject(error);
+      };
+      const onClose = () => {
+        done();
+        reject(new Error('The client closed the connection before sending the whole body'));
+      };
+      req.on('data', onData);
+      req.on('end', onEnd);
+      req.on('error', onError);
+      req.on('close', onClose);
+    });
+  }
+
   /** The real `Request`, built once. */
   materialize(): Request {
     if (this.#real) return this.#real;
@@ -149,7 +198,10 @@ class NodeRequest implements Materializable<Request> {
     const hasBody =
       method !== 'GET' && method !== 'HEAD' && (req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0);
     const init: RequestInit & { duplex?: 'half' } = { method, headers, signal: this.signal };
-    if (hasBody) {
+    if (hasBody && this.#bytes) {
+      init.body = this.#bytes as BodyInit;
+      headers.delete('transfer-encoding');
+    } else if (hasBody) {
       const parsed = alreadyRead(req);
       if (parsed !== undefined) {
         // A body parser ran first; the stream is spent, so hand over what it read.

@@ -1,5 +1,5 @@
 import { ConflictError } from '../errors.js';
-import { checkLinkageExists, readJson, readResourceDocument } from '../payload.js';
+import { checkLinkageExists, readResourceDocument } from '../payload.js';
 import { checkDocumentParameters, mustBeVisible, onlyParameters, supported } from './checks.js';
 import type { RequestState } from './request.js';
 
@@ -11,7 +11,7 @@ export async function serveCreate(state: RequestState): Promise<Response> {
   await mustBeVisible(await endpoint.isVisible(context), `You may not create ${resource.type}`);
   onlyParameters(query, ['include', 'fields'], 'a create request');
   checkDocumentParameters(state, resource);
-  const values = await readResourceDocument(await readJson(context.request, state.limits), {
+  const values = await readResourceDocument(await state.body(), {
     resource,
     context,
     mode: 'create',

@@ -1,6 +1,6 @@
 import { ForbiddenError, JsonApiErrors, NotFoundError, UnprocessableEntityError } from '../errors.js';
 import { Relationship, type ToMany, type ToOne } from '../fields.js';
-import { checkLinkageExists, linkageTypeErrors, readJson, readLinkage, topLevelData } from '../payload.js';
+import { checkLinkageExists, linkageTypeErrors, readLinkage, topLevelData } from '../payload.js';
 import { findOr404, mustBeVisible, onlyParameters, supported } from './checks.js';
 import type { RequestState } from './request.js';
 import { noContent } from '../response.js';
@@ -24,7 +24,7 @@ export async function serveRelationshipWrite(state: RequestState, id: string, na
   const model = await findOr404(state, resource, id);
   if (!relationship.isVisibleFor(model, context)) throw unknown();
   await mustBeVisible(await resource.endpoint('update')!.isVisible(model, context), `You may not update this ${resource.type} resource`);
-  const linkage = readLinkage(relationship, topLevelData(await readJson(context.request, state.limits)), '/data');
+  const linkage = readLinkage(relationship, topLevelData(await state.body()), '/data');
   if (linkage === null && relationship.isRequired) {
     throw new UnprocessableEntityError({ detail: `${name} is required and cannot be cleared`, source: { pointer: '/data' }, code: 'required' });
   }

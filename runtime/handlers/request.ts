@@ -15,6 +15,8 @@ export interface RequestState {
   limits: Limits;
   /** Origin plus base path: the prefix of every link. */
   baseUrl: string;
+  /** The request body as JSON, read once (400/413 for a bad one, thrown here). */
+  body(): Promise<unknown>;
   /** A document builder for this request. */
   builder(): DocumentBuilder;
   /** A JSON:API response for a document. */

@@ -1,4 +1,4 @@
-import { checkLinkageExists, readJson, readResourceDocument } from '../payload.js';
+import { checkLinkageExists, readResourceDocument } from '../payload.js';
 import { checkDocumentParameters, findOr404, mustBeVisible, onlyParameters, supported } from './checks.js';
 import type { RequestState } from './request.js';
 
@@ -10,7 +10,7 @@ export async function serveUpdate(state: RequestState, id: string): Promise<Resp
   checkDocumentParameters(state, resource);
   const model = await findOr404(state, resource, id);
   await mustBeVisible(await resource.endpoint('update')!.isVisible(model, context), `You may not update this ${resource.type} resource`);
-  const values = await readResourceDocument(await readJson(context.request, state.limits), { resource, context, mode: 'update', id, model });
+  const values = await readResourceDocument(await state.body(), { resource, context, mode: 'update', id, model });
   await checkLinkageExists(values, resource, state.lookup, context);
   const updated = await update.call(resource.definition, model, values, context);
   const builder = state.builder();

@@ -139,6 +139,42 @@ describe('toNodeHandler', () => {
     expect(closed).toBe(true);
   });
 
+  test('a chunked body past the limit, with no Content-Length to refuse it early, is a 413 read no further, and the connection closes', async () => {
+    const api = createApi({ limits: { bodyBytes: 64 * 1024 } });
+    const origin = new URL(await listen(toNodeHandler(api)));
+    const socket = connect(Number(origin.port), origin.hostname);
+    socket.write(`POST /api/v1/books HTTP/1.1\r\nHost: ${origin.host}\r\nContent-Type: ${JSON_API}\r\nTransfer-Encoding: chunked\r\n\r\n`);
+    const chunk = 'x'.repeat(16 * 1024);
+    const filler = setInterval(() => socket.writable && socket.write(`${chunk.length.toString(16)}\r\n${chunk}\r\n`), 5);
+    let text = '';
+    socket.on('data', (data: Buffer) => (text += data.toString()));
+    const closed = await new Promise<boolean>((resolve) => {
+      socket.on('close', () => resolve(true));
+      socket.on('error', () => undefined);
+      setTimeout(() => resolve(false), 5_000);
+    });
+    clearInterval(filler);
+    socket.destroy();
+    expect(text).toMatch(/^HTTP\/1\.1 413 /);
+    expect(closed).toBe(true);
+  });
+
+  test('a host that reads the request body after the API read it gets the same bytes', async () => {
+    const api = createApi();
+    let after = '';
+    const origin = await listen(
+      toNodeHandler(async (request) => {
+        const response = await api.fetch(request);
+        after = await request.text();
+        return response;
+      }),
+    );
+    const sent = JSON.stringify(book('Kindred'));
+    const response = await fetch(`${origin}/api/v1/books`, { method: 'POST', headers: { 'content-type': JSON_API }, body: sent });
+    expect(response.status).toBe(201);
+    expect(after).toBe(sent);
+  });
+
   test('a large JSON:API collection arrives whole and valid', async () => {
     const rows = Array.from({ length: 3_000 }, (_, i) => ({ id: String(i + 1), name: `tag number ${i + 1} `.repeat(8) }));
     const api = new JsonApi().resource({
