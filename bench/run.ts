@@ -6,7 +6,8 @@
  * 2. HTTP, routes a-f: the demo and the hand-written baseline (bench/baseline) as separate
  *    processes on the same file, loaded in turn with autocannon (32 connections, warm-up, then a
  *    fixed duration), alternating servers, repeated; medians. Plus the Node adapter's floor: a
- *    constant document through `toNodeHandler` against plain node:http.
+ *    constant document through `toNodeHandler` (as the runtime's response, and as a platform
+ *    `new Response`) against plain node:http.
  * 3. Scale: route b at page[limit] 10, 20, 50 on 1k, 10k, 100k articles.
  * 4. Memory: the demo's resident memory after 10k and after 100k requests of route b.
  * 5. In-process: `api.handle` over in-memory data against `JSON.stringify` of its document.
@@ -313,27 +314,39 @@ async function httpRoutes(file: string, log: (line: string) => void): Promise<Ht
   }
 }
 
-async function adapterFloor(log: (line: string) => void): Promise<HttpRow> {
+/**
+ * The Node adapter's own cost: a constant document through `toNodeHandler`, as the runtime
+ * answers (`stringResponse`) and as a platform `new Response`, against plain node:http.
+ */
+async function adapterFloor(log: (line: string) => void): Promise<HttpRow[]> {
   const raw = await serve('floor-raw');
-  const adapter = await serve('floor-adapter');
+  const adapters = [await serve('floor-adapter'), await serve('floor-adapter-platform')];
   const route: Route = { name: 'floor', label: 'constant document (route c bytes)', method: 'GET', path: '/' };
+  const labels: Record<string, string> = {
+    'floor-adapter': 'floor: constant document (route c bytes), runtime response through `toNodeHandler` / plain node:http',
+    'floor-adapter-platform': 'floor: the same as a platform `new Response` through `toNodeHandler` / plain node:http',
+  };
   try {
-    for (const server of [raw, adapter]) await warm(server, [route], undefined, config.warmup);
-    const rawLoads: Load[] = [];
-    const adapterLoads: Load[] = [];
+    for (const server of [raw, ...adapters]) await warm(server, [route], undefined, config.warmup);
+    const loads = new Map<ServerProcess, Load[]>([raw, ...adapters].map((s) => [s, []]));
     for (let rep = 0; rep < config.reps; rep++) {
-      for (const server of rep % 2 === 0 ? [adapter, raw] : [raw, adapter]) {
+      const order = rep % 2 === 0 ? [...adapters, raw] : [raw, ...adapters];
+      for (const server of order) {
         const result = await measure(server, route, config.warmup, config.duration);
-        (server === raw ? rawLoads : adapterLoads).push(result);
-        log(`  rep ${rep + 1} floor ${server.kind.padEnd(13)} ${result.rps.toFixed(0).padStart(6)} req/s  ${result.cpu.toFixed(0).padStart(5)} µs CPU/request`);
+        loads.get(server)!.push(result);
+        log(`  rep ${rep + 1} floor ${server.kind.padEnd(22)} ${result.rps.toFixed(0).padStart(6)} req/s  ${result.cpu.toFixed(0).padStart(5)} µs CPU/request`);
       }
     }
-    const d = medianLoad(adapterLoads);
-    const b = medianLoad(rawLoads);
-    return { name: 'floor', label: route.label, demo: d, baseline: b, demoBytes: await bodyBytes(adapter.url, route), baselineBytes: await bodyBytes(raw.url, route), ratio: d.rps / b.rps };
+    const b = medianLoad(loads.get(raw)!);
+    const rows: HttpRow[] = [];
+    for (const adapter of adapters) {
+      const d = medianLoad(loads.get(adapter)!);
+      rows.push({ name: 'floor', label: labels[adapter.kind]!, demo: d, baseline: b, demoBytes: await bodyBytes(adapter.url, route), baselineBytes: await bodyBytes(raw.url, route), ratio: d.rps / b.rps });
+    }
+    return rows;
   } finally {
     await raw.stop();
-    await adapter.stop();
+    for (const adapter of adapters) await adapter.stop();
   }
 }
 
@@ -443,7 +456,7 @@ async function main(): Promise<void> {
   log('HTTP, routes a-f ...');
   const http = await httpRoutes(main1k, log);
   log('Node adapter floor ...');
-  const floor = await adapterFloor(log);
+  const floors = await adapterFloor(log);
   log('scale ...');
   const scaled = await scale(files, log);
   log('memory ...');
@@ -471,10 +484,12 @@ async function main(): Promise<void> {
     targets.push([`HTTP ${row.name} >= 0.8 × baseline`, ok, `${f2(row.ratio)}`]);
     lines.push(`| ${row.name} \`${row.label}\` | ${f0(row.demo.rps)} | ${f0(row.baseline.rps)} | ${f2(row.ratio)} | ${f0(row.demo.cpu)} / ${f0(row.baseline.cpu)} | ${row.demo.p50} / ${row.demo.p99} | ${row.baseline.p50} / ${row.baseline.p99} | ${f0(row.demoBytes)} / ${f0(row.baselineBytes)} | ${counts ? `${counts.demo} / ${counts.baseline}` : '-'} | ${mark(ok)} |`);
   }
-  lines.push(`| floor: ${floor.label}, \`toNodeHandler\` / plain node:http | ${f0(floor.demo.rps)} | ${f0(floor.baseline.rps)} | ${f2(floor.ratio)} | ${f0(floor.demo.cpu)} / ${f0(floor.baseline.cpu)} | ${floor.demo.p50} / ${floor.demo.p99} | ${floor.baseline.p50} / ${floor.baseline.p99} | ${f0(floor.demoBytes)} / ${f0(floor.baselineBytes)} | 0 / 0 | (reported) |`);
+  for (const floor of floors) {
+    lines.push(`| ${floor.label} | ${f0(floor.demo.rps)} | ${f0(floor.baseline.rps)} | ${f2(floor.ratio)} | ${f0(floor.demo.cpu)} / ${f0(floor.baseline.cpu)} | ${floor.demo.p50} / ${floor.demo.p99} | ${floor.baseline.p50} / ${floor.baseline.p99} | ${f0(floor.demoBytes)} / ${f0(floor.baselineBytes)} | 0 / 0 | (reported) |`);
+  }
   lines.push(
     '',
-    'CPU µs/request is the server process\'s own CPU time (user + system) over the measured run divided by the requests served: unlike req/s it hardly depends on what else the machine runs. The load generator shares the machine\'s cores with the server; on the floor row autocannon itself saturates a core, so that row\'s req/s understate both servers (compare their CPU µs/request).',
+    'CPU µs/request is the server process\'s own CPU time (user + system) over the measured run divided by the requests served: unlike req/s it hardly depends on what else the machine runs. The load generator shares the machine\'s cores with the server; on the floor rows autocannon itself saturates a core, so their req/s understate both servers (compare their CPU µs/request).',
     '',
   );
   lines.push('## SQL statements per request', '');

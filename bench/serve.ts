@@ -2,7 +2,8 @@
  * One server of the benchmark, in its own process: `node --import tsx bench/serve.ts KIND FILE`.
  * KIND: `demo` (examples/blog on the generated API, Kysely, the Node adapter), `baseline`
  * (bench/baseline), `floor-raw` (node:http answering a constant document), `floor-adapter`
- * (the same constant document through `toNodeHandler`). Prints `{"url": ...}` on stdout once
+ * (the same constant document through `toNodeHandler`, as the runtime answers: `stringResponse`),
+ * `floor-adapter-platform` (the same as a platform `new Response`). Prints `{"url": ...}` on stdout once
  * listening; answers IPC messages: `{ memory: true }` with `process.memoryUsage()` before and after a
  * forced GC (when started with --expose-gc), `{ cpu: true }` with `process.cpuUsage()`, `{ close: true }` by closing and exiting. Exits when
  * its parent goes away.
