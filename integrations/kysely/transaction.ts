@@ -5,6 +5,9 @@ import type { Context } from '../../runtime/index.js';
 /** The transaction of the current request, per database, carried through the async call chain. */
 const bound = new AsyncLocalStorage<{ db: Kysely<any>; transaction: Transaction<any> }>();
 
+/** Transactions `withTransaction` has open, in this process. */
+let open = 0;
+
 /** Options of `withTransaction`. */
 export interface TransactionOptions<T> {
   /**
@@ -46,11 +49,16 @@ export async function withTransaction<DB, T>(
       if (options.rollbackIf?.(result)) throw new Rollback(result);
       return result;
     });
+  open++;
   try {
     return await (isSqlite(db) ? immediate(db, body) : db.transaction().execute(body));
   } catch (thrown) {
     if (thrown instanceof Rollback) return thrown.result as T;
     throw thrown;
+  } finally {
+    // On Node 20 an enabled AsyncLocalStorage hooks every promise the process makes, reads
+    // included; with no transaction open, nothing needs it until the next `run`.
+    if (--open === 0) bound.disable();
   }
 }
 

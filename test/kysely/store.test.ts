@@ -241,6 +241,25 @@ describe.each(DIALECTS)('Kysely data layers on %s', (dialect) => {
       expect((await f.request('GET', '/articles/12')).status).toBe(404);
     });
 
+    it('a transaction that ends while another is open leaves the other bound to its own transaction', async () => {
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      const seen: boolean[] = [];
+      const second = withTransaction(f.database.db, async (trx) => {
+        await held;
+        seen.push(executorFor(f.database.db) === trx);
+      });
+      const first = withTransaction(f.database.db, async (trx) => {
+        seen.push(executorFor(f.database.db) === trx);
+      });
+      // On PostgreSQL the first ends while the second waits; on SQLite (one connection) the
+      // first waits for the second.
+      setTimeout(release, 50);
+      await Promise.all([first, second]);
+      expect(seen).toEqual([true, true]);
+      expect(executorFor(f.database.db)).toBe(f.database.db);
+    });
+
     it('kyselyTransaction is the JsonApi transaction option; nested calls join it', async () => {
       const transaction = kyselyTransaction(f.database.db);
       const ctx = new Context(new Request('http://localhost/'));
