@@ -60,6 +60,28 @@ function trickle(text: string, parts: number, delayMs: number): ReadableStream<U
   });
 }
 
+/**
+ * POSTs a book whose body never ends (`frame` wraps each 16 KiB of filler) over a raw socket;
+ * resolves with what the server answered and whether it closed the connection within 5 s.
+ */
+async function sendEndlessly(origin: URL, framing: string, first: string, frame: (filler: string) => string): Promise<{ text: string; closed: boolean }> {
+  const socket = connect(Number(origin.port), origin.hostname);
+  socket.write(`POST /api/v1/books HTTP/1.1\r\nHost: ${origin.host}\r\nContent-Type: ${JSON_API}\r\n${framing}\r\n\r\n${first}`);
+  // Keep sending body bytes; the server must answer and close, not drain the rest.
+  const filler = frame('x'.repeat(16 * 1024));
+  const feeding = setInterval(() => socket.writable && socket.write(filler), 5);
+  let text = '';
+  socket.on('data', (chunk: Buffer) => (text += chunk.toString()));
+  const closed = await new Promise<boolean>((resolve) => {
+    socket.on('close', () => resolve(true));
+    socket.on('error', () => undefined);
+    setTimeout(() => resolve(false), 5_000);
+  });
+  clearInterval(feeding);
+  socket.destroy();
+  return { text, closed };
+}
+
 describe('toNodeHandler', () => {
   test('HEAD gets the GET status and headers and no body bytes on the wire', async () => {
     const origin = await listen(toNodeHandler(createApi()));
@@ -120,41 +142,15 @@ describe('toNodeHandler', () => {
 
   test('a body refused unread (413 from Content-Length) closes the connection rather than reading 1 GB to keep it alive', async () => {
     const origin = new URL(await listen(toNodeHandler(createApi())));
-    const socket = connect(Number(origin.port), origin.hostname);
-    const head = `POST /api/v1/books HTTP/1.1\r\nHost: ${origin.host}\r\nContent-Type: ${JSON_API}\r\nContent-Length: 1000000000\r\n\r\n`;
-    socket.write(head + '{"data":');
-    // Keep sending body bytes; the server must answer and close, not drain the rest.
-    const filler = setInterval(() => socket.writable && socket.write('x'.repeat(16 * 1024)), 5);
-    let text = '';
-    socket.on('data', (chunk: Buffer) => (text += chunk.toString()));
-    const closed = await new Promise<boolean>((resolve) => {
-      socket.on('close', () => resolve(true));
-      socket.on('error', () => undefined);
-      setTimeout(() => resolve(false), 5_000);
-    });
-    clearInterval(filler);
-    socket.destroy();
+    const { text, closed } = await sendEndlessly(origin, 'Content-Length: 1000000000', '{"data":', (filler) => filler);
     expect(text).toMatch(/^HTTP\/1\.1 413 /);
     expect(text.toLowerCase()).toContain('connection: close');
     expect(closed).toBe(true);
   });
 
   test('a chunked body past the limit, with no Content-Length to refuse it early, is a 413 read no further, and the connection closes', async () => {
-    const api = createApi({ limits: { bodyBytes: 64 * 1024 } });
-    const origin = new URL(await listen(toNodeHandler(api)));
-    const socket = connect(Number(origin.port), origin.hostname);
-    socket.write(`POST /api/v1/books HTTP/1.1\r\nHost: ${origin.host}\r\nContent-Type: ${JSON_API}\r\nTransfer-Encoding: chunked\r\n\r\n`);
-    const chunk = 'x'.repeat(16 * 1024);
-    const filler = setInterval(() => socket.writable && socket.write(`${chunk.length.toString(16)}\r\n${chunk}\r\n`), 5);
-    let text = '';
-    socket.on('data', (data: Buffer) => (text += data.toString()));
-    const closed = await new Promise<boolean>((resolve) => {
-      socket.on('close', () => resolve(true));
-      socket.on('error', () => undefined);
-      setTimeout(() => resolve(false), 5_000);
-    });
-    clearInterval(filler);
-    socket.destroy();
+    const origin = new URL(await listen(toNodeHandler(createApi({ limits: { bodyBytes: 64 * 1024 } }))));
+    const { text, closed } = await sendEndlessly(origin, 'Transfer-Encoding: chunked', '', (filler) => `${filler.length.toString(16)}\r\n${filler}\r\n`);
     expect(text).toMatch(/^HTTP\/1\.1 413 /);
     expect(closed).toBe(true);
   });
