@@ -73,9 +73,10 @@ class StringResponse implements Materializable<Response> {
 }
 
 /**
- * Whether stand-ins work here; elsewhere `stringResponse` builds real responses. Only on Node:
- * its Response keeps every slot it reads through getters we can forward, whereas Deno's server,
- * for one, writes slots of its own on the responses it sends.
+ * Whether stand-ins are used; elsewhere `stringResponse` builds real responses. Only on Node,
+ * where the Node adapter writes the parts and undici keeps a response's state in slots we can
+ * forward: Bun's and Deno's servers read the whole Response anyway (nothing to save), and
+ * Deno's writes slots of its own onto it.
  */
 const ON_NODE = (globalThis as { process?: { versions?: { node?: string } } }).process?.versions?.node !== undefined && !('Deno' in globalThis) && !('Bun' in globalThis);
 const LAZY = ON_NODE && forwardSlots(StringResponse, PlatformResponse, new PlatformResponse('probe'), () => {

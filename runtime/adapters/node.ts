@@ -267,37 +267,18 @@ function stringBody(response: Response): string | undefined {
  * with backpressure, and cancelled when the client goes away.
  */
 export async function writeResponse(response: Response, res: ServerResponse): Promise<void> {
+  // The runtime's own responses: status, header record and string, no Response ever built.
   const parts = responseParts(response);
-  if (parts) {
-    // The runtime's own responses: status, header record and string, no Response ever built.
-    const { status, body } = parts;
-    if (body === null) {
-      res.writeHead(status, parts.headers);
-      res.end();
-    } else {
-      res.writeHead(status, { ...parts.headers, 'content-length': String(Buffer.byteLength(body)) });
-      res.end(body);
-    }
-    return;
-  }
+  if (parts) return writeText(res, parts.status, { ...parts.headers }, parts.body);
   const headers: Record<string, string | string[]> = {};
   response.headers.forEach((value, name) => {
     if (name !== 'set-cookie') headers[name] = value;
   });
   const cookies = response.headers.getSetCookie();
   if (cookies.length > 0) headers['set-cookie'] = cookies;
-  if (response.body === null) {
-    res.writeHead(response.status, headers);
-    res.end();
-    return;
-  }
+  if (response.body === null) return writeText(res, response.status, headers, null);
   const text = stringBody(response);
-  if (text !== undefined) {
-    if (headers['content-length'] === undefined) headers['content-length'] = String(Buffer.byteLength(text));
-    res.writeHead(response.status, headers);
-    res.end(text);
-    return;
-  }
+  if (text !== undefined) return writeText(res, response.status, headers, text);
   const reader = response.body.getReader();
   let closed = false; // before the end, 'close' means the client went away
   const onClose = () => (closed = true);
@@ -327,6 +308,14 @@ export async function writeResponse(response: Response, res: ServerResponse): Pr
     res.off('close', onClose);
     reader.releaseLock();
   }
+}
+
+/** Writes a whole response at once: no body, or a string with its Content-Length (unless one is set). */
+function writeText(res: ServerResponse, status: number, headers: Record<string, string | string[]>, text: string | null): void {
+  if (text !== null && headers['content-length'] === undefined) headers['content-length'] = String(Buffer.byteLength(text));
+  res.writeHead(status, headers);
+  if (text === null) res.end();
+  else res.end(text);
 }
 
 /** Resolves when `res` can take more, or is closed. */
