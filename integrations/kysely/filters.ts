@@ -1,6 +1,7 @@
 import type { SelectQueryBuilder } from 'kysely';
 import { Filter, Sort, type Context, type FilterValue, type SortDirection } from '../../runtime/index.js';
 import { sql } from 'kysely';
+import { extendPlan, planOf } from './plan.js';
 
 /**
  * The query object of every Kysely-backed resource: a select query on the resource's table.
@@ -29,9 +30,11 @@ export function tableOf(query: SelectQuery): string | undefined {
 
 /** `column` qualified by the query's table unless it already names one (`table.column`). */
 function qualify(query: SelectQuery, column: string): string {
-  if (column.includes('.')) return column;
-  const table = tableOf(query);
-  return table === undefined ? column : `${table}.${column}`;
+  return column.includes('.') ? column : qualified(tableOf(query), column);
+}
+
+function qualified(table: string | undefined, column: string): string {
+  return table === undefined || column.includes('.') ? column : `${table}.${column}`;
 }
 
 /**
@@ -68,10 +71,12 @@ export class Where extends Filter<SelectQuery> {
   }
 
   apply(query: SelectQuery, value: FilterValue, _context: Context): SelectQuery {
-    const column = qualify(query, this.#column);
-    if (typeof value === 'string') return query.where(column, '=', value);
-    if (value.length === 0) return query.where(sql<boolean>`1 = 0`);
-    return query.where(column, 'in', value);
+    const plan = planOf(query);
+    const column = plan ? qualified(plan.table, this.#column) : qualify(query, this.#column);
+    const step = (q: SelectQuery) => (typeof value === 'string' ? q.where(column, '=', value) : value.length === 0 ? q.where(sql<boolean>`1 = 0`) : q.where(column, 'in', value));
+    if (!plan) return step(query);
+    // The SQL depends on the column and on how many values: `=` for one, `in (?, ...)` for a list.
+    return extendPlan(plan, `where ${column} ${typeof value === 'string' ? '=' : value.length}`, typeof value === 'string' ? [value] : value, step);
   }
 }
 
@@ -107,6 +112,9 @@ export class SortColumn extends Sort<SelectQuery> {
   }
 
   apply(query: SelectQuery, direction: SortDirection, _context: Context): SelectQuery {
-    return query.orderBy(qualify(query, this.#column), direction);
+    const plan = planOf(query);
+    if (!plan) return query.orderBy(qualify(query, this.#column), direction);
+    const column = qualified(plan.table, this.#column);
+    return extendPlan(plan, `order ${column} ${direction}`, [], (q) => q.orderBy(column, direction));
   }
 }

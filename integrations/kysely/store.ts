@@ -20,6 +20,7 @@ import type {
 import { runStatement, type Written } from './errors.js';
 import type { SelectQuery } from './filters.js';
 import { type AnyTableMapping, type RelationshipMapping, parseIntegerId } from './mapping.js';
+import { extendPlan, planOf, plannedQuery } from './plan.js';
 import { ORIGIN, type ModelOrigin } from './policies.js';
 import { executorFor } from './transaction.js';
 
@@ -125,19 +126,22 @@ class TableResource {
   }
 }
 
-/** The most keys a statement compiled once per shape binds (`in (?, ?, ...)`); longer lists are built anew. */
+/** The most values a statement compiled once per shape binds (`in (?, ?, ...)`); longer lists are built anew. */
 const MAX_CACHED_ARITY = 100;
+/** The most shapes kept compiled. */
+const MAX_SHAPES = 2000;
 
 /**
- * Reads whose SQL depends only on their shape (a table, a relationship, how many keys), compiled
- * once per shape and run with each call's keys: Kysely builds and compiles every query anew,
- * which costs about as much as a point lookup on SQLite. Only for reads no scope narrows (a
- * scope may read the request), and only on a database without plugins (a plugin may keep state
- * per compiled query).
+ * Reads whose SQL depends only on their shape (a table, a relationship, how many keys; for an
+ * Index, its `Where` filters, `SortColumn` sorts and page: see plan.ts), compiled once per shape
+ * and run with each call's values: Kysely builds and compiles every query anew, which costs
+ * about as much as a point lookup on SQLite. Only for reads no scope narrows (a scope may read
+ * the request), and only on a database without plugins (a plugin may keep state per compiled
+ * query).
  */
 class CompiledReads {
   readonly #db: Kysely<any>;
-  readonly #cache = new Map<string, CompiledQuery>();
+  readonly #cache = new Map<string, CompiledQuery | null>();
   readonly #enabled: boolean;
 
   constructor(db: Kysely<any>) {
@@ -145,19 +149,27 @@ class CompiledReads {
     this.#enabled = db.getExecutor().plugins.length === 0;
   }
 
+  /** Whether statements are compiled once per shape at all (not with plugins). */
+  get enabled(): boolean {
+    return this.#enabled;
+  }
+
   /**
-   * The rows of the statement `build` makes from `db` for `shape`, whose only bound parameters
-   * are `keys`, in order; run on `executor` (the request's transaction, or `db`).
+   * The rows of the statement `build` makes from `db` for `shape`, which binds exactly `values`,
+   * in order; run on `executor` (the request's transaction, or `db`). A shape whose statement
+   * binds anything else (a value written into the SQL text) is built anew every time.
    */
-  async rows(executor: Kysely<any>, shape: string, keys: readonly unknown[], build: (db: Kysely<any>) => Compilable): Promise<Record<string, unknown>[]> {
-    if (!this.#enabled || keys.length > MAX_CACHED_ARITY) return (await executor.executeQuery(build(executor))).rows as Record<string, unknown>[];
-    let compiled = this.#cache.get(shape);
+  async rows(executor: Kysely<any>, shape: string, values: readonly unknown[], build: (db: Kysely<any>) => Compilable): Promise<Record<string, unknown>[]> {
+    let compiled = this.#enabled && values.length <= MAX_CACHED_ARITY ? this.#cache.get(shape) : null;
     if (compiled === undefined) {
-      compiled = build(this.#db).compile();
-      if (compiled.parameters.length !== keys.length) throw new TypeError(`defineStore: statement "${shape}" binds ${compiled.parameters.length} values, not ${keys.length}`);
-      this.#cache.set(shape, compiled);
+      const query = build(this.#db).compile();
+      const binds = query.parameters.length === values.length && query.parameters.every((value, i) => value === values[i]);
+      // Shapes are bounded by the API's filters, sorts and arities; a host inventing them without end starts over.
+      if (this.#cache.size >= MAX_SHAPES) this.#cache.clear();
+      this.#cache.set(shape, (compiled = binds ? query : null));
     }
-    return (await executor.executeQuery({ ...compiled, parameters: keys })).rows as Record<string, unknown>[];
+    if (compiled === null) return (await executor.executeQuery(build(executor))).rows as Record<string, unknown>[];
+    return (await executor.executeQuery({ ...compiled, parameters: values })).rows as Record<string, unknown>[];
   }
 }
 
@@ -396,16 +408,21 @@ function dataLayer(db: Kysely<any>, resource: TableResource, tables: ReadonlyMap
     },
 
     query(context: Context) {
-      return resource.select(executorFor(db), context);
+      const executor = executorFor(db);
+      if (resource.scope || !reads.enabled) return resource.select(executor, context);
+      return plannedQuery({ table, shape: `${resource.type} list`, values: [], build: (on) => resource.selectUnscoped(on), executor });
     },
 
     async results(query: SelectQuery, _context: Context) {
-      return toModels(await runStatement(() => query.execute()));
+      const plan = planOf(query);
+      return toModels(await runStatement(() => (plan ? reads.rows(plan.executor, plan.shape, plan.values, plan.build) : query.execute())));
     },
 
     paginate(query: SelectQuery, { offset, limit }: OffsetPagination, _context: Context) {
       // The key as a last sort keeps pages stable when the requested sort has ties.
-      return query.orderBy(resource.qualifiedId).limit(limit).offset(offset);
+      const page = (q: SelectQuery) => q.orderBy(resource.qualifiedId).limit(limit).offset(offset);
+      const plan = planOf(query);
+      return plan ? extendPlan(plan, 'page', [limit, offset], page) : page(query);
     },
 
     async loadRelated(relationship: Relationship, models: readonly Model[], context: Context) {
@@ -469,8 +486,11 @@ function dataLayer(db: Kysely<any>, resource: TableResource, tables: ReadonlyMap
   return {
     ...layer,
     count: async (query: SelectQuery, _context: Context) => {
-      const counted = query.clearSelect().clearOrderBy().select((eb) => eb.fn.countAll().as('count'));
-      const row = await runStatement(() => counted.executeTakeFirst());
+      const counting = (q: SelectQuery) => q.clearSelect().clearOrderBy().select((eb) => eb.fn.countAll().as('count'));
+      const plan = planOf(query);
+      const [row] = await runStatement(() =>
+        plan ? reads.rows(plan.executor, `${plan.shape} count`, plan.values, (on) => counting(plan.build(on))) : counting(query).execute(),
+      );
       return Number((row as { count?: unknown } | undefined)?.count ?? 0);
     },
   };

@@ -84,6 +84,40 @@ describe.each(DIALECTS)('Kysely data layers on %s', (dialect) => {
       for (const article of body.data) expect(article.attributes.title).toMatch(/^Joins/);
     });
 
+    it('one shape compiled once serves each request its own values: rows, total, page', async () => {
+      const rows = await f.database.db.selectFrom('articles').select(['id', 'author_id', 'created_at']).execute();
+      const expected = (authors: number[], offset: number, limit: number) => {
+        const matching = rows.filter((r) => authors.includes(r.author_id));
+        // Default sort -createdAt, then the key.
+        const at = (r: { created_at: string | Date }) => new Date(r.created_at).getTime();
+        matching.sort((x, y) => at(y) - at(x) || x.id - y.id);
+        return { total: matching.length, ids: matching.slice(offset, offset + limit).map((r) => String(r.id)) };
+      };
+      for (const [path, authors, offset, limit] of [
+        ['/articles?filter[author]=1&page[limit]=4', [1], 0, 4],
+        ['/articles?filter[author]=2&page[limit]=4&page[offset]=3', [2], 3, 4],
+        ['/articles?filter[author][]=1&filter[author][]=3&page[limit]=5', [1, 3], 0, 5],
+        ['/articles?filter[author][]=2&filter[author][]=4&page[limit]=6&page[offset]=2', [2, 4], 2, 6],
+        ['/articles?filter[author]=4&page[limit]=4', [4], 0, 4],
+      ] as const) {
+        const { status, body } = await f.request('GET', path);
+        expect(status).toBe(200);
+        const want = expected([...authors], offset, limit);
+        expect({ total: body.meta.total, ids: body.data.map((a: any) => a.id) }).toEqual(want);
+      }
+    });
+
+    it('a CustomFilter before or after a Where sees and keeps the whole query', async () => {
+      const rows = await f.database.db.selectFrom('articles').select(['id', 'title', 'author_id']).execute();
+      const want = rows.filter((r) => r.author_id === 1 && r.title.toLowerCase().includes('joins')).map((r) => String(r.id));
+      expect(want.length).toBeGreaterThan(0);
+      for (const path of ['/articles?filter[author]=1&filter[search]=joins&page[limit]=50', '/articles?filter[search]=joins&filter[author]=1&page[limit]=50']) {
+        const { body } = await f.request('GET', path);
+        expect(body.meta.total).toBe(want.length);
+        expect(body.data.map((a: any) => a.id).sort()).toEqual([...want].sort());
+      }
+    });
+
     it('a filter hidden by its callback is a 400, shown with a user', async () => {
       expect((await f.request('GET', '/articles?filter[status]=draft')).status).toBe(400);
       const { status, body } = await f.request('GET', '/articles?filter[status]=draft', '1');
