@@ -82,7 +82,7 @@ export async function readJson(request: Request, limits: Limits = DEFAULT_LIMITS
   }
   let text: string;
   try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(concat(chunks, size));
+    text = UTF8.decode(concat(chunks, size));
   } catch {
     throw new BadRequestError({ detail: 'The request body is not valid UTF-8', code: 'invalid_json' });
   }
@@ -96,6 +96,9 @@ export async function readJson(request: Request, limits: Limits = DEFAULT_LIMITS
     throw new BadRequestError({ detail: `The request body is not valid JSON: ${(error as Error).message}`, code: 'invalid_json' });
   }
 }
+
+/** One decoder for every body: making one costs more than decoding a typical document (each `decode` starts afresh). */
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
 function concat(chunks: readonly Uint8Array[], size: number): Uint8Array {
   if (chunks.length === 1) return chunks[0]!;
@@ -292,12 +295,15 @@ export async function readResourceDocument(body: unknown, options: ResourceDocum
 
 /** Lookups `checkLinkageExists` runs at once (inside a transaction they queue on one connection anyway). */
 const LINKAGE_LOOKUPS = 8;
+/** The most ids one `findMany` call is given. */
+const FIND_MANY_BATCH = 100;
 
 /**
- * 404 for every identifier whose resource does not exist (through the related type's `find`).
- * Gathers all misses; one lookup per distinct identifier, a few at a time: a body naming the
- * same or many resources thousands of times costs a linear number of lookups, not a flood of
- * concurrent ones (which a transaction's single connection serves in quadratic time).
+ * 404 for every identifier whose resource does not exist (through the related type's
+ * `findMany`, else its `find`). Gathers all misses; one lookup per distinct identifier (or per
+ * batch of them), a few at a time: a body naming the same or many resources thousands of times
+ * costs a linear number of lookups, not a flood of concurrent ones (which a transaction's single
+ * connection serves in quadratic time).
  */
 export async function checkLinkageExists(
   values: Pick<WriteValues, 'relationships'>,
@@ -321,16 +327,39 @@ export async function checkLinkageExists(
     });
   }
   const exists = new Map<string, boolean>();
-  const pending = [...lookups];
+  // One task per id, or per batch of ids of a type whose data layer has findMany.
+  const tasks: Array<() => Promise<void>> = [];
+  const batches = new Map<RegisteredResource, string[][]>();
+  for (const [key, { related, id }] of lookups) {
+    const { find, findMany } = related.definition;
+    if (findMany) {
+      let chunks = batches.get(related);
+      if (!chunks) batches.set(related, (chunks = []));
+      const last = chunks[chunks.length - 1];
+      if (last && last.length < FIND_MANY_BATCH) last.push(id);
+      else {
+        const chunk = [id];
+        chunks.push(chunk);
+        tasks.push(async () => {
+          const models = await findMany.call(related.definition, chunk, context);
+          if (!Array.isArray(models) || models.length !== chunk.length) {
+            throw new TypeError(`${related.type}.findMany returned ${Array.isArray(models) ? models.length : typeof models} models for ${chunk.length} ids`);
+          }
+          chunk.forEach((one, i) => exists.set(`${related.type}\u0000${one}`, models[i] !== null && models[i] !== undefined));
+        });
+      }
+    } else {
+      tasks.push(async () => {
+        const model = find ? await find.call(related.definition, id, context) : null;
+        exists.set(key, model !== null && model !== undefined);
+      });
+    }
+  }
   let taken = 0;
   const worker = async (): Promise<void> => {
-    while (taken < pending.length) {
-      const [key, { related, id }] = pending[taken++]!;
-      const model = related.definition.find ? await related.definition.find(id, context) : null;
-      exists.set(key, model !== null && model !== undefined);
-    }
+    while (taken < tasks.length) await tasks[taken++]!();
   };
-  await Promise.all(Array.from({ length: Math.min(LINKAGE_LOOKUPS, pending.length) }, worker));
+  await Promise.all(Array.from({ length: Math.min(LINKAGE_LOOKUPS, tasks.length) }, worker));
   const errors = uses
     .filter((use) => !exists.get(use.key))
     .map(

@@ -33,6 +33,16 @@ export interface ResourceSchema<M = any> {
 /** Finds one model by id (Show, Delete, related endpoints). */
 export interface Findable<M = any> {
   find(id: string, context: Context): MaybePromise<M | null | undefined>;
+  /**
+   * Optional: the models of `ids` (at most 100, distinct), in the same order, null where there
+   * is none the request may see: exactly what `find` would say of each. With it, written
+   * relationship linkage is checked with one call per related type rather than one `find` per
+   * identifier.
+   *
+   * @example
+   * findMany: async (ids) => { const rows = await byIds(ids); return ids.map((id) => rows.get(id) ?? null); }
+   */
+  findMany?(ids: readonly string[], context: Context): MaybePromise<ReadonlyArray<M | null | undefined>>;
 }
 
 /** Deletes a model that `find` returned (Delete). */

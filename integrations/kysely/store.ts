@@ -1,4 +1,4 @@
-import type { Compilable, CompiledQuery, Kysely } from 'kysely';
+import type { Compilable, CompiledQuery, Kysely, QueryResult } from 'kysely';
 import type {
   Context,
   Countable,
@@ -155,11 +155,11 @@ class CompiledReads {
   }
 
   /**
-   * The rows of the statement `build` makes from `db` for `shape`, which binds exactly `values`,
-   * in order; run on `executor` (the request's transaction, or `db`). A shape whose statement
-   * binds anything else (a value written into the SQL text) is built anew every time.
+   * Runs the statement `build` makes from `db` for `shape`, which binds exactly `values`, in
+   * order, on `executor` (the request's transaction, or `db`). A shape whose statement binds
+   * anything else (a value written into the SQL text, an expression) is built anew every time.
    */
-  async rows(executor: Kysely<any>, shape: string, values: readonly unknown[], build: (db: Kysely<any>) => Compilable): Promise<Record<string, unknown>[]> {
+  async execute(executor: Kysely<any>, shape: string, values: readonly unknown[], build: (db: Kysely<any>) => Compilable): Promise<QueryResult<any>> {
     let compiled = this.#enabled && values.length <= MAX_CACHED_ARITY ? this.#cache.get(shape) : null;
     if (compiled === undefined) {
       const query = build(this.#db).compile();
@@ -168,8 +168,12 @@ class CompiledReads {
       if (this.#cache.size >= MAX_SHAPES) this.#cache.clear();
       this.#cache.set(shape, (compiled = binds ? query : null));
     }
-    if (compiled === null) return (await executor.executeQuery(build(executor))).rows as Record<string, unknown>[];
-    return (await executor.executeQuery({ ...compiled, parameters: values })).rows as Record<string, unknown>[];
+    return executor.executeQuery(compiled === null ? build(executor) : { ...compiled, parameters: values });
+  }
+
+  /** The rows of `execute`. */
+  async rows(executor: Kysely<any>, shape: string, values: readonly unknown[], build: (db: Kysely<any>) => Compilable): Promise<Record<string, unknown>[]> {
+    return (await this.execute(executor, shape, values, build)).rows as Record<string, unknown>[];
   }
 }
 
@@ -302,7 +306,10 @@ function dataLayer(db: Kysely<any>, resource: TableResource, tables: ReadonlyMap
         let statement = ex.deleteFrom(join).where(from, '=', key).where(to, 'in', keys);
         if (visible) statement = statement.where(to, 'in', visible);
         await runStatement(() => statement.execute());
-      } else await runStatement(() => ex.insertInto(join).values(keys.map((k) => ({ [from]: key, [to]: k }))).execute());
+      } else {
+        const rows = keys.map((k) => ({ [from]: key, [to]: k }));
+        await runStatement(() => reads.execute(ex, `${join} insert ${from} ${to} ${keys.length}`, keys.flatMap((k) => [key, k]), (on) => on.insertInto(join).values(rows)));
+      }
       return;
     }
     const { foreignKey } = mapping as { foreignKey: string };
@@ -373,6 +380,23 @@ function dataLayer(db: Kysely<any>, resource: TableResource, tables: ReadonlyMap
       return row ? resource.toModel(row) : null;
     },
 
+    async findMany(ids: readonly string[], context: Context) {
+      const parsed = ids.map((id) => resource.parseId(id));
+      const keys = distinct(parsed);
+      if (keys.length === 0) return ids.map(() => null);
+      const ex = executorFor(db);
+      const rows = await runStatement(() =>
+        resource.scope
+          ? resource.select(ex, context).where(resource.qualifiedId, 'in', keys).execute()
+          : reads.rows(ex, `${resource.type} in ${keys.length}`, keys, (on) => resource.selectUnscoped(on).where(resource.qualifiedId, 'in', keys)),
+      );
+      const byKey = new Map(rows.map((row) => [String(row[resource.idColumn]), row]));
+      return parsed.map((key) => {
+        const row = key === undefined ? undefined : byKey.get(String(key));
+        return row ? resource.toModel(row) : null;
+      });
+    },
+
     async delete(model: Model, _context: Context) {
       await runStatement(() => executorFor(db).deleteFrom(table).where(resource.idColumn, '=', resource.key(model)).execute());
     },
@@ -380,11 +404,17 @@ function dataLayer(db: Kysely<any>, resource: TableResource, tables: ReadonlyMap
     async create(values: WriteValues, context: Context) {
       const row = toRow(values, 'create', context);
       if (values.id !== undefined) row[resource.idColumn] = resource.parseId(values.id);
-      const inserted = await runStatement(() =>
-        executorFor(db).insertInto(table).values(row).returning(`${resource.idColumn} as key`).executeTakeFirstOrThrow(),
+      // Kysely leaves out columns whose value is undefined; so does the statement's shape.
+      const columns = Object.keys(row).filter((c) => row[c] !== undefined);
+      const [inserted] = await runStatement(
+        () =>
+          reads.rows(executorFor(db), `${resource.type} insert ${columns.join()}`, columns.map((c) => row[c]), (on) =>
+            on.insertInto(table).values(row).returning(`${resource.idColumn} as key`),
+          ),
         written(values),
       );
-      const key = (inserted as { key: unknown }).key;
+      if (!inserted) throw new TypeError(`defineStore: inserting into ${table} returned no row`);
+      const key = inserted.key;
       await writeToMany(key, values.relationships, context, true);
       return findByKey(key);
     },

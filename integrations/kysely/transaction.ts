@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { type Kysely, SqliteAdapter, type Transaction, sql } from 'kysely';
+import { CompiledQuery, type Kysely, SqliteAdapter, type Transaction } from 'kysely';
 import type { Context } from '../../runtime/index.js';
 
 /** The transaction of the current request, per database, carried through the async call chain. */
@@ -73,21 +73,25 @@ function isSqlite(db: Kysely<any>): boolean {
  * at once with SQLITE_BUSY, without waiting, when another connection wrote meanwhile. Inside
  * one process this changes nothing: Kysely's SQLite driver runs one transaction at a time.
  */
+const BEGIN = CompiledQuery.raw('begin immediate');
+const COMMIT = CompiledQuery.raw('commit');
+const ROLLBACK = CompiledQuery.raw('rollback');
+
 async function immediate<DB, T>(db: Kysely<DB>, fn: (transaction: Transaction<DB>) => Promise<T>): Promise<T> {
   return db.connection().execute(async (connection) => {
-    await sql`begin immediate`.execute(connection);
+    await connection.executeQuery(BEGIN);
     let result: T;
     try {
       // The connection stands in for a Transaction: same query builders, one connection.
       result = await fn(connection as unknown as Transaction<DB>);
     } catch (thrown) {
-      await sql`rollback`.execute(connection).catch(() => undefined);
+      await connection.executeQuery(ROLLBACK).catch(() => undefined);
       throw thrown;
     }
     try {
-      await sql`commit`.execute(connection);
+      await connection.executeQuery(COMMIT);
     } catch (thrown) {
-      await sql`rollback`.execute(connection).catch(() => undefined);
+      await connection.executeQuery(ROLLBACK).catch(() => undefined);
       throw thrown;
     }
     return result;

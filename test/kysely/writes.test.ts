@@ -29,6 +29,28 @@ describe.each(DIALECTS)('Kysely writes on %s', (dialect) => {
     expect(await tagsOf(31)).toEqual(['3', '5']);
   });
 
+  it('checks written linkage with one read per related type; each missing one is a 404 at its place', async () => {
+    const articles = async () => Number((await f.database.db.selectFrom('articles').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+    const before = await articles();
+    f.statements.length = 0;
+    const { status, body } = await f.request('POST', '/articles', '2', {
+      data: {
+        type: 'articles',
+        attributes: { title: 'Linked to nothing' },
+        relationships: {
+          author: { data: { type: 'people', id: '2' } },
+          tags: { data: [{ type: 'tags', id: '3' }, { type: 'tags', id: '99' }, { type: 'tags', id: '5' }, { type: 'tags', id: '98' }, { type: 'tags', id: '99' }] },
+        },
+      },
+    });
+    expect(status).toBe(404);
+    expect(body.errors.map((e: any) => e.source.pointer)).toEqual(['/data/relationships/tags/data/1', '/data/relationships/tags/data/3', '/data/relationships/tags/data/4']);
+    // people by id, tags by ids (three distinct), nothing written.
+    expect(f.statements.filter((s) => /^select/i.test(s))).toHaveLength(2);
+    expect(f.statements.some((s) => /^insert/i.test(s))).toBe(false);
+    expect(await articles()).toBe(before);
+  });
+
   it('updates only for the author, replacing to-many linkage', async () => {
     const patch = { data: { type: 'articles', id: '31', attributes: { title: 'Renamed' }, relationships: { tags: { data: [{ type: 'tags', id: '1' }] } } } };
     expect((await f.request('PATCH', '/articles/31', '3', patch)).status).toBe(403);
