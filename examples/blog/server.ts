@@ -88,12 +88,15 @@ export async function startDemo(options: DemoOptions = {}): Promise<Demo> {
     const api = createApi(createStore(db), { transaction: kyselyTransaction(db) });
 
     const serve = async (request: Request): Promise<Response> => {
-      const { pathname } = new URL(request.url);
-      if (pathname === '/openapi.json' && (request.method === 'GET' || request.method === 'HEAD')) {
-        return new Response(request.method === 'HEAD' ? null : OPENAPI, { headers: { 'content-type': 'application/json' } });
+      // Only /openapi.json and /docs need the path here; the API parses the URL itself.
+      if (/^[a-z]+:\/\/[^/]*\/(openapi\.json|docs)/i.test(request.url)) {
+        const { pathname } = new URL(request.url);
+        if (pathname === '/openapi.json' && (request.method === 'GET' || request.method === 'HEAD')) {
+          return new Response(request.method === 'HEAD' ? null : OPENAPI, { headers: { 'content-type': 'application/json' } });
+        }
+        const page = await docs(request, pathname);
+        if (page !== undefined) return page;
       }
-      const page = await docs(request, pathname);
-      if (page !== undefined) return page;
       const user = userOf(request);
       return api.fetch(request, { attributes: user === undefined ? {} : { user } });
     };

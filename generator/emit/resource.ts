@@ -222,6 +222,7 @@ function factory(resource: ResourceModel): FunctionDeclarationStructure {
     return `(${args}) => dataLayer.${method}(${args})`;
   };
   const relatable = resource.capabilities.includes('Relatable');
+  const findable = resource.capabilities.includes('Findable');
   const entries: Array<readonly [string | null, string]> = [
     ['type', '() => schema.type()'],
     ['fields', '() => schema.fields()'],
@@ -232,6 +233,7 @@ function factory(resource: ResourceModel): FunctionDeclarationStructure {
     [null, '(schema.getId && { getId: (model, context) => schema.getId!(model, context) })'],
     ['serializeAttributes', serialize],
     ...methods.map((m) => [m, delegate(m)] as const),
+    ...(findable ? [[null, '(dataLayer.findMany && { findMany: (ids, context) => dataLayer.findMany!(ids, context) })'] as const] : []),
     ...(relatable
       ? [[null, '(dataLayer.queryRelated && { queryRelated: (relationship, model, context) => dataLayer.queryRelated!(relationship, model, context) })'] as const]
       : []),

@@ -124,6 +124,7 @@ export function articlesResource<M = any, Q = any>(dataLayer: ArticlesDataLayer<
       dataLayer.addToRelationship(model, relationship, identifiers, context),
     removeFromRelationship: (model, relationship, identifiers, context) =>
       dataLayer.removeFromRelationship(model, relationship, identifiers, context),
+    ...(dataLayer.findMany && { findMany: (ids, context) => dataLayer.findMany!(ids, context) }),
     ...(dataLayer.queryRelated && {
       queryRelated: (relationship, model, context) => dataLayer.queryRelated!(relationship, model, context),
     }),

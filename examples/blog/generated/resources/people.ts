@@ -90,6 +90,7 @@ export function peopleResource<M = any, Q = any>(dataLayer: PeopleDataLayer<M, Q
     loadRelated: (relationship, models, context) => dataLayer.loadRelated(relationship, models, context),
     create: (values, context) => dataLayer.create(values, context),
     update: (model, values, context) => dataLayer.update(model, values, context),
+    ...(dataLayer.findMany && { findMany: (ids, context) => dataLayer.findMany!(ids, context) }),
     ...(dataLayer.queryRelated && {
       queryRelated: (relationship, model, context) => dataLayer.queryRelated!(relationship, model, context),
     }),

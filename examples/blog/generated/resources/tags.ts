@@ -85,6 +85,7 @@ export function tagsResource<M = any, Q = any>(dataLayer: TagsDataLayer<M, Q>): 
     loadRelated: (relationship, models, context) => dataLayer.loadRelated(relationship, models, context),
     create: (values, context) => dataLayer.create(values, context),
     update: (model, values, context) => dataLayer.update(model, values, context),
+    ...(dataLayer.findMany && { findMany: (ids, context) => dataLayer.findMany!(ids, context) }),
     ...(dataLayer.queryRelated && {
       queryRelated: (relationship, model, context) => dataLayer.queryRelated!(relationship, model, context),
     }),
