@@ -18,13 +18,39 @@ export abstract class Visibility<Args extends unknown[]> {
 
   /** Refuse when `callback` returns true. */
   hidden(callback: VisibilityCallback<Args>): this {
-    this.#checks.push(async (...args) => !(await callback(...args)));
+    this.#checks.push((...args) => {
+      const verdict = callback(...args);
+      return isThenable(verdict) ? Promise.resolve(verdict).then((hide) => !hide) : !verdict;
+    });
     return this;
   }
 
   /** Whether every callback permits. */
   async isVisible(...args: Args): Promise<boolean> {
-    for (const check of this.#checks) if (!(await check(...args))) return false;
+    return this.permits(...args);
+  }
+
+  /**
+   * `isVisible`, answered synchronously while the callbacks answer synchronously (most do, and
+   * most things have none): the runtime checks this on every request.
+   */
+  permits(...args: Args): MaybePromise<boolean> {
+    const checks = this.#checks;
+    for (let i = 0; i < checks.length; i++) {
+      const verdict = checks[i]!(...args);
+      if (isThenable(verdict)) return Promise.resolve(verdict).then((permitted) => (permitted ? this.#rest(i + 1, args) : false));
+      if (!verdict) return false;
+    }
     return true;
   }
+
+  async #rest(from: number, args: Args): Promise<boolean> {
+    for (const check of this.#checks.slice(from)) if (!(await check(...args))) return false;
+    return true;
+  }
+}
+
+/** A promise, of this realm or not: what `await` would wait for. */
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
 }

@@ -11,26 +11,35 @@ import { escape } from '../../runtime/payload.js';
  * (class 22, or 54000 for an index entry past PostgreSQL's btree limit) is then a 422 at the
  * attribute that holds it.
  */
-export async function runStatement<T>(statement: () => Promise<T>, written?: Written): Promise<T> {
+export function runStatement<T>(statement: () => Promise<T>, written?: Written): Promise<T> {
+  let running: Promise<T>;
   try {
-    return await statement();
+    running = statement();
   } catch (thrown) {
-    const code = (thrown as { code?: unknown } | null)?.code;
-    if (typeof code !== 'string') throw thrown;
-    if (written && (code === '54000' || code.startsWith('22'))) throw unstorable(code, written.attributes);
-    if (/^22[0-9A-Z]{3}$/.test(code)) {
-      throw new BadRequestError({ detail: 'A filter value is not valid for the column it is compared with', code: 'invalid_filter_value' });
-    }
-    if (code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
-      const pointer = written && uniquePointer(thrown as DatabaseError, written);
-      throw new ConflictError({
-        detail: pointer ? `A resource with this ${pointer === '/data/id' ? 'id' : pointer.slice(pointer.lastIndexOf('/') + 1)} already exists` : 'A resource with these values already exists',
-        ...(pointer && { source: { pointer } }),
-        code: 'unique_violation',
-      });
-    }
-    throw thrown;
+    return Promise.reject(clientError(thrown, written));
   }
+  return running.catch((thrown: unknown) => {
+    throw clientError(thrown, written);
+  });
+}
+
+/** What `runStatement` throws for what a statement threw: a JSON:API error when the client caused it, else the same. */
+function clientError(thrown: unknown, written: Written | undefined): unknown {
+  const code = (thrown as { code?: unknown } | null)?.code;
+  if (typeof code !== 'string') return thrown;
+  if (written && (code === '54000' || code.startsWith('22'))) return unstorable(code, written.attributes);
+  if (/^22[0-9A-Z]{3}$/.test(code)) {
+    return new BadRequestError({ detail: 'A filter value is not valid for the column it is compared with', code: 'invalid_filter_value' });
+  }
+  if (code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
+    const pointer = written && uniquePointer(thrown as DatabaseError, written);
+    return new ConflictError({
+      detail: pointer ? `A resource with this ${pointer === '/data/id' ? 'id' : pointer.slice(pointer.lastIndexOf('/') + 1)} already exists` : 'A resource with these values already exists',
+      ...(pointer && { source: { pointer } }),
+      code: 'unique_violation',
+    });
+  }
+  return thrown;
 }
 
 /** What an insert or update writes: its attributes, and how they map to columns. */

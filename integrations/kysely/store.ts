@@ -120,9 +120,25 @@ class TableResource {
 
   /** A row, renamed to model properties; it remembers its resource for `can()`. */
   toModel(row: Record<string, unknown>): Model {
-    const model: Model = Object.create(this.#prototype);
-    for (const column in row) model[this.#properties.get(column) ?? column] = row[column];
-    return model;
+    return this.toModels([row])[0]!;
+  }
+
+  /**
+   * The rows of one statement (so all with the same columns) as models, columns renamed once
+   * for all of them; `skip` names a column to leave out.
+   */
+  toModels(rows: readonly Record<string, unknown>[], skip?: string): Model[] {
+    if (rows.length === 0) return [];
+    const columns = Object.keys(rows[0]!).filter((column) => column !== skip);
+    const properties = columns.map((column) => this.#properties.get(column) ?? column);
+    const models = new Array<Model>(rows.length);
+    for (let r = 0; r < rows.length; r++) {
+      const row = rows[r]!;
+      const model: Model = Object.create(this.#prototype);
+      for (let i = 0; i < columns.length; i++) model[properties[i]!] = row[columns[i]!];
+      models[r] = model;
+    }
+    return models;
   }
 }
 
@@ -159,7 +175,7 @@ class CompiledReads {
    * order, on `executor` (the request's transaction, or `db`). A shape whose statement binds
    * anything else (a value written into the SQL text, an expression) is built anew every time.
    */
-  async execute(executor: Kysely<any>, shape: string, values: readonly unknown[], build: (db: Kysely<any>) => Compilable): Promise<QueryResult<any>> {
+  execute(executor: Kysely<any>, shape: string, values: readonly unknown[], build: (db: Kysely<any>) => Compilable): Promise<QueryResult<any>> {
     let compiled = this.#enabled && values.length <= MAX_CACHED_ARITY ? this.#cache.get(shape) : null;
     if (compiled === undefined) {
       const query = build(this.#db).compile();
@@ -172,8 +188,8 @@ class CompiledReads {
   }
 
   /** The rows of `execute`. */
-  async rows(executor: Kysely<any>, shape: string, values: readonly unknown[], build: (db: Kysely<any>) => Compilable): Promise<Record<string, unknown>[]> {
-    return (await this.execute(executor, shape, values, build)).rows as Record<string, unknown>[];
+  rows(executor: Kysely<any>, shape: string, values: readonly unknown[], build: (db: Kysely<any>) => Compilable): Promise<Record<string, unknown>[]> {
+    return this.execute(executor, shape, values, build).then((result) => result.rows as Record<string, unknown>[]);
   }
 }
 
@@ -223,7 +239,7 @@ export function defineStore<DB, R extends Record<string, AnyTableMapping<DB>>>(d
 
 function dataLayer(db: Kysely<any>, resource: TableResource, tables: ReadonlyMap<string, TableResource>, reads: CompiledReads): KyselyDataLayer {
   const { table } = resource;
-  const toModels = (rows: readonly Record<string, unknown>[]) => rows.map((row) => resource.toModel(row));
+  const toModels = (rows: readonly Record<string, unknown>[]) => resource.toModels(rows);
 
   /** The related resource and the mapping of a relationship, checked. */
   const relation = (relationship: Relationship) => {
@@ -370,14 +386,13 @@ function dataLayer(db: Kysely<any>, resource: TableResource, tables: ReadonlyMap
     reads.rows(ex, `${table.type} by key`, [key], (on) => table.selectUnscoped(on).where(table.qualifiedId, '=', key));
 
   const layer: Omit<KyselyDataLayer, 'count'> = {
-    async find(id: string, context: Context) {
+    find(id: string, context: Context): Promise<Model | null> {
       const key = resource.parseId(id);
-      if (key === undefined) return null;
+      if (key === undefined) return Promise.resolve(null);
       const ex = executorFor(db);
-      const [row] = await runStatement(() =>
+      return runStatement(() =>
         resource.scope ? resource.select(ex, context).where(resource.qualifiedId, '=', key).execute() : byKey(resource, ex, key),
-      );
-      return row ? resource.toModel(row) : null;
+      ).then(([row]) => (row ? resource.toModel(row) : null));
     },
 
     async findMany(ids: readonly string[], context: Context) {
@@ -467,7 +482,8 @@ function dataLayer(db: Kysely<any>, resource: TableResource, tables: ReadonlyMap
             ? related.select(ex, context).where(related.qualifiedId, 'in', keys).execute()
             : reads.rows(ex, `${related.type} in ${keys.length}`, keys, (on) => related.selectUnscoped(on).where(related.qualifiedId, 'in', keys)),
         );
-        const byKey = new Map(rows.map((row) => [String(row[related.idColumn]), related.toModel(row)]));
+        const converted = related.toModels(rows);
+        const byKey = new Map(rows.map((row, i) => [String(row[related.idColumn]), converted[i]!]));
         return models.map((m) => (m[property] === null || m[property] === undefined ? null : (byKey.get(String(m[property])) ?? null)));
       }
       const keys = distinct(models.map((m) => resource.key(m)));
@@ -489,14 +505,15 @@ function dataLayer(db: Kysely<any>, resource: TableResource, tables: ReadonlyMap
             ? members(related.select(ex, context)).execute()
             : reads.rows(ex, `${resource.type}.${relationship.name} in ${keys.length}`, keys, (on) => members(related.selectUnscoped(on))),
         );
+        // A related row joined to several owners is one model.
+        const converted = related.toModels(rows, owner === OWNER ? OWNER : undefined);
         const seen = new Map<string, Model>();
-        for (const row of rows) {
-          const ownerKey = String(row[owner]);
-          if (owner === OWNER) delete row[OWNER];
+        for (let i = 0; i < rows.length; i++) {
+          const row = rows[i]!;
           const id = String(row[related.idColumn]);
           let model = seen.get(id);
-          if (!model) seen.set(id, (model = related.toModel(row)));
-          groups.get(ownerKey)?.push(model);
+          if (!model) seen.set(id, (model = converted[i]!));
+          groups.get(String(row[owner]))?.push(model);
         }
       }
       return models.map((m) => groups.get(String(resource.key(m))) ?? []);

@@ -1,6 +1,7 @@
 import { checkFields, checkInclude } from '../document.js';
 import { BadRequestError, ForbiddenError, NotFoundError } from '../errors.js';
 import type { QueryParameters } from '../query.js';
+import type { MaybePromise } from '../types.js';
 import type { RegisteredResource } from '../registry.js';
 import type { RequestState } from './request.js';
 
@@ -37,8 +38,9 @@ export async function findOr404(state: RequestState, resource: RegisteredResourc
   return model;
 }
 
-/** 403 unless the endpoint's callbacks permit. */
-export async function mustBeVisible(visible: boolean, detail: string): Promise<void> {
+/** 403 unless the endpoint's callbacks permit (`Visibility.permits`: a promise only when a callback is async). */
+export function mustBeVisible(visible: MaybePromise<boolean>, detail: string): MaybePromise<void> {
+  if (visible instanceof Promise) return visible.then((permitted) => mustBeVisible(permitted, detail));
   if (!visible) throw new ForbiddenError({ detail });
 }
 

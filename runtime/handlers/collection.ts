@@ -29,7 +29,7 @@ export async function serveCollection(state: RequestState, source: CollectionSou
   const definition = resource.definition;
   // GET /{type}: the Index's callbacks decide, as Show's do for a single resource.
   if (state.route.relationship === undefined && index) {
-    await mustBeVisible(await index.isVisible(context), `You may not list ${resource.type}`);
+    await mustBeVisible(index.permits(context), `You may not list ${resource.type}`);
   }
   onlyParameters(query, source.identifiersOnly ? ['sort', 'filter', 'page'] : ['include', 'fields', 'sort', 'filter', 'page'], 'this endpoint');
   checkDocumentParameters(state, resource);
@@ -37,7 +37,7 @@ export async function serveCollection(state: RequestState, source: CollectionSou
   const filters = [];
   for (const [name, value] of query.filter) {
     const filter = resource.filters.get(name);
-    if (!filter || hiddenField(resource, name, context) || !(await filter.isVisible(context))) {
+    if (!filter || hiddenField(resource, name, context) || !(await filter.permits(context))) {
       throw new BadRequestError({ detail: `${resource.type} has no filter "${name}"`, source: { parameter: `filter[${name}]` }, code: 'unknown_filter' });
     }
     filters.push({ filter, value });
@@ -47,7 +47,7 @@ export async function serveCollection(state: RequestState, source: CollectionSou
   const requested = query.sort !== undefined;
   for (const term of query.sort ?? (index?.defaultSortValue ? parseSort(index.defaultSortValue) : [])) {
     const sort = resource.sorts.get(term.name);
-    if (!sort || hiddenField(resource, term.name, context) || !(await sort.isVisible(context))) {
+    if (!sort || hiddenField(resource, term.name, context) || !(await sort.permits(context))) {
       if (!requested) continue;
       throw new BadRequestError({ detail: `${resource.type} cannot be sorted by "${term.name}"`, source: { parameter: 'sort' }, code: 'unknown_sort' });
     }

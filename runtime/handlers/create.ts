@@ -8,7 +8,7 @@ export async function serveCreate(state: RequestState): Promise<Response> {
   const { resource, query, context } = state;
   const endpoint = resource.endpoint('create')!;
   const create = supported(resource.definition.create, `Creating ${resource.type} is not supported`);
-  await mustBeVisible(await endpoint.isVisible(context), `You may not create ${resource.type}`);
+  await mustBeVisible(endpoint.permits(context), `You may not create ${resource.type}`);
   onlyParameters(query, ['include', 'fields'], 'a create request');
   checkDocumentParameters(state, resource);
   const values = await readResourceDocument(await state.body(), {

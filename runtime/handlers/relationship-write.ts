@@ -23,7 +23,7 @@ export async function serveRelationshipWrite(state: RequestState, id: string, na
   }
   const model = await findOr404(state, resource, id);
   if (!relationship.isVisibleFor(model, context)) throw unknown();
-  await mustBeVisible(await resource.endpoint('update')!.isVisible(model, context), `You may not update this ${resource.type} resource`);
+  await mustBeVisible(resource.endpoint('update')!.permits(model, context), `You may not update this ${resource.type} resource`);
   const linkage = readLinkage(relationship, topLevelData(await state.body()), '/data');
   if (linkage === null && relationship.isRequired) {
     throw new UnprocessableEntityError({ detail: `${name} is required and cannot be cleared`, source: { pointer: '/data' }, code: 'required' });

@@ -5,7 +5,7 @@ import type { RequestState } from './request.js';
 /** `GET /{type}/{id}`. */
 export async function serveShow(state: RequestState, id: string): Promise<Response> {
   const { resource, query, context } = state;
-  await mustBeVisible(await resource.endpoint('show')!.isVisible(context), `You may not view ${resource.type}`);
+  await mustBeVisible(resource.endpoint('show')!.permits(context), `You may not view ${resource.type}`);
   onlyParameters(query, ['include', 'fields'], 'a single resource');
   checkDocumentParameters(state, resource);
   const model = await findOr404(state, resource, id);
