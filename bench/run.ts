@@ -42,9 +42,11 @@ const QUICK = args.includes('--quick');
 const OUT = resolve(option('--out') ?? join(here, 'results.md'));
 const PROFILE = option('--profile') && resolve(option('--profile')!);
 
+// autocannon counts durations in whole seconds (0.25 runs for 1 s, and so does any `amount`):
+// measured runs last whole seconds; warm-ups are bursts of fetches (see burst()).
 const config = QUICK
-  ? { reps: 1, warmup: 0.25, duration: 0.75, scaleDbs: [1_000], scaleWarmup: 0.25, scaleDuration: 0.5, memory: [5_000, 15_000], inProcessMs: 300 }
-  : { reps: 5, warmup: 0.25, duration: 1, scaleDbs: [1_000, 10_000, 100_000], scaleWarmup: 0.25, scaleDuration: 0.75, memory: [10_000, 100_000], inProcessMs: 1000 };
+  ? { reps: 1, warmupRequests: 256, duration: 1, scaleDbs: [1_000], memory: [5_000, 15_000], inProcessMs: 300 }
+  : { reps: 7, warmupRequests: 256, duration: 1, scaleDbs: [1_000, 10_000, 100_000], memory: [10_000, 100_000], inProcessMs: 1000 };
 const CONNECTIONS = 32;
 const PAGE_SIZES = [10, 20, 50];
 
@@ -154,16 +156,35 @@ async function load(url: string, route: Route, seconds: number, amount?: number)
   };
 }
 
+/**
+ * Up to `requests` requests of `route` (or as many as `ms` allows), CONNECTIONS at a time, with
+ * fetch: a warm-up, which autocannon cannot make shorter than a second.
+ */
+async function burst(url: string, route: Route, requests: number, ms: number): Promise<void> {
+  const until = performance.now() + ms;
+  let sent = 0;
+  const worker = async () => {
+    while (sent < requests && performance.now() < until) {
+      sent++;
+      const response = await fetch(url + route.path, { method: route.method, headers: route.headers, body: route.body });
+      await response.arrayBuffer();
+      if (!response.ok) throw new Error(`${url}${route.path}: ${response.status} during warm-up`);
+    }
+  };
+  await Promise.all(Array.from({ length: CONNECTIONS }, worker));
+}
+
 /** A fresh process's JIT needs a few thousand requests before figures settle: load every route first. */
-async function warm(server: ServerProcess, routes: readonly Route[], file: string | undefined, seconds: number): Promise<void> {
+async function warm(server: ServerProcess, routes: readonly Route[], file: string | undefined): Promise<void> {
   for (const route of routes) {
-    await load(server.url, route, seconds);
+    await burst(server.url, route, 5_000, 500);
     if (route.method === 'POST' && file) await removeCreated(file, SEEDED_ARTICLES);
   }
 }
 
-async function measure(server: ServerProcess, route: Route, warmup: number, seconds: number): Promise<Load> {
-  await load(server.url, route, warmup);
+/** `config.warmupRequests` requests, then `seconds` measured. */
+async function measure(server: ServerProcess, route: Route, seconds: number): Promise<Load> {
+  await burst(server.url, route, config.warmupRequests, 500);
   const before = await server.cpu();
   const result = await load(server.url, route, seconds);
   result.cpu = ((await server.cpu()) - before) / result.requests;
@@ -286,14 +307,14 @@ async function httpRoutes(file: string, log: (line: string) => void): Promise<Ht
   const demo = await serve('demo', file);
   const baseline = await serve('baseline', file);
   try {
-    for (const server of [demo, baseline]) await warm(server, ROUTES, file, config.warmup);
+    for (const server of [demo, baseline]) await warm(server, ROUTES, file);
     const samples = new Map<string, { demo: Load[]; baseline: Load[] }>(ROUTES.map((r) => [r.name, { demo: [], baseline: [] }]));
     for (let rep = 0; rep < config.reps; rep++) {
       for (const route of ROUTES) {
         // Alternate which server goes first, so neither always runs on a warmer machine.
         const order = (rep + ROUTES.indexOf(route)) % 2 === 0 ? [demo, baseline] : [baseline, demo];
         for (const server of order) {
-          const result = await measure(server, route, config.warmup, config.duration);
+          const result = await measure(server, route, config.duration);
           samples.get(route.name)![server.kind as 'demo' | 'baseline'].push(result);
           if (route.method === 'POST') await removeCreated(file, SEEDED_ARTICLES);
           log(`  rep ${rep + 1} ${route.name} ${server.kind.padEnd(8)} ${result.rps.toFixed(0).padStart(6)} req/s  ${result.cpu.toFixed(0).padStart(5)} µs CPU/request  p50 ${result.p50} ms  p99 ${result.p99} ms`);
@@ -331,13 +352,13 @@ async function adapterFloor(log: (line: string) => void): Promise<HttpRow[]> {
     'floor-adapter-platform': 'floor: the same as a platform `new Response` through `toNodeHandler` / plain node:http',
   };
   try {
-    for (const server of [raw, ...adapters]) await warm(server, [route], undefined, config.warmup);
+    for (const server of [raw, ...adapters]) await warm(server, [route], undefined);
     const loads = new Map<ServerProcess, Load[]>([raw, ...adapters].map((s) => [s, []]));
     // A constant document varies little: three repetitions do.
     for (let rep = 0; rep < Math.min(config.reps, 3); rep++) {
       const order = rep % 2 === 0 ? [...adapters, raw] : [raw, ...adapters];
       for (const server of order) {
-        const result = await measure(server, route, config.warmup, config.duration);
+        const result = await measure(server, route, config.duration);
         loads.get(server)!.push(result);
         log(`  rep ${rep + 1} floor ${server.kind.padEnd(22)} ${result.rps.toFixed(0).padStart(6)} req/s  ${result.cpu.toFixed(0).padStart(5)} µs CPU/request`);
       }
@@ -371,13 +392,13 @@ async function scale(files: Map<number, string>, log: (line: string) => void): P
     const baseline = await serve('baseline', file);
     try {
       // Fresh processes: let the JIT see the route before anything is measured.
-      for (const server of [demo, baseline]) await warm(server, PAGE_SIZES.map(routeB), undefined, config.warmup);
+      for (const server of [demo, baseline]) await warm(server, PAGE_SIZES.map(routeB), undefined);
       for (const limit of PAGE_SIZES) {
         const route = routeB(limit);
         const response = await fetch(demo.url + route.path);
         const text = await response.text();
         const included = (JSON.parse(text) as { included: unknown[] }).included.length;
-        const [d, b] = [await measure(demo, route, config.scaleWarmup, config.scaleDuration), await measure(baseline, route, config.scaleWarmup, config.scaleDuration)];
+        const [d, b] = [await measure(demo, route, config.duration), await measure(baseline, route, config.duration)];
         rows.push({ articles, limit, demo: d, baseline: b, included, bytes: Buffer.byteLength(text) });
         log(`  ${articles} articles, limit ${limit}: demo ${d.rps.toFixed(0)} req/s, baseline ${b.rps.toFixed(0)} req/s`);
       }
@@ -478,7 +499,7 @@ async function main(): Promise<void> {
   const targets: Array<[string, boolean, string]> = [];
 
   lines.push(`# jsonapi-gen benchmarks`, '');
-  lines.push(`\`npm run bench${QUICK ? ' -- --quick' : ''}\` on ${machine}; load average ${load0.map((l) => l.toFixed(2)).join(' ')} at the start, ${load1.map((l) => l.toFixed(2)).join(' ')} at the end; ${seconds.toFixed(0)} s in all. Seeded SQLite files (WAL) in a temporary directory; servers on 127.0.0.1 in their own processes, NODE_ENV=production; autocannon with ${CONNECTIONS} connections, ${config.warmup} s warm-up then ${config.duration} s, each route for both servers in turn, ${config.reps} time(s) (the floor rows ${Math.min(config.reps, 3)}), medians; a route's demo / baseline is the median of its repetitions' ratios (both servers measured back to back), with their range.`, '');
+  lines.push(`\`npm run bench${QUICK ? ' -- --quick' : ''}\` on ${machine}; load average ${load0.map((l) => l.toFixed(2)).join(' ')} at the start, ${load1.map((l) => l.toFixed(2)).join(' ')} at the end; ${seconds.toFixed(0)} s in all. Seeded SQLite files (WAL) in a temporary directory; servers on 127.0.0.1 in their own processes, NODE_ENV=production; autocannon with ${CONNECTIONS} connections, a warm-up of ${config.warmupRequests} requests then ${config.duration} s, each route for both servers in turn, ${config.reps} time(s) (the floor rows ${Math.min(config.reps, 3)}), medians; a route's demo / baseline is the median of its repetitions' ratios (both servers measured back to back), with their range.`, '');
 
   lines.push('## HTTP: demo against the hand-written baseline (1,000 articles)', '');
   lines.push('| route | demo req/s | baseline req/s | demo / baseline (range) | CPU µs/request (demo / baseline) | demo p50 / p99 ms | baseline p50 / p99 ms | body bytes (demo / baseline) | SQL (demo / baseline) | target >= 0.8 |');
@@ -528,7 +549,7 @@ async function main(): Promise<void> {
   lines.push('');
 
   lines.push('## Scale: route b by page size and database size', '');
-  lines.push(`autocannon, ${config.scaleWarmup} s warm-up then ${config.scaleDuration} s, one run each; µs/request is the server's CPU time per request.`, '');
+  lines.push(`autocannon, a warm-up of ${config.warmupRequests} requests then ${config.duration} s, one run each; µs/request is the server's CPU time per request.`, '');
   lines.push('| articles | page[limit] | included | body bytes | demo req/s | demo µs/request | baseline req/s | baseline µs/request | demo / baseline |');
   lines.push('|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const r of scaled) {
