@@ -76,7 +76,7 @@ export class Where extends Filter<SelectQuery> {
     const step = (q: SelectQuery) => (typeof value === 'string' ? q.where(column, '=', value) : value.length === 0 ? q.where(sql<boolean>`1 = 0`) : q.where(column, 'in', value));
     if (!plan) return step(query);
     // The SQL depends on the column and on how many values: `=` for one, `in (?, ...)` for a list.
-    return extendPlan(plan, `where ${column} ${typeof value === 'string' ? '=' : value.length}`, typeof value === 'string' ? [value] : value, step);
+    return extendPlan(plan, `where ${JSON.stringify(column)} ${typeof value === 'string' ? '=' : value.length}`, typeof value === 'string' ? [value] : value, step);
   }
 }
 
@@ -115,6 +115,6 @@ export class SortColumn extends Sort<SelectQuery> {
     const plan = planOf(query);
     if (!plan) return query.orderBy(qualify(query, this.#column), direction);
     const column = qualified(plan.table, this.#column);
-    return extendPlan(plan, `order ${column} ${direction}`, [], (q) => q.orderBy(column, direction));
+    return extendPlan(plan, `order ${JSON.stringify(column)} ${direction}`, [], (q) => q.orderBy(column, direction));
   }
 }

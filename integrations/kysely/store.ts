@@ -148,14 +148,15 @@ const MAX_CACHED_ARITY = 100;
 const MAX_SHAPES = 2000;
 
 /**
- * Reads whose SQL depends only on their shape (a table, a relationship, how many keys; for an
- * Index, its `Where` filters, `SortColumn` sorts and page: see plan.ts), compiled once per shape
- * and run with each call's values: Kysely builds and compiles every query anew, which costs
- * about as much as a point lookup on SQLite. Only for reads no scope narrows (a scope may read
- * the request), and only on a database without plugins (a plugin may keep state per compiled
- * query).
+ * Statements whose SQL depends only on their shape (reads by key and by a list of keys, an
+ * Index's `Where` filters, `SortColumn` sorts and page: see plan.ts; inserts by their columns),
+ * compiled once per shape and run with each call's values: Kysely builds and compiles every
+ * query anew, which costs about as much as a point lookup on SQLite. Only for reads no scope
+ * narrows (a scope may read the request), and only on a database without plugins (a plugin may
+ * keep state per compiled query). A shape names every identifier it depends on, quoted, so
+ * that two statements never share one.
  */
-class CompiledReads {
+class CompiledStatements {
   readonly #db: Kysely<any>;
   readonly #cache = new Map<string, CompiledQuery | null>();
   readonly #enabled: boolean;
@@ -232,12 +233,12 @@ export function defineStore<DB, R extends Record<string, AnyTableMapping<DB>>>(d
   const tables = new Map<string, TableResource>();
   for (const [type, mapping] of Object.entries(resources)) tables.set(type, new TableResource(type, mapping as unknown as AnyTableMapping<any>));
   const store: Record<string, KyselyDataLayer> = {};
-  const reads = new CompiledReads(db as Kysely<any>);
-  for (const resource of tables.values()) store[resource.type] = dataLayer(db as Kysely<any>, resource, tables, reads);
+  const statements = new CompiledStatements(db as Kysely<any>);
+  for (const resource of tables.values()) store[resource.type] = dataLayer(db as Kysely<any>, resource, tables, statements);
   return store as Store<R>;
 }
 
-function dataLayer(db: Kysely<any>, resource: TableResource, tables: ReadonlyMap<string, TableResource>, reads: CompiledReads): KyselyDataLayer {
+function dataLayer(db: Kysely<any>, resource: TableResource, tables: ReadonlyMap<string, TableResource>, statements: CompiledStatements): KyselyDataLayer {
   const { table } = resource;
   const toModels = (rows: readonly Record<string, unknown>[]) => resource.toModels(rows);
 
@@ -324,7 +325,7 @@ function dataLayer(db: Kysely<any>, resource: TableResource, tables: ReadonlyMap
         await runStatement(() => statement.execute());
       } else {
         const rows = keys.map((k) => ({ [from]: key, [to]: k }));
-        await runStatement(() => reads.execute(ex, `${join} insert ${from} ${to} ${keys.length}`, keys.flatMap((k) => [key, k]), (on) => on.insertInto(join).values(rows)));
+        await runStatement(() => statements.execute(ex, `insert ${JSON.stringify([join, from, to])} ${keys.length}`, keys.flatMap((k) => [key, k]), (on) => on.insertInto(join).values(rows)));
       }
       return;
     }
@@ -383,7 +384,7 @@ function dataLayer(db: Kysely<any>, resource: TableResource, tables: ReadonlyMap
 
   /** The row of `key` in `table`, read without the scope (a compiled-once statement). */
   const byKey = (table: TableResource, ex: Kysely<any>, key: unknown) =>
-    reads.rows(ex, `${table.type} by key`, [key], (on) => table.selectUnscoped(on).where(table.qualifiedId, '=', key));
+    statements.rows(ex, `${table.type} by key`, [key], (on) => table.selectUnscoped(on).where(table.qualifiedId, '=', key));
 
   const layer: Omit<KyselyDataLayer, 'count'> = {
     find(id: string, context: Context): Promise<Model | null> {
@@ -403,7 +404,7 @@ function dataLayer(db: Kysely<any>, resource: TableResource, tables: ReadonlyMap
       const rows = await runStatement(() =>
         resource.scope
           ? resource.select(ex, context).where(resource.qualifiedId, 'in', keys).execute()
-          : reads.rows(ex, `${resource.type} in ${keys.length}`, keys, (on) => resource.selectUnscoped(on).where(resource.qualifiedId, 'in', keys)),
+          : statements.rows(ex, `${resource.type} in ${keys.length}`, keys, (on) => resource.selectUnscoped(on).where(resource.qualifiedId, 'in', keys)),
       );
       const byKey = new Map(rows.map((row) => [String(row[resource.idColumn]), row]));
       return parsed.map((key) => {
@@ -423,7 +424,7 @@ function dataLayer(db: Kysely<any>, resource: TableResource, tables: ReadonlyMap
       const columns = Object.keys(row).filter((c) => row[c] !== undefined);
       const [inserted] = await runStatement(
         () =>
-          reads.rows(executorFor(db), `${resource.type} insert ${columns.join()}`, columns.map((c) => row[c]), (on) =>
+          statements.rows(executorFor(db), `${resource.type} insert ${JSON.stringify(columns)}`, columns.map((c) => row[c]), (on) =>
             on.insertInto(table).values(row).returning(`${resource.idColumn} as key`),
           ),
         written(values),
@@ -454,13 +455,13 @@ function dataLayer(db: Kysely<any>, resource: TableResource, tables: ReadonlyMap
 
     query(context: Context) {
       const executor = executorFor(db);
-      if (resource.scope || !reads.enabled) return resource.select(executor, context);
+      if (resource.scope || !statements.enabled) return resource.select(executor, context);
       return plannedQuery({ table, shape: `${resource.type} list`, values: [], build: (on) => resource.selectUnscoped(on), executor });
     },
 
     async results(query: SelectQuery, _context: Context) {
       const plan = planOf(query);
-      return toModels(await runStatement(() => (plan ? reads.rows(plan.executor, plan.shape, plan.values, plan.build) : query.execute())));
+      return toModels(await runStatement(() => (plan ? statements.rows(plan.executor, plan.shape, plan.values, plan.build) : query.execute())));
     },
 
     paginate(query: SelectQuery, { offset, limit }: OffsetPagination, _context: Context) {
@@ -480,7 +481,7 @@ function dataLayer(db: Kysely<any>, resource: TableResource, tables: ReadonlyMap
         const rows = await runStatement(() =>
           related.scope
             ? related.select(ex, context).where(related.qualifiedId, 'in', keys).execute()
-            : reads.rows(ex, `${related.type} in ${keys.length}`, keys, (on) => related.selectUnscoped(on).where(related.qualifiedId, 'in', keys)),
+            : statements.rows(ex, `${related.type} in ${keys.length}`, keys, (on) => related.selectUnscoped(on).where(related.qualifiedId, 'in', keys)),
         );
         const converted = related.toModels(rows);
         const byKey = new Map(rows.map((row, i) => [String(row[related.idColumn]), converted[i]!]));
@@ -503,7 +504,7 @@ function dataLayer(db: Kysely<any>, resource: TableResource, tables: ReadonlyMap
         const rows = await runStatement(() =>
           related.scope
             ? members(related.select(ex, context)).execute()
-            : reads.rows(ex, `${resource.type}.${relationship.name} in ${keys.length}`, keys, (on) => members(related.selectUnscoped(on))),
+            : statements.rows(ex, `${resource.type}.${relationship.name} in ${keys.length}`, keys, (on) => members(related.selectUnscoped(on))),
         );
         // A related row joined to several owners is one model.
         const converted = related.toModels(rows, owner === OWNER ? OWNER : undefined);
@@ -536,7 +537,7 @@ function dataLayer(db: Kysely<any>, resource: TableResource, tables: ReadonlyMap
       const counting = (q: SelectQuery) => q.clearSelect().clearOrderBy().select((eb) => eb.fn.countAll().as('count'));
       const plan = planOf(query);
       const [row] = await runStatement(() =>
-        plan ? reads.rows(plan.executor, `${plan.shape} count`, plan.values, (on) => counting(plan.build(on))) : counting(query).execute(),
+        plan ? statements.rows(plan.executor, `${plan.shape} count`, plan.values, (on) => counting(plan.build(on))) : counting(query).execute(),
       );
       return Number((row as { count?: unknown } | undefined)?.count ?? 0);
     },

@@ -73,25 +73,22 @@ function isSqlite(db: Kysely<any>): boolean {
  * at once with SQLITE_BUSY, without waiting, when another connection wrote meanwhile. Inside
  * one process this changes nothing: Kysely's SQLite driver runs one transaction at a time.
  */
-const BEGIN = CompiledQuery.raw('begin immediate');
-const COMMIT = CompiledQuery.raw('commit');
-const ROLLBACK = CompiledQuery.raw('rollback');
-
 async function immediate<DB, T>(db: Kysely<DB>, fn: (transaction: Transaction<DB>) => Promise<T>): Promise<T> {
   return db.connection().execute(async (connection) => {
-    await connection.executeQuery(BEGIN);
+    // Raw statements: no query builder to compile on every write request.
+    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
     let result: T;
     try {
       // The connection stands in for a Transaction: same query builders, one connection.
       result = await fn(connection as unknown as Transaction<DB>);
     } catch (thrown) {
-      await connection.executeQuery(ROLLBACK).catch(() => undefined);
+      await connection.executeQuery(CompiledQuery.raw('rollback')).catch(() => undefined);
       throw thrown;
     }
     try {
-      await connection.executeQuery(COMMIT);
+      await connection.executeQuery(CompiledQuery.raw('commit'));
     } catch (thrown) {
-      await connection.executeQuery(ROLLBACK).catch(() => undefined);
+      await connection.executeQuery(CompiledQuery.raw('rollback')).catch(() => undefined);
       throw thrown;
     }
     return result;
