@@ -74,7 +74,8 @@ export class DocumentBuilder {
   readonly #baseUrl: string;
   readonly #fields: QueryParameters['fields'];
   readonly #nodes = new Map<string, Node>();
-  readonly #primary = new Set<string>();
+  /** Primary nodes not yet in `#nodes`: only an include needs them there (so that they are not included again). */
+  readonly #unregistered: Node[] = [];
   readonly #included: ResourceObject[] = [];
 
   constructor(context: Context, lookup: ResourceLookup, baseUrl: string, fields: QueryParameters['fields']) {
@@ -92,8 +93,8 @@ export class DocumentBuilder {
   /** Serializes the primary data; its resources never repeat in `included`. */
   primary(resource: RegisteredResource, models: readonly unknown[]): Node[] {
     return models.map((model) => {
-      const node = this.#node(resource, model);
-      this.#primary.add(key(node.object));
+      const node = { resource, model, object: this.serialize(resource, model) };
+      this.#unregistered.push(node);
       return node;
     });
   }
@@ -119,6 +120,13 @@ export class DocumentBuilder {
       (r) => tree.has(r.name) || (r.hasLinkage && (!fieldset || fieldset.has(r.name))),
     );
     if (wanted.length === 0) return;
+    if (tree.size > 0) {
+      for (const node of this.#unregistered) {
+        const k = keyOf(node.resource.type, node.object.id);
+        if (!this.#nodes.has(k)) this.#nodes.set(k, node);
+      }
+      this.#unregistered.length = 0;
+    }
     // Per relationship, only the nodes for which it is visible (its callbacks see each model).
     const sets = wanted.map((relationship) =>
       relationship.isConditional ? nodes.filter((n) => relationship.isVisibleFor(n.model, this.#context)) : nodes,
@@ -229,10 +237,6 @@ export class DocumentBuilder {
     object.links = { self };
     return object;
   }
-}
-
-function key(identifier: ResourceIdentifier): string {
-  return keyOf(identifier.type, identifier.id);
 }
 
 function keyOf(type: string, id: string): string {
