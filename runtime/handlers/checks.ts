@@ -9,18 +9,17 @@ type Family = 'include' | 'fields' | 'sort' | 'filter' | 'page';
 
 /** 400 for the query parameters an endpoint does not take (sort on a single resource, ...). */
 export function onlyParameters(query: QueryParameters, allowed: readonly Family[], where: string): void {
-  const given: Array<[Family, string | undefined]> = [
-    ['include', query.include ? 'include' : undefined],
-    ['fields', query.fields.size > 0 ? `fields[${[...query.fields.keys()][0]}]` : undefined],
-    ['sort', query.sort ? 'sort' : undefined],
-    ['filter', query.filter.size > 0 ? `filter[${[...query.filter.keys()][0]}]` : undefined],
-    ['page', query.page.offset !== undefined ? 'page[offset]' : query.page.limit !== undefined ? 'page[limit]' : undefined],
-  ];
-  for (const [family, parameter] of given) {
-    if (parameter && !allowed.includes(family)) {
-      throw new BadRequestError({ detail: `${parameter} is not supported on ${where}`, source: { parameter } });
-    }
-  }
+  // Checked family by family, in this order, naming the first parameter given; nothing is built unless one is refused.
+  if (query.include && !allowed.includes('include')) refuse('include', where);
+  if (query.fields.size > 0 && !allowed.includes('fields')) refuse(`fields[${[...query.fields.keys()][0]}]`, where);
+  if (query.sort && !allowed.includes('sort')) refuse('sort', where);
+  if (query.filter.size > 0 && !allowed.includes('filter')) refuse(`filter[${[...query.filter.keys()][0]}]`, where);
+  const page = query.page.offset !== undefined ? 'page[offset]' : query.page.limit !== undefined ? 'page[limit]' : undefined;
+  if (page && !allowed.includes('page')) refuse(page, where);
+}
+
+function refuse(parameter: string, where: string): never {
+  throw new BadRequestError({ detail: `${parameter} is not supported on ${where}`, source: { parameter } });
 }
 
 /** 400 for `include` paths and `fields[type]` names this request may not use. */
