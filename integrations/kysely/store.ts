@@ -22,7 +22,7 @@ import type { SelectQuery } from './filters.js';
 import { type AnyTableMapping, type RelationshipMapping, parseIntegerId } from './mapping.js';
 import { extendPlan, planOf, plannedQuery } from './plan.js';
 import { ORIGIN, type ModelOrigin } from './policies.js';
-import { executorFor } from './transaction.js';
+import { connectionOf, executorFor } from './transaction.js';
 
 /** A row as the serializer reads it: keyed by attribute (model property) name. */
 export type Model = Record<string, any>;
@@ -185,7 +185,11 @@ class CompiledStatements {
       if (this.#cache.size >= MAX_SHAPES) this.#cache.clear();
       this.#cache.set(shape, (compiled = binds ? query : null));
     }
-    return executor.executeQuery(compiled === null ? build(executor) : { ...compiled, parameters: values });
+    if (compiled === null) return executor.executeQuery(build(executor));
+    const query = { ...compiled, parameters: values };
+    // Without plugins there is no result to transform: inside our transaction, straight to its connection.
+    const connection = connectionOf(executor);
+    return connection ? connection.executeQuery(query) : executor.executeQuery(query);
   }
 
   /** The rows of `execute`. */

@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { CompiledQuery, type Kysely, SqliteAdapter, type Transaction } from 'kysely';
+import { CompiledQuery, type DatabaseConnection, type Kysely, SqliteAdapter, type Transaction } from 'kysely';
 import type { Context } from '../../runtime/index.js';
 
 /** The transaction of the current request, per database, carried through the async call chain. */
@@ -7,6 +7,19 @@ const bound = new AsyncLocalStorage<{ db: Kysely<any>; transaction: Transaction<
 
 /** Transactions `withTransaction` has open, in this process. */
 let open = 0;
+
+/** The connection under each transaction `withTransaction` opened. */
+const connections = new WeakMap<object, DatabaseConnection>();
+
+/**
+ * The connection a transaction that `withTransaction` opened runs on (undefined for anything
+ * else): a statement compiled already runs on it directly, without Kysely's per-query layers
+ * (a dozen promises per statement, each one hooked while the AsyncLocalStorage is enabled).
+ * The connection is the transaction's alone, and it logs as Kysely's `log` option says.
+ */
+export function connectionOf(executor: Kysely<any>): DatabaseConnection | undefined {
+  return connections.get(executor);
+}
 
 /** Options of `withTransaction`. */
 export interface TransactionOptions<T> {
@@ -43,12 +56,14 @@ export async function withTransaction<DB, T>(
 ): Promise<T> {
   const current = bound.getStore();
   if (current && current.db === db) return fn(current.transaction as Transaction<DB>);
-  const body = (transaction: Transaction<DB>) =>
-    bound.run({ db, transaction: transaction as Transaction<any> }, async () => {
+  const body = async (transaction: Transaction<DB>) => {
+    if (!connections.has(transaction)) connections.set(transaction, await connectionUnder(transaction));
+    return bound.run({ db, transaction: transaction as Transaction<any> }, async () => {
       const result = await fn(transaction);
       if (options.rollbackIf?.(result)) throw new Rollback(result);
       return result;
     });
+  };
   open++;
   try {
     return await (isSqlite(db) ? immediate(db, body) : db.transaction().execute(body));
@@ -74,13 +89,15 @@ function isSqlite(db: Kysely<any>): boolean {
  * one process this changes nothing: Kysely's SQLite driver runs one transaction at a time.
  */
 async function immediate<DB, T>(db: Kysely<DB>, fn: (transaction: Transaction<DB>) => Promise<T>): Promise<T> {
-  return db.connection().execute(async (connection) => {
-    // Raw statements: no query builder to compile on every write request.
+  return db.connection().execute(async (kysely) => {
+    const connection = await connectionUnder(kysely);
+    connections.set(kysely, connection);
+    // Raw statements on the connection itself: nothing to compile, no layers on every write request.
     await connection.executeQuery(CompiledQuery.raw('begin immediate'));
     let result: T;
     try {
-      // The connection stands in for a Transaction: same query builders, one connection.
-      result = await fn(connection as unknown as Transaction<DB>);
+      // The connection's Kysely stands in for a Transaction: same query builders, one connection.
+      result = await fn(kysely as unknown as Transaction<DB>);
     } catch (thrown) {
       await connection.executeQuery(CompiledQuery.raw('rollback')).catch(() => undefined);
       throw thrown;
@@ -93,6 +110,11 @@ async function immediate<DB, T>(db: Kysely<DB>, fn: (transaction: Transaction<DB
     }
     return result;
   });
+}
+
+/** The one connection a transaction's (or a `db.connection()`'s) Kysely runs on. */
+function connectionUnder(kysely: Kysely<any>): Promise<DatabaseConnection> {
+  return kysely.getExecutor().provideConnection(async (connection) => connection);
 }
 
 /**
