@@ -252,27 +252,14 @@ function settle<T>(promise: Promise<T>): Promise<{ value: T } | { error: unknown
   );
 }
 
-/** The methods of `/{type}` and `/{type}/{id}`, per resource: asked on every request. */
-const resourceMethods = new WeakMap<RegisteredResource, { collection: readonly string[]; single: readonly string[] }>();
-
 /** The methods a route answers, from the endpoints its resource enables. */
 function allowedMethods(resource: RegisteredResource, route: Route): readonly string[] {
-  const has = (kind: 'show' | 'index' | 'create' | 'update' | 'delete') => resource.endpoints.has(kind);
-  if (route.relationship === undefined) {
-    let methods = resourceMethods.get(resource);
-    if (!methods) {
-      methods = {
-        collection: [...(has('index') ? ['GET', 'HEAD'] : []), ...(has('create') ? ['POST'] : [])],
-        single: [...(has('show') ? ['GET', 'HEAD'] : []), ...(has('update') ? ['PATCH'] : []), ...(has('delete') ? ['DELETE'] : [])],
-      };
-      resourceMethods.set(resource, methods);
-    }
-    return route.id === undefined ? methods.collection : methods.single;
-  }
+  if (route.id === undefined) return resource.collectionMethods;
+  if (route.relationship === undefined) return resource.resourceMethods;
   // Read-only relationships and POST/DELETE on to-one ones are refused with 403 by the handler.
   if (!(resource.fields.get(route.relationship) instanceof Relationship)) return [];
-  const methods = has('show') ? ['GET', 'HEAD'] : [];
-  if (route.linkage && has('update')) methods.push('PATCH', 'POST', 'DELETE');
+  const methods = resource.endpoints.has('show') ? ['GET', 'HEAD'] : [];
+  if (route.linkage && resource.endpoints.has('update')) methods.push('PATCH', 'POST', 'DELETE');
   return methods;
 }
 

@@ -327,33 +327,31 @@ export async function checkLinkageExists(
     });
   }
   const exists = new Map<string, boolean>();
-  // One task per id, or per batch of ids of a type whose data layer has findMany.
+  // One task per id, or per batch of ids (key and id) of a type whose data layer has findMany.
   const tasks: Array<() => Promise<void>> = [];
-  const batches = new Map<RegisteredResource, string[][]>();
+  const filling = new Map<RegisteredResource, Array<[key: string, id: string]>>();
   for (const [key, { related, id }] of lookups) {
     const { find, findMany } = related.definition;
-    if (findMany) {
-      let chunks = batches.get(related);
-      if (!chunks) batches.set(related, (chunks = []));
-      const last = chunks[chunks.length - 1];
-      if (last && last.length < FIND_MANY_BATCH) last.push(id);
-      else {
-        const chunk = [id];
-        chunks.push(chunk);
-        tasks.push(async () => {
-          const models = await findMany.call(related.definition, chunk, context);
-          if (!Array.isArray(models) || models.length !== chunk.length) {
-            throw new TypeError(`${related.type}.findMany returned ${Array.isArray(models) ? models.length : typeof models} models for ${chunk.length} ids`);
-          }
-          chunk.forEach((one, i) => exists.set(`${related.type}\u0000${one}`, models[i] !== null && models[i] !== undefined));
-        });
-      }
-    } else {
+    if (!findMany) {
       tasks.push(async () => {
         const model = find ? await find.call(related.definition, id, context) : null;
         exists.set(key, model !== null && model !== undefined);
       });
+      continue;
     }
+    let batch = filling.get(related);
+    if (!batch || batch.length === FIND_MANY_BATCH) {
+      const chunk: Array<[string, string]> = (batch = []);
+      filling.set(related, chunk);
+      tasks.push(async () => {
+        const models = await findMany.call(related.definition, chunk.map(([, one]) => one), context);
+        if (!Array.isArray(models) || models.length !== chunk.length) {
+          throw new TypeError(`${related.type}.findMany returned ${Array.isArray(models) ? models.length : typeof models} models for ${chunk.length} ids`);
+        }
+        chunk.forEach(([one], i) => exists.set(one, models[i] !== null && models[i] !== undefined));
+      });
+    }
+    batch.push([key, id]);
   }
   let taken = 0;
   const worker = async (): Promise<void> => {

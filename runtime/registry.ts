@@ -26,6 +26,10 @@ export class RegisteredResource {
   readonly endpoints: ReadonlyMap<EndpointKind, AnyEndpoint>;
   readonly filters: ReadonlyMap<string, Filter>;
   readonly sorts: ReadonlyMap<string, Sort>;
+  /** The methods `/{type}` answers (405 with `Allow` for others), from the enabled endpoints. */
+  readonly collectionMethods: readonly string[];
+  /** The methods `/{type}/{id}` answers. */
+  readonly resourceMethods: readonly string[];
   readonly getId: (model: any, context: Context) => string;
 
   constructor(definition: ResourceDefinition) {
@@ -54,6 +58,9 @@ export class RegisteredResource {
       endpoints.set(endpoint.kind, endpoint);
     }
     this.endpoints = endpoints;
+    const has = (kind: EndpointKind) => endpoints.has(kind);
+    this.collectionMethods = [...(has('index') ? ['GET', 'HEAD'] : []), ...(has('create') ? ['POST'] : [])];
+    this.resourceMethods = [...(has('show') ? ['GET', 'HEAD'] : []), ...(has('update') ? ['PATCH'] : []), ...(has('delete') ? ['DELETE'] : [])];
 
     this.filters = byName(definition.filters?.() ?? [], `${where}: filter`);
     this.sorts = byName(definition.sorts?.() ?? [], `${where}: sort`);

@@ -120,7 +120,9 @@ class TableResource {
 
   /** A row, renamed to model properties; it remembers its resource for `can()`. */
   toModel(row: Record<string, unknown>): Model {
-    return this.toModels([row])[0]!;
+    const model: Model = Object.create(this.#prototype);
+    for (const column in row) model[this.#properties.get(column) ?? column] = row[column];
+    return model;
   }
 
   /**
@@ -386,6 +388,18 @@ function dataLayer(db: Kysely<any>, resource: TableResource, tables: ReadonlyMap
     }
   };
 
+  /** The models of `keys` in `table` (within its scope), by key as a string: one `in (...)` read. */
+  const modelsByKey = async (table: TableResource, keys: readonly unknown[], context: Context): Promise<Map<string, Model>> => {
+    const ex = executorFor(db);
+    const rows = await runStatement(() =>
+      table.scope
+        ? table.select(ex, context).where(table.qualifiedId, 'in', keys).execute()
+        : statements.rows(ex, `${table.type} in ${keys.length}`, keys, (on) => table.selectUnscoped(on).where(table.qualifiedId, 'in', keys)),
+    );
+    const models = table.toModels(rows);
+    return new Map(rows.map((row, i) => [String(row[table.idColumn]), models[i]!]));
+  };
+
   /** The row of `key` in `table`, read without the scope (a compiled-once statement). */
   const byKey = (table: TableResource, ex: Kysely<any>, key: unknown) =>
     statements.rows(ex, `${table.type} by key`, [key], (on) => table.selectUnscoped(on).where(table.qualifiedId, '=', key));
@@ -403,18 +417,8 @@ function dataLayer(db: Kysely<any>, resource: TableResource, tables: ReadonlyMap
     async findMany(ids: readonly string[], context: Context) {
       const parsed = ids.map((id) => resource.parseId(id));
       const keys = distinct(parsed);
-      if (keys.length === 0) return ids.map(() => null);
-      const ex = executorFor(db);
-      const rows = await runStatement(() =>
-        resource.scope
-          ? resource.select(ex, context).where(resource.qualifiedId, 'in', keys).execute()
-          : statements.rows(ex, `${resource.type} in ${keys.length}`, keys, (on) => resource.selectUnscoped(on).where(resource.qualifiedId, 'in', keys)),
-      );
-      const byKey = new Map(rows.map((row) => [String(row[resource.idColumn]), row]));
-      return parsed.map((key) => {
-        const row = key === undefined ? undefined : byKey.get(String(key));
-        return row ? resource.toModel(row) : null;
-      });
+      const byKey = keys.length === 0 ? new Map<string, Model>() : await modelsByKey(resource, keys, context);
+      return parsed.map((key) => (key === undefined ? null : (byKey.get(String(key)) ?? null)));
     },
 
     async delete(model: Model, _context: Context) {
@@ -482,13 +486,7 @@ function dataLayer(db: Kysely<any>, resource: TableResource, tables: ReadonlyMap
         const property = resource.property(mapping.foreignKey);
         const keys = distinct(models.map((m) => m[property]));
         if (keys.length === 0) return models.map(() => null);
-        const rows = await runStatement(() =>
-          related.scope
-            ? related.select(ex, context).where(related.qualifiedId, 'in', keys).execute()
-            : statements.rows(ex, `${related.type} in ${keys.length}`, keys, (on) => related.selectUnscoped(on).where(related.qualifiedId, 'in', keys)),
-        );
-        const converted = related.toModels(rows);
-        const byKey = new Map(rows.map((row, i) => [String(row[related.idColumn]), converted[i]!]));
+        const byKey = await modelsByKey(related, keys, context);
         return models.map((m) => (m[property] === null || m[property] === undefined ? null : (byKey.get(String(m[property])) ?? null)));
       }
       const keys = distinct(models.map((m) => resource.key(m)));
