@@ -120,14 +120,7 @@ class NodeRequest implements Materializable<Request> {
 
   get headers(): Headers {
     if (this.#headers === undefined && this.#real) this.#headers = this.#real.headers;
-    if (this.#headers === undefined) {
-      const headers = new Headers();
-      const raw = this.#req.rawHeaders;
-      // HTTP/2 pseudo-headers (":path") are not header names a Request accepts.
-      for (let i = 0; i < raw.length; i += 2) if (raw[i]!.charCodeAt(0) !== 58) headers.append(raw[i]!, raw[i + 1]!);
-      this.#headers = headers;
-    }
-    return this.#headers;
+    return (this.#headers ??= new NodeHeaders(this.#req.rawHeaders));
   }
 
   get signal(): AbortSignal {
@@ -215,6 +208,111 @@ class NodeRequest implements Materializable<Request> {
     }
     return (this.#real = new Request(this.url, init));
   }
+}
+
+/** A header name as Fetch accepts it (RFC 9110 token). */
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+
+/**
+ * A request's headers: a real `Headers`, filled from the Node request's raw headers only when
+ * something needs more than `get` or `has`. The runtime reads three or four headers a request,
+ * and appending every header (each one validated and normalized) costs about ten times that.
+ */
+class NodeHeaders extends Headers {
+  /** The raw headers (name, value, name, ...) until the `Headers` is filled. */
+  #raw: string[] | undefined;
+
+  constructor(raw: string[]) {
+    super();
+    this.#raw = raw;
+  }
+
+  /** From here on the `Headers` itself holds every header: the first thing but a read fills it. */
+  #fill(): void {
+    const raw = this.#raw;
+    if (raw === undefined) return;
+    this.#raw = undefined;
+    // HTTP/2 pseudo-headers (":path") are not header names a Request accepts.
+    for (let i = 0; i < raw.length; i += 2) if (raw[i]!.charCodeAt(0) !== 58) super.append(raw[i]!, raw[i + 1]!);
+  }
+
+  override get(name: string): string | null {
+    const raw = this.#raw;
+    // An invalid name goes to `Headers`, which throws as Fetch says.
+    if (raw === undefined || !TOKEN.test(name)) {
+      this.#fill();
+      return super.get(name);
+    }
+    // As `Headers` does: every value of the name, in order, joined by ", ", outer whitespace trimmed.
+    const lower = name.toLowerCase();
+    let value: string | null = null;
+    for (let i = 0; i < raw.length; i += 2) {
+      const candidate = raw[i]!;
+      if (candidate.length !== lower.length || candidate.toLowerCase() !== lower) continue;
+      const v = trimWhitespace(raw[i + 1]!);
+      value = value === null ? v : `${value}, ${v}`;
+    }
+    return value;
+  }
+
+  override has(name: string): boolean {
+    return this.get(name) !== null;
+  }
+
+  override append(name: string, value: string): void {
+    this.#fill();
+    super.append(name, value);
+  }
+
+  override set(name: string, value: string): void {
+    this.#fill();
+    super.set(name, value);
+  }
+
+  override delete(name: string): void {
+    this.#fill();
+    super.delete(name);
+  }
+
+  override getSetCookie(): string[] {
+    this.#fill();
+    return super.getSetCookie();
+  }
+
+  override forEach(callback: (value: string, name: string, parent: Headers) => void, thisArg?: unknown): void {
+    this.#fill();
+    super.forEach(callback, thisArg);
+  }
+
+  override entries(): HeadersIterator<[string, string]> {
+    this.#fill();
+    return super.entries();
+  }
+
+  override keys(): HeadersIterator<string> {
+    this.#fill();
+    return super.keys();
+  }
+
+  override values(): HeadersIterator<string> {
+    this.#fill();
+    return super.values();
+  }
+
+  override [Symbol.iterator](): HeadersIterator<[string, string]> {
+    return this.entries();
+  }
+}
+
+/** A header value without leading or trailing HTTP whitespace (tab, space, CR, LF), as `Headers` stores it. */
+function trimWhitespace(value: string): string {
+  return value.length > 0 && (isSpace(value.charCodeAt(0)) || isSpace(value.charCodeAt(value.length - 1)))
+    ? value.replace(/^[\t\n\r ]+|[\t\n\r ]+$/g, '')
+    : value;
+}
+
+function isSpace(c: number): boolean {
+  return c === 32 || c === 9 || c === 10 || c === 13;
 }
 
 /** Whether lazy requests work on this platform (see `forwardSlots`). */

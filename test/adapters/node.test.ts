@@ -171,6 +171,68 @@ describe('toNodeHandler', () => {
     expect(after).toBe(sent);
   });
 
+  test('request headers read, copied and changed behave as Fetch Headers built from the same raw headers', async () => {
+    let seen: Record<string, unknown> = {};
+    const origin = await listen(
+      toNodeHandler(async (request) => {
+        const headers = request.headers;
+        const reads = {
+          isHeaders: headers instanceof Headers,
+          repeated: headers.get('X-TAG'),
+          padded: headers.get('x-padded'),
+          has: [headers.has('authorization'), headers.has('x-missing')],
+          missing: headers.get('x-missing'),
+          invalidName: (() => {
+            try {
+              return headers.get('bad name');
+            } catch (error) {
+              return (error as Error).name;
+            }
+          })(),
+        };
+        const all = [...headers];
+        const copied = new Request('http://copy.test/', { headers }).headers.get('x-tag');
+        const cloned = request.clone().headers.get('authorization');
+        headers.set('x-tag', 'c');
+        seen = { ...reads, all, copied, cloned, afterSet: headers.get('x-tag'), setCookies: headers.getSetCookie() };
+        return new Response('ok');
+      }),
+    );
+    const { hostname, port } = new URL(origin);
+    const socket = connect(Number(port), hostname);
+    socket.write(
+      `GET / HTTP/1.1\r\nHost: ${hostname}:${port}\r\nX-Tag: a\r\nAuthorization: Bearer 1\r\nx-tag: b\r\nX-Padded:   spaced  \r\n` +
+        'Set-Cookie: one=1\r\nSet-Cookie: two=2\r\nConnection: close\r\n\r\n',
+    );
+    const reply = await new Promise<string>((resolve) => {
+      let text = '';
+      socket.on('data', (chunk: Buffer) => (text += chunk.toString()));
+      socket.on('close', () => resolve(text));
+    });
+    expect(reply).toMatch(/^HTTP\/1.1 200/);
+    expect(seen).toEqual({
+      isHeaders: true,
+      repeated: 'a, b',
+      padded: 'spaced',
+      has: [true, false],
+      missing: null,
+      invalidName: 'TypeError',
+      all: [
+        ['authorization', 'Bearer 1'],
+        ['connection', 'close'],
+        ['host', `${hostname}:${port}`],
+        ['set-cookie', 'one=1'],
+        ['set-cookie', 'two=2'],
+        ['x-padded', 'spaced'],
+        ['x-tag', 'a, b'],
+      ],
+      copied: 'a, b',
+      cloned: 'Bearer 1',
+      afterSet: 'c',
+      setCookies: ['one=1', 'two=2'],
+    });
+  });
+
   test('a large JSON:API collection arrives whole and valid', async () => {
     const rows = Array.from({ length: 3_000 }, (_, i) => ({ id: String(i + 1), name: `tag number ${i + 1} `.repeat(8) }));
     const api = new JsonApi().resource({
