@@ -6,9 +6,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { type ColumnType, type Generated, Kysely, type LogConfig, Migrator, PostgresDialect, SqliteDialect } from 'kysely';
+import { type ColumnType, type Generated, Kysely, type LogConfig, Migrator, PostgresDialect } from 'kysely';
 import pg from 'pg';
-import { cachedStatements } from 'jsonapi-gen/kysely';
+import { sqliteDialect } from 'jsonapi-gen/kysely';
 import { createMigrations } from './migrations/index.js';
 
 /** A timestamp: written as an ISO string; read back as a string (SQLite) or a Date (PostgreSQL). */
@@ -121,7 +121,7 @@ export function openDatabase(options: OpenOptions = {}): OpenDatabase {
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
   sqlite.pragma('foreign_keys = ON');
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: cachedStatements(sqlite) }), ...(log && { log }) });
+  const db = new Kysely<Database>({ dialect: sqliteDialect(sqlite), ...(log && { log }) });
   return {
     db,
     dialect: 'sqlite',

@@ -11,13 +11,15 @@ import { escape } from '../../runtime/payload.js';
  * (class 22, or 54000 for an index entry past PostgreSQL's btree limit) is then a 422 at the
  * attribute that holds it.
  */
-export function runStatement<T>(statement: () => Promise<T>, written?: Written): Promise<T> {
-  let running: Promise<T>;
+export function runStatement<T>(statement: () => T | Promise<T>, written?: Written): T | Promise<T> {
+  let running: T | Promise<T>;
   try {
     running = statement();
   } catch (thrown) {
     return Promise.reject(clientError(thrown, written));
   }
+  // A statement run synchronously (see `sqliteDialect`) has its result already.
+  if (!(running instanceof Promise)) return running;
   return running.catch((thrown: unknown) => {
     throw clientError(thrown, written);
   });

@@ -79,9 +79,11 @@ export { can, type Ability, type Policy } from './policies.js';
  */
 export { executorFor, kyselyTransaction, withTransaction, type TransactionOptions } from './transaction.js';
 /**
- * Prepares each distinct SQL text once on SQLite (better-sqlite3), for Kysely's `SqliteDialect`.
+ * SQLite (better-sqlite3) for Kysely: `sqliteDialect` prepares each distinct SQL text once and
+ * lets the store run its reads outside transactions on SQLite directly; `cachedStatements` is
+ * the statement cache alone, for a `SqliteDialect` of your own.
  *
  * @example
- * new Kysely<Database>({ dialect: new SqliteDialect({ database: cachedStatements(new SQLite(file)) }) });
+ * new Kysely<Database>({ dialect: sqliteDialect(new SQLite(file)) });
  */
-export { cachedStatements, type PreparingDatabase } from './statements.js';
+export { cachedStatements, sqliteDialect, type DirectDatabase, type PreparingDatabase } from './statements.js';

@@ -1,4 +1,4 @@
-import type { Compilable, CompiledQuery, Kysely, QueryResult } from 'kysely';
+import { type Compilable, type CompiledQuery, type Kysely, type QueryResult, SqliteAdapter } from 'kysely';
 import type {
   Context,
   Countable,
@@ -22,7 +22,11 @@ import type { SelectQuery } from './filters.js';
 import { type AnyTableMapping, type RelationshipMapping, parseIntegerId } from './mapping.js';
 import { extendPlan, planOf, plannedQuery } from './plan.js';
 import { ORIGIN, type ModelOrigin } from './policies.js';
+import { type DirectSqlite, directSqlite } from './statements.js';
 import { connectionOf, executorFor } from './transaction.js';
+
+/** A row as the database returns it: keyed by column. */
+type Row = Record<string, unknown>;
 
 /** A row as the serializer reads it: keyed by attribute (model property) name. */
 export type Model = Record<string, any>;
@@ -162,10 +166,19 @@ class CompiledStatements {
   readonly #db: Kysely<any>;
   readonly #cache = new Map<string, CompiledQuery | null>();
   readonly #enabled: boolean;
+  /** The SQLite database reads run on directly, once known (see `sqliteDialect`). */
+  #direct: DirectSqlite | undefined;
 
   constructor(db: Kysely<any>) {
     this.#db = db;
     this.#enabled = db.getExecutor().plugins.length === 0;
+    if (this.#enabled && db.getExecutor().adapter instanceof SqliteAdapter) {
+      // SQLite's one connection is always the same object: look it up once; until then, Kysely runs everything.
+      db.getExecutor()
+        .provideConnection(async (connection) => connection)
+        .then((connection) => (this.#direct = directSqlite(connection)))
+        .catch(() => undefined);
+    }
   }
 
   /** Whether statements are compiled once per shape at all (not with plugins). */
@@ -178,7 +191,7 @@ class CompiledStatements {
    * order, on `executor` (the request's transaction, or `db`). A shape whose statement binds
    * anything else (a value written into the SQL text, an expression) is built anew every time.
    */
-  execute(executor: Kysely<any>, shape: string, values: readonly unknown[], build: (db: Kysely<any>) => Compilable): Promise<QueryResult<any>> {
+  execute(executor: Kysely<any>, shape: string, values: readonly unknown[], build: (db: Kysely<any>) => Compilable): QueryResult<any> | Promise<QueryResult<any>> {
     let compiled = this.#enabled && values.length <= MAX_CACHED_ARITY ? this.#cache.get(shape) : null;
     if (compiled === undefined) {
       const query = build(this.#db).compile();
@@ -188,6 +201,14 @@ class CompiledStatements {
       this.#cache.set(shape, (compiled = binds ? query : null));
     }
     if (compiled === null) return executor.executeQuery(build(executor));
+    const direct = this.#direct;
+    // Outside transactions a read needs no connection of its own: SQLite runs it now, as
+    // Kysely would once its mutex let it (a transaction, the only thing that must not be
+    // interleaved, is checked for). A connection busy with a stream is left to Kysely.
+    if (direct !== undefined && executor === this.#db && !direct.inTransaction) {
+      const statement = direct.prepare(compiled.sql);
+      if (statement.reader === true && statement.busy !== true) return { rows: statement.all(values as unknown[]) };
+    }
     const query = { ...compiled, parameters: values };
     // Without plugins there is no result to transform: inside our transaction, straight to its connection.
     const connection = connectionOf(executor);
@@ -195,8 +216,9 @@ class CompiledStatements {
   }
 
   /** The rows of `execute`. */
-  rows(executor: Kysely<any>, shape: string, values: readonly unknown[], build: (db: Kysely<any>) => Compilable): Promise<Record<string, unknown>[]> {
-    return this.execute(executor, shape, values, build).then((result) => result.rows as Record<string, unknown>[]);
+  rows(executor: Kysely<any>, shape: string, values: readonly unknown[], build: (db: Kysely<any>) => Compilable): Row[] | Promise<Row[]> {
+    const result = this.execute(executor, shape, values, build);
+    return result instanceof Promise ? result.then((done) => done.rows as Row[]) : (result.rows as Row[]);
   }
 }
 
@@ -405,13 +427,15 @@ function dataLayer(db: Kysely<any>, resource: TableResource, tables: ReadonlyMap
     statements.rows(ex, `${table.type} by key`, [key], (on) => table.selectUnscoped(on).where(table.qualifiedId, '=', key));
 
   const layer: Omit<KyselyDataLayer, 'count'> = {
-    find(id: string, context: Context): Promise<Model | null> {
+    find(id: string, context: Context): Model | null | Promise<Model | null> {
       const key = resource.parseId(id);
-      if (key === undefined) return Promise.resolve(null);
+      if (key === undefined) return null;
       const ex = executorFor(db);
-      return runStatement(() =>
+      const rows = runStatement(() =>
         resource.scope ? resource.select(ex, context).where(resource.qualifiedId, '=', key).execute() : byKey(resource, ex, key),
-      ).then(([row]) => (row ? resource.toModel(row) : null));
+      );
+      const first = ([row]: Row[]) => (row ? resource.toModel(row) : null);
+      return rows instanceof Promise ? rows.then(first) : first(rows);
     },
 
     async findMany(ids: readonly string[], context: Context) {

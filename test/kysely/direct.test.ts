@@ -1,0 +1,125 @@
+/**
+ * `sqliteDialect`: outside transactions the Kysely store runs its compiled reads on SQLite
+ * directly. The same requests answer exactly as through Kysely (which the suites' logged
+ * databases use), and a read never sees what an open transaction has not committed.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Context } from 'jsonapi-gen';
+import { executorFor, withTransaction } from 'jsonapi-gen/kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { migrate, openDatabase, type OpenDatabase } from '../../examples/blog/db.js';
+import { createApi } from '../../examples/blog/generated/index.js';
+import { seed } from '../../examples/blog/seed.js';
+import { createStore } from '../../examples/blog/store.js';
+
+const context = { getAttribute: () => undefined } as unknown as Context;
+const signedIn = { attributes: { user: '1' } };
+
+let directory: string;
+let direct: OpenDatabase;
+let logged: OpenDatabase;
+const statements: string[] = [];
+
+beforeAll(async () => {
+  directory = mkdtempSync(join(tmpdir(), 'jsonapi-gen-direct-'));
+  const file = join(directory, 'blog.sqlite');
+  direct = openDatabase({ file });
+  await migrate(direct.db, 'sqlite');
+  await seed(direct.db, 40);
+  // The same file through Kysely all the way: its log makes the store leave every statement to Kysely.
+  logged = openDatabase({ file, log: (event) => void (event.level === 'query' && statements.push(event.query.sql)) });
+});
+
+afterAll(async () => {
+  await direct.close();
+  await logged.close();
+  rmSync(directory, { recursive: true, force: true });
+});
+
+/** Waits until the store has looked up the connection it may read on directly. */
+async function ready(store: ReturnType<typeof createStore>): Promise<void> {
+  for (let i = 0; i < 100 && store.articles.find('1', context) instanceof Promise; i++) await new Promise((r) => setTimeout(r, 5));
+}
+
+describe('sqliteDialect: reads outside transactions run on SQLite directly', () => {
+  it('answers every kind of read exactly as Kysely does, and runs them without it', async () => {
+    const directStore = createStore(direct.db);
+    await ready(directStore);
+    expect(directStore.articles.find('1', context)).not.toBeInstanceOf(Promise);
+    const viaDirect = createApi(directStore);
+    const viaKysely = createApi(createStore(logged.db));
+    const paths = [
+      '/articles/1',
+      '/articles/2?include=author,tags,comments.author',
+      '/articles/999',
+      '/articles?page[limit]=7&page[offset]=5',
+      '/articles?sort=-title&filter[status]=published&include=author',
+      '/articles?filter[author]=3&fields[articles]=title,author&include=author',
+      '/articles?filter[search]=index&sort=createdAt',
+      '/people?page[limit]=50&include=articles',
+      '/articles/3/comments?include=author',
+      '/articles/3/relationships/tags',
+      '/comments/5/article',
+      '/tags?include=articles',
+    ];
+    for (const path of paths) {
+      statements.length = 0;
+      const fromKysely = await viaKysely.fetch(new Request(`http://localhost${path}`), signedIn);
+      expect(statements.length, path).toBeGreaterThan(0); // the reference did go through Kysely
+      const fromDirect = await viaDirect.fetch(new Request(`http://localhost${path}`), signedIn);
+      expect([fromDirect.status, await fromDirect.text()], path).toEqual([fromKysely.status, await fromKysely.text()]);
+    }
+  });
+
+  it('a read while a transaction is open waits for it, and sees what it committed', async () => {
+    const store = createStore(direct.db);
+    await ready(store);
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let written!: () => void;
+    const wrote = new Promise<void>((resolve) => (written = resolve));
+    const transaction = withTransaction(direct.db, async () => {
+      await executorFor(direct.db).updateTable('articles').set({ title: 'Committed title' }).where('id', '=', 4).execute();
+      written();
+      await gate;
+    });
+    await wrote;
+    const read = store.articles.find('4', context);
+    expect(read).toBeInstanceOf(Promise); // left to Kysely, which waits for the transaction's connection
+    let settled = false;
+    void Promise.resolve(read).then(() => (settled = true));
+    await new Promise((r) => setTimeout(r, 20));
+    expect(settled).toBe(false);
+    release();
+    await transaction;
+    expect((await read)?.title).toBe('Committed title');
+    expect((store.articles.find('4', context) as { title: string }).title).toBe('Committed title');
+  });
+
+  it('a read while a transaction is open never sees what it rolls back', async () => {
+    const store = createStore(direct.db);
+    await ready(store);
+    const before = (store.articles.find('5', context) as { title: string }).title;
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let written!: () => void;
+    const wrote = new Promise<void>((resolve) => (written = resolve));
+    const transaction = withTransaction(
+      direct.db,
+      async () => {
+        await executorFor(direct.db).updateTable('articles').set({ title: 'Never committed' }).where('id', '=', 5).execute();
+        written();
+        await gate;
+        return 'roll back';
+      },
+      { rollbackIf: () => true },
+    );
+    await wrote;
+    const read = store.articles.find('5', context);
+    release();
+    await transaction;
+    expect((await read)?.title).toBe(before);
+  });
+});
