@@ -49,7 +49,7 @@ export interface DirectDatabase extends PreparingDatabase {
 /** A SQLite connection's database, for reads the Kysely store runs on it directly. */
 export interface DirectSqlite {
   /** The cached statement of `sql`. */
-  prepare(sql: string): SqliteStatement & { readonly busy?: boolean; readonly reader?: boolean };
+  prepare(sql: string): SqliteStatement & { readonly reader?: boolean };
   /** Whether a transaction is open on the connection (then only Kysely, which waits for it, may run statements). */
   readonly inTransaction: boolean;
 }

@@ -203,11 +203,12 @@ class CompiledStatements {
     if (compiled === null) return executor.executeQuery(build(executor));
     const direct = this.#direct;
     // Outside transactions a read needs no connection of its own: SQLite runs it now, as
-    // Kysely would once its mutex let it (a transaction, the only thing that must not be
-    // interleaved, is checked for). A connection busy with a stream is left to Kysely.
+    // Kysely would once its mutex let it. A transaction, the one thing a read must not be run
+    // inside of, is checked for (better-sqlite3 reads alongside an open stream, and the
+    // statement cache never hands out a statement still iterating).
     if (direct !== undefined && executor === this.#db && !direct.inTransaction) {
       const statement = direct.prepare(compiled.sql);
-      if (statement.reader === true && statement.busy !== true) return { rows: statement.all(values as unknown[]) };
+      if (statement.reader === true) return { rows: statement.all(values as unknown[]) };
     }
     const query = { ...compiled, parameters: values };
     // Without plugins there is no result to transform: inside our transaction, straight to its connection.

@@ -1,7 +1,8 @@
 /**
  * `sqliteDialect`: outside transactions the Kysely store runs its compiled reads on SQLite
  * directly. The same requests answer exactly as through Kysely (which the suites' logged
- * databases use), and a read never sees what an open transaction has not committed.
+ * databases use), a read never sees what an open transaction has not committed, and a read
+ * while a stream holds the connection runs alongside it.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -96,6 +97,18 @@ describe('sqliteDialect: reads outside transactions run on SQLite directly', () 
     await transaction;
     expect((await read)?.title).toBe('Committed title');
     expect((store.articles.find('4', context) as { title: string }).title).toBe('Committed title');
+  });
+
+  it('a read while a stream holds the connection runs alongside it', async () => {
+    const store = createStore(direct.db);
+    await ready(store);
+    const rows = direct.db.selectFrom('articles').select('id').orderBy('id').stream();
+    const first = await rows.next();
+    expect(first.value).toEqual({ id: 1 });
+    expect((store.articles.find('2', context) as { id: number }).id).toBe(2);
+    let count = 1;
+    for await (const _ of rows) count++;
+    expect(count).toBe(40);
   });
 
   it('a read while a transaction is open never sees what it rolls back', async () => {
