@@ -10,6 +10,7 @@ export interface Route {
 }
 
 function decode(segment: string): string {
+  if (!segment.includes('%')) return segment;
   try {
     return decodeURIComponent(segment);
   } catch {
@@ -26,7 +27,7 @@ export function matchRoute(pathname: string, basePath: string): Route | null {
   let rest = pathname.slice(basePath.length);
   if (rest.length > 1 && rest.endsWith('/')) rest = rest.slice(0, -1);
   const segments = rest.split('/').slice(1);
-  if (segments.length === 0 || segments.length > 4 || segments.some((s) => s === '')) return null;
+  if (segments.length === 0 || segments.length > 4 || segments.includes('')) return null;
   const [type, id, third, fourth] = segments.map(decode);
   if (segments.length === 1) return { type: type!, linkage: false };
   if (segments.length === 2) return { type: type!, id: id!, linkage: false };

@@ -10,7 +10,8 @@ export interface PreparingDatabase {
  * Wraps a better-sqlite3 database for Kysely's `SqliteDialect` so that each distinct SQL text
  * is prepared once and reused (Kysely prepares every query anew, which costs about as much as
  * running a point lookup). The runtime's statements are few and parameterized, so a small
- * cache holds them all; the least recently used is dropped past `size`. A statement still
+ * cache holds them all; past `size`, one not used lately is dropped (a second-chance clock:
+ * a hit only marks its statement, so reads cost a lookup, not a reordering). A statement still
  * busy (an unfinished `stream()`) is never handed out twice: a fresh one is prepared.
  *
  * @example
@@ -18,7 +19,18 @@ export interface PreparingDatabase {
  * const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: cachedStatements(new SQLite('blog.sqlite')) }) });
  */
 export function cachedStatements(database: PreparingDatabase, size = 500): SqliteDatabase {
-  const cache = new Map<string, SqliteStatement & { readonly busy?: boolean }>();
+  /** Oldest first; `used`: hit since the clock last passed it. */
+  const cache = new Map<string, { statement: SqliteStatement & { readonly busy?: boolean }; used: boolean }>();
+  /** Drops the oldest statement not used since the clock last passed it (never `newest`); the used ones it passes go last, unmarked. */
+  const evict = (newest: string) => {
+    for (const [sql, entry] of cache) {
+      if (sql === newest) continue;
+      cache.delete(sql);
+      if (!entry.used) return;
+      entry.used = false;
+      cache.set(sql, entry);
+    }
+  };
   return {
     close: () => {
       cache.clear();
@@ -27,15 +39,13 @@ export function cachedStatements(database: PreparingDatabase, size = 500): Sqlit
     prepare(sql: string): SqliteStatement {
       const cached = cache.get(sql);
       if (cached !== undefined) {
-        if (cached.busy === true) return database.prepare(sql);
-        // Most recently used last, so the first key is the one to drop.
-        cache.delete(sql);
-        cache.set(sql, cached);
-        return cached;
+        if (cached.statement.busy === true) return database.prepare(sql);
+        cached.used = true;
+        return cached.statement;
       }
       const statement = database.prepare(sql);
-      cache.set(sql, statement);
-      if (cache.size > size) cache.delete(cache.keys().next().value!);
+      cache.set(sql, { statement, used: false });
+      if (cache.size > size) evict(sql);
       return statement;
     },
   };

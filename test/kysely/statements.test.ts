@@ -78,6 +78,23 @@ describe('cachedStatements', () => {
     expect(prepared).toHaveLength(4);
   });
 
+  it('keeps the statement it has just prepared when every other one was used since', async () => {
+    const { db, prepared } = await database(2);
+    const a = () => db.selectFrom('notes').select('id').where('id', '=', 1).execute();
+    const b = () => db.selectFrom('notes').select('body').where('id', '=', 1).execute();
+    const c = () => db.selectFrom('notes').select(['id', 'body']).where('id', '=', 1).execute();
+    await a();
+    await b();
+    await a();
+    await b(); // both used since they came in
+    await c(); // drops a, the older of the two
+    await c();
+    await b();
+    expect(prepared).toHaveLength(3);
+    await a();
+    expect(prepared).toHaveLength(4);
+  });
+
   it('sees schema changes: a cached select * returns a column added later', async () => {
     const { db } = await database();
     const all = () => db.selectFrom('notes').selectAll().where('id', '=', 1).executeTakeFirst();
