@@ -30,6 +30,15 @@ async function database(size?: number) {
   return { db, prepared };
 }
 
+/** Three queries with three different SQL texts. */
+function threeStatements(db: Kysely<Db>) {
+  return [
+    () => db.selectFrom('notes').select('id').where('id', '=', 1).execute(),
+    () => db.selectFrom('notes').select('body').where('id', '=', 1).execute(),
+    () => db.selectFrom('notes').select(['id', 'body']).where('id', '=', 1).execute(),
+  ] as const;
+}
+
 describe('cachedStatements', () => {
   it('prepares a SQL text once, and each run binds its own parameters', async () => {
     const { db, prepared } = await database();
@@ -65,9 +74,7 @@ describe('cachedStatements', () => {
 
   it('keeps at most `size` statements, dropping the least recently used', async () => {
     const { db, prepared } = await database(2);
-    const a = () => db.selectFrom('notes').select('id').where('id', '=', 1).execute();
-    const b = () => db.selectFrom('notes').select('body').where('id', '=', 1).execute();
-    const c = () => db.selectFrom('notes').select(['id', 'body']).where('id', '=', 1).execute();
+    const [a, b, c] = threeStatements(db);
     await a();
     await b();
     await a(); // a is now the most recent
@@ -80,9 +87,7 @@ describe('cachedStatements', () => {
 
   it('keeps the statement it has just prepared when every other one was used since', async () => {
     const { db, prepared } = await database(2);
-    const a = () => db.selectFrom('notes').select('id').where('id', '=', 1).execute();
-    const b = () => db.selectFrom('notes').select('body').where('id', '=', 1).execute();
-    const c = () => db.selectFrom('notes').select(['id', 'body']).where('id', '=', 1).execute();
+    const [a, b, c] = threeStatements(db);
     await a();
     await b();
     await a();
