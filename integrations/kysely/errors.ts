@@ -1,4 +1,4 @@
-import { BadRequestError, ConflictError, UnprocessableEntityError } from '../../runtime/index.js';
+import { BadRequestError, ConflictError, type MaybePromise, UnprocessableEntityError } from '../../runtime/index.js';
 import { escape } from '../../runtime/payload.js';
 
 /**
@@ -11,8 +11,8 @@ import { escape } from '../../runtime/payload.js';
  * (class 22, or 54000 for an index entry past PostgreSQL's btree limit) is then a 422 at the
  * attribute that holds it.
  */
-export function runStatement<T>(statement: () => T | Promise<T>, written?: Written): T | Promise<T> {
-  let running: T | Promise<T>;
+export function runStatement<T>(statement: () => MaybePromise<T>, written?: Written): MaybePromise<T> {
+  let running: MaybePromise<T>;
   try {
     running = statement();
   } catch (thrown) {

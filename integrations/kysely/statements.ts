@@ -84,7 +84,7 @@ export function sqliteDialect(database: DirectDatabase, config: Omit<SqliteDiale
     database: statements,
     onCreateConnection: async (connection) => {
       direct.set(connection, {
-        prepare: (sql) => statements.prepare(sql),
+        prepare: statements.prepare,
         get inTransaction() {
           return database.inTransaction;
         },

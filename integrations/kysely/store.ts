@@ -9,6 +9,7 @@ import type {
   Paginatable,
   Creatable,
   Linkage,
+  MaybePromise,
   Relatable,
   Relationship,
   ResourceIdentifier,
@@ -27,6 +28,11 @@ import { connectionOf, executorFor } from './transaction.js';
 
 /** A row as the database returns it: keyed by column. */
 type Row = Record<string, unknown>;
+
+/** `fn` of a value, at once, or of a promise's value once it resolves: a direct SQLite read has its rows already. */
+function then<T, U>(value: MaybePromise<T>, fn: (value: T) => U): MaybePromise<U> {
+  return value instanceof Promise ? value.then(fn) : fn(value);
+}
 
 /** A row as the serializer reads it: keyed by attribute (model property) name. */
 export type Model = Record<string, any>;
@@ -191,7 +197,7 @@ class CompiledStatements {
    * order, on `executor` (the request's transaction, or `db`). A shape whose statement binds
    * anything else (a value written into the SQL text, an expression) is built anew every time.
    */
-  execute(executor: Kysely<any>, shape: string, values: readonly unknown[], build: (db: Kysely<any>) => Compilable): QueryResult<any> | Promise<QueryResult<any>> {
+  execute(executor: Kysely<any>, shape: string, values: readonly unknown[], build: (db: Kysely<any>) => Compilable): MaybePromise<QueryResult<any>> {
     let compiled = this.#enabled && values.length <= MAX_CACHED_ARITY ? this.#cache.get(shape) : null;
     if (compiled === undefined) {
       const query = build(this.#db).compile();
@@ -217,9 +223,8 @@ class CompiledStatements {
   }
 
   /** The rows of `execute`. */
-  rows(executor: Kysely<any>, shape: string, values: readonly unknown[], build: (db: Kysely<any>) => Compilable): Row[] | Promise<Row[]> {
-    const result = this.execute(executor, shape, values, build);
-    return result instanceof Promise ? result.then((done) => done.rows as Row[]) : (result.rows as Row[]);
+  rows(executor: Kysely<any>, shape: string, values: readonly unknown[], build: (db: Kysely<any>) => Compilable): MaybePromise<Row[]> {
+    return then(this.execute(executor, shape, values, build), (result) => result.rows as Row[]);
   }
 }
 
@@ -428,15 +433,14 @@ function dataLayer(db: Kysely<any>, resource: TableResource, tables: ReadonlyMap
     statements.rows(ex, `${table.type} by key`, [key], (on) => table.selectUnscoped(on).where(table.qualifiedId, '=', key));
 
   const layer: Omit<KyselyDataLayer, 'count'> = {
-    find(id: string, context: Context): Model | null | Promise<Model | null> {
+    find(id: string, context: Context): MaybePromise<Model | null> {
       const key = resource.parseId(id);
       if (key === undefined) return null;
       const ex = executorFor(db);
       const rows = runStatement(() =>
         resource.scope ? resource.select(ex, context).where(resource.qualifiedId, '=', key).execute() : byKey(resource, ex, key),
       );
-      const first = ([row]: Row[]) => (row ? resource.toModel(row) : null);
-      return rows instanceof Promise ? rows.then(first) : first(rows);
+      return then(rows, ([row]) => (row ? resource.toModel(row) : null));
     },
 
     async findMany(ids: readonly string[], context: Context) {

@@ -259,49 +259,25 @@ class NodeHeaders extends Headers {
     return this.get(name) !== null;
   }
 
-  override append(name: string, value: string): void {
-    this.#fill();
-    super.append(name, value);
+  /** Fills `headers` (for the methods below). */
+  static fill(headers: NodeHeaders): void {
+    headers.#fill();
   }
+}
 
-  override set(name: string, value: string): void {
-    this.#fill();
-    super.set(name, value);
-  }
-
-  override delete(name: string): void {
-    this.#fill();
-    super.delete(name);
-  }
-
-  override getSetCookie(): string[] {
-    this.#fill();
-    return super.getSetCookie();
-  }
-
-  override forEach(callback: (value: string, name: string, parent: Headers) => void, thisArg?: unknown): void {
-    this.#fill();
-    super.forEach(callback, thisArg);
-  }
-
-  override entries(): HeadersIterator<[string, string]> {
-    this.#fill();
-    return super.entries();
-  }
-
-  override keys(): HeadersIterator<string> {
-    this.#fill();
-    return super.keys();
-  }
-
-  override values(): HeadersIterator<string> {
-    this.#fill();
-    return super.values();
-  }
-
-  override [Symbol.iterator](): HeadersIterator<[string, string]> {
-    return this.entries();
-  }
+// Anything but a read (a change, an iteration, a copy through the iterator) fills the Headers
+// first, then is the platform's own method. The iterator is then no longer `Headers.prototype.entries`,
+// so a copy iterates it rather than reading the (still empty) internal list.
+for (const name of ['append', 'delete', 'set', 'getSetCookie', 'forEach', 'entries', 'keys', 'values', Symbol.iterator] as const) {
+  const method = Headers.prototype[name] as (this: Headers, ...args: unknown[]) => unknown;
+  Object.defineProperty(NodeHeaders.prototype, name, {
+    configurable: true,
+    writable: true,
+    value(this: NodeHeaders, ...args: unknown[]) {
+      NodeHeaders.fill(this);
+      return method.apply(this, args);
+    },
+  });
 }
 
 /** A header value without leading or trailing HTTP whitespace (tab, space, CR, LF), as `Headers` stores it. */
