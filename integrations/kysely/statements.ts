@@ -1,4 +1,4 @@
-import { type DatabaseConnection, SqliteDialect, type SqliteDialectConfig, type SqliteDatabase, type SqliteStatement } from 'kysely';
+import { type DatabaseConnection, type QueryResult, SqliteDialect, type SqliteDialectConfig, type SqliteDatabase, type SqliteStatement } from 'kysely';
 
 /** What `cachedStatements` needs of a better-sqlite3 `Database`. */
 export interface PreparingDatabase {
@@ -98,4 +98,19 @@ export function sqliteDialect(database: DirectDatabase, config: Omit<SqliteDiale
 export function directSqlite(connection: DatabaseConnection): DirectSqlite | undefined {
   // Kysely's `log` wraps each connection's executeQuery in one of its own.
   return Object.hasOwn(connection, 'executeQuery') ? undefined : direct.get(connection);
+}
+
+/**
+ * Runs `sql` on a SQLite connection's database at once, with the result Kysely's SQLite driver
+ * would give: only on a connection nothing else uses meanwhile (a transaction's own).
+ */
+export function runDirect(sqlite: DirectSqlite, sql: string, parameters: readonly unknown[]): QueryResult<any> {
+  const statement = sqlite.prepare(sql);
+  if (statement.reader === true) return { rows: statement.all(parameters) };
+  const { changes, lastInsertRowid } = statement.run(parameters);
+  return {
+    numAffectedRows: changes !== undefined && changes !== null ? BigInt(changes) : undefined,
+    insertId: lastInsertRowid !== undefined && lastInsertRowid !== null ? BigInt(lastInsertRowid) : undefined,
+    rows: [],
+  };
 }

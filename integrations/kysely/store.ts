@@ -23,7 +23,7 @@ import type { SelectQuery } from './filters.js';
 import { type AnyTableMapping, type RelationshipMapping, parseIntegerId } from './mapping.js';
 import { extendPlan, planOf, plannedQuery } from './plan.js';
 import { ORIGIN, type ModelOrigin } from './policies.js';
-import { type DirectSqlite, directSqlite } from './statements.js';
+import { type DirectSqlite, directSqlite, runDirect } from './statements.js';
 import { connectionOf, executorFor } from './transaction.js';
 
 /** A row as the database returns it: keyed by column. */
@@ -216,10 +216,12 @@ class CompiledStatements {
       const statement = direct.prepare(compiled.sql);
       if (statement.reader === true) return { rows: statement.all(values as unknown[]) };
     }
-    const query = { ...compiled, parameters: values };
-    // Without plugins there is no result to transform: inside our transaction, straight to its connection.
+    // Without plugins there is no result to transform: inside our transaction, straight to its
+    // connection, which is the transaction's alone (on SQLite, straight to the database).
     const connection = connectionOf(executor);
-    return connection ? connection.executeQuery(query) : executor.executeQuery(query);
+    if (connection === undefined) return executor.executeQuery({ ...compiled, parameters: values });
+    const sqlite = directSqlite(connection);
+    return sqlite ? runDirect(sqlite, compiled.sql, values) : connection.executeQuery({ ...compiled, parameters: values });
   }
 
   /** The rows of `execute`. */

@@ -1,12 +1,13 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { CompiledQuery, type DatabaseConnection, type Kysely, SqliteAdapter, type Transaction } from 'kysely';
 import type { Context } from '../../runtime/index.js';
+import { directSqlite, runDirect } from './statements.js';
 
 /** The transaction of the current request, per database, carried through the async call chain. */
 const bound = new AsyncLocalStorage<{ db: Kysely<any>; transaction: Transaction<any> }>();
 
-/** Transactions `withTransaction` has open, in this process. */
-let open = 0;
+/** Transactions `withTransaction` runs `fn` in at the moment, in this process. */
+let running = 0;
 
 /** The connection under each transaction `withTransaction` opened. */
 const connections = new WeakMap<object, DatabaseConnection>();
@@ -58,22 +59,25 @@ export async function withTransaction<DB, T>(
   if (current && current.db === db) return fn(current.transaction as Transaction<DB>);
   const body = async (transaction: Transaction<DB>) => {
     if (!connections.has(transaction)) connections.set(transaction, await connectionUnder(transaction));
-    return bound.run({ db, transaction: transaction as Transaction<any> }, async () => {
-      const result = await fn(transaction);
-      if (options.rollbackIf?.(result)) throw new Rollback(result);
-      return result;
-    });
+    running++;
+    try {
+      return await bound.run({ db, transaction: transaction as Transaction<any> }, async () => {
+        const result = await fn(transaction);
+        if (options.rollbackIf?.(result)) throw new Rollback(result);
+        return result;
+      });
+    } finally {
+      // On Node 20 an enabled AsyncLocalStorage hooks every promise the process makes, reads
+      // included; while no transaction runs (those waiting for the connection have nothing
+      // bound yet), nothing needs it until the next `run`.
+      if (--running === 0) bound.disable();
+    }
   };
-  open++;
   try {
     return await (isSqlite(db) ? immediate(db, body) : db.transaction().execute(body));
   } catch (thrown) {
     if (thrown instanceof Rollback) return thrown.result as T;
     throw thrown;
-  } finally {
-    // On Node 20 an enabled AsyncLocalStorage hooks every promise the process makes, reads
-    // included; with no transaction open, nothing needs it until the next `run`.
-    if (--open === 0) bound.disable();
   }
 }
 
@@ -89,27 +93,87 @@ function isSqlite(db: Kysely<any>): boolean {
  * one process this changes nothing: Kysely's SQLite driver runs one transaction at a time.
  */
 async function immediate<DB, T>(db: Kysely<DB>, fn: (transaction: Transaction<DB>) => Promise<T>): Promise<T> {
-  return db.connection().execute(async (kysely) => {
-    const connection = await connectionUnder(kysely);
-    connections.set(kysely, connection);
-    // Raw statements on the connection itself: nothing to compile, no layers on every write request.
-    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
-    let result: T;
-    try {
-      // The connection's Kysely stands in for a Transaction: same query builders, one connection.
-      result = await fn(kysely as unknown as Transaction<DB>);
-    } catch (thrown) {
-      await connection.executeQuery(CompiledQuery.raw('rollback')).catch(() => undefined);
-      throw thrown;
+  const kysely = (onConnection.get(db) ?? (await connectionKysely(db))) as Kysely<DB>;
+  let queue = queues.get(db);
+  if (queue === undefined) queues.set(db, (queue = new Queue()));
+  await queue.enter();
+  try {
+    return await db.getExecutor().provideConnection(async (connection) => {
+      // Another driver's SQLite connections may be several: then the connection's own Kysely, made anew.
+      if (connections.get(kysely) !== connection) return db.connection().execute((own) => inside(own, fn));
+      return inside(kysely, fn);
+    });
+  } finally {
+    queue.leave();
+  }
+}
+
+/**
+ * Transactions on one SQLite database, one at a time, first come first served. Kysely's SQLite
+ * driver would serialize them too, but its lock wakes every waiter each time it is released
+ * (all but one go back to waiting): with many write requests at once, that is work on every
+ * transaction for each request still waiting.
+ */
+class Queue {
+  #busy = false;
+  readonly #waiting: Array<() => void> = [];
+
+  /** Resolves when it is the caller's turn. */
+  enter(): Promise<void> | undefined {
+    if (!this.#busy) {
+      this.#busy = true;
+      return undefined;
     }
-    try {
-      await connection.executeQuery(CompiledQuery.raw('commit'));
-    } catch (thrown) {
-      await connection.executeQuery(CompiledQuery.raw('rollback')).catch(() => undefined);
-      throw thrown;
-    }
-    return result;
+    return new Promise((resolve) => this.#waiting.push(resolve));
+  }
+
+  /** Hands the turn to the next waiting caller. */
+  leave(): void {
+    const next = this.#waiting.shift();
+    if (next) next();
+    else this.#busy = false;
+  }
+}
+
+const queues = new WeakMap<Kysely<any>, Queue>();
+
+/** The Kysely of each SQLite database's one connection (Kysely's SQLite driver has one), made once. */
+const onConnection = new WeakMap<Kysely<any>, Kysely<any>>();
+
+/**
+ * A Kysely bound to `db`'s connection, as `db.connection()` makes one (it runs on that
+ * connection without taking it): the transaction holds the connection meanwhile, through
+ * `provideConnection`, and making one per request costs more than the SQLite calls it makes.
+ */
+async function connectionKysely(db: Kysely<any>): Promise<Kysely<any>> {
+  const kysely = await db.connection().execute(async (own) => {
+    connections.set(own, await connectionUnder(own));
+    return own;
   });
+  onConnection.set(db, kysely);
+  return kysely;
+}
+
+/** `fn` between `begin immediate` and `commit` (or `rollback`) on the connection `kysely` runs on. */
+async function inside<DB, T>(kysely: Kysely<DB>, fn: (transaction: Transaction<DB>) => Promise<T>): Promise<T> {
+  let connection = connections.get(kysely);
+  if (connection === undefined) connections.set(kysely, (connection = await connectionUnder(kysely)));
+  // Raw statements on the connection itself (on the database, when known): nothing to compile, no layers on every write request.
+  const sqlite = directSqlite(connection);
+  const raw = (sql: string) => (sqlite ? runDirect(sqlite, sql, []) : connection.executeQuery(CompiledQuery.raw(sql)));
+  await raw('begin immediate');
+  let result: T;
+  try {
+    // The connection's Kysely stands in for a Transaction: same query builders, one connection.
+    result = await fn(kysely as unknown as Transaction<DB>);
+    await raw('commit');
+  } catch (thrown) {
+    await Promise.resolve()
+      .then(() => raw('rollback'))
+      .catch(() => undefined);
+    throw thrown;
+  }
+  return result;
 }
 
 /** The one connection a transaction's (or a `db.connection()`'s) Kysely runs on. */

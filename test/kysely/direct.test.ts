@@ -2,13 +2,15 @@
  * `sqliteDialect`: outside transactions the Kysely store runs its compiled reads on SQLite
  * directly. The same requests answer exactly as through Kysely (which the suites' logged
  * databases use), a read never sees what an open transaction has not committed, and a read
- * while a stream holds the connection runs alongside it.
+ * while a stream holds the connection runs alongside it. Inside the transactions of write
+ * requests, statements run on SQLite directly too: concurrent writes take turns and each
+ * commits, and a failing batch leaves nothing behind.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Context } from 'jsonapi-gen';
-import { executorFor, withTransaction } from 'jsonapi-gen/kysely';
+import { executorFor, kyselyTransaction, withTransaction } from 'jsonapi-gen/kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrate, openDatabase, type OpenDatabase } from '../../examples/blog/db.js';
 import { createApi } from '../../examples/blog/generated/index.js';
@@ -134,5 +136,49 @@ describe('sqliteDialect: reads outside transactions run on SQLite directly', () 
     release();
     await transaction;
     expect((await read)?.title).toBe(before);
+  });
+});
+
+describe('sqliteDialect: write requests run their transactions on SQLite directly', () => {
+  const articles = async () => Number((await direct.db.selectFrom('articles').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+  const post = (api: ReturnType<typeof createApi>, path: string, body: unknown) =>
+    api.fetch(new Request(`http://localhost${path}`, { method: 'POST', headers: { 'content-type': 'application/vnd.api+json; ext="https://jsonapi.org/ext/atomic"' }, body: JSON.stringify(body) }), signedIn);
+
+  it('concurrent creates take turns and each commits; a failing Atomic Operations batch leaves nothing', async () => {
+    const api = createApi(createStore(direct.db), { transaction: kyselyTransaction(direct.db) });
+    const before = await articles();
+    const created = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        post(api, '/articles', {
+          data: {
+            type: 'articles',
+            attributes: { title: `Concurrent ${i}` },
+            relationships: { author: { data: { type: 'people', id: '1' } }, tags: { data: [{ type: 'tags', id: '1' }, { type: 'tags', id: '2' }] } },
+          },
+        }),
+      ),
+    );
+    expect(created.map((r) => r.status)).toEqual(Array(20).fill(201));
+    const ids = await Promise.all(created.map(async (r) => (await r.json()).data.id as string));
+    expect(new Set(ids).size).toBe(20);
+    expect(await articles()).toBe(before + 20);
+    const shown = await (await api.fetch(new Request(`http://localhost/articles/${ids[7]}?include=tags`), signedIn)).json();
+    expect(shown.data.attributes.title).toBe('Concurrent 7');
+    expect(shown.included.map((tag: { id: string }) => tag.id).sort()).toEqual(['1', '2']);
+
+    const taken = (await direct.db.selectFrom('tags').select('name').executeTakeFirstOrThrow()).name;
+    const failed = await post(api, '/operations', {
+      'atomic:operations': [
+        { op: 'add', data: { type: 'articles', attributes: { title: 'Undone' }, relationships: { author: { data: { type: 'people', id: '1' } } } } },
+        { op: 'add', data: { type: 'tags', attributes: { name: taken } } },
+      ],
+    });
+    expect(failed.status).toBe(409);
+    expect(await articles()).toBe(before + 20);
+    expect(await direct.db.selectFrom('articles').select('id').where('title', '=', 'Undone').execute()).toEqual([]);
+    // The connection is left as it was: the next write commits.
+    const after = await post(api, '/articles', { data: { type: 'articles', attributes: { title: 'After' }, relationships: { author: { data: { type: 'people', id: '1' } } } } });
+    expect(after.status).toBe(201);
+    expect(await articles()).toBe(before + 21);
   });
 });
