@@ -129,15 +129,20 @@ export class DocumentBuilder {
 
   /**
    * Loads the relationships `tree` names (and those that always carry linkage) for `nodes`,
-   * one `loadRelated` call per relationship, then descends a level.
+   * one `loadRelated` call per relationship, then descends a level. Undefined, at once, when
+   * there is nothing to load.
    */
-  async expand(resource: RegisteredResource, nodes: readonly Node[], tree: IncludeTree): Promise<void> {
-    if (nodes.length === 0) return;
+  expand(resource: RegisteredResource, nodes: readonly Node[], tree: IncludeTree): Promise<void> | undefined {
+    if (nodes.length === 0) return undefined;
     const fieldset = this.#fields.get(resource.type);
     const wanted = resource.relationships.filter(
       (r) => tree.has(r.name) || (r.hasLinkage && (!fieldset || fieldset.has(r.name))),
     );
-    if (wanted.length === 0) return;
+    if (wanted.length === 0) return undefined;
+    return this.#load(resource, nodes, tree, fieldset, wanted);
+  }
+
+  async #load(resource: RegisteredResource, nodes: readonly Node[], tree: IncludeTree, fieldset: ReadonlySet<string> | undefined, wanted: Relationship[]): Promise<void> {
     if (tree.size > 0) {
       for (const node of this.#unregistered) {
         const k = keyOf(node.resource.type, node.object.id);

@@ -18,6 +18,7 @@ import type {
   Updatable,
   WriteValues,
 } from '../../runtime/index.js';
+import { andThen } from '../../runtime/types.js';
 import { runStatement, type Written } from './errors.js';
 import type { SelectQuery } from './filters.js';
 import { type AnyTableMapping, type RelationshipMapping, parseIntegerId } from './mapping.js';
@@ -28,11 +29,6 @@ import { connectionOf, executorFor } from './transaction.js';
 
 /** A row as the database returns it: keyed by column. */
 type Row = Record<string, unknown>;
-
-/** `fn` of a value, at once, or of a promise's value once it resolves: a direct SQLite read has its rows already. */
-function then<T, U>(value: MaybePromise<T>, fn: (value: T) => U): MaybePromise<U> {
-  return value instanceof Promise ? value.then(fn) : fn(value);
-}
 
 /** A row as the serializer reads it: keyed by attribute (model property) name. */
 export type Model = Record<string, any>;
@@ -226,7 +222,7 @@ class CompiledStatements {
 
   /** The rows of `execute`. */
   rows(executor: Kysely<any>, shape: string, values: readonly unknown[], build: (db: Kysely<any>) => Compilable): MaybePromise<Row[]> {
-    return then(this.execute(executor, shape, values, build), (result) => result.rows as Row[]);
+    return andThen(this.execute(executor, shape, values, build), (result) => result.rows as Row[]);
   }
 }
 
@@ -442,7 +438,7 @@ function dataLayer(db: Kysely<any>, resource: TableResource, tables: ReadonlyMap
       const rows = runStatement(() =>
         resource.scope ? resource.select(ex, context).where(resource.qualifiedId, '=', key).execute() : byKey(resource, ex, key),
       );
-      return then(rows, ([row]) => (row ? resource.toModel(row) : null));
+      return andThen(rows, ([row]) => (row ? resource.toModel(row) : null));
     },
 
     async findMany(ids: readonly string[], context: Context) {

@@ -1,7 +1,7 @@
 import { checkFields, checkInclude } from '../document.js';
 import { BadRequestError, ForbiddenError, NotFoundError } from '../errors.js';
 import type { QueryParameters } from '../query.js';
-import type { MaybePromise } from '../types.js';
+import { andThen, type MaybePromise } from '../types.js';
 import type { RegisteredResource } from '../registry.js';
 import type { RequestState } from './request.js';
 
@@ -28,13 +28,14 @@ export function checkDocumentParameters(state: RequestState, resource: Registere
   checkFields(state.query.fields, state.lookup, state.context);
 }
 
-/** Finds the model a route's id names, or 404. */
-export async function findOr404(state: RequestState, resource: RegisteredResource, id: string): Promise<unknown> {
-  const model = await resource.definition.find!(id, state.context);
-  if (model === null || model === undefined) {
-    throw new NotFoundError({ detail: `There is no ${resource.type} with id "${id}"` });
-  }
-  return model;
+/** Finds the model a route's id names, or 404 (a promise only when `find` answers with one). */
+export function findOr404(state: RequestState, resource: RegisteredResource, id: string): MaybePromise<unknown> {
+  return andThen(resource.definition.find!(id, state.context), (model) => {
+    if (model === null || model === undefined) {
+      throw new NotFoundError({ detail: `There is no ${resource.type} with id "${id}"` });
+    }
+    return model;
+  });
 }
 
 /** 403 unless the endpoint's callbacks permit (`Visibility.permits`: a promise only when a callback is async). */

@@ -29,7 +29,8 @@ export async function serveCollection(state: RequestState, source: CollectionSou
   const definition = resource.definition;
   // GET /{type}: the Index's callbacks decide, as Show's do for a single resource.
   if (state.route.relationship === undefined && index) {
-    await mustBeVisible(index.permits(context), `You may not list ${resource.type}`);
+    const visible = mustBeVisible(index.permits(context), `You may not list ${resource.type}`);
+    if (visible) await visible;
   }
   onlyParameters(query, source.identifiersOnly ? ['sort', 'filter', 'page'] : ['include', 'fields', 'sort', 'filter', 'page'], 'this endpoint');
   checkDocumentParameters(state, resource);
@@ -47,7 +48,9 @@ export async function serveCollection(state: RequestState, source: CollectionSou
   const requested = query.sort !== undefined;
   for (const term of query.sort ?? (index?.defaultSortValue ? parseSort(index.defaultSortValue) : [])) {
     const sort = resource.sorts.get(term.name);
-    if (!sort || hiddenField(resource, term.name, context) || !(await sort.permits(context))) {
+    let permitted = sort !== undefined && !hiddenField(resource, term.name, context) && sort.permits(context);
+    if (permitted instanceof Promise) permitted = await permitted;
+    if (!sort || !permitted) {
       if (!requested) continue;
       throw new BadRequestError({ detail: `${resource.type} cannot be sorted by "${term.name}"`, source: { parameter: 'sort' }, code: 'unknown_sort' });
     }
@@ -62,13 +65,23 @@ export async function serveCollection(state: RequestState, source: CollectionSou
     onlyParameters(query, ['include', 'fields', 'sort', 'filter'], `${resource.type}, which is not paginated`);
   }
 
-  let q = await source.start();
+  // Each step is awaited only when it answers with a promise (see serveShow).
+  let q = source.start();
+  if (q instanceof Promise) q = await q;
   for (const { filter, value } of filters) q = await filter.apply(q, value, context);
-  for (const { sort, direction } of sorts) q = await sort.apply(q, direction, context);
+  for (const { sort, direction } of sorts) {
+    q = sort.apply(q, direction, context);
+    if (q instanceof Promise) q = await q;
+  }
   // Counting costs a query: only an Index declared countable() gets `last` and `meta.total`.
-  const total = index?.isCountable && definition.count ? await definition.count(q, context) : undefined;
-  if (page) q = await definition.paginate!(q, page, context);
-  const models = await definition.results!(q, context);
+  let total = index?.isCountable && definition.count ? definition.count(q, context) : undefined;
+  if (total instanceof Promise) total = await total;
+  if (page) {
+    q = definition.paginate!(q, page, context);
+    if (q instanceof Promise) q = await q;
+  }
+  let models = definition.results!(q, context);
+  if (models instanceof Promise) models = await models;
 
   const links: Record<string, string | null> = { self: uriOf(context.url), ...source.links };
   if (page) Object.assign(links, paginationLinks(context.url, page, models.length, total));
@@ -79,7 +92,8 @@ export async function serveCollection(state: RequestState, source: CollectionSou
     return state.respond({ links, data: models.map((m) => builder.identifier(resource, m)), ...(meta && { meta }) });
   }
   const nodes = builder.primary(resource, models);
-  await builder.expand(resource, nodes, query.include ?? new Map());
+  const expanding = builder.expand(resource, nodes, query.include ?? new Map());
+  if (expanding) await expanding;
   return state.respond({
     links,
     data: nodes.map((n) => n.object),
