@@ -87,19 +87,20 @@ export async function startDemo(options: DemoOptions = {}): Promise<Demo> {
     // Operations). Every write request, and every Atomic Operations batch, is one transaction.
     const api = createApi(createStore(db), { transaction: kyselyTransaction(db) });
 
-    const serve = async (request: Request): Promise<Response> => {
-      // Only /openapi.json and /docs need the path here; the API parses the URL itself.
-      if (/^[a-z]+:\/\/[^/]*\/(openapi\.json|docs)/i.test(request.url)) {
-        const { pathname } = new URL(request.url);
-        if (pathname === '/openapi.json' && (request.method === 'GET' || request.method === 'HEAD')) {
-          return new Response(request.method === 'HEAD' ? null : OPENAPI, { headers: { 'content-type': 'application/json' } });
-        }
-        const page = await docs(request, pathname);
-        if (page !== undefined) return page;
-      }
+    const serveApi = (request: Request): Promise<Response> => {
       const user = userOf(request);
       return api.fetch(request, { attributes: user === undefined ? {} : { user } });
     };
+    const serveDocs = async (request: Request): Promise<Response> => {
+      const { pathname } = new URL(request.url);
+      if (pathname === '/openapi.json' && (request.method === 'GET' || request.method === 'HEAD')) {
+        return new Response(request.method === 'HEAD' ? null : OPENAPI, { headers: { 'content-type': 'application/json' } });
+      }
+      return (await docs(request, pathname)) ?? (await serveApi(request));
+    };
+    // Only /openapi.json and /docs need the path here; the API parses the URL itself.
+    const serve = (request: Request): Promise<Response> =>
+      /^[a-z]+:\/\/[^/]*\/(openapi\.json|docs)/i.test(request.url) ? serveDocs(request) : serveApi(request);
 
     server = createServer(toNodeHandler(serve));
     const port = options.port ?? Number(process.env.PORT ?? 3000);

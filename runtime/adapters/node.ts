@@ -51,7 +51,7 @@ export function toNodeHandler(
       // A body left unread (an early 413 or 415) would be parsed as the next request on this
       // connection: close it after the response instead.
       if (!req.complete) res.shouldKeepAlive = false;
-      await writeResponse(response, res);
+      if (!writeOwn(response, res)) await writeResponse(response, res);
     } catch (error) {
       if (clientGone(res)) return; // nobody is listening any more
       onError(error);
@@ -341,9 +341,7 @@ function stringBody(response: Response): string | undefined {
  * with backpressure, and cancelled when the client goes away.
  */
 export async function writeResponse(response: Response, res: ServerResponse): Promise<void> {
-  // The runtime's own responses: status, header record and string, no Response ever built.
-  const parts = responseParts(response);
-  if (parts) return writeText(res, parts.status, { ...parts.headers }, parts.body);
+  if (writeOwn(response, res)) return;
   const headers: Record<string, string | string[]> = {};
   response.headers.forEach((value, name) => {
     if (name !== 'set-cookie') headers[name] = value;
@@ -385,6 +383,14 @@ export async function writeResponse(response: Response, res: ServerResponse): Pr
 }
 
 /** Writes a whole response at once: no body, or a string with its Content-Length (unless one is set). */
+/** Writes one of the runtime's own responses (status, header record and string: no `Response` was ever built) at once; false for any other. */
+function writeOwn(response: Response, res: ServerResponse): boolean {
+  const parts = responseParts(response);
+  if (!parts) return false;
+  writeText(res, parts.status, { ...parts.headers }, parts.body);
+  return true;
+}
+
 function writeText(res: ServerResponse, status: number, headers: Record<string, string | string[]>, text: string | null): void {
   if (text !== null && headers['content-length'] === undefined) headers['content-length'] = String(Buffer.byteLength(text));
   res.writeHead(status, headers);
