@@ -21,12 +21,40 @@ export interface Plan {
   readonly executor: Kysely<any>;
 }
 
-const plans = new WeakMap<object, Plan>();
+/** The key a planned query answers its plan under (nothing else has it). */
+const PLAN = Symbol('plan');
+
+/** The target of a planned query's proxy: its plan, and the Kysely query once something needed it. */
+interface Planned {
+  readonly [PLAN]: Plan;
+  built?: SelectQuery;
+}
 
 /** The plan behind a query, when nothing but plan-aware steps has touched it. */
 export function planOf(query: unknown): Plan | undefined {
-  return typeof query === 'object' && query !== null ? plans.get(query) : undefined;
+  return typeof query === 'object' && query !== null ? (query as Partial<Planned>)[PLAN] : undefined;
 }
+
+function real(target: Planned): SelectQuery {
+  return (target.built ??= target[PLAN].build(target[PLAN].executor));
+}
+
+/** One handler for every planned query: a request makes a few of them, each step one. */
+const PLANNED: ProxyHandler<Planned> = {
+  get(target, property) {
+    if (property === PLAN) return target[PLAN];
+    // Not a thenable: `await query` must not build it.
+    if (property === 'then') return undefined;
+    const query = real(target);
+    const value: unknown = Reflect.get(query, property, query);
+    // Kysely's builders keep their state in private fields: call methods on the builder itself.
+    return typeof value === 'function' ? value.bind(query) : value;
+  },
+  has: (target, property) => property in real(target),
+  getPrototypeOf: (target) => Object.getPrototypeOf(real(target)) as object | null,
+  ownKeys: () => [],
+  getOwnPropertyDescriptor: () => undefined,
+};
 
 /**
  * A query standing for `plan`: plan-aware steps (`Where`, `SortColumn`, the store's count,
@@ -34,22 +62,7 @@ export function planOf(query: unknown): Plan | undefined {
  * Kysely select query, built from the plan on its executor at its first use, and goes on with that.
  */
 export function plannedQuery(plan: Plan): SelectQuery {
-  let built: SelectQuery | undefined;
-  const real = (): SelectQuery => (built ??= plan.build(plan.executor));
-  const proxy = new Proxy(Object.create(null) as object, {
-    get(_target, property) {
-      // Not a thenable: `await query` must not build it.
-      if (property === 'then') return undefined;
-      const query = real();
-      const value: unknown = Reflect.get(query, property, query);
-      // Kysely's builders keep their state in private fields: call methods on the builder itself.
-      return typeof value === 'function' ? value.bind(query) : value;
-    },
-    has: (_target, property) => property in real(),
-    getPrototypeOf: () => Object.getPrototypeOf(real()) as object | null,
-  });
-  plans.set(proxy, plan);
-  return proxy as SelectQuery;
+  return new Proxy<Planned>({ [PLAN]: plan }, PLANNED) as unknown as SelectQuery;
 }
 
 /** `plan` narrowed or ordered by one more step, whose SQL depends only on `shape`. */
