@@ -1,7 +1,7 @@
 import { checkFields, checkInclude } from '../document.js';
 import { BadRequestError, ForbiddenError, NotFoundError } from '../errors.js';
 import type { QueryParameters } from '../query.js';
-import { andThen, type MaybePromise } from '../types.js';
+import { andThen, isPromise, type MaybePromise } from '../types.js';
 import type { RegisteredResource } from '../registry.js';
 import type { RequestState } from './request.js';
 
@@ -40,7 +40,7 @@ export function findOr404(state: RequestState, resource: RegisteredResource, id:
 
 /** 403 unless the endpoint's callbacks permit (`Visibility.permits`: a promise only when a callback is async). */
 export function mustBeVisible(visible: MaybePromise<boolean>, detail: string): MaybePromise<void> {
-  if (visible instanceof Promise) return visible.then((permitted) => mustBeVisible(permitted, detail));
+  if (isPromise(visible)) return visible.then((permitted) => mustBeVisible(permitted, detail));
   if (!visible) throw new ForbiddenError({ detail });
 }
 

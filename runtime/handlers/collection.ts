@@ -4,6 +4,7 @@ import { toUri, uriOf } from '../document.js';
 import { parseSort } from '../query.js';
 import type { RegisteredResource } from '../registry.js';
 import type { OffsetPagination } from '../resource.js';
+import { isPromise } from '../types.js';
 import { checkDocumentParameters, mustBeVisible, onlyParameters } from './checks.js';
 import type { RequestState } from './request.js';
 
@@ -49,7 +50,7 @@ export async function serveCollection(state: RequestState, source: CollectionSou
   for (const term of query.sort ?? (index?.defaultSortValue ? parseSort(index.defaultSortValue) : [])) {
     const sort = resource.sorts.get(term.name);
     let permitted = sort !== undefined && !hiddenField(resource, term.name, context) && sort.permits(context);
-    if (permitted instanceof Promise) permitted = await permitted;
+    if (isPromise(permitted)) permitted = await permitted;
     if (!sort || !permitted) {
       if (!requested) continue;
       throw new BadRequestError({ detail: `${resource.type} cannot be sorted by "${term.name}"`, source: { parameter: 'sort' }, code: 'unknown_sort' });
@@ -67,21 +68,21 @@ export async function serveCollection(state: RequestState, source: CollectionSou
 
   // Each step is awaited only when it answers with a promise (see serveShow).
   let q = source.start();
-  if (q instanceof Promise) q = await q;
+  if (isPromise(q)) q = await q;
   for (const { filter, value } of filters) q = await filter.apply(q, value, context);
   for (const { sort, direction } of sorts) {
     q = sort.apply(q, direction, context);
-    if (q instanceof Promise) q = await q;
+    if (isPromise(q)) q = await q;
   }
   // Counting costs a query: only an Index declared countable() gets `last` and `meta.total`.
   let total = index?.isCountable && definition.count ? definition.count(q, context) : undefined;
-  if (total instanceof Promise) total = await total;
+  if (isPromise(total)) total = await total;
   if (page) {
     q = definition.paginate!(q, page, context);
-    if (q instanceof Promise) q = await q;
+    if (isPromise(q)) q = await q;
   }
   let models = definition.results!(q, context);
-  if (models instanceof Promise) models = await models;
+  if (isPromise(models)) models = await models;
 
   const links: Record<string, string | null> = { self: uriOf(context.url), ...source.links };
   if (page) Object.assign(links, paginationLinks(context.url, page, models.length, total));

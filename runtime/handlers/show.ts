@@ -1,4 +1,5 @@
 import { uriOf } from '../document.js';
+import { isPromise } from '../types.js';
 import { checkDocumentParameters, findOr404, mustBeVisible, onlyParameters } from './checks.js';
 import type { RequestState } from './request.js';
 
@@ -13,7 +14,7 @@ export async function serveShow(state: RequestState, id: string): Promise<Respon
   onlyParameters(query, ['include', 'fields'], 'a single resource');
   checkDocumentParameters(state, resource);
   let model = findOr404(state, resource, id);
-  if (model instanceof Promise) model = await model;
+  if (isPromise(model)) model = await model;
   const builder = state.builder();
   const nodes = builder.primary(resource, [model]);
   const expanding = builder.expand(resource, nodes, query.include ?? new Map());

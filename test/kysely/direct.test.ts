@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Context } from 'jsonapi-gen';
 import { executorFor, kyselyTransaction, withTransaction } from 'jsonapi-gen/kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { migrate, openDatabase, type OpenDatabase } from '../../examples/blog/db.js';
 import { createApi } from '../../examples/blog/generated/index.js';
 import { seed } from '../../examples/blog/seed.js';
@@ -74,6 +74,23 @@ describe('sqliteDialect: reads outside transactions run on SQLite directly', () 
       const fromDirect = await viaDirect.fetch(new Request(`http://localhost${path}`), signedIn);
       expect([fromDirect.status, await fromDirect.text()], path).toEqual([fromKysely.status, await fromKysely.text()]);
     }
+  });
+
+  it('an Index of Where filters, SortColumn sorts and a page builds no Kysely query once its shape has run', async () => {
+    const store = createStore(direct.db);
+    await ready(store);
+    const api = createApi(store);
+    const paths = ['/people?page[limit]=5', '/people?sort=-createdAt&filter[name]=Ada%20Lovelace', '/tags?sort=name&page[offset]=2'];
+    const get = async (path: string) => (await api.fetch(new Request(`http://localhost${path}`), signedIn)).json();
+    const first = await Promise.all(paths.map(get));
+    const building = vi.spyOn(direct.db, 'selectFrom');
+    try {
+      expect(await Promise.all(paths.map(get))).toEqual(first);
+      expect(building).not.toHaveBeenCalled();
+    } finally {
+      building.mockRestore();
+    }
+    expect(first[0].data).toHaveLength(5);
   });
 
   it('a read while a transaction is open waits for it, and sees what it committed', async () => {
