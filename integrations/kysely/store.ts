@@ -232,9 +232,17 @@ function bindable(value: unknown): unknown {
 }
 
 function distinct(values: readonly unknown[]): unknown[] {
-  const seen = new Map<string, unknown>();
-  for (const value of values) if (value !== null && value !== undefined && !seen.has(String(value))) seen.set(String(value), value);
-  return [...seen.values()];
+  const seen = new Set<unknown>();
+  const keys: unknown[] = [];
+  for (const value of values) {
+    if (value === null || value === undefined) continue;
+    // The keys of one column share a type: a number or a string is itself, anything else (a Date) its text.
+    const key = typeof value === 'number' || typeof value === 'string' ? value : String(value);
+    if (seen.has(key)) continue;
+    seen.add(key);
+    keys.push(value);
+  }
+  return keys;
 }
 
 /**
