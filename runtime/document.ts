@@ -130,9 +130,9 @@ export class DocumentBuilder {
   /**
    * Loads the relationships `tree` names (and those that always carry linkage) for `nodes`,
    * one `loadRelated` call per relationship, then descends a level. Undefined, at once, when
-   * there is nothing to load.
+   * there is nothing to load. No `tree`: nothing included.
    */
-  expand(resource: RegisteredResource, nodes: readonly Node[], tree: IncludeTree): Promise<void> | undefined {
+  expand(resource: RegisteredResource, nodes: readonly Node[], tree: IncludeTree = NO_INCLUDES): Promise<void> | undefined {
     if (nodes.length === 0) return undefined;
     const fieldset = this.#fields.get(resource.type);
     const wanted = resource.relationships.filter(
@@ -261,6 +261,9 @@ export class DocumentBuilder {
     return object;
   }
 }
+
+/** The include tree of a request without `include` (never written to). */
+const NO_INCLUDES: IncludeTree = new Map();
 
 function keyOf(type: string, id: string): string {
   return `${type}\u0000${id}`;

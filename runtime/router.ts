@@ -24,14 +24,25 @@ function decode(segment: string): string {
  */
 export function matchRoute(pathname: string, basePath: string): Route | null {
   if (basePath && !(pathname === basePath || pathname.startsWith(basePath + '/'))) return null;
-  let rest = pathname.slice(basePath.length);
-  if (rest.length > 1 && rest.endsWith('/')) rest = rest.slice(0, -1);
-  const segments = rest.split('/').slice(1);
-  if (segments.length === 0 || segments.length > 4 || segments.includes('')) return null;
-  const [type, id, third, fourth] = segments.map(decode);
-  if (segments.length === 1) return { type: type!, linkage: false };
-  if (segments.length === 2) return { type: type!, id: id!, linkage: false };
-  if (segments.length === 3) return { type: type!, id: id!, relationship: third!, linkage: false };
+  let end = pathname.length;
+  if (end - basePath.length > 1 && pathname.charCodeAt(end - 1) === 47) end--;
+  // Segments by position, without the arrays of split/slice/map: this runs on every request.
+  let start = basePath.length;
+  const raw: string[] = [];
+  while (start < end) {
+    const slash = pathname.indexOf('/', start + 1);
+    const stop = slash === -1 || slash > end ? end : slash;
+    if (stop === start + 1 || raw.length === 4) return null;
+    raw.push(pathname.slice(start + 1, stop));
+    start = stop;
+  }
+  if (raw.length === 0) return null;
+  const type = decode(raw[0]!);
+  if (raw.length === 1) return { type, linkage: false };
+  const id = decode(raw[1]!);
+  if (raw.length === 2) return { type, id, linkage: false };
+  const third = decode(raw[2]!);
+  if (raw.length === 3) return { type, id, relationship: third, linkage: false };
   if (third !== 'relationships') return null;
-  return { type: type!, id: id!, relationship: fourth!, linkage: true };
+  return { type, id, relationship: decode(raw[3]!), linkage: true };
 }

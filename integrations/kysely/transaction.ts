@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { CompiledQuery, type DatabaseConnection, type Kysely, SqliteAdapter, type Transaction } from 'kysely';
 import type { Context } from '../../runtime/index.js';
+import { isPromise } from '../../runtime/types.js';
 import { directSqlite, runDirect } from './statements.js';
 
 /** The transaction of the current request, per database, carried through the async call chain. */
@@ -161,12 +162,14 @@ async function inside<DB, T>(kysely: Kysely<DB>, fn: (transaction: Transaction<D
   // Raw statements on the connection itself (on the database, when known): nothing to compile, no layers on every write request.
   const sqlite = directSqlite(connection);
   const raw = (sql: string) => (sqlite ? runDirect(sqlite, sql, []) : connection.executeQuery(CompiledQuery.raw(sql)));
-  await raw('begin immediate');
+  const begun = raw('begin immediate');
+  if (isPromise(begun)) await begun;
   let result: T;
   try {
     // The connection's Kysely stands in for a Transaction: same query builders, one connection.
     result = await fn(kysely as unknown as Transaction<DB>);
-    await raw('commit');
+    const committed = raw('commit');
+    if (isPromise(committed)) await committed;
   } catch (thrown) {
     await Promise.resolve()
       .then(() => raw('rollback'))

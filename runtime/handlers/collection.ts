@@ -93,7 +93,7 @@ export async function serveCollection(state: RequestState, source: CollectionSou
     return state.respond({ links, data: models.map((m) => builder.identifier(resource, m)), ...(meta && { meta }) });
   }
   const nodes = builder.primary(resource, models);
-  const expanding = builder.expand(resource, nodes, query.include ?? new Map());
+  const expanding = builder.expand(resource, nodes, query.include);
   if (expanding) await expanding;
   return state.respond({
     links,
@@ -122,10 +122,7 @@ export function paginationLinks(
   // Every link is the request's URI with its page parameters moved to the end: the prefix and
   // the other parameters are encoded once (URLSearchParams' form encoding leaves nothing that
   // uriOf would change), not once per link.
-  const params = new URLSearchParams(url.search);
-  params.delete('page[offset]');
-  params.delete('page[limit]');
-  const rest = params.toString();
+  const rest = onlyPage(url.searchParams) ? '' : withoutPage(url.search);
   const prefix = `${toUri(url.origin + url.pathname)}?${rest ? `${rest}&` : ''}`;
   const limitParameter = `page%5Blimit%5D=${page.limit}`;
   const at = (offset: number): string => (offset > 0 ? `${prefix}page%5Boffset%5D=${offset}&${limitParameter}` : prefix + limitParameter);
@@ -138,4 +135,18 @@ export function paginationLinks(
   };
   if (total !== undefined) links.last = at(total === 0 ? 0 : Math.floor((total - 1) / limit) * limit);
   return links;
+}
+
+/** Whether a query has no parameters but the page's (the request parsed it already: nothing to copy). */
+function onlyPage(parameters: URLSearchParams): boolean {
+  for (const name of parameters.keys()) if (name !== 'page[offset]' && name !== 'page[limit]') return false;
+  return true;
+}
+
+/** A query string without its page parameters, form-encoded. */
+function withoutPage(search: string): string {
+  const params = new URLSearchParams(search);
+  params.delete('page[offset]');
+  params.delete('page[limit]');
+  return params.toString();
 }

@@ -24,7 +24,7 @@ export async function serveCreate(state: RequestState): Promise<Response> {
   const model = await create.call(resource.definition, values, context);
   const builder = state.builder();
   const [node] = builder.primary(resource, [model]);
-  await builder.expand(resource, [node!], query.include ?? new Map());
+  await builder.expand(resource, [node!], query.include);
   return state.respond(
     { links: { self: node!.object.links.self }, data: node!.object, ...(query.include && { included: builder.included }) },
     201,

@@ -17,7 +17,7 @@ export async function serveShow(state: RequestState, id: string): Promise<Respon
   if (isPromise(model)) model = await model;
   const builder = state.builder();
   const nodes = builder.primary(resource, [model]);
-  const expanding = builder.expand(resource, nodes, query.include ?? new Map());
+  const expanding = builder.expand(resource, nodes, query.include);
   if (expanding) await expanding;
   return state.respond({
     links: { self: uriOf(context.url) },

@@ -15,7 +15,7 @@ export async function serveUpdate(state: RequestState, id: string): Promise<Resp
   const updated = await update.call(resource.definition, model, values, context);
   const builder = state.builder();
   const nodes = builder.primary(resource, [updated]);
-  await builder.expand(resource, nodes, query.include ?? new Map());
+  await builder.expand(resource, nodes, query.include);
   return state.respond({
     links: { self: nodes[0]!.object.links.self },
     data: nodes[0]!.object,
