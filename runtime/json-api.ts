@@ -82,7 +82,10 @@ export class JsonApi {
     this.#queryParameters = new Set(options.queryParameters ?? []);
     this.#transaction = options.transaction;
     const extensions = options.extensions ?? [];
-    for (const extension of extensions) if (!this.#extensionAt.has(this.#basePath + extension.path)) this.#extensionAt.set(this.#basePath + extension.path, extension);
+    for (const extension of extensions) {
+      const path = this.#basePath + extension.path;
+      if (!this.#extensionAt.has(path)) this.#extensionAt.set(path, extension);
+    }
     this.#limits = Object.freeze({ ...DEFAULT_LIMITS, ...options.limits });
     this.#extensionUris = new Set(extensions.map((e) => e.uri));
   }

@@ -382,7 +382,6 @@ export async function writeResponse(response: Response, res: ServerResponse): Pr
   }
 }
 
-/** Writes a whole response at once: no body, or a string with its Content-Length (unless one is set). */
 /** Writes one of the runtime's own responses (status, header record and string: no `Response` was ever built) at once; false for any other. */
 function writeOwn(response: Response, res: ServerResponse): boolean {
   const parts = responseParts(response);
@@ -391,6 +390,7 @@ function writeOwn(response: Response, res: ServerResponse): boolean {
   return true;
 }
 
+/** Writes a whole response at once: no body, or a string with its Content-Length (unless one is set). */
 function writeText(res: ServerResponse, status: number, headers: Record<string, string | string[]>, text: string | null): void {
   if (text !== null && headers['content-length'] === undefined) headers['content-length'] = String(Buffer.byteLength(text));
   res.writeHead(status, headers);
