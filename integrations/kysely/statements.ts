@@ -70,8 +70,10 @@ const direct = new WeakMap<DatabaseConnection, DirectSqlite>();
  * Kysely's `SqliteDialect` on a better-sqlite3 database, with `cachedStatements`, and known to
  * the Kysely store: outside transactions, a read the store has compiled once runs on the
  * database directly and synchronously, without Kysely's per-query layers (a mutex and a dozen
- * promises around a call that takes microseconds). Inside a transaction, and whenever Kysely's
- * `log` is on (so that every statement is logged), reads go through Kysely as usual.
+ * promises around a call that takes microseconds). Inside the transactions `withTransaction`
+ * runs, `begin`, `commit` and those statements run on the database directly too (the
+ * transaction holds the connection). A read from outside while a transaction is open, and
+ * everything while Kysely's `log` is on (so that every statement is logged), goes through Kysely.
  *
  * @example
  * import SQLite from 'better-sqlite3';
