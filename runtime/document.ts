@@ -95,6 +95,8 @@ export class DocumentBuilder {
   /** Primary nodes not yet in `#nodes`: only an include needs them there (so that they are not included again). */
   readonly #unregistered: Node[] = [];
   readonly #included: ResourceObject[] = [];
+  /** `{baseUrl}/{type}/` by type. */
+  readonly #prefixes = new Map<string, string>();
 
   constructor(context: Context, lookup: ResourceLookup, baseUrl: string, fields: QueryParameters['fields']) {
     this.#context = context;
@@ -105,7 +107,10 @@ export class DocumentBuilder {
 
   /** The URL of a resource. */
   resourceUrl(type: string, id: string): string {
-    return `${this.#baseUrl}/${encodeURIComponent(type)}/${encodeURIComponent(id)}`;
+    let prefix = this.#prefixes.get(type);
+    // One prefix per type and request: a page of resources encodes its type once.
+    if (prefix === undefined) this.#prefixes.set(type, (prefix = `${this.#baseUrl}/${encodeURIComponent(type)}/`));
+    return prefix + encodeURIComponent(id);
   }
 
   /** Serializes the primary data; its resources never repeat in `included`. */

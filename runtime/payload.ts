@@ -313,17 +313,17 @@ export async function checkLinkageExists(
   base = '/data/relationships',
 ): Promise<void> {
   const lookups = new Map<string, { related: RegisteredResource; id: string }>();
-  const uses: Array<{ key: string; identifier: ResourceIdentifier; pointer: string }> = [];
+  // Where each identifier was written; its pointer is built only if it turns out missing.
+  const uses: Array<{ key: string; identifier: ResourceIdentifier; name: string; index: number | undefined }> = [];
   for (const name of Object.keys(values.relationships)) {
     const linkage = values.relationships[name]!;
     const relationship = resource.fields.get(name) as ToOne | ToMany;
     const related = lookup(relationship.relatedType)!;
     const list = linkage === null ? [] : Array.isArray(linkage) ? linkage : [linkage];
     list.forEach((identifier, i) => {
-      const pointer = `${base}${base.endsWith('/data') ? '' : `/${escape(name)}/data`}${Array.isArray(linkage) ? `/${i}` : ''}`;
       const key = `${related.type}\u0000${identifier.id}`;
       if (!lookups.has(key)) lookups.set(key, { related, id: identifier.id });
-      uses.push({ key, identifier, pointer });
+      uses.push({ key, identifier, name, index: Array.isArray(linkage) ? i : undefined });
     });
   }
   const exists = new Map<string, boolean>();
@@ -360,9 +360,9 @@ export async function checkLinkageExists(
   await Promise.all(Array.from({ length: Math.min(LINKAGE_LOOKUPS, tasks.length) }, worker));
   const errors = uses
     .filter((use) => !exists.get(use.key))
-    .map(
-      ({ identifier, pointer }) =>
-        new NotFoundError({ detail: `There is no ${identifier.type} with id "${identifier.id}"`, source: { pointer }, code: 'related_not_found' }),
-    );
+    .map(({ identifier, name, index }) => {
+      const pointer = `${base}${base.endsWith('/data') ? '' : `/${escape(name)}/data`}${index === undefined ? '' : `/${index}`}`;
+      return new NotFoundError({ detail: `There is no ${identifier.type} with id "${identifier.id}"`, source: { pointer }, code: 'related_not_found' });
+    });
   if (errors.length > 0) throw new JsonApiErrors(errors);
 }
