@@ -95,8 +95,6 @@ export class DocumentBuilder {
   /** Primary nodes not yet in `#nodes`: only an include needs them there (so that they are not included again). */
   readonly #unregistered: Node[] = [];
   readonly #included: ResourceObject[] = [];
-  /** `{baseUrl}/{type}/` by type. */
-  readonly #prefixes = new Map<string, string>();
 
   constructor(context: Context, lookup: ResourceLookup, baseUrl: string, fields: QueryParameters['fields']) {
     this.#context = context;
@@ -106,11 +104,8 @@ export class DocumentBuilder {
   }
 
   /** The URL of a resource. */
-  resourceUrl(type: string, id: string): string {
-    let prefix = this.#prefixes.get(type);
-    // One prefix per type and request: a page of resources encodes its type once.
-    if (prefix === undefined) this.#prefixes.set(type, (prefix = `${this.#baseUrl}/${encodeURIComponent(type)}/`));
-    return prefix + encodeURIComponent(id);
+  resourceUrl(resource: RegisteredResource, id: string): string {
+    return `${this.#baseUrl}/${resource.typeSegment}/${encodeURIComponent(id)}`;
   }
 
   /** Serializes the primary data; its resources never repeat in `included`. */
@@ -227,7 +222,7 @@ export class DocumentBuilder {
   /** One resource object, with the fields `fields[type]` allows. */
   serialize(resource: RegisteredResource, model: unknown, id = resource.getId(model, this.#context)): ResourceObject {
     const context = this.#context;
-    const self = this.resourceUrl(resource.type, id);
+    const self = this.resourceUrl(resource, id);
     const fieldset = this.#fields.get(resource.type);
     // Built member by member so the JSON reads type, id, attributes, relationships, links.
     const object = { type: resource.type, id } as ResourceObject;

@@ -17,6 +17,8 @@ const NEEDS: Record<EndpointKind, readonly string[]> = {
 /** A registered resource: its definition plus the lookups every request needs, built once. */
 export class RegisteredResource {
   readonly type: string;
+  /** The type as a URL path segment (percent-encoded), for every resource URL. */
+  readonly typeSegment: string;
   readonly definition: ResourceDefinition;
   readonly attributes: readonly Attribute[];
   readonly relationships: ReadonlyArray<ToOne | ToMany>;
@@ -37,6 +39,7 @@ export class RegisteredResource {
     assertMemberName(type, 'Resource type');
     const where = `resource "${type}"`;
     this.type = type;
+    this.typeSegment = encodeURIComponent(type);
     this.definition = definition;
 
     const fields = new Map<string, AnyField>();

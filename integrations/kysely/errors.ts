@@ -1,5 +1,6 @@
 import { BadRequestError, ConflictError, type MaybePromise, UnprocessableEntityError } from '../../runtime/index.js';
 import { escape } from '../../runtime/payload.js';
+import { isPromise } from '../../runtime/types.js';
 
 /**
  * Runs a statement; a value the database cannot compare with its column (PostgreSQL's SQLSTATE
@@ -19,7 +20,7 @@ export function runStatement<T>(statement: () => MaybePromise<T>, written?: Writ
     return Promise.reject(clientError(thrown, written));
   }
   // A statement run synchronously (see `sqliteDialect`) has its result already.
-  if (!(running instanceof Promise)) return running;
+  if (!isPromise(running)) return running;
   return running.catch((thrown: unknown) => {
     throw clientError(thrown, written);
   });

@@ -80,8 +80,9 @@ export { can, type Ability, type Policy } from './policies.js';
 export { executorFor, kyselyTransaction, withTransaction, type TransactionOptions } from './transaction.js';
 /**
  * SQLite (better-sqlite3) for Kysely: `sqliteDialect` prepares each distinct SQL text once and
- * lets the store run its reads outside transactions on SQLite directly; `cachedStatements` is
- * the statement cache alone, for a `SqliteDialect` of your own.
+ * lets the store run its compiled statements on SQLite directly (reads outside transactions, and
+ * everything inside its own); `cachedStatements` is the statement cache alone, for a
+ * `SqliteDialect` of your own.
  *
  * @example
  * new Kysely<Database>({ dialect: sqliteDialect(new SQLite(file)) });

@@ -94,10 +94,12 @@ function isSqlite(db: Kysely<any>): boolean {
  * one process this changes nothing: Kysely's SQLite driver runs one transaction at a time.
  */
 async function immediate<DB, T>(db: Kysely<DB>, fn: (transaction: Transaction<DB>) => Promise<T>): Promise<T> {
-  const kysely = (onConnection.get(db) ?? (await connectionKysely(db))) as Kysely<DB>;
-  let queue = queues.get(db);
-  if (queue === undefined) queues.set(db, (queue = new Queue()));
-  await queue.enter();
+  let state = sqliteStates.get(db);
+  if (state === undefined) sqliteStates.set(db, (state = { queue: new Queue(), kysely: undefined }));
+  const kysely = (state.kysely ??= await connectionKysely(db)) as Kysely<DB>;
+  const { queue } = state;
+  const turn = queue.enter();
+  if (turn) await turn;
   try {
     return await db.getExecutor().provideConnection(async (connection) => {
       // Another driver's SQLite connections may be several: then the connection's own Kysely, made anew.
@@ -136,23 +138,22 @@ class Queue {
   }
 }
 
-const queues = new WeakMap<Kysely<any>, Queue>();
-
-/** The Kysely of each SQLite database's one connection (Kysely's SQLite driver has one), made once. */
-const onConnection = new WeakMap<Kysely<any>, Kysely<any>>();
+/**
+ * Per SQLite database: the queue of its transactions, and the Kysely of its one connection
+ * (Kysely's SQLite driver has one), made at its first transaction.
+ */
+const sqliteStates = new WeakMap<Kysely<any>, { readonly queue: Queue; kysely: Kysely<any> | undefined }>();
 
 /**
  * A Kysely bound to `db`'s connection, as `db.connection()` makes one (it runs on that
  * connection without taking it): the transaction holds the connection meanwhile, through
  * `provideConnection`, and making one per request costs more than the SQLite calls it makes.
  */
-async function connectionKysely(db: Kysely<any>): Promise<Kysely<any>> {
-  const kysely = await db.connection().execute(async (own) => {
+function connectionKysely(db: Kysely<any>): Promise<Kysely<any>> {
+  return db.connection().execute(async (own) => {
     connections.set(own, await connectionUnder(own));
     return own;
   });
-  onConnection.set(db, kysely);
-  return kysely;
 }
 
 /** `fn` between `begin immediate` and `commit` (or `rollback`) on the connection `kysely` runs on. */

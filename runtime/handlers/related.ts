@@ -28,7 +28,7 @@ export async function serveRelated(state: RequestState, id: string, name: string
       index: related.endpoint('index'),
       start: () => definition.queryRelated!(relationship, model, context),
       identifiersOnly: linkage,
-      ...(linkage && { links: { related: `${state.builder().resourceUrl(resource.type, id)}/${name}` } }),
+      ...(linkage && { links: { related: `${state.builder().resourceUrl(resource, id)}/${name}` } }),
     });
   }
 
@@ -39,7 +39,7 @@ export async function serveRelated(state: RequestState, id: string, name: string
   const [value] = await definition.loadRelated!(relationship, [model], context);
   const models = relationship.cardinality === 'one' ? (value === null || value === undefined ? [] : [value]) : (value as unknown[]);
   const builder = state.builder();
-  const self = builder.resourceUrl(resource.type, id);
+  const self = builder.resourceUrl(resource, id);
   if (linkage) {
     const identifiers = models.map((m) => builder.identifier(related, m));
     return state.respond({
