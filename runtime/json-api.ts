@@ -139,7 +139,8 @@ export class JsonApi {
     // The body is read before the transaction begins, so that no transaction (on SQLite, the
     // one connection) waits on a slow client; its errors surface where the handler reads it.
     const body = hasBody ? settle(readJson(request, this.#limits)) : undefined;
-    if (body && transactional && this.#transaction) await body;
+    let read: Settled<unknown> | undefined;
+    if (body && transactional && this.#transaction) read = await body;
     const context = new Context(request, options.attributes, url);
     const baseUrl = url.origin + this.#basePath;
     const state: RequestState = {
@@ -150,11 +151,9 @@ export class JsonApi {
       limits: this.#limits,
       lookup: this.#lookup,
       baseUrl,
-      body: async () => {
+      body: () => {
         if (!body) throw new TypeError(`${method} requests have no body to read`);
-        const read = await body;
-        if ('error' in read) throw read.error;
-        return read.value;
+        return read ? valueOf(read) : body.then(valueOf);
       },
       builder: () => new DocumentBuilder(context, this.#lookup, baseUrl, state.query.fields),
       respond: (document, status = 200, headers) => jsonResponse({ jsonapi: { version: '1.1' }, ...document }, status, headers),
@@ -250,12 +249,21 @@ export class JsonApi {
   }
 }
 
+/** What a promise settled with. */
+type Settled<T> = { value: T } | { error: unknown };
+
 /** A promise that never rejects: its value, or what it threw, for whoever asks later. */
-function settle<T>(promise: Promise<T>): Promise<{ value: T } | { error: unknown }> {
+function settle<T>(promise: Promise<T>): Promise<Settled<T>> {
   return promise.then(
     (value) => ({ value }),
     (error: unknown) => ({ error }),
   );
+}
+
+/** The value a promise settled with, or what it threw, thrown again. */
+function valueOf<T>(settled: Settled<T>): T {
+  if ('error' in settled) throw settled.error;
+  return settled.value;
 }
 
 /** The methods a route answers, from the endpoints its resource enables. */

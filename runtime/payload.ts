@@ -4,7 +4,8 @@ import { BadRequestError, ConflictError, ForbiddenError, JsonApiError, JsonApiEr
 import { DEFAULT_LIMITS, type Limits } from './limits.js';
 import { Attribute, Relationship, type ToMany, type ToOne } from './fields.js';
 import type { RegisteredResource } from './registry.js';
-import { validateValue } from './validation.js';
+import { andThen, flow, isPromise, type MaybePromise } from './types.js';
+import { type ValidationResult, validateValue } from './validation.js';
 
 /** Linkage as written: one identifier or null for to-one, a list for to-many. */
 export type Linkage = ResourceIdentifier | null | ResourceIdentifier[];
@@ -200,9 +201,14 @@ export interface ResourceDocumentOptions {
 
 /**
  * Reads the resource document of a create or update. Structure problems are answered at once
- * (400, first wrong member); every field problem is gathered and answered together.
+ * (400, first wrong member); every field problem is gathered and answered together. A promise
+ * only when a validator answers with one.
  */
-export async function readResourceDocument(body: unknown, options: ResourceDocumentOptions): Promise<WriteValues> {
+export function readResourceDocument(body: unknown, options: ResourceDocumentOptions): MaybePromise<WriteValues> {
+  return flow(readDocument(body, options));
+}
+
+function* readDocument(body: unknown, options: ResourceDocumentOptions): Generator<unknown, WriteValues, any> {
   const { resource, mode, context } = options;
   const data = topLevelData(body);
   if (!isObject(data)) throw structure('/data', 'data must be a resource object');
@@ -248,7 +254,7 @@ export async function readResourceDocument(body: unknown, options: ResourceDocum
     } else if (!field.isWritable) {
       invalid(pointer, `${name} is read-only`, 'read_only');
     } else {
-      const result = await validateValue(field, attributes[name], context);
+      const result: ValidationResult = yield validateValue(field, attributes[name], context);
       if (result.ok) values.attributes[name] = result.value;
       else for (const problem of result.problems) invalid(pointer, `${name} ${problem}`);
     }
@@ -305,13 +311,13 @@ const FIND_MANY_BATCH = 100;
  * costs a linear number of lookups, not a flood of concurrent ones (which a transaction's single
  * connection serves in quadratic time).
  */
-export async function checkLinkageExists(
+export function checkLinkageExists(
   values: Pick<WriteValues, 'relationships'>,
   resource: RegisteredResource,
   lookup: ResourceLookup,
   context: Context,
   base = '/data/relationships',
-): Promise<void> {
+): MaybePromise<void> {
   const lookups = new Map<string, { related: RegisteredResource; id: string }>();
   // Where each identifier was written; its pointer is built only if it turns out missing.
   const uses: Array<{ key: string; identifier: ResourceIdentifier; name: string; index: number | undefined }> = [];
@@ -328,41 +334,59 @@ export async function checkLinkageExists(
   }
   const exists = new Map<string, boolean>();
   // One task per id, or per batch of ids (key and id) of a type whose data layer has findMany.
-  const tasks: Array<() => Promise<void>> = [];
+  const tasks: Array<() => MaybePromise<void>> = [];
   const filling = new Map<RegisteredResource, Array<[key: string, id: string]>>();
   for (const [key, { related, id }] of lookups) {
     const { find, findMany } = related.definition;
     if (!findMany) {
-      tasks.push(async () => {
-        const model = find ? await find.call(related.definition, id, context) : null;
-        exists.set(key, model !== null && model !== undefined);
-      });
+      tasks.push(() =>
+        andThen(find ? find.call(related.definition, id, context) : null, (model) => {
+          exists.set(key, model !== null && model !== undefined);
+        }),
+      );
       continue;
     }
     let batch = filling.get(related);
     if (!batch || batch.length === FIND_MANY_BATCH) {
       const chunk: Array<[string, string]> = (batch = []);
       filling.set(related, chunk);
-      tasks.push(async () => {
-        const models = await findMany.call(related.definition, chunk.map(([, one]) => one), context);
-        if (!Array.isArray(models) || models.length !== chunk.length) {
-          throw new TypeError(`${related.type}.findMany returned ${Array.isArray(models) ? models.length : typeof models} models for ${chunk.length} ids`);
-        }
-        chunk.forEach(([one], i) => exists.set(one, models[i] !== null && models[i] !== undefined));
-      });
+      tasks.push(() =>
+        andThen(findMany.call(related.definition, chunk.map(([, one]) => one), context), (models) => {
+          if (!Array.isArray(models) || models.length !== chunk.length) {
+            throw new TypeError(`${related.type}.findMany returned ${Array.isArray(models) ? models.length : typeof models} models for ${chunk.length} ids`);
+          }
+          chunk.forEach(([one], i) => exists.set(one, models[i] !== null && models[i] !== undefined));
+        }),
+      );
     }
     batch.push([key, id]);
   }
+  return andThen(runLookups(tasks), () => {
+    const errors = uses
+      .filter((use) => !exists.get(use.key))
+      .map(({ identifier, name, index }) => {
+        const pointer = `${base}${base.endsWith('/data') ? '' : `/${escape(name)}/data`}${index === undefined ? '' : `/${index}`}`;
+        return new NotFoundError({ detail: `There is no ${identifier.type} with id "${identifier.id}"`, source: { pointer }, code: 'related_not_found' });
+      });
+    if (errors.length > 0) throw new JsonApiErrors(errors);
+  });
+}
+
+/**
+ * Runs lookups in order, synchronously while they answer at once; from the first one that
+ * waits, up to `LINKAGE_LOOKUPS` at a time.
+ */
+function runLookups(tasks: ReadonlyArray<() => MaybePromise<void>>): MaybePromise<void> {
   let taken = 0;
-  const worker = async (): Promise<void> => {
-    while (taken < tasks.length) await tasks[taken++]!();
-  };
-  await Promise.all(Array.from({ length: Math.min(LINKAGE_LOOKUPS, tasks.length) }, worker));
-  const errors = uses
-    .filter((use) => !exists.get(use.key))
-    .map(({ identifier, name, index }) => {
-      const pointer = `${base}${base.endsWith('/data') ? '' : `/${escape(name)}/data`}${index === undefined ? '' : `/${index}`}`;
-      return new NotFoundError({ detail: `There is no ${identifier.type} with id "${identifier.id}"`, source: { pointer }, code: 'related_not_found' });
-    });
-  if (errors.length > 0) throw new JsonApiErrors(errors);
+  while (taken < tasks.length) {
+    const running = tasks[taken++]!();
+    if (isPromise(running)) {
+      const worker = async (): Promise<void> => {
+        while (taken < tasks.length) await tasks[taken++]!();
+      };
+      const workers = Array.from({ length: Math.min(LINKAGE_LOOKUPS - 1, tasks.length - taken) }, worker);
+      return Promise.all([running, ...workers]).then(() => undefined);
+    }
+  }
+  return undefined;
 }

@@ -16,3 +16,24 @@ export function andThen<T, U>(value: MaybePromise<T>, fn: (value: T) => U): Mayb
 export function isPromise<T>(value: MaybePromise<T>): value is Promise<T> {
   return typeof (value as { then?: unknown } | null | undefined)?.then === 'function';
 }
+
+/**
+ * Runs a generator that yields values or promises, as an async function awaits them, but
+ * synchronously for as long as it yields values: the result is a promise only once a yielded
+ * promise had to be waited for. A step that throws synchronously throws out of `flow`.
+ *
+ * @example
+ * const total = flow((function* () {
+ *   const rows: Row[] = yield layer.results(query, context); // a value or a promise
+ *   return rows.length;
+ * })());
+ */
+export function flow<T>(steps: Generator<unknown, T, any>, sent?: unknown, failed = false): MaybePromise<T> {
+  let next = failed ? steps.throw(sent) : steps.next(sent);
+  while (!next.done) {
+    const value = next.value;
+    if (isPromise(value)) return value.then((settled) => flow(steps, settled), (thrown: unknown) => flow(steps, thrown, true));
+    next = steps.next(value);
+  }
+  return next.value;
+}

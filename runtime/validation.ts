@@ -1,5 +1,6 @@
 import type { Context } from './context.js';
 import type { Attribute, AttributeValidator, StandardSchema } from './fields.js';
+import { isPromise, type MaybePromise } from './types.js';
 
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
@@ -77,25 +78,47 @@ function isStandardSchema(validator: AttributeValidator): validator is StandardS
 
 /**
  * Validates a written value: kind and constraints first, then custom validators and Standard
- * Schemas in order (a schema's output becomes the value).
+ * Schemas in order (a schema's output becomes the value). A promise only when a validator
+ * answers with one.
  */
-export async function validateValue(attribute: Attribute, value: unknown, context: Context): Promise<ValidationResult> {
+export function validateValue(attribute: Attribute, value: unknown, context: Context): MaybePromise<ValidationResult> {
   const problems = checkKind(attribute, value);
   if (problems.length > 0) return { ok: false, problems };
   if (value === null) return { ok: true, value };
-  let current: unknown = value;
-  for (const validator of attribute.validators) {
+  return runValidators(attribute.validators, 0, value, context);
+}
+
+/** The validators from `index` on, over `current`. */
+function runValidators(validators: readonly AttributeValidator[], index: number, current: unknown, context: Context): MaybePromise<ValidationResult> {
+  for (let i = index; i < validators.length; i++) {
+    const validator = validators[i]!;
+    const value = current;
     if (isStandardSchema(validator)) {
-      const result = await validator['~standard'].validate(current);
-      if (result.issues) return { ok: false, problems: result.issues.map((issue) => issue.message) };
+      const result = validator['~standard'].validate(value);
+      if (isPromise(result)) {
+        return result.then((settled) => (settled.issues ? schemaFailure(settled.issues) : runValidators(validators, i + 1, settled.value, context)));
+      }
+      if (result.issues) return schemaFailure(result.issues);
       current = result.value;
     } else {
-      const outcome = await validator(current, context);
-      if (typeof outcome === 'string') return { ok: false, problems: [outcome] };
-      if (Array.isArray(outcome) && outcome.length > 0) return { ok: false, problems: [...outcome] };
+      const outcome = validator(value, context);
+      if (isPromise(outcome)) return outcome.then((settled) => validatorFailure(settled) ?? runValidators(validators, i + 1, value, context));
+      const failure = validatorFailure(outcome);
+      if (failure) return failure;
     }
   }
   return { ok: true, value: current };
+}
+
+function schemaFailure(issues: ReadonlyArray<{ readonly message: string }>): ValidationResult {
+  return { ok: false, problems: issues.map((issue) => issue.message) };
+}
+
+/** A custom validator's answer as a failure: a message or a non-empty list of them; undefined when it passed. */
+function validatorFailure(outcome: string | readonly string[] | undefined | void): ValidationResult | undefined {
+  if (typeof outcome === 'string') return { ok: false, problems: [outcome] };
+  if (Array.isArray(outcome) && outcome.length > 0) return { ok: false, problems: [...outcome] };
+  return undefined;
 }
 
 /** A surrogate code unit not paired with its other half (in `u` mode a pair is one code point). */

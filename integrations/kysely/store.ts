@@ -18,7 +18,7 @@ import type {
   Updatable,
   WriteValues,
 } from '../../runtime/index.js';
-import { andThen } from '../../runtime/types.js';
+import { andThen, flow } from '../../runtime/types.js';
 import { runStatement, type Written } from './errors.js';
 import type { SelectQuery } from './filters.js';
 import { type AnyTableMapping, type RelationshipMapping, parseIntegerId } from './mapping.js';
@@ -29,6 +29,12 @@ import { connectionOf, executorFor } from './transaction.js';
 
 /** A row as the database returns it: keyed by column. */
 type Row = Record<string, unknown>;
+
+/**
+ * The steps of a write, run by `flow`: each yields a statement's result or its promise, so that
+ * statements SQLite runs at once (inside the store's transactions) cost no microtask turn.
+ */
+type Steps<T> = Generator<unknown, T, any>;
 
 /** A row as the serializer reads it: keyed by attribute (model property) name. */
 export type Model = Record<string, any>;
@@ -350,7 +356,7 @@ function dataLayer(db: Kysely<any>, resource: TableResource, tables: ReadonlyMap
    * members inside the related resource's scope (the runtime has checked them with `find`
    * already; this holds for direct calls too).
    */
-  const changeMembers = async (key: unknown, name: string, identifiers: readonly ResourceIdentifier[], remove: boolean, context: Context) => {
+  function* changeMembers(key: unknown, name: string, identifiers: readonly ResourceIdentifier[], remove: boolean, context: Context): Steps<void> {
     const mapping = toManyMapping(name);
     if (identifiers.length === 0) return;
     const related = membersOf(name, mapping, identifiers)!;
@@ -362,10 +368,10 @@ function dataLayer(db: Kysely<any>, resource: TableResource, tables: ReadonlyMap
       if (remove) {
         let statement = ex.deleteFrom(join).where(from, '=', key).where(to, 'in', keys);
         if (visible) statement = statement.where(to, 'in', visible);
-        await runStatement(() => statement.execute());
+        yield runStatement(() => statement.execute());
       } else {
         const rows = keys.map((k) => ({ [from]: key, [to]: k }));
-        await runStatement(() => statements.execute(ex, `insert ${JSON.stringify([join, from, to])} ${keys.length}`, keys.flatMap((k) => [key, k]), (on) => on.insertInto(join).values(rows)));
+        yield runStatement(() => statements.execute(ex, `insert ${JSON.stringify([join, from, to])} ${keys.length}`, keys.flatMap((k) => [key, k]), (on) => on.insertInto(join).values(rows)));
       }
       return;
     }
@@ -373,15 +379,15 @@ function dataLayer(db: Kysely<any>, resource: TableResource, tables: ReadonlyMap
     let update = ex.updateTable(related.table).set({ [foreignKey]: remove ? null : key }).where(related.idColumn, 'in', keys);
     if (remove) update = update.where(foreignKey, '=', key);
     if (visible) update = update.where(related.idColumn, 'in', visible);
-    await runStatement(() => update.execute());
-  };
+    yield runStatement(() => update.execute());
+  }
 
   /**
    * Makes a to-many relationship hold exactly `identifiers` among the members the request may
    * see: members outside the related resource's scope stay (the client cannot see them, so it
    * cannot mean to unlink them).
    */
-  const replaceMembers = async (key: unknown, name: string, identifiers: readonly ResourceIdentifier[], context: Context) => {
+  function* replaceMembers(key: unknown, name: string, identifiers: readonly ResourceIdentifier[], context: Context): Steps<void> {
     const mapping = toManyMapping(name);
     const related = membersOf(name, mapping, identifiers);
     const ex = executorFor(db);
@@ -390,7 +396,7 @@ function dataLayer(db: Kysely<any>, resource: TableResource, tables: ReadonlyMap
       const { table: join, from, to } = mapping.through;
       let clear = ex.deleteFrom(join).where(from, '=', key);
       if (visible) clear = clear.where(to, 'in', visible);
-      await runStatement(() => clear.execute());
+      yield runStatement(() => clear.execute());
     } else {
       const { foreignKey, table: relatedTable } = mapping as { foreignKey: string; table: string };
       const keep = identifiers.map((i) => resourceOf(i).parseId(i.id));
@@ -398,45 +404,77 @@ function dataLayer(db: Kysely<any>, resource: TableResource, tables: ReadonlyMap
       let clear = ex.updateTable(relatedTable).set({ [foreignKey]: null }).where(foreignKey, '=', key);
       if (keep.length > 0) clear = clear.where(idColumn, 'not in', keep);
       if (visible) clear = clear.where(idColumn, 'in', visible);
-      await runStatement(() => clear.execute());
+      yield runStatement(() => clear.execute());
     }
-    await changeMembers(key, name, identifiers, false, context);
-  };
+    yield* changeMembers(key, name, identifiers, false, context);
+  }
 
   /**
    * Reads back the row a create or update has just written, without the scope: the request
    * wrote it (an update's target passed the scope in `find`; a create's row is the client's).
    */
-  const findByKey = async (key: unknown): Promise<Model> => {
-    const [row] = await runStatement(() => byKey(resource, executorFor(db), key));
+  function* findByKey(key: unknown): Steps<Model> {
+    const [row]: Row[] = yield runStatement(() => byKey(resource, executorFor(db), key));
     if (!row) throw new TypeError(`defineStore: ${resource.type} ${String(key)} was written but cannot be read back`);
     return resource.toModel(row);
-  };
+  }
 
   /** Sets the to-many relationships written; a row just created has no members to clear first. */
-  const writeToMany = async (key: unknown, relationships: Record<string, Linkage>, context: Context, created: boolean) => {
+  function* writeToMany(key: unknown, relationships: Record<string, Linkage>, context: Context, created: boolean): Steps<void> {
     for (const [name, linkage] of Object.entries(relationships)) {
       if (!Array.isArray(linkage)) continue;
-      if (created) await changeMembers(key, name, linkage, false, context);
-      else await replaceMembers(key, name, linkage, context);
+      if (created) yield* changeMembers(key, name, linkage, false, context);
+      else yield* replaceMembers(key, name, linkage, context);
     }
-  };
+  }
 
   /** The models of `keys` in `table` (within its scope), by key as a string: one `in (...)` read. */
-  const modelsByKey = async (table: TableResource, keys: readonly unknown[], context: Context): Promise<Map<string, Model>> => {
+  const modelsByKey = (table: TableResource, keys: readonly unknown[], context: Context): MaybePromise<Map<string, Model>> => {
     const ex = executorFor(db);
-    const rows = await runStatement(() =>
+    const rows = runStatement(() =>
       table.scope
         ? table.select(ex, context).where(table.qualifiedId, 'in', keys).execute()
         : statements.rows(ex, `${table.type} in ${keys.length}`, keys, (on) => table.selectUnscoped(on).where(table.qualifiedId, 'in', keys)),
     );
-    const models = table.toModels(rows);
-    return new Map(rows.map((row, i) => [String(row[table.idColumn]), models[i]!]));
+    return andThen(rows, (found) => {
+      const models = table.toModels(found);
+      return new Map(found.map((row, i) => [String(row[table.idColumn]), models[i]!]));
+    });
   };
 
   /** The row of `key` in `table`, read without the scope (a compiled-once statement). */
   const byKey = (table: TableResource, ex: Kysely<any>, key: unknown) =>
     statements.rows(ex, `${table.type} by key`, [key], (on) => table.selectUnscoped(on).where(table.qualifiedId, '=', key));
+
+  /** Inserts a row, its to-many members, and reads it back. */
+  function* createRow(values: WriteValues, context: Context): Steps<Model> {
+    const row = toRow(values, 'create', context);
+    if (values.id !== undefined) row[resource.idColumn] = resource.parseId(values.id);
+    // Kysely leaves out columns whose value is undefined; so does the statement's shape.
+    const columns = Object.keys(row).filter((c) => row[c] !== undefined);
+    const [inserted]: Row[] = yield runStatement(
+      () =>
+        statements.rows(executorFor(db), `${resource.type} insert ${JSON.stringify(columns)}`, columns.map((c) => row[c]), (on) =>
+          on.insertInto(table).values(row).returning(`${resource.idColumn} as key`),
+        ),
+      written(values),
+    );
+    if (!inserted) throw new TypeError(`defineStore: inserting into ${table} returned no row`);
+    const key = inserted.key;
+    yield* writeToMany(key, values.relationships, context, true);
+    return yield* findByKey(key);
+  }
+
+  /** Updates a row and its to-many members, and reads it back. */
+  function* updateRow(model: Model, values: WriteValues, context: Context): Steps<Model> {
+    const key = resource.key(model);
+    const row = toRow(values, 'update', context);
+    if (Object.keys(row).length > 0) {
+      yield runStatement(() => executorFor(db).updateTable(table).set(row).where(resource.idColumn, '=', key).execute(), written(values));
+    }
+    yield* writeToMany(key, values.relationships, context, false);
+    return yield* findByKey(key);
+  }
 
   const layer: Omit<KyselyDataLayer, 'count'> = {
     find(id: string, context: Context): MaybePromise<Model | null> {
@@ -449,53 +487,33 @@ function dataLayer(db: Kysely<any>, resource: TableResource, tables: ReadonlyMap
       return andThen(rows, ([row]) => (row ? resource.toModel(row) : null));
     },
 
-    async findMany(ids: readonly string[], context: Context) {
+    findMany(ids: readonly string[], context: Context) {
       const parsed = ids.map((id) => resource.parseId(id));
       const keys = distinct(parsed);
-      const byKey = keys.length === 0 ? new Map<string, Model>() : await modelsByKey(resource, keys, context);
-      return parsed.map((key) => (key === undefined ? null : (byKey.get(String(key)) ?? null)));
+      return andThen(keys.length === 0 ? new Map<string, Model>() : modelsByKey(resource, keys, context), (byKey) =>
+        parsed.map((key) => (key === undefined ? null : (byKey.get(String(key)) ?? null))),
+      );
     },
 
     async delete(model: Model, _context: Context) {
       await runStatement(() => executorFor(db).deleteFrom(table).where(resource.idColumn, '=', resource.key(model)).execute());
     },
 
-    async create(values: WriteValues, context: Context) {
-      const row = toRow(values, 'create', context);
-      if (values.id !== undefined) row[resource.idColumn] = resource.parseId(values.id);
-      // Kysely leaves out columns whose value is undefined; so does the statement's shape.
-      const columns = Object.keys(row).filter((c) => row[c] !== undefined);
-      const [inserted] = await runStatement(
-        () =>
-          statements.rows(executorFor(db), `${resource.type} insert ${JSON.stringify(columns)}`, columns.map((c) => row[c]), (on) =>
-            on.insertInto(table).values(row).returning(`${resource.idColumn} as key`),
-          ),
-        written(values),
-      );
-      if (!inserted) throw new TypeError(`defineStore: inserting into ${table} returned no row`);
-      const key = inserted.key;
-      await writeToMany(key, values.relationships, context, true);
-      return findByKey(key);
+    create(values: WriteValues, context: Context) {
+      return flow(createRow(values, context));
     },
 
-    async update(model: Model, values: WriteValues, context: Context) {
-      const key = resource.key(model);
-      const row = toRow(values, 'update', context);
-      if (Object.keys(row).length > 0) {
-        await runStatement(() => executorFor(db).updateTable(table).set(row).where(resource.idColumn, '=', key).execute(), written(values));
-      }
-      await writeToMany(key, values.relationships, context, false);
-      return findByKey(key);
+    update(model: Model, values: WriteValues, context: Context) {
+      return flow(updateRow(model, values, context));
     },
 
-    async addToRelationship(model: Model, relationship: ToMany, identifiers: readonly ResourceIdentifier[], context: Context) {
-      await changeMembers(resource.key(model), relationship.name, identifiers, false, context);
+    addToRelationship(model: Model, relationship: ToMany, identifiers: readonly ResourceIdentifier[], context: Context) {
+      return flow(changeMembers(resource.key(model), relationship.name, identifiers, false, context));
     },
 
-    async removeFromRelationship(model: Model, relationship: ToMany, identifiers: readonly ResourceIdentifier[], context: Context) {
-      await changeMembers(resource.key(model), relationship.name, identifiers, true, context);
+    removeFromRelationship(model: Model, relationship: ToMany, identifiers: readonly ResourceIdentifier[], context: Context) {
+      return flow(changeMembers(resource.key(model), relationship.name, identifiers, true, context));
     },
-
     query(context: Context) {
       const executor = executorFor(db);
       if (resource.scope || !statements.enabled) return resource.select(executor, context);

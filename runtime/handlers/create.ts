@@ -1,30 +1,33 @@
 import { ConflictError } from '../errors.js';
 import { checkLinkageExists, readResourceDocument } from '../payload.js';
 import { checkDocumentParameters, mustBeVisible, onlyParameters, supported } from './checks.js';
+import { isPromise } from '../types.js';
 import type { RequestState } from './request.js';
 
-/** `POST /{type}`: checks the document, then `create`; 201 with `Location` and the new resource. */
+/** `POST /{type}`: checks the document, then `create`; 201 with `Location` and the new resource. Awaits only what is a promise (see `serveShow`). */
 export async function serveCreate(state: RequestState): Promise<Response> {
   const { resource, query, context } = state;
   const endpoint = resource.endpoint('create')!;
   const create = supported(resource.definition.create, `Creating ${resource.type} is not supported`);
-  await mustBeVisible(endpoint.permits(context), `You may not create ${resource.type}`);
+  const visible = mustBeVisible(endpoint.permits(context), `You may not create ${resource.type}`);
+  if (visible) await visible;
   onlyParameters(query, ['include', 'fields'], 'a create request');
   checkDocumentParameters(state, resource);
-  const values = await readResourceDocument(await state.body(), {
-    resource,
-    context,
-    mode: 'create',
-    clientIds: endpoint.acceptsClientIds,
-  });
+  let body = state.body();
+  if (isPromise(body)) body = await body;
+  let values = readResourceDocument(body, { resource, context, mode: 'create', clientIds: endpoint.acceptsClientIds });
+  if (isPromise(values)) values = await values;
   if (values.id !== undefined && (await resource.definition.find?.(values.id, context))) {
     throw new ConflictError({ detail: `${resource.type} ${values.id} already exists`, source: { pointer: '/data/id' }, code: 'id_taken' });
   }
-  await checkLinkageExists(values, resource, state.lookup, context);
-  const model = await create.call(resource.definition, values, context);
+  const checked = checkLinkageExists(values, resource, state.lookup, context);
+  if (checked) await checked;
+  let model = create.call(resource.definition, values, context);
+  if (isPromise(model)) model = await model;
   const builder = state.builder();
   const [node] = builder.primary(resource, [model]);
-  await builder.expand(resource, [node!], query.include);
+  const expanding = builder.expand(resource, [node!], query.include);
+  if (expanding) await expanding;
   return state.respond(
     { links: { self: node!.object.links.self }, data: node!.object, ...(query.include && { included: builder.included }) },
     201,

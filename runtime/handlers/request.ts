@@ -4,6 +4,7 @@ import type { DocumentBuilder, ResourceLookup, TopLevelDocument } from '../docum
 import type { QueryParameters } from '../query.js';
 import type { RegisteredResource } from '../registry.js';
 import type { Route } from '../router.js';
+import type { MaybePromise } from '../types.js';
 
 /** Everything a handler needs about the request it serves. */
 export interface RequestState {
@@ -15,8 +16,8 @@ export interface RequestState {
   limits: Limits;
   /** Origin plus base path: the prefix of every link. */
   baseUrl: string;
-  /** The request body as JSON, read once (400/413 for a bad one, thrown here). */
-  body(): Promise<unknown>;
+  /** The request body as JSON, read once (400/413 for a bad one, thrown here); a promise until it has been read. */
+  body(): MaybePromise<unknown>;
   /** A document builder for this request. */
   builder(): DocumentBuilder;
   /** A JSON:API response for a document. */
