@@ -6,11 +6,13 @@
  * requests, statements run on SQLite directly too: concurrent writes take turns and each
  * commits, and a failing batch leaves nothing behind.
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Context } from 'jsonapi-gen';
 import { executorFor, kyselyTransaction, withTransaction } from 'jsonapi-gen/kysely';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { migrate, openDatabase, type OpenDatabase } from '../../examples/blog/db.js';
 import { createApi } from '../../examples/blog/generated/index.js';
@@ -197,5 +199,80 @@ describe('sqliteDialect: write requests run their transactions on SQLite directl
     const after = await post(api, '/articles', { data: { type: 'articles', attributes: { title: 'After' }, relationships: { author: { data: { type: 'people', id: '1' } } } } });
     expect(after.status).toBe(201);
     expect(await articles()).toBe(before + 21);
+  });
+
+  it('concurrent writes share commits (group commit), and one failing among them leaves the others committed', async () => {
+    const begun: string[] = [];
+    const api = createApi(createStore(logged.db), { transaction: kyselyTransaction(logged.db) });
+    const before = await articles();
+    statements.length = 0;
+    const bodies = Array.from({ length: 12 }, (_, i) => ({
+      data: {
+        type: 'articles',
+        attributes: { title: `Grouped ${i}` },
+        // Every fourth names a person who does not exist: 404, rolled back to its savepoint.
+        relationships: { author: { data: { type: 'people', id: i % 4 === 3 ? '9999' : '1' } }, tags: { data: [{ type: 'tags', id: '3' }] } },
+      },
+    }));
+    const responses = await Promise.all(bodies.map((body) => post(api, '/articles', body)));
+    begun.push(...statements);
+    expect(responses.map((r) => r.status)).toEqual(bodies.map((_, i) => (i % 4 === 3 ? 404 : 201)));
+    expect(await articles()).toBe(before + 9);
+    const grouped = await direct.db.selectFrom('articles').select('title').where('title', 'like', 'Grouped %').orderBy('title').execute();
+    expect(grouped.map((row) => row.title)).toEqual(bodies.filter((_, i) => i % 4 !== 3).map((b) => b.data.attributes.title).sort());
+    // Fewer commits than requests: they shared them, each in its own savepoint.
+    const commits = begun.filter((sql) => sql === 'commit').length;
+    expect(commits).toBeGreaterThanOrEqual(1);
+    expect(commits).toBeLessThan(12);
+    expect(begun.filter((sql) => sql === 'savepoint jsonapi_gen')).toHaveLength(12);
+    expect(begun.filter((sql) => sql === 'rollback to jsonapi_gen')).toHaveLength(3);
+  });
+
+  it('when SQLite rolls the whole transaction back, the group members before lose their work and reject; later ones commit', async () => {
+    const tag = (name: string) => executorFor(direct.db).insertInto('tags').values({ name }).execute();
+    const tagged = async (name: string) => (await direct.db.selectFrom('tags').select('id').where('name', '=', name).execute()).length;
+    const first = withTransaction(direct.db, () => tag('group first'));
+    const breaking = withTransaction(direct.db, async () => {
+      await sql`rollback`.execute(executorFor(direct.db));
+    });
+    const last = withTransaction(direct.db, () => tag('group last'));
+    const [a, b, c] = await Promise.allSettled([first, breaking, last]);
+    expect(a.status).toBe('rejected');
+    expect((a as PromiseRejectedResult).reason.message).toBe('SQLite rolled the transaction back');
+    expect(b.status).toBe('rejected');
+    expect(c.status).toBe('fulfilled');
+    expect(await tagged('group first')).toBe(0);
+    expect(await tagged('group last')).toBe(1);
+  });
+
+  it('a commit that fails (a deferred foreign key) rejects every member of its group, and writes nothing', async () => {
+    const before = await articles();
+    const orphan = withTransaction(direct.db, async () => {
+      await sql`pragma defer_foreign_keys = on`.execute(executorFor(direct.db));
+      await executorFor(direct.db).insertInto('articles').values({ title: 'Orphan', status: 'draft', author_id: 9999, created_at: 'x', updated_at: 'x' }).execute();
+    });
+    const innocent = withTransaction(direct.db, () => executorFor(direct.db).insertInto('tags').values({ name: 'innocent' }).execute());
+    const settled = await Promise.allSettled([orphan, innocent]);
+    expect(settled.map((s) => s.status)).toEqual(['rejected', 'rejected']);
+    expect((settled[1] as PromiseRejectedResult).reason.code).toBe('SQLITE_CONSTRAINT_FOREIGNKEY');
+    expect(await articles()).toBe(before);
+    expect(await direct.db.selectFrom('tags').select('id').where('name', '=', 'innocent').execute()).toEqual([]);
+    await withTransaction(direct.db, () => executorFor(direct.db).insertInto('tags').values({ name: 'afterwards' }).execute());
+    expect(await direct.db.selectFrom('tags').select('id').where('name', '=', 'afterwards').execute()).toHaveLength(1);
+  });
+
+  it("each transaction of a group runs in its caller's async context", async () => {
+    const requestId = new AsyncLocalStorage<number>();
+    const seen = await Promise.all(
+      Array.from({ length: 6 }, (_, i) =>
+        requestId.run(i, () =>
+          withTransaction(direct.db, async () => {
+            await executorFor(direct.db).selectFrom('tags').select('id').execute();
+            return requestId.getStore();
+          }),
+        ),
+      ),
+    );
+    expect(seen).toEqual([0, 1, 2, 3, 4, 5]);
   });
 });
