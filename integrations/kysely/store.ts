@@ -258,7 +258,9 @@ function distinct(values: readonly unknown[]): unknown[] {
  * resource's schema: find, delete, query, results, paginate, count,
  * loadRelated (one statement per call), queryRelated, and the writes create, update,
  * addToRelationship, removeFromRelationship. Every statement runs on the request's transaction
- * when `kyselyTransaction` / `withTransaction` bound one. Ids are integer keys unless `parseId`
+ * when `kyselyTransaction` / `withTransaction` bound one. A read request loads a row by key at
+ * most once: a to-one include naming only rows it has loaded already (`include=author,
+ * comments.author`) runs no statement. Ids are integer keys unless `parseId`
  * says otherwise; values are always bound parameters. A mapping's `scope` narrows every read
  * of its resource, wherever it happens (see `TableMapping.scope`).
  *
@@ -280,11 +282,25 @@ export function defineStore<DB, R extends Record<string, AnyTableMapping<DB>>>(d
   for (const [type, mapping] of Object.entries(resources)) tables.set(type, new TableResource(type, mapping as unknown as AnyTableMapping<any>));
   const store: Record<string, KyselyDataLayer> = {};
   const statements = new CompiledStatements(db as Kysely<any>);
-  for (const resource of tables.values()) store[resource.type] = dataLayer(db as Kysely<any>, resource, tables, statements);
+  const loaded: LoadedRows = new WeakMap();
+  for (const resource of tables.values()) store[resource.type] = dataLayer(db as Kysely<any>, resource, tables, statements, loaded);
   return store as Store<R>;
 }
 
-function dataLayer(db: Kysely<any>, resource: TableResource, tables: ReadonlyMap<string, TableResource>, statements: CompiledStatements): KyselyDataLayer {
+/**
+ * The models a read request has loaded by key, per table: a to-one include that names only rows
+ * the request has read already (`include=author,comments.author`: the same people) costs no
+ * statement. Only outside transactions: a write request may change a row after reading it.
+ */
+type LoadedRows = WeakMap<Context, Map<TableResource, Map<string, Model>>>;
+
+function dataLayer(
+  db: Kysely<any>,
+  resource: TableResource,
+  tables: ReadonlyMap<string, TableResource>,
+  statements: CompiledStatements,
+  loaded: LoadedRows,
+): KyselyDataLayer {
   const { table } = resource;
   const toModels = (rows: readonly Record<string, unknown>[]) => resource.toModels(rows);
 
@@ -431,6 +447,14 @@ function dataLayer(db: Kysely<any>, resource: TableResource, tables: ReadonlyMap
   /** The models of `keys` in `table` (within its scope), by key as a string: one `in (...)` read. */
   const modelsByKey = (table: TableResource, keys: readonly unknown[], context: Context): MaybePromise<Map<string, Model>> => {
     const ex = executorFor(db);
+    let known: Map<string, Model> | undefined;
+    if (ex === db) {
+      let byTable = loaded.get(context);
+      if (byTable === undefined) loaded.set(context, (byTable = new Map()));
+      known = byTable.get(table);
+      if (known === undefined) byTable.set(table, (known = new Map()));
+      else if (keys.every((key) => known!.has(String(key)))) return known;
+    }
     const rows = runStatement(() =>
       table.scope
         ? table.select(ex, context).where(table.qualifiedId, 'in', keys).execute()
@@ -438,7 +462,9 @@ function dataLayer(db: Kysely<any>, resource: TableResource, tables: ReadonlyMap
     );
     return andThen(rows, (found) => {
       const models = table.toModels(found);
-      return new Map(found.map((row, i) => [String(row[table.idColumn]), models[i]!]));
+      const byKey = new Map(found.map((row, i) => [String(row[table.idColumn]), models[i]!]));
+      if (known) for (const [key, model] of byKey) known.set(key, model);
+      return byKey;
     });
   };
 
