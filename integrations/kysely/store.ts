@@ -256,7 +256,7 @@ function distinct(values: readonly unknown[]): unknown[] {
  * (keyed by resource type) so that relationships read their related rows with the related
  * resource's own mapping. Each entry of the result is a data layer to spread into the
  * resource's schema: find, delete, query, results, paginate, count,
- * loadRelated (one statement per call), queryRelated, and the writes create, update,
+ * loadRelated (at most one statement per call), queryRelated, and the writes create, update,
  * addToRelationship, removeFromRelationship. Every statement runs on the request's transaction
  * when `kyselyTransaction` / `withTransaction` bound one. A read request loads a row by key at
  * most once: a to-one include naming only rows it has loaded already (`include=author,
