@@ -45,8 +45,8 @@ const PROFILE = option('--profile') && resolve(option('--profile')!);
 // autocannon counts durations in whole seconds (0.25 runs for 1 s, and so does any `amount`):
 // measured runs last whole seconds; warm-ups are bursts of fetches (see burst()).
 const config = QUICK
-  ? { reps: 1, warmupRequests: 256, duration: 1, scaleDbs: [1_000], memory: [5_000, 10_000, 15_000], inProcessMs: 300 }
-  : { reps: 7, warmupRequests: 256, duration: 1, scaleDbs: [1_000, 10_000, 100_000], memory: [10_000, 55_000, 100_000], inProcessMs: 1000 };
+  ? { reps: 1, warmupRequests: 128, duration: 1, scaleDbs: [1_000], memory: [5_000, 10_000, 15_000], inProcessMs: 300 }
+  : { reps: 7, warmupRequests: 128, duration: 1, scaleDbs: [1_000, 10_000, 100_000], memory: [10_000, 55_000, 100_000], inProcessMs: 700 };
 const CONNECTIONS = 32;
 const PAGE_SIZES = [10, 20, 50];
 
@@ -176,15 +176,16 @@ async function burst(url: string, route: Route, requests: number, ms: number): P
 
 /**
  * A fresh process's JIT needs a few thousand requests before figures settle: load every route
- * first, `rounds` times over (`ms` each time). Code that serves several routes is optimized
- * for the first and reoptimized as the others arrive: one round left the first repetition of
- * the HTTP table about 0.06 below the others (nine runs, every route), and the demo, with more
- * code to optimize, below the baseline.
+ * first, `rounds` times over (`ms` for each the first time). Code that serves several routes
+ * is optimized for the first and reoptimized as the others arrive: one round left the first
+ * repetition of the HTTP table about 0.06 below the others (nine runs, every route), and the
+ * demo, with more code to optimize, below the baseline.
  */
 async function warm(server: ServerProcess, routes: readonly Route[], file: string | undefined, rounds = 1, ms = 500): Promise<void> {
   for (let round = 0; round < rounds; round++) {
     for (const route of routes) {
-      await burst(server.url, route, 5_000, ms);
+      // Later rounds only revisit what the first one optimized.
+      await burst(server.url, route, 5_000, round === 0 ? ms : ms * 0.6);
       if (route.method === 'POST' && file) await removeCreated(file, SEEDED_ARTICLES);
     }
   }
@@ -539,9 +540,11 @@ async function main(): Promise<void> {
     if (limit) targets.push([`SQL ${s.route} ${limit[1]}`, ok, String(s.demo)]);
     lines.push(`| ${s.route} | \`${s.method} ${s.path}\` | ${s.demo} | ${s.baseline} | ${limit ? limit[1] : '-'} | ${limit ? mark(ok) : ''} |`);
   }
+  // Not more statements for a bigger page (fewer can be: a larger page may read every person an
+  // include names with the authors already, so comments.author reads none).
   for (const name of ['a', 'b', 'f']) {
-    const counts = new Set(sqlOf(name).map((s) => s.demo));
-    targets.push([`SQL ${name} independent of page size`, counts.size === 1, [...counts].join(', ')]);
+    const counts = sqlOf(name).map((s) => s.demo);
+    targets.push([`SQL ${name} does not grow with page size (${PAGE_SIZES.join(', ')})`, counts.every((n) => n <= counts[0]!), counts.join(', ')]);
   }
   lines.push('');
 
