@@ -29,6 +29,12 @@ export interface TransactionOptions<T> {
    * answers errors rather than throwing them. Default: commit whenever `fn` resolves.
    */
   rollbackIf?: (result: T) => boolean;
+  /**
+   * SQLite: commit this transaction on its own, not together with others waiting (group
+   * commit). For transactions that rely on a deferred constraint, whose failure at the commit
+   * fails every transaction of that commit. Default: false.
+   */
+  commitAlone?: boolean;
 }
 
 class Rollback<T> {
@@ -46,7 +52,7 @@ class Rollback<T> {
  * transactions that wait for each other commit together, each in its own savepoint (group
  * commit: one disk sync for many writes). One exception to "each succeeds or fails alone": a
  * deferred constraint (`pragma defer_foreign_keys`) that fails at the commit fails every
- * transaction of that commit.
+ * transaction of that commit; `commitAlone` keeps a transaction out of others' commits.
  *
  * @example
  * await withTransaction(db, async (trx) => {
@@ -78,7 +84,7 @@ export async function withTransaction<DB, T>(
     }
   };
   try {
-    return await (isSqlite(db) ? immediate(db, body) : db.transaction().execute(body));
+    return await (isSqlite(db) ? immediate(db, body, options.commitAlone === true) : db.transaction().execute(body));
   } catch (thrown) {
     if (thrown instanceof Rollback) return thrown.result as T;
     throw thrown;
@@ -103,14 +109,14 @@ function isSqlite(db: Kysely<any>): boolean {
  * (a failure rolls back to its savepoint), and none of them resolves before the commit that
  * made it durable; if the commit fails, all of them reject.
  */
-function immediate<DB, T>(db: Kysely<DB>, fn: (transaction: Transaction<DB>) => Promise<T>): Promise<T> {
+function immediate<DB, T>(db: Kysely<DB>, fn: (transaction: Transaction<DB>) => Promise<T>, alone: boolean): Promise<T> {
   let state = sqliteStates.get(db);
   if (state === undefined) sqliteStates.set(db, (state = { waiting: [], draining: false, kysely: undefined }));
   const queued = state;
   // Run in the caller's async context (the host's AsyncLocalStorages), not in that of whoever drains the queue.
   const member = AsyncResource.bind(fn as Member['fn']);
   return new Promise<T>((resolve, reject) => {
-    queued.waiting.push({ fn: member, resolve: resolve as Member['resolve'], reject });
+    queued.waiting.push({ fn: member, alone, resolve: resolve as Member['resolve'], reject });
     if (!queued.draining) void drain(db, queued);
   });
 }
@@ -118,6 +124,8 @@ function immediate<DB, T>(db: Kysely<DB>, fn: (transaction: Transaction<DB>) => 
 /** A transaction waiting for its turn, and what to settle once it has committed (or failed). */
 interface Member {
   fn: (transaction: Transaction<any>) => Promise<unknown>;
+  /** Commits on its own (`commitAlone`). */
+  alone: boolean;
   resolve: (result: unknown) => void;
   reject: (thrown: unknown) => void;
 }
@@ -203,6 +211,8 @@ async function group(kysely: Kysely<any>, waiting: Member[]): Promise<void> {
         yielded = true;
         continue;
       }
+      // One that commits alone starts a group of its own, after what is open has committed.
+      if (waiting[0]!.alone && taken > 0) break;
       yielded = false;
       taken++;
       const member = waiting.shift()!;
@@ -221,6 +231,7 @@ async function group(kysely: Kysely<any>, waiting: Member[]): Promise<void> {
         const result = await member.fn(kysely as unknown as Transaction<any>);
         await raw('release jsonapi_gen');
         done.push([member, result]);
+        if (member.alone) break;
       } catch (thrown) {
         try {
           await raw('rollback to jsonapi_gen');
@@ -256,13 +267,16 @@ function connectionUnder(kysely: Kysely<any>): Promise<DatabaseConnection> {
 
 /**
  * The `transaction` option of `JsonApi`: every write request (and every Atomic Operations
- * batch) runs in one transaction of `db`, rolled back when anything in it throws.
+ * batch) runs in one transaction of `db`, rolled back when anything in it throws. On SQLite,
+ * write requests that wait for each other share a commit (see `withTransaction`);
+ * `groupCommit: false` commits each on its own.
  *
  * @example
  * const api = new JsonApi({ transaction: kyselyTransaction(db), extensions: [atomic()] });
  */
-export function kyselyTransaction<DB>(db: Kysely<DB>): <T>(run: () => Promise<T>, context: Context) => Promise<T> {
-  return (run) => withTransaction(db, () => run());
+export function kyselyTransaction<DB>(db: Kysely<DB>, options: { groupCommit?: boolean } = {}): <T>(run: () => Promise<T>, context: Context) => Promise<T> {
+  const transactionOptions = { commitAlone: options.groupCommit === false };
+  return (run) => withTransaction(db, () => run(), transactionOptions);
 }
 
 /**

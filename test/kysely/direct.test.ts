@@ -261,6 +261,37 @@ describe('sqliteDialect: write requests run their transactions on SQLite directl
     expect(await direct.db.selectFrom('tags').select('id').where('name', '=', 'afterwards').execute()).toHaveLength(1);
   });
 
+  it('commitAlone keeps a transaction out of the others\' commit: its deferred constraint fails it alone', async () => {
+    const before = await articles();
+    const earlier = withTransaction(direct.db, () => executorFor(direct.db).insertInto('tags').values({ name: 'before the loner' }).execute());
+    const orphan = withTransaction(
+      direct.db,
+      async () => {
+        await sql`pragma defer_foreign_keys = on`.execute(executorFor(direct.db));
+        await executorFor(direct.db).insertInto('articles').values({ title: 'Orphan', status: 'draft', author_id: 9999, created_at: 'x', updated_at: 'x' }).execute();
+      },
+      { commitAlone: true },
+    );
+    const later = withTransaction(direct.db, () => executorFor(direct.db).insertInto('tags').values({ name: 'after the loner' }).execute());
+    const settled = await Promise.allSettled([earlier, orphan, later]);
+    expect(settled.map((s) => s.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect(await articles()).toBe(before);
+    const names = (await direct.db.selectFrom('tags').select('name').where('name', 'like', '% the loner').execute()).map((t) => t.name).sort();
+    expect(names).toEqual(['after the loner', 'before the loner']);
+  });
+
+  it('kyselyTransaction({ groupCommit: false }) commits every write request on its own', async () => {
+    const api = createApi(createStore(logged.db), { transaction: kyselyTransaction(logged.db, { groupCommit: false }) });
+    statements.length = 0;
+    const responses = await Promise.all(
+      Array.from({ length: 4 }, (_, i) =>
+        post(api, '/articles', { data: { type: 'articles', attributes: { title: `Alone ${i}` }, relationships: { author: { data: { type: 'people', id: '1' } } } } }),
+      ),
+    );
+    expect(responses.map((r) => r.status)).toEqual([201, 201, 201, 201]);
+    expect(statements.filter((sql) => sql === 'commit')).toHaveLength(4);
+  });
+
   it("each transaction of a group runs in its caller's async context", async () => {
     const requestId = new AsyncLocalStorage<number>();
     const seen = await Promise.all(
