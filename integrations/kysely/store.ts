@@ -24,7 +24,7 @@ import type { SelectQuery } from './filters.js';
 import { type AnyTableMapping, type RelationshipMapping, parseIntegerId } from './mapping.js';
 import { extendPlan, planOf, plannedQuery } from './plan.js';
 import { ORIGIN, type ModelOrigin } from './policies.js';
-import { type DirectSqlite, directSqlite, runDirect } from './statements.js';
+import { allRows, type DirectSqlite, directSqlite, runDirect } from './statements.js';
 import { connectionOf, executorFor } from './transaction.js';
 
 /** A row as the database returns it: keyed by column. */
@@ -216,7 +216,7 @@ class CompiledStatements {
     // statement cache never hands out a statement still iterating).
     if (direct !== undefined && executor === this.#db && !direct.inTransaction) {
       const statement = direct.prepare(compiled.sql);
-      if (statement.reader === true) return { rows: statement.all(values as unknown[]) };
+      if (statement.reader === true) return { rows: allRows(statement, values) };
     }
     // Without plugins there is no result to transform: inside our transaction, straight to its
     // connection, which is the transaction's alone (on SQLite, straight to the database).

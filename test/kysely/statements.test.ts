@@ -1,11 +1,13 @@
 /**
  * cachedStatements on a real better-sqlite3 database under Kysely: statements are prepared once
  * per SQL text and give the same answers as fresh ones, busy statements are not shared, the
- * cache stays bounded, and schema changes are seen.
+ * cache stays bounded, and schema changes are seen. The store's direct reads make the same rows
+ * from raw arrays (allRows).
  */
 import SQLite from 'better-sqlite3';
 import { Kysely, SqliteDialect, sql } from 'kysely';
 import { cachedStatements } from 'jsonapi-gen/kysely';
+import { allRows } from '../../integrations/kysely/statements.js';
 import { afterEach, describe, expect, it } from 'vitest';
 
 interface Db {
@@ -106,5 +108,55 @@ describe('cachedStatements', () => {
     expect(await all()).toEqual({ id: 1, body: 'note 1' });
     await sql`alter table notes add column done integer not null default 0`.execute(db);
     expect(await all()).toEqual({ id: 1, body: 'note 1', done: 0 });
+  });
+});
+
+describe('allRows: rows built from better-sqlite3 raw arrays', () => {
+  const sqlite = new SQLite(':memory:');
+  sqlite.exec(`create table t (id integer primary key, name text, score real, data blob, note text);
+    insert into t values (1, 'a', 1.5, x'0102', null), (2, 'b', null, null, 'x'), (9007199254740991, '', 0, x'', '')`);
+
+  it.each([
+    ['select * from t order by id', []],
+    ['select id, name as "a b", score, note from t where id > ? order by id', [1]],
+    ['select t.id, t.name, other.id as id from t join t as other on other.id = t.id order by t.id', []],
+    ['select name, count(*) as n from t group by name order by name', []],
+    ['select * from t where id = ?', [42]],
+  ] as const)('answers %s exactly as better-sqlite3 does, and leaves the statement in object mode', (text, parameters) => {
+    const statement = sqlite.prepare(text);
+    const expected = statement.all(...parameters);
+    expect(allRows(statement, parameters)).toEqual(expected);
+    expect(allRows(statement, parameters)).toEqual(expected); // the made maker, reused
+    expect(statement.all(...parameters)).toEqual(expected); // objects again for anyone else
+  });
+
+  it('makes rows of the columns a statement has now: after a column is added, and after its table is rebuilt in another order (through cachedStatements)', () => {
+    const database = new SQLite(':memory:');
+    database.exec(`create table s (a integer, b text); insert into s values (1, 'x')`);
+    const cached = cachedStatements(database);
+    const run = (text: string) => cached.prepare(text).run([]);
+    const statement = cached.prepare('select * from s') as unknown as SQLite.Statement;
+    expect(allRows(statement, [])).toEqual([{ a: 1, b: 'x' }]);
+    database.exec('alter table s add column c integer'); // past cachedStatements: the row's width tells
+    expect(allRows(statement, [])).toEqual([{ a: 1, b: 'x', c: null }]);
+    // SQLite's way to change a table: a new one, the rows copied, the old one dropped. Same width, other order.
+    run('create table s2 (b text, c integer, a integer)');
+    run('insert into s2 (a, b, c) select a, b, c from s');
+    run('drop table s');
+    run('alter table s2 rename to s');
+    expect(allRows(statement, [])).toEqual([{ a: 1, b: 'x', c: null }]);
+    expect(Object.keys(allRows(statement, [])[0]!)).toEqual(['b', 'c', 'a']);
+    database.close();
+  });
+
+  it('gives what better-sqlite3 gives for a column named __proto__ (it sets the prototype, as a literal does)', () => {
+    for (const column of ['id', 'note']) {
+      const statement = sqlite.prepare(`select ${column} as "__proto__", name from t order by id`);
+      const rows = allRows(statement, []);
+      const expected = statement.all() as Record<string, unknown>[];
+      expect(rows.map((row) => [Object.getPrototypeOf(row), Object.keys(row), row.name])).toEqual(
+        expected.map((row) => [Object.getPrototypeOf(row), Object.keys(row), row.name]),
+      );
+    }
   });
 });
