@@ -290,9 +290,16 @@ export function defineStore<DB, R extends Record<string, AnyTableMapping<DB>>>(d
 /**
  * The models a read request has loaded by key, per table: a to-one include that names only rows
  * the request has read already (`include=author,comments.author`: the same people) costs no
- * statement. Only outside transactions: a write request may change a row after reading it.
+ * statement. Only for GET and HEAD requests, outside transactions: a write request may change a
+ * row after reading it.
  */
 type LoadedRows = WeakMap<Context, Map<TableResource, Map<string, Model>>>;
+
+function isRead(context: Context): boolean {
+  // A context a host made up for a direct call may have no request: then no reuse.
+  const method = (context.request as Request | undefined)?.method;
+  return method === 'GET' || method === 'HEAD';
+}
 
 function dataLayer(
   db: Kysely<any>,
@@ -448,7 +455,7 @@ function dataLayer(
   const modelsByKey = (table: TableResource, keys: readonly unknown[], context: Context): MaybePromise<Map<string, Model>> => {
     const ex = executorFor(db);
     let known: Map<string, Model> | undefined;
-    if (ex === db) {
+    if (ex === db && isRead(context)) {
       let byTable = loaded.get(context);
       if (byTable === undefined) loaded.set(context, (byTable = new Map()));
       known = byTable.get(table);

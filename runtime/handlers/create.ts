@@ -1,10 +1,13 @@
 import { ConflictError } from '../errors.js';
 import { checkLinkageExists, readResourceDocument } from '../payload.js';
-import { checkDocumentParameters, mustBeVisible, onlyParameters, supported } from './checks.js';
 import { isPromise } from '../types.js';
+import { checkDocumentParameters, mustBeVisible, onlyParameters, supported } from './checks.js';
 import type { RequestState } from './request.js';
 
-/** `POST /{type}`: checks the document, then `create`; 201 with `Location` and the new resource. Awaits only what is a promise (see `serveShow`). */
+/**
+ * `POST /{type}`: checks the document, then `create`; 201 with `Location` and the new resource.
+ * Awaits only what is a promise (see `serveShow`).
+ */
 export async function serveCreate(state: RequestState): Promise<Response> {
   const { resource, query, context } = state;
   const endpoint = resource.endpoint('create')!;
