@@ -46,7 +46,7 @@ const PROFILE = option('--profile') && resolve(option('--profile')!);
 // measured runs last whole seconds; warm-ups are bursts of fetches (see burst()).
 const config = QUICK
   ? { reps: 1, warmupRequests: 128, duration: 1, scaleDbs: [1_000], memory: [5_000, 10_000, 15_000], inProcessMs: 300 }
-  : { reps: 7, warmupRequests: 128, duration: 1, scaleDbs: [1_000, 10_000, 100_000], memory: [10_000, 55_000, 100_000], inProcessMs: 700 };
+  : { reps: 6, warmupRequests: 128, duration: 1, scaleDbs: [1_000, 10_000, 100_000], memory: [10_000, 55_000, 100_000], inProcessMs: 700 };
 const CONNECTIONS = 32;
 const PAGE_SIZES = [10, 20, 50];
 
