@@ -19,8 +19,8 @@ export interface PreparingDatabase {
  * const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: cachedStatements(new SQLite('blog.sqlite')) }) });
  */
 export function cachedStatements(database: PreparingDatabase, size = 500): SqliteDatabase {
-  /** Oldest first; `used`: hit since the clock last passed it. */
-  const cache = new Map<string, { statement: SqliteStatement & { readonly busy?: boolean }; used: boolean }>();
+  /** Oldest first; `used`: hit since the clock last passed it; `ddl`: it changes the schema (see `allRows`). */
+  const cache = new Map<string, { statement: SqliteStatement & { readonly busy?: boolean }; used: boolean; ddl: boolean }>();
   /** Drops the oldest statement not used since the clock last passed it (never `newest`); the used ones it passes go last, unmarked. */
   const evict = (newest: string) => {
     for (const [sql, entry] of cache) {
@@ -37,15 +37,18 @@ export function cachedStatements(database: PreparingDatabase, size = 500): Sqlit
       database.close();
     },
     prepare(sql: string): SqliteStatement {
-      if (SCHEMA_CHANGE.test(sql)) schemaChanges++;
       const cached = cache.get(sql);
       if (cached !== undefined) {
+        if (cached.ddl) schemaChanges++;
         if (cached.statement.busy === true) return database.prepare(sql);
         cached.used = true;
         return cached.statement;
       }
+      // Told apart once per SQL text, not on every run.
+      const ddl = SCHEMA_CHANGE.test(sql);
+      if (ddl) schemaChanges++;
       const statement = database.prepare(sql);
-      cache.set(sql, { statement, used: false });
+      cache.set(sql, { statement, used: false, ddl });
       if (cache.size > size) evict(sql);
       return statement;
     },

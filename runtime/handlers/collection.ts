@@ -69,7 +69,10 @@ export async function serveCollection(state: RequestState, source: CollectionSou
   // Each step is awaited only when it answers with a promise (see serveShow).
   let q = source.start();
   if (isPromise(q)) q = await q;
-  for (const { filter, value } of filters) q = await filter.apply(q, value, context);
+  for (const { filter, value } of filters) {
+    q = filter.apply(q, value, context);
+    if (isPromise(q)) q = await q;
+  }
   for (const { sort, direction } of sorts) {
     q = sort.apply(q, direction, context);
     if (isPromise(q)) q = await q;
