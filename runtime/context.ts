@@ -1,3 +1,5 @@
+import type { RequestTarget } from './target.js';
+
 /**
  * What every data-layer call and callback receives: the request and the attributes the host
  * attached to it (Fetch requests have none of their own).
@@ -11,12 +13,14 @@ export class Context {
   readonly request: Request;
   readonly #attributes: Readonly<Record<string, unknown>>;
   #url: URL | undefined;
+  #target: RequestTarget | undefined;
 
-  /** `url`: the request URL when the caller has parsed it already (it must be `request.url`). */
-  constructor(request: Request, attributes: Readonly<Record<string, unknown>> = {}, url?: URL) {
+  /** `target`: the request URL's parts when the caller has read them already (from `request.url`). */
+  constructor(request: Request, attributes: Readonly<Record<string, unknown>> = {}, target?: RequestTarget) {
     this.request = request;
     this.#attributes = attributes;
-    this.#url = url;
+    this.#target = target;
+    if (target instanceof URL) this.#url = target;
   }
 
   /** An attribute the host attached with `api.handle(request, { attributes })`. */
@@ -27,5 +31,10 @@ export class Context {
   /** The request URL, parsed once. */
   get url(): URL {
     return (this.#url ??= new URL(this.request.url));
+  }
+
+  /** The request URL's origin, path and query: what links are made of, read without a `URL` when it can be (see `parseTarget`). */
+  get target(): RequestTarget {
+    return (this.#target ??= this.url);
   }
 }

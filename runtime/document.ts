@@ -1,8 +1,10 @@
 import type { Context } from './context.js';
 import { BadRequestError } from './errors.js';
 import type { AttributeKind, Relationship } from './fields.js';
+import { BuiltResource, plainInJson } from './json.js';
 import type { IncludeTree, QueryParameters } from './query.js';
 import type { RegisteredResource } from './registry.js';
+import type { RequestTarget } from './target.js';
 
 /** A resource identifier object. */
 export interface ResourceIdentifier {
@@ -50,7 +52,7 @@ export function toJsonValue(kind: AttributeKind, value: unknown): unknown {
  * `url` as an RFC 3986 URI, as links must be: WHATWG URLs leave `[`, `]`, `|`, `^`, `{`, `}`,
  * backtick and stray `%` raw (`?filter[x]=a` stays as typed), so those are percent-encoded.
  */
-export function uriOf(url: URL): string {
+export function uriOf(url: Pick<RequestTarget, 'origin' | 'pathname' | 'search'>): string {
   return toUri(url.origin + url.pathname + url.search);
 }
 
@@ -95,12 +97,15 @@ export class DocumentBuilder {
   /** Primary nodes not yet in `#nodes`: only an include needs them there (so that they are not included again). */
   readonly #unregistered: Node[] = [];
   readonly #included: ResourceObject[] = [];
+  /** The base URL holds nothing JSON escapes: with a resource's `plainLinks`, its links are written without a look. */
+  readonly #plainBase: boolean;
 
   constructor(context: Context, lookup: ResourceLookup, baseUrl: string, fields: QueryParameters['fields']) {
     this.#context = context;
     this.#lookup = lookup;
     this.#baseUrl = baseUrl;
     this.#fields = fields;
+    this.#plainBase = plainInJson(baseUrl);
   }
 
   /** The URL of a resource. */
@@ -224,8 +229,9 @@ export class DocumentBuilder {
     const context = this.#context;
     const self = this.resourceUrl(resource, id);
     const fieldset = this.#fields.get(resource.type);
-    // Built member by member so the JSON reads type, id, attributes, relationships, links.
-    const object = { type: resource.type, id } as ResourceObject;
+    // Built member by member so the JSON reads type, id, attributes, relationships, links
+    // (the order `documentJson` writes a BuiltResource in).
+    const object = new BuiltResource(resource.type, id, this.#plainBase && resource.plainLinks) as ResourceObject;
     let attributes: Record<string, unknown>;
     const serializeAttributes = resource.definition.serializeAttributes;
     if (serializeAttributes) {

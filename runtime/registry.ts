@@ -2,6 +2,7 @@ import type { Context } from './context.js';
 import type { AnyEndpoint, EndpointKind, Index } from './endpoints.js';
 import { Attribute, Relationship, type ToMany, type ToOne } from './fields.js';
 import type { Filter, Sort } from './filters.js';
+import { plainInJson } from './json.js';
 import { assertMemberName, isMemberName } from './member-name.js';
 import { parseSort } from './query.js';
 import type { AnyField, ResourceDefinition } from './resource.js';
@@ -33,6 +34,8 @@ export class RegisteredResource {
   /** The methods `/{type}/{id}` answers. */
   readonly resourceMethods: readonly string[];
   readonly getId: (model: any, context: Context) => string;
+  /** Its type segment and relationship names hold nothing JSON escapes, so its links need no look when written (see `plainInJson`). */
+  readonly plainLinks: boolean;
 
   constructor(definition: ResourceDefinition) {
     const type = definition.type();
@@ -54,6 +57,7 @@ export class RegisteredResource {
     this.attributes = [...fields.values()].filter((f): f is Attribute => f instanceof Attribute);
     this.relationships = [...fields.values()].filter((f): f is ToOne | ToMany => f instanceof Relationship);
     this.conditionalAttributes = this.attributes.filter((a) => a.isConditional);
+    this.plainLinks = plainInJson(this.typeSegment) && this.relationships.every((r) => plainInJson(r.name));
 
     const endpoints = new Map<EndpointKind, AnyEndpoint>();
     for (const endpoint of definition.endpoints()) {

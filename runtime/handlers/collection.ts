@@ -4,6 +4,7 @@ import { toUri, uriOf } from '../document.js';
 import { parseSort } from '../query.js';
 import type { RegisteredResource } from '../registry.js';
 import type { OffsetPagination } from '../resource.js';
+import type { RequestTarget } from '../target.js';
 import { isPromise } from '../types.js';
 import { checkDocumentParameters, mustBeVisible, onlyParameters } from './checks.js';
 import type { RequestState } from './request.js';
@@ -87,8 +88,8 @@ export async function serveCollection(state: RequestState, source: CollectionSou
   let models = definition.results!(q, context);
   if (isPromise(models)) models = await models;
 
-  const links: Record<string, string | null> = { self: uriOf(context.url), ...source.links };
-  if (page) Object.assign(links, paginationLinks(context.url, page, models.length, total));
+  const links: Record<string, string | null> = { self: uriOf(context.target), ...source.links };
+  if (page) Object.assign(links, paginationLinks(context.target, page, models.length, total));
   const meta = total === undefined ? undefined : { total };
 
   const builder = state.builder();
@@ -117,7 +118,7 @@ function hiddenField(resource: RegisteredResource, name: string, context: Reques
  * Without a total, `next` appears when the page is full; `last` needs the total.
  */
 export function paginationLinks(
-  url: URL,
+  url: RequestTarget,
   page: OffsetPagination,
   count: number,
   total: number | undefined,

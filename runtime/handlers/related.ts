@@ -50,7 +50,7 @@ export async function serveRelated(state: RequestState, id: string, name: string
   const nodes = builder.primary(related, models);
   await builder.expand(related, nodes, query.include);
   return state.respond({
-    links: { self: uriOf(context.url) },
+    links: { self: uriOf(context.target) },
     data: relationship.cardinality === 'one' ? (nodes[0]?.object ?? null) : nodes.map((n) => n.object),
     ...(query.include && { included: builder.included }),
   });

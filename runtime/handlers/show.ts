@@ -20,7 +20,7 @@ export async function serveShow(state: RequestState, id: string): Promise<Respon
   const expanding = builder.expand(resource, nodes, query.include);
   if (expanding) await expanding;
   return state.respond({
-    links: { self: uriOf(context.url) },
+    links: { self: uriOf(context.target) },
     data: nodes[0]!.object,
     ...(query.include && { included: builder.included }),
   });
