@@ -51,6 +51,8 @@ const VALUES: unknown[] = [
   { toJSON: (key: string) => `under ${key}` },
   { toJSON: () => undefined },
   { toJSON: () => ({ made: 'by toJSON' }) },
+  { toJSON: () => ({ toJSON: () => 'not called again', kept: 1 }) },
+  [{ toJSON: (key: string) => `at ${key}` }],
   new (class Point {
     x = 1;
     y = 'two';
@@ -93,6 +95,7 @@ describe('documentJson', () => {
       { jsonapi: { version: '1.1' }, meta: { total: 3, skipped: undefined }, data: [built('tags', '1'), undefined] },
       { jsonapi: { version: '1.1' }, data: built('tags', '1', Object.assign(Object.create(null) as object, { name: 'bare' }) as Record<string, unknown>) },
       { jsonapi: { version: '1.1' }, data: built('tags', '1', { toJSON: () => ({ replaced: true }) }) },
+      { jsonapi: { version: '1.1' }, data: [{ toJSON: (key: string) => `at ${key}` }, { toJSON: () => undefined }], meta: { toJSON: (key: string) => key } },
       {},
     ];
     for (const document of documents) expect(documentJson(document as TopLevelDocument)).toBe(JSON.stringify(document));

@@ -21,6 +21,7 @@ export class BuiltResource {
     this.#plainLinks = plainLinks;
   }
 
+  /** Whether `resource`'s links may be written without a look (for `documentJson`; the flag is private so that JSON never shows it). */
   static plainLinks(resource: BuiltResource): boolean {
     return resource.#plainLinks;
   }
@@ -92,18 +93,20 @@ function valueJson(value: unknown, key: string): string | undefined {
       return value ? 'true' : 'false';
     case 'object': {
       if (value === null) return 'null';
-      const toJSON = (value as { toJSON?: unknown }).toJSON;
-      // A date's toJSON gives a string: quoted here. Anything else it gives is written as is.
-      if (typeof toJSON === 'function') {
-        const json: unknown = toJSON.call(value, key);
-        return typeof json === 'string' ? stringJson(json) : JSON.stringify(json);
-      }
+      // toJSON is called with the member's name, and what it gives is written without a second look for one.
+      if (typeof (value as { toJSON?: unknown }).toJSON === 'function') return memberValueJson(value, key);
       return isPlain(value) ? membersJson(value as Record<string, unknown>) : JSON.stringify(value);
     }
     default:
       // undefined, functions and symbols (left out), bigints (JSON.stringify throws, as it should).
       return JSON.stringify(value);
   }
+}
+
+/** What `JSON.stringify` writes for `value` as the member `key` of an object: undefined where it leaves the member out. */
+function memberValueJson(value: unknown, key: string): string | undefined {
+  const json = JSON.stringify({ [key]: value });
+  return json === '{}' ? undefined : json.slice(nameJson(key).length + 1, -1);
 }
 
 /** An object with no prototype but Object's (or none), so its own enumerable members are all `JSON.stringify` writes. */

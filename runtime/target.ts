@@ -13,7 +13,7 @@ export interface RequestTarget {
  */
 const PLAIN_PATH_AND_QUERY = /^\/[\w\-~!$&()*+,;=:@/[\]|^]*(?:\?[\w\-.~!$&()*+,;=:@/?%[\]|^]*)?$/;
 
-/** Origins by the scheme-and-authority text they were parsed from (null: not a plain one); a request's Host picks it, so only a few are kept. */
+/** Origins by the scheme-and-authority text they were parsed from (null: not a plain one). A request's Host picks the text: the map starts over once it holds a few. */
 const origins = new Map<string, string | null>();
 const MAX_ORIGINS = 64;
 
@@ -26,7 +26,8 @@ function originOf(prefix: string): string | null {
     } catch {
       origin = null;
     }
-    if (origins.size < MAX_ORIGINS) origins.set(prefix, origin);
+    if (origins.size >= MAX_ORIGINS) origins.clear();
+    origins.set(prefix, origin);
   }
   return origin;
 }
