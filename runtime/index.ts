@@ -1,5 +1,6 @@
 export { JsonApi, type JsonApiOptions, type HandleOptions } from './json-api.js';
 export { Context } from './context.js';
+export type { RequestTarget } from './target.js';
 export { Attribute, Field, Relationship, ToMany, ToOne, type AttributeKind, type Getter } from './fields.js';
 export { Create, Delete, Endpoint, Index, Show, Update, type AnyEndpoint, type EndpointKind, type PaginationOptions } from './endpoints.js';
 export { CustomFilter, CustomSort, Filter, Sort, type FilterValue, type SortDirection } from './filters.js';

@@ -1,4 +1,9 @@
-/** The parts of a request URL the pipeline reads, as `URL` gives them (a `URL` is one). */
+/**
+ * The parts of a request URL the pipeline reads, as `URL` gives them (a `URL` is one).
+ *
+ * @example
+ * Show.make().visible((ctx) => ctx.target.searchParams.get('preview') === null);
+ */
 export interface RequestTarget {
   readonly origin: string;
   readonly pathname: string;
