@@ -179,14 +179,19 @@ async function burst(url: string, route: Route, requests: number, ms: number): P
  * first, `rounds` times over (`ms` for each the first time). Code that serves several routes
  * is optimized for the first and reoptimized as the others arrive: one round left the first
  * repetition of the HTTP table about 0.06 below the others (nine runs, every route), and the
- * demo, with more code to optimize, below the baseline.
+ * demo, with more code to optimize, below the baseline. The servers take turns route by route:
+ * warmed one after the other, the demo sat idle through the baseline's whole warm-up (probably
+ * long enough for V8 to shrink its heap), and its first measured run (route a) cost it 10-25%
+ * more CPU than its next ones; taking turns, that first run sits with the others.
  */
-async function warm(server: ServerProcess, routes: readonly Route[], file: string | undefined, rounds = 1, ms = 500): Promise<void> {
+async function warm(servers: readonly ServerProcess[], routes: readonly Route[], file: string | undefined, rounds = 1, ms = 500): Promise<void> {
   for (let round = 0; round < rounds; round++) {
     for (const route of routes) {
-      // Later rounds only revisit what the first one optimized.
-      await burst(server.url, route, 5_000, round === 0 ? ms : ms * 0.6);
-      if (route.method === 'POST' && file) await removeCreated(file, SEEDED_ARTICLES);
+      for (const server of servers) {
+        // Later rounds only revisit what the first one optimized.
+        await burst(server.url, route, 5_000, round === 0 ? ms : ms * 0.6);
+        if (route.method === 'POST' && file) await removeCreated(file, SEEDED_ARTICLES);
+      }
     }
   }
 }
@@ -316,7 +321,7 @@ async function httpRoutes(file: string, log: (line: string) => void): Promise<Ht
   const demo = await serve('demo', file);
   const baseline = await serve('baseline', file);
   try {
-    for (const server of [demo, baseline]) await warm(server, ROUTES, file, 2);
+    await warm([demo, baseline], ROUTES, file, 2);
     const samples = new Map<string, { demo: Load[]; baseline: Load[] }>(ROUTES.map((r) => [r.name, { demo: [], baseline: [] }]));
     for (let rep = 0; rep < config.reps; rep++) {
       for (const route of ROUTES) {
@@ -361,7 +366,7 @@ async function adapterFloor(log: (line: string) => void): Promise<HttpRow[]> {
     'floor-adapter-platform': 'floor: the same as a platform `new Response` through `toNodeHandler` / plain node:http',
   };
   try {
-    for (const server of [raw, ...adapters]) await warm(server, [route], undefined);
+    await warm([raw, ...adapters], [route], undefined);
     const loads = new Map<ServerProcess, Load[]>([raw, ...adapters].map((s) => [s, []]));
     // A constant document varies little: three repetitions do.
     for (let rep = 0; rep < Math.min(config.reps, 3); rep++) {
@@ -401,7 +406,7 @@ async function scale(files: Map<number, string>, log: (line: string) => void): P
     const baseline = await serve('baseline', file);
     try {
       // Fresh processes: let the JIT see the route before anything is measured.
-      for (const server of [demo, baseline]) await warm(server, PAGE_SIZES.map(routeB), undefined, 1, 300);
+      await warm([demo, baseline], PAGE_SIZES.map(routeB), undefined, 1, 300);
       for (const limit of PAGE_SIZES) {
         const route = routeB(limit);
         const response = await fetch(demo.url + route.path);
@@ -508,7 +513,7 @@ async function main(): Promise<void> {
   const targets: Array<[string, boolean, string]> = [];
 
   lines.push(`# jsonapi-gen benchmarks`, '');
-  lines.push(`\`npm run bench${QUICK ? ' -- --quick' : ''}\` on ${machine}; load average ${load0.map((l) => l.toFixed(2)).join(' ')} at the start, ${load1.map((l) => l.toFixed(2)).join(' ')} at the end; ${seconds.toFixed(0)} s in all. Seeded SQLite files (WAL) in a temporary directory; servers on 127.0.0.1 in their own processes, NODE_ENV=production; autocannon with ${CONNECTIONS} connections, two rounds of warm-up bursts over every route, then per run a warm-up of ${config.warmupRequests} requests and ${config.duration} s measured${QUICK ? '' : ` (route f: ${ROUTES.find((r) => r.name === 'f')?.seconds ?? config.duration} s)`}, each route for both servers in turn, ${config.reps} time(s) (the floor rows ${Math.min(config.reps, 3)}), medians; a route's demo / baseline is the median of its repetitions' ratios (both servers measured back to back), with their range.`, '');
+  lines.push(`\`npm run bench${QUICK ? ' -- --quick' : ''}\` on ${machine}; load average ${load0.map((l) => l.toFixed(2)).join(' ')} at the start, ${load1.map((l) => l.toFixed(2)).join(' ')} at the end; ${seconds.toFixed(0)} s in all. Seeded SQLite files (WAL) in a temporary directory; servers on 127.0.0.1 in their own processes, NODE_ENV=production; autocannon with ${CONNECTIONS} connections, two rounds of warm-up bursts over every route (the servers taking turns), then per run a warm-up of ${config.warmupRequests} requests and ${config.duration} s measured${QUICK ? '' : ` (route f: ${ROUTES.find((r) => r.name === 'f')?.seconds ?? config.duration} s)`}, each route for both servers in turn, ${config.reps} time(s) (the floor rows ${Math.min(config.reps, 3)}), medians; a route's demo / baseline is the median of its repetitions' ratios (both servers measured back to back), with their range.`, '');
 
   lines.push('## HTTP: demo against the hand-written baseline (1,000 articles)', '');
   lines.push('| route | demo req/s | baseline req/s | demo / baseline (range) | CPU µs/request (demo / baseline) | demo p50 / p99 ms | baseline p50 / p99 ms | body bytes (demo / baseline) | SQL (demo / baseline) | target >= 0.8 |');
