@@ -48,6 +48,8 @@ const config = QUICK
   ? { reps: 1, warmupRequests: 128, duration: 1, scaleDbs: [1_000], memory: [5_000, 10_000, 15_000], inProcessMs: 300 }
   : { reps: 6, warmupRequests: 128, duration: 1, scaleDbs: [1_000, 10_000, 100_000], memory: [10_000, 55_000, 100_000], inProcessMs: 700 };
 const CONNECTIONS = 32;
+/** Warm-up rounds over every route before the HTTP table (see `warm`). */
+const WARM_ROUNDS = 2;
 const PAGE_SIZES = [10, 20, 50];
 
 // ---------------------------------------------------------------- processes, always stopped
@@ -321,7 +323,7 @@ async function httpRoutes(file: string, log: (line: string) => void): Promise<Ht
   const demo = await serve('demo', file);
   const baseline = await serve('baseline', file);
   try {
-    await warm([demo, baseline], ROUTES, file, 2);
+    await warm([demo, baseline], ROUTES, file, WARM_ROUNDS);
     const samples = new Map<string, { demo: Load[]; baseline: Load[] }>(ROUTES.map((r) => [r.name, { demo: [], baseline: [] }]));
     for (let rep = 0; rep < config.reps; rep++) {
       for (const route of ROUTES) {
@@ -513,7 +515,7 @@ async function main(): Promise<void> {
   const targets: Array<[string, boolean, string]> = [];
 
   lines.push(`# jsonapi-gen benchmarks`, '');
-  lines.push(`\`npm run bench${QUICK ? ' -- --quick' : ''}\` on ${machine}; load average ${load0.map((l) => l.toFixed(2)).join(' ')} at the start, ${load1.map((l) => l.toFixed(2)).join(' ')} at the end; ${seconds.toFixed(0)} s in all. Seeded SQLite files (WAL) in a temporary directory; servers on 127.0.0.1 in their own processes, NODE_ENV=production; autocannon with ${CONNECTIONS} connections, two rounds of warm-up bursts over every route (the servers taking turns), then per run a warm-up of ${config.warmupRequests} requests and ${config.duration} s measured${QUICK ? '' : ` (route f: ${ROUTES.find((r) => r.name === 'f')?.seconds ?? config.duration} s)`}, each route for both servers in turn, ${config.reps} time(s) (the floor rows ${Math.min(config.reps, 3)}), medians; a route's demo / baseline is the median of its repetitions' ratios (both servers measured back to back), with their range.`, '');
+  lines.push(`\`npm run bench${QUICK ? ' -- --quick' : ''}\` on ${machine}; load average ${load0.map((l) => l.toFixed(2)).join(' ')} at the start, ${load1.map((l) => l.toFixed(2)).join(' ')} at the end; ${seconds.toFixed(0)} s in all. Seeded SQLite files (WAL) in a temporary directory; servers on 127.0.0.1 in their own processes, NODE_ENV=production; autocannon with ${CONNECTIONS} connections, ${WARM_ROUNDS} rounds of warm-up bursts over every route (the servers taking turns), then per run a warm-up of ${config.warmupRequests} requests and ${config.duration} s measured${QUICK ? '' : ` (route f: ${ROUTES.find((r) => r.name === 'f')?.seconds ?? config.duration} s)`}, each route for both servers in turn, ${config.reps} time(s) (the floor rows ${Math.min(config.reps, 3)}), medians; a route's demo / baseline is the median of its repetitions' ratios (both servers measured back to back), with their range.`, '');
 
   lines.push('## HTTP: demo against the hand-written baseline (1,000 articles)', '');
   lines.push('| route | demo req/s | baseline req/s | demo / baseline (range) | CPU µs/request (demo / baseline) | demo p50 / p99 ms | baseline p50 / p99 ms | body bytes (demo / baseline) | SQL (demo / baseline) | target >= 0.8 |');

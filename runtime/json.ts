@@ -127,13 +127,6 @@ function membersJson(object: Record<string, unknown>): string {
   return json === '' ? '{}' : `${json}}`;
 }
 
-/** An attributes object: a plain one by its members; anything else (a class with toJSON) as `JSON.stringify` writes it. */
-function attributesJson(attributes: Record<string, unknown>): string | undefined {
-  return typeof attributes === 'object' && attributes !== null && isPlain(attributes) && typeof attributes.toJSON !== 'function'
-    ? membersJson(attributes)
-    : valueJson(attributes, 'attributes');
-}
-
 function identifierJson(identifier: { type: string; id: string }): string {
   return `{"type":${typeJson(identifier.type)},"id":${stringJson(identifier.id)}}`;
 }
@@ -160,7 +153,7 @@ function resourceJson(resource: BuiltResource): string {
   const plain = BuiltResource.plainLinks(resource);
   let json = `{"type":${typeJson(resource.type)},"id":${stringJson(resource.id)}`;
   if (resource.attributes !== undefined) {
-    const attributes = attributesJson(resource.attributes);
+    const attributes = valueJson(resource.attributes, 'attributes');
     if (attributes !== undefined) json += `,"attributes":${attributes}`;
   }
   if (resource.relationships !== undefined) json += `,"relationships":${relationshipsJson(resource.relationships, plain)}`;

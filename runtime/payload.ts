@@ -4,7 +4,7 @@ import { BadRequestError, ConflictError, ForbiddenError, JsonApiError, JsonApiEr
 import { DEFAULT_LIMITS, type Limits } from './limits.js';
 import { Attribute, Relationship, type ToMany, type ToOne } from './fields.js';
 import type { RegisteredResource } from './registry.js';
-import { andThen, flow, isPromise, type MaybePromise } from './types.js';
+import { andThen, flow, isPromise, type MaybePromise, type Steps } from './types.js';
 import { type ValidationResult, validateValue } from './validation.js';
 
 /** Linkage as written: one identifier or null for to-one, a list for to-many. */
@@ -208,7 +208,7 @@ export function readResourceDocument(body: unknown, options: ResourceDocumentOpt
   return flow(readDocument(body, options));
 }
 
-function* readDocument(body: unknown, options: ResourceDocumentOptions): Generator<unknown, WriteValues, any> {
+function* readDocument(body: unknown, options: ResourceDocumentOptions): Steps<WriteValues> {
   const { resource, mode, context } = options;
   const data = topLevelData(body);
   if (!isObject(data)) throw structure('/data', 'data must be a resource object');

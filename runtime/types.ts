@@ -17,6 +17,9 @@ export function isPromise<T>(value: MaybePromise<T>): value is Promise<T> {
   return typeof (value as { then?: unknown } | null | undefined)?.then === 'function';
 }
 
+/** Steps for `flow`: a generator that yields values or promises and is sent what each settles with. */
+export type Steps<T> = Generator<unknown, T, any>;
+
 /**
  * Runs a generator that yields values or promises, as an async function awaits them, but
  * synchronously for as long as it yields values: the result is a promise only once a yielded
@@ -28,7 +31,7 @@ export function isPromise<T>(value: MaybePromise<T>): value is Promise<T> {
  *   return rows.length;
  * })());
  */
-export function flow<T>(steps: Generator<unknown, T, any>, sent?: unknown, failed = false): MaybePromise<T> {
+export function flow<T>(steps: Steps<T>, sent?: unknown, failed = false): MaybePromise<T> {
   let next = failed ? steps.throw(sent) : steps.next(sent);
   while (!next.done) {
     const value = next.value;

@@ -1,6 +1,6 @@
 import type { Context } from './context.js';
 import type { Attribute, AttributeValidator, StandardSchema } from './fields.js';
-import { isPromise, type MaybePromise } from './types.js';
+import { flow, type MaybePromise, type Steps } from './types.js';
 
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
@@ -84,38 +84,31 @@ function isStandardSchema(validator: AttributeValidator): validator is StandardS
 export function validateValue(attribute: Attribute, value: unknown, context: Context): MaybePromise<ValidationResult> {
   const problems = checkKind(attribute, value);
   if (problems.length > 0) return { ok: false, problems };
-  if (value === null) return { ok: true, value };
-  return runValidators(attribute.validators, 0, value, context);
+  if (value === null || attribute.validators.length === 0) return { ok: true, value };
+  return flow(runValidators(attribute.validators, value, context));
 }
 
-/** The validators from `index` on, over `current`. */
-function runValidators(validators: readonly AttributeValidator[], index: number, current: unknown, context: Context): MaybePromise<ValidationResult> {
-  for (let i = index; i < validators.length; i++) {
-    const validator = validators[i]!;
-    const value = current;
+/** The validators in order over `value`, each awaited only when it answers with a promise (see `flow`). */
+function* runValidators(validators: readonly AttributeValidator[], value: unknown, context: Context): Steps<ValidationResult> {
+  let current = value;
+  for (const validator of validators) {
     if (isStandardSchema(validator)) {
-      const result = validator['~standard'].validate(value);
-      if (isPromise(result)) {
-        return result.then((settled) => (settled.issues ? schemaFailure(settled.issues) : runValidators(validators, i + 1, settled.value, context)));
-      }
-      if (result.issues) return schemaFailure(result.issues);
+      const result: StandardResult = yield validator['~standard'].validate(current);
+      if (result.issues) return { ok: false, problems: result.issues.map((issue) => issue.message) };
       current = result.value;
     } else {
-      const outcome = validator(value, context);
-      if (isPromise(outcome)) return outcome.then((settled) => validatorFailure(settled) ?? runValidators(validators, i + 1, value, context));
-      const failure = validatorFailure(outcome);
+      const failure = validatorFailure(yield validator(current, context));
       if (failure) return failure;
     }
   }
   return { ok: true, value: current };
 }
 
-function schemaFailure(issues: ReadonlyArray<{ readonly message: string }>): ValidationResult {
-  return { ok: false, problems: issues.map((issue) => issue.message) };
-}
+/** What a Standard Schema's `validate` settles with. */
+type StandardResult = Awaited<ReturnType<StandardSchema['~standard']['validate']>>;
 
 /** A custom validator's answer as a failure: a message or a non-empty list of them; undefined when it passed. */
-function validatorFailure(outcome: string | readonly string[] | undefined | void): ValidationResult | undefined {
+function validatorFailure(outcome: unknown): ValidationResult | undefined {
   if (typeof outcome === 'string') return { ok: false, problems: [outcome] };
   if (Array.isArray(outcome) && outcome.length > 0) return { ok: false, problems: [...outcome] };
   return undefined;

@@ -18,7 +18,7 @@ import type {
   Updatable,
   WriteValues,
 } from '../../runtime/index.js';
-import { andThen, flow } from '../../runtime/types.js';
+import { andThen, flow, type Steps } from '../../runtime/types.js';
 import { runStatement, type Written } from './errors.js';
 import type { SelectQuery } from './filters.js';
 import { type AnyTableMapping, type RelationshipMapping, parseIntegerId } from './mapping.js';
@@ -29,12 +29,6 @@ import { connectionOf, executorFor } from './transaction.js';
 
 /** A row as the database returns it: keyed by column. */
 type Row = Record<string, unknown>;
-
-/**
- * The steps of a write, run by `flow`: each yields a statement's result or its promise, so that
- * statements SQLite runs at once (inside the store's transactions) cost no microtask turn.
- */
-type Steps<T> = Generator<unknown, T, any>;
 
 /** A row as the serializer reads it: keyed by attribute (model property) name. */
 export type Model = Record<string, any>;
@@ -547,6 +541,7 @@ function dataLayer(
     removeFromRelationship(model: Model, relationship: ToMany, identifiers: readonly ResourceIdentifier[], context: Context) {
       return flow(changeMembers(resource.key(model), relationship.name, identifiers, true, context));
     },
+
     query(context: Context) {
       const executor = executorFor(db);
       if (resource.scope || !statements.enabled) return resource.select(executor, context);
