@@ -1,8 +1,25 @@
 import type { RequestTarget } from './target.js';
 
 /**
+ * The types of the attributes a host attaches to requests, declared once by the host through
+ * module augmentation; `getAttribute` then answers with them everywhere (a name not declared
+ * here is `unknown`).
+ *
+ * @example
+ * declare module 'jsonapi-gen' {
+ *   interface ContextAttributes { user: string }
+ * }
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-interface
+export interface ContextAttributes {}
+
+/** The type of the attribute `K`: as `ContextAttributes` declares it, else `unknown`. */
+export type AttributeOf<K extends string> = K extends keyof ContextAttributes ? ContextAttributes[K] : unknown;
+
+/**
  * What every data-layer call and callback receives: the request and the attributes the host
- * attached to it (Fetch requests have none of their own).
+ * attached to it (Fetch requests have none of their own). Their types come from
+ * `ContextAttributes`.
  *
  * @example
  * Show.make().visible((ctx) => ctx.getAttribute('user') !== undefined);
@@ -23,9 +40,9 @@ export class Context {
     if (target instanceof URL) this.#url = target;
   }
 
-  /** An attribute the host attached with `api.handle(request, { attributes })`. */
-  getAttribute<T = unknown>(name: string): T | undefined {
-    return Object.hasOwn(this.#attributes, name) ? (this.#attributes[name] as T) : undefined;
+  /** An attribute the host attached with `api.handle(request, { attributes })`, or undefined. */
+  getAttribute<K extends string>(name: K): AttributeOf<K> | undefined {
+    return Object.hasOwn(this.#attributes, name) ? (this.#attributes[name] as AttributeOf<K>) : undefined;
   }
 
   /** The request URL, parsed once. */

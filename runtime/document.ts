@@ -161,7 +161,7 @@ export class DocumentBuilder {
     );
     const loaded = await Promise.all(
       wanted.map((relationship, i) =>
-        sets[i]!.length === 0 ? [] : resource.definition.loadRelated!(relationship, sets[i]!.map((n) => n.model), this.#context),
+        sets[i]!.length === 0 ? [] : resource.loadRelated!(relationship, sets[i]!.map((n) => n.model), this.#context),
       ),
     );
     const next: Array<[RegisteredResource, Node[], IncludeTree]> = [];

@@ -1,4 +1,6 @@
 import type { Context } from './context.js';
+import type { Ability } from './resource.js';
+import type { MaybePromise } from './types.js';
 import { Visibility } from './visibility.js';
 
 /** The five endpoint kinds a resource can enable. */
@@ -117,7 +119,7 @@ export class Create extends Endpoint<[Context]> {
  * @example
  * Update.make().visible((article, ctx) => article.authorId === ctx.getAttribute('user'));
  */
-export class Update extends Endpoint<[any, Context]> {
+export class Update extends Endpoint<[any, Context, Policy]> {
   readonly kind = 'update' as const;
 
   /** A new Update endpoint. */
@@ -132,7 +134,7 @@ export class Update extends Endpoint<[any, Context]> {
  * @example
  * Delete.make().visible((article, ctx) => String(article.authorId) === ctx.getAttribute('user'));
  */
-export class Delete extends Endpoint<[any, Context]> {
+export class Delete extends Endpoint<[any, Context, Policy]> {
   readonly kind = 'delete' as const;
 
   /** A new Delete endpoint. */
@@ -140,6 +142,34 @@ export class Delete extends Endpoint<[any, Context]> {
     return new Delete();
   }
 }
+
+/**
+ * The data layer's policy as Update and Delete callbacks receive it (their third argument):
+ * `can(ability, model, ctx)` of the resource's data layer, or undefined when it has none.
+ */
+export type Policy = ((ability: Ability, model: unknown, context: Context) => MaybePromise<boolean>) | undefined;
+
+/**
+ * An Update or Delete callback that asks the data layer's policy (`can(ability, model, ctx)`,
+ * typed with the model in the generated data-layer interface). A data layer without `can` is
+ * a configuration error: the request fails with a 500 that names it rather than permit anything.
+ *
+ * @example
+ * // schema.ts
+ * Delete.make().visible(can('delete'));
+ * // the data layer
+ * can: (ability, article, ctx) => String(article.authorId) === ctx.getAttribute('user')
+ */
+export function can(ability: Ability): PolicyCallback {
+  const callback = (model: unknown, context: Context, policy: Policy): MaybePromise<boolean> => {
+    if (!policy) throw new TypeError(`can('${ability}'): the resource's data layer has no can() method`);
+    return policy(ability, model, context);
+  };
+  return Object.assign(callback, { ability });
+}
+
+/** What `can()` returns: a visibility callback that names the ability it asks about. */
+export type PolicyCallback = ((model: unknown, context: Context, policy: Policy) => MaybePromise<boolean>) & { readonly ability: Ability };
 
 /** Any endpoint. */
 export type AnyEndpoint = Show | Index | Create | Update | Delete;

@@ -1,12 +1,19 @@
 export { JsonApi, type JsonApiOptions, type HandleOptions } from './json-api.js';
-export { Context } from './context.js';
+export { Context, type AttributeOf, type ContextAttributes } from './context.js';
 export type { RequestTarget } from './target.js';
 export { Attribute, Field, Relationship, ToMany, ToOne, type AttributeKind, type Getter } from './fields.js';
-export { Create, Delete, Endpoint, Index, Show, Update, type AnyEndpoint, type EndpointKind, type PaginationOptions } from './endpoints.js';
-export { CustomFilter, CustomSort, Filter, Sort, type FilterValue, type SortDirection } from './filters.js';
+export { Create, Delete, Endpoint, Index, Show, Update, can, type AnyEndpoint, type EndpointKind, type PaginationOptions, type Policy, type PolicyCallback } from './endpoints.js';
+export { CustomFilter, CustomSort, Filter, Sort, SortBy, Where, type FilterValue, type SortDirection } from './filters.js';
 export {
   defineResource,
+  type Ability,
   type AnyField,
+  type Authorizable,
+  type CustomFilterable,
+  type CustomSortable,
+  type Filterable,
+  type RelatedLoaders,
+  type Sortable,
   type Countable,
   type Creatable,
   type ToManyMutable,

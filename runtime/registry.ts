@@ -1,11 +1,12 @@
 import type { Context } from './context.js';
 import type { AnyEndpoint, EndpointKind, Index } from './endpoints.js';
 import { Attribute, Relationship, type ToMany, type ToOne } from './fields.js';
-import type { Filter, Sort } from './filters.js';
+import { CustomFilter, CustomSort, Filter, Sort, SortBy, Where, type FilterValue, type SortDirection } from './filters.js';
 import { plainInJson } from './json.js';
 import { assertMemberName, isMemberName } from './member-name.js';
 import { parseSort } from './query.js';
-import type { AnyField, ResourceDefinition } from './resource.js';
+import type { Ability, AnyField, ResourceDefinition } from './resource.js';
+import type { MaybePromise } from './types.js';
 
 const NEEDS: Record<EndpointKind, readonly string[]> = {
   show: ['find'],
@@ -34,6 +35,10 @@ export class RegisteredResource {
   /** The methods `/{type}/{id}` answers. */
   readonly resourceMethods: readonly string[];
   readonly getId: (model: any, context: Context) => string;
+  /** The data layer's relationship reader: its `related` loaders by name, or its `loadRelated`. */
+  readonly loadRelated: ((relationship: Relationship, models: readonly unknown[], context: Context) => MaybePromise<readonly unknown[]>) | undefined;
+  /** The data layer's `can`, which the schema's `can(ability)` callbacks consult. */
+  readonly policy: ((ability: Ability, model: unknown, context: Context) => MaybePromise<boolean>) | undefined;
   /** Its type segment and relationship names hold nothing JSON escapes, so its links need no look when written (see `plainInJson`). */
   readonly plainLinks: boolean;
 
@@ -69,10 +74,20 @@ export class RegisteredResource {
     this.collectionMethods = [...(has('index') ? ['GET', 'HEAD'] : []), ...(has('create') ? ['POST'] : [])];
     this.resourceMethods = [...(has('show') ? ['GET', 'HEAD'] : []), ...(has('update') ? ['PATCH'] : []), ...(has('delete') ? ['DELETE'] : [])];
 
-    this.filters = byName(definition.filters?.() ?? [], `${where}: filter`);
-    this.sorts = byName(definition.sorts?.() ?? [], `${where}: sort`);
+    this.filters = new Map([...byName(definition.filters?.() ?? [], `${where}: filter`)].map(([name, filter]) => [name, boundFilter(definition, filter, where)]));
+    this.sorts = new Map([...byName(definition.sorts?.() ?? [], `${where}: sort`)].map(([name, sort]) => [name, boundSort(definition, sort, where)]));
+    const related = definition.related;
+    this.loadRelated = related
+      ? (relationship, models, context) => {
+          const load = related[relationship.name];
+          if (!load) throw new TypeError(`${where}: the data layer's related has no loader for "${relationship.name}"`);
+          return load.call(related, models, context);
+        }
+      : definition.loadRelated?.bind(definition);
+    this.policy = definition.can?.bind(definition);
 
-    const missing = (method: string) => typeof (definition as unknown as Record<string, unknown>)[method] !== 'function';
+    const missing = (method: string) =>
+      typeof (definition as unknown as Record<string, unknown>)[method] !== 'function' && !(method === 'loadRelated' && definition.related);
     const require = (methods: readonly string[], why: string) => {
       const absent = methods.filter(missing);
       if (absent.length > 0) throw new TypeError(`${where}: ${why} needs ${absent.map((m) => `${m}()`).join(' and ')}`);
@@ -99,6 +114,74 @@ export class RegisteredResource {
   /** The endpoint of `kind`, if enabled. */
   endpoint<K extends EndpointKind>(kind: K): Extract<AnyEndpoint, { kind: K }> | undefined {
     return this.endpoints.get(kind) as Extract<AnyEndpoint, { kind: K }> | undefined;
+  }
+}
+
+/** A declared filter with the implementation this resource's data layer gives it. */
+function boundFilter(definition: ResourceDefinition, filter: Filter, where: string): Filter {
+  if (filter instanceof Where) {
+    if (!definition.where) throw new TypeError(`${where}: filter "${filter.name}" (Where) needs the data layer's where()`);
+    return new BoundFilter(filter, (query, value, context) => definition.where!(query, filter.name, typeof value === 'string' ? [value] : value, context));
+  }
+  if (filter instanceof CustomFilter && !filter.implementation) {
+    const implementation = definition.customFilters?.[filter.name];
+    if (!implementation) throw new TypeError(`${where}: filter "${filter.name}" needs the data layer's customFilters.${filter.name}`);
+    return new BoundFilter(filter, (query, value, context) => implementation.call(definition.customFilters, query, value, context));
+  }
+  return filter;
+}
+
+/** A declared sort with the implementation this resource's data layer gives it. */
+function boundSort(definition: ResourceDefinition, sort: Sort, where: string): Sort {
+  if (sort instanceof SortBy) {
+    if (!definition.orderBy) throw new TypeError(`${where}: sort "${sort.name}" (SortBy) needs the data layer's orderBy()`);
+    return new BoundSort(sort, (query, direction, context) => definition.orderBy!(query, sort.name, direction, context));
+  }
+  if (sort instanceof CustomSort && !sort.implementation) {
+    const implementation = definition.customSorts?.[sort.name];
+    if (!implementation) throw new TypeError(`${where}: sort "${sort.name}" needs the data layer's customSorts.${sort.name}`);
+    return new BoundSort(sort, (query, direction, context) => implementation.call(definition.customSorts, query, direction, context));
+  }
+  return sort;
+}
+
+/** A declaration's visibility with the data layer's implementation. */
+class BoundFilter extends Filter {
+  readonly #declaration: Filter;
+  readonly #apply: (query: unknown, value: FilterValue, context: Context) => MaybePromise<unknown>;
+
+  constructor(declaration: Filter, apply: (query: unknown, value: FilterValue, context: Context) => MaybePromise<unknown>) {
+    super(declaration.name);
+    this.#declaration = declaration;
+    this.#apply = apply;
+  }
+
+  override permits(context: Context): MaybePromise<boolean> {
+    return this.#declaration.permits(context);
+  }
+
+  apply(query: unknown, value: FilterValue, context: Context): MaybePromise<unknown> {
+    return this.#apply(query, value, context);
+  }
+}
+
+/** A declaration's visibility with the data layer's implementation. */
+class BoundSort extends Sort {
+  readonly #declaration: Sort;
+  readonly #apply: (query: unknown, direction: SortDirection, context: Context) => MaybePromise<unknown>;
+
+  constructor(declaration: Sort, apply: (query: unknown, direction: SortDirection, context: Context) => MaybePromise<unknown>) {
+    super(declaration.name);
+    this.#declaration = declaration;
+    this.#apply = apply;
+  }
+
+  override permits(context: Context): MaybePromise<boolean> {
+    return this.#declaration.permits(context);
+  }
+
+  apply(query: unknown, direction: SortDirection, context: Context): MaybePromise<unknown> {
+    return this.#apply(query, direction, context);
   }
 }
 

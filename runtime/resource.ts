@@ -2,7 +2,7 @@ import type { Context } from './context.js';
 import type { AnyEndpoint } from './endpoints.js';
 import type { Attribute, Relationship, ToMany, ToOne } from './fields.js';
 import type { ResourceIdentifier } from './document.js';
-import type { Filter, Sort } from './filters.js';
+import type { Filter, FilterValue, Sort, SortDirection } from './filters.js';
 import type { WriteValues } from './payload.js';
 import type { MaybePromise } from './types.js';
 
@@ -73,7 +73,64 @@ export interface Countable<Q = any> {
 }
 
 /**
- * Reads relationships in batches: one call per relationship per include level, never one per row.
+ * A method type written so that it compares its parameters bivariantly, as method declarations
+ * do: a data layer of a richer model than the generated one still fits `DataLayers`.
+ */
+type Method<F extends (...args: never[]) => unknown> = { bivariant(...args: Parameters<F>): ReturnType<F> }['bivariant'];
+
+/**
+ * Reads each relationship in batches, typed per relationship: `related.author(models)` gives,
+ * in the same order, the related model or null of each model (to-one) or an array each
+ * (to-many). One call per relationship per include level, never one per row. `R` maps each
+ * relationship name to what one model's entry is (`PeopleModel | null`, `readonly TagsModel[]`).
+ *
+ * @example
+ * related: { author: async (articles) => articles.map((a) => people.get(a.authorId) ?? null) }
+ */
+export interface RelatedLoaders<M, R extends Record<string, unknown>> {
+  related: { [K in keyof R]: Method<(models: readonly M[], context: Context) => MaybePromise<ReadonlyArray<R[K]>>> };
+}
+
+/**
+ * Implements the schema's `Where` filters: narrow `query` to resources whose `field` equals one
+ * of `values` (a to-one relationship's field compares the related id).
+ */
+export interface Filterable<Q, F extends string> {
+  where(query: Q, field: F, values: readonly string[], context: Context): MaybePromise<Q>;
+}
+
+/** Implements the schema's `CustomFilter`s, one function each: `F` maps a name to its value type. */
+export interface CustomFilterable<Q, F extends Record<string, unknown>> {
+  customFilters: { [K in keyof F]: Method<(query: Q, value: F[K], context: Context) => MaybePromise<Q>> };
+}
+
+/** Implements the schema's `SortBy` sorts: order `query` by `field`. */
+export interface Sortable<Q, F extends string> {
+  orderBy(query: Q, field: F, direction: SortDirection, context: Context): MaybePromise<Q>;
+}
+
+/** Implements the schema's `CustomSort`s, one function each. */
+export interface CustomSortable<Q, S extends string> {
+  customSorts: { [K in S]: Method<(query: Q, direction: SortDirection, context: Context) => MaybePromise<Q>> };
+}
+
+/** The abilities `can()` asks about; any string works, these are the ones endpoints use. */
+export type Ability = 'view' | 'create' | 'update' | 'delete' | (string & {});
+
+/**
+ * The policy the schema's `can(ability)` callbacks consult: whether the request may do
+ * `ability` to `model`.
+ *
+ * @example
+ * can: (ability, article, ctx) => ability !== 'delete' || String(article.authorId) === ctx.getAttribute('user')
+ */
+export interface Authorizable<M> {
+  can(ability: Ability, model: M, context: Context): MaybePromise<boolean>;
+}
+
+/**
+ * Reads relationships in batches: one call per relationship per include level, never one per
+ * row. The untyped form of `RelatedLoaders`, for data layers that serve any relationship alike.
  */
 export interface Relatable<M = any> {
   /**
@@ -93,16 +150,16 @@ export interface Relatable<M = any> {
  * relationships as resource identifiers. Returns the stored model, with its id and every
  * server-set value, as Show would read it.
  */
-export interface Creatable<M = any> {
-  create(values: WriteValues, context: Context): MaybePromise<M>;
+export interface Creatable<M = any, V = WriteValues> {
+  create(values: V, context: Context): MaybePromise<M>;
 }
 
 /**
  * Changes a model `find` returned (Update, and `PATCH` of a relationship): only the fields in
  * `values` change. Returns the model as Show would now read it.
  */
-export interface Updatable<M = any> {
-  update(model: M, values: WriteValues, context: Context): MaybePromise<M>;
+export interface Updatable<M = any, V = WriteValues> {
+  update(model: M, values: V, context: Context): MaybePromise<M>;
 }
 
 /** Adds to and removes from a to-many relationship (`POST` / `DELETE` on its relationship URL). */
@@ -124,7 +181,13 @@ export type ResourceDefinition<M = any, Q = any> = ResourceSchema<M> &
       Relatable<M> &
       Creatable<M> &
       Updatable<M> &
-      ToManyMutable<M>
+      ToManyMutable<M> &
+      RelatedLoaders<M, Record<string, unknown>> &
+      Filterable<Q, string> &
+      CustomFilterable<Q, Record<string, FilterValue>> &
+      Sortable<Q, string> &
+      CustomSortable<Q, string> &
+      Authorizable<M>
   >;
 
 /** What `defineResource` takes. */

@@ -36,7 +36,7 @@ export async function serveRelated(state: RequestState, id: string, name: string
   checkDocumentParameters(state, related);
   const model = await findOr404(state, resource, id);
   if (!relationship.isVisibleFor(model, context)) throw unknown();
-  const [value] = await definition.loadRelated!(relationship, [model], context);
+  const [value] = await resource.loadRelated!(relationship, [model], context);
   const models = relationship.cardinality === 'one' ? (value === null || value === undefined ? [] : [value]) : (value as unknown[]);
   const builder = state.builder();
   const self = builder.resourceUrl(resource, id);

@@ -23,7 +23,7 @@ export async function serveRelationshipWrite(state: RequestState, id: string, na
   }
   const model = await findOr404(state, resource, id);
   if (!relationship.isVisibleFor(model, context)) throw unknown();
-  await mustBeVisible(resource.endpoint('update')!.permits(model, context), `You may not update this ${resource.type} resource`);
+  await mustBeVisible(resource.endpoint('update')!.permits(model, context, resource.policy), `You may not update this ${resource.type} resource`);
   const linkage = readLinkage(relationship, topLevelData(await state.body()), '/data');
   if (linkage === null && relationship.isRequired) {
     throw new UnprocessableEntityError({ detail: `${name} is required and cannot be cleared`, source: { pointer: '/data' }, code: 'required' });
@@ -38,7 +38,7 @@ export async function serveRelationshipWrite(state: RequestState, id: string, na
   } else {
     const identifiers = unique(linkage as { type: string; id: string }[]);
     if (method === 'POST') {
-      const [current] = await definition.loadRelated!(relationship, [model], context);
+      const [current] = await resource.loadRelated!(relationship, [model], context);
       const related = state.lookup(relationship.relatedType)!;
       const members = new Set((current as unknown[]).map((m) => related.getId(m, context)));
       const added = identifiers.filter((i) => !members.has(i.id));

@@ -9,7 +9,7 @@ export async function serveUpdate(state: RequestState, id: string): Promise<Resp
   onlyParameters(query, ['include', 'fields'], 'an update request');
   checkDocumentParameters(state, resource);
   const model = await findOr404(state, resource, id);
-  await mustBeVisible(resource.endpoint('update')!.permits(model, context), `You may not update this ${resource.type} resource`);
+  await mustBeVisible(resource.endpoint('update')!.permits(model, context, resource.policy), `You may not update this ${resource.type} resource`);
   const values = await readResourceDocument(await state.body(), { resource, context, mode: 'update', id, model });
   await checkLinkageExists(values, resource, state.lookup, context);
   const updated = await update.call(resource.definition, model, values, context);
