@@ -14,7 +14,12 @@ export type Capability =
   | 'Relatable'
   | 'Creatable'
   | 'Updatable'
-  | 'ToManyMutable';
+  | 'ToManyMutable'
+  | 'Filterable'
+  | 'CustomFilterable'
+  | 'Sortable'
+  | 'CustomSortable'
+  | 'Authorizable';
 
 /** The whole API: every resource, sorted by type. */
 export interface ApiModel {
@@ -53,6 +58,20 @@ export interface ResourceModel {
   readonly endpoints: EndpointsModel;
   readonly filters: readonly string[];
   readonly sorts: readonly string[];
+  /** `Where` filters: the fields the data layer's `where` compares. */
+  readonly whereFilters: readonly string[];
+  /** `CustomFilter`s declared without an implementation: the data layer's `customFilters`. */
+  readonly customFilters: readonly string[];
+  /** `SortBy` sorts: the fields the data layer's `orderBy` orders by. */
+  readonly sortFields: readonly string[];
+  /** `CustomSort`s declared without an implementation: the data layer's `customSorts`. */
+  readonly customSorts: readonly string[];
+  /** Whether an endpoint asks the data layer's policy (`can(ability)`). */
+  readonly usesPolicy: boolean;
+  /** Whether the schema gives `getId` (else the model needs an `id`). */
+  readonly hasGetId: boolean;
+  /** Whether Create accepts client-generated ids. */
+  readonly clientIds: boolean;
   /** What the data layer must implement, in a fixed order. */
   readonly capabilities: readonly Capability[];
 }
@@ -66,6 +85,8 @@ export interface AttributeModel {
   readonly required: boolean;
   /** Read through the schema's `.get()` getter rather than the model property. */
   readonly hasGetter: boolean;
+  /** Created resources get `.default()` when the client gives no value. */
+  readonly hasDefault: boolean;
 }
 
 export interface RelationshipModel {

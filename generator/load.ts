@@ -23,10 +23,13 @@ export interface FieldLike {
   readonly isWritable?: boolean;
   readonly isRequired?: boolean;
   readonly getter?: unknown;
+  readonly hasDefault?: boolean;
 }
 
 export interface EndpointLike {
   readonly kind: string;
+  readonly abilities?: readonly string[];
+  readonly acceptsClientIds?: boolean;
   readonly pagination?: { readonly defaultLimit: number; readonly maxLimit: number };
   readonly defaultSortValue?: string;
   readonly isCountable?: boolean;
@@ -34,6 +37,10 @@ export interface EndpointLike {
 
 export interface NamedLike {
   readonly name: string;
+  /** `where` (Where), `field` (SortBy), `custom` (CustomFilter / CustomSort). */
+  readonly declares?: string;
+  /** A CustomFilter's or CustomSort's own implementation. */
+  readonly implementation?: unknown;
 }
 
 /** A `ResourceSchema` as the generator sees it. */
@@ -41,6 +48,7 @@ export interface SchemaLike {
   type(): string;
   fields(): readonly FieldLike[];
   endpoints(): readonly EndpointLike[];
+  getId?: unknown;
   filters?(): readonly NamedLike[];
   sorts?(): readonly NamedLike[];
 }

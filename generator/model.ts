@@ -29,6 +29,16 @@ function toResource({ exportName, schema }: LoadedResource): ResourceModel {
   const attributes = fields.filter((f) => f.cardinality === undefined).map(toAttribute);
   const relationships = fields.filter((f) => f.cardinality !== undefined).map(toRelationship);
   const endpoints = toEndpoints(schema.endpoints());
+  const filters = schema.filters?.() ?? [];
+  const sorts = schema.sorts?.() ?? [];
+  const declared = (list: typeof filters, kind: string) => list.filter((d) => d.declares === kind && d.implementation === undefined).map((d) => d.name);
+  const usesPolicy = schema.endpoints().some((e) => (e.abilities?.length ?? 0) > 0);
+  const queries = {
+    whereFilters: declared(filters, 'where'),
+    customFilters: declared(filters, 'custom'),
+    sortFields: declared(sorts, 'field'),
+    customSorts: declared(sorts, 'custom'),
+  };
   return {
     type,
     exportName,
@@ -36,9 +46,20 @@ function toResource({ exportName, schema }: LoadedResource): ResourceModel {
     attributes,
     relationships,
     endpoints,
-    filters: (schema.filters?.() ?? []).map((f) => f.name),
-    sorts: (schema.sorts?.() ?? []).map((s) => s.name),
-    capabilities: capabilities(endpoints, relationships),
+    filters: filters.map((f) => f.name),
+    sorts: sorts.map((s) => s.name),
+    ...queries,
+    usesPolicy,
+    hasGetId: typeof schema.getId === 'function',
+    clientIds: schema.endpoints().some((e) => e.kind === 'create' && e.acceptsClientIds === true),
+    capabilities: [
+      ...capabilities(endpoints, relationships),
+      ...(queries.whereFilters.length > 0 ? (['Filterable'] as const) : []),
+      ...(queries.customFilters.length > 0 ? (['CustomFilterable'] as const) : []),
+      ...(queries.sortFields.length > 0 ? (['Sortable'] as const) : []),
+      ...(queries.customSorts.length > 0 ? (['CustomSortable'] as const) : []),
+      ...(usesPolicy ? (['Authorizable'] as const) : []),
+    ],
   };
 }
 
@@ -51,6 +72,7 @@ function toAttribute(field: FieldLike): AttributeModel {
     writable: field.isWritable === true,
     required: field.isRequired === true,
     hasGetter: typeof field.getter === 'function',
+    hasDefault: field.hasDefault === true,
   };
 }
 

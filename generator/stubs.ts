@@ -5,9 +5,8 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { ApiModel, ResourceModel } from './ir.js';
+import type { ApiModel, Capability, ResourceModel } from './ir.js';
 import { formatTypeScript } from './print.js';
-import { CAPABILITIES, typeParameters } from './emit/resource.js';
 
 /** The `templates/` folder of the package, from `generator/` or `dist/generator/`. */
 export function templatesDir(): string {
@@ -33,18 +32,39 @@ function snippets(text: string): Map<string, string> {
   return map;
 }
 
+/** The members a stub gives for each capability: snippets of `methods.tpl`, or a record of functions. */
+const STUB_MEMBERS: Record<Capability, (resource: ResourceModel) => ReadonlyArray<string | { record: string; names: readonly string[]; params: string }>> = {
+  Findable: () => ['find'],
+  Listable: () => ['query', 'results'],
+  Paginatable: () => ['paginate'],
+  Countable: () => ['count'],
+  Deletable: () => ['delete'],
+  Relatable: (r) => [{ record: 'related', names: r.relationships.map((x) => x.name), params: 'models, context' }],
+  Creatable: () => ['create'],
+  Updatable: () => ['update'],
+  ToManyMutable: () => ['addToRelationship', 'removeFromRelationship'],
+  Filterable: () => ['where'],
+  CustomFilterable: (r) => [{ record: 'customFilters', names: r.customFilters, params: 'query, value, context' }],
+  Sortable: () => ['orderBy'],
+  CustomSortable: (r) => [{ record: 'customSorts', names: r.customSorts, params: 'query, direction, context' }],
+  Authorizable: () => ['can'],
+};
+
+/** A record of stub functions, one per name, each throwing until it is written. */
+function recordStub(type: string, record: string, names: readonly string[], params: string): string {
+  const members = names.map((name) => `    ${JSON.stringify(name)}(${params}) {\n      throw new Error('${type}: ${record}.${name}() is not implemented');\n    },`);
+  return `  ${record}: {\n${members.join('\n')}\n  },\n`;
+}
+
 /** The stub source of one resource; `generatedImport` is the generated `index.js` from the stub. */
 export async function stubSource(resource: ResourceModel, generatedImport: string, templates = templatesDir()): Promise<string> {
   const methods = snippets(readFileSync(join(templates, 'methods.tpl'), 'utf8'));
   const values = { type: resource.type, Pascal: resource.names.pascal, camel: resource.names.camel };
-  const params = typeParameters(resource);
-  const body = resource.capabilities.flatMap((c) => CAPABILITIES[c].methods).map((m) => fill(methods.get(m) ?? '', values)).join('\n');
-  const text = fill(readFileSync(join(templates, 'data-layer.ts.tpl'), 'utf8'), {
-    ...values,
-    import: generatedImport,
-    typeArguments: params.length > 0 ? `<${params.map((p) => (p === 'M' ? `${values.Pascal}Model` : `${values.Pascal}Query`)).join(', ')}>` : '',
-    methods: body,
-  });
+  const body = resource.capabilities
+    .flatMap((c) => STUB_MEMBERS[c](resource))
+    .map((m) => (typeof m === 'string' ? fill(methods.get(m) ?? '', values) : recordStub(resource.type, m.record, m.names, m.params)))
+    .join('\n');
+  const text = fill(readFileSync(join(templates, 'data-layer.ts.tpl'), 'utf8'), { ...values, import: generatedImport, methods: body });
   return formatTypeScript(text);
 }
 

@@ -113,9 +113,15 @@ export abstract class Field {
     return this;
   }
 
-  /** Read the value with `getter` instead of the model's property of the same name. */
-  get(getter: Getter): this {
-    this.#getter = getter;
+  /**
+   * Read the value with `getter` instead of the model's property of the same name. The type of
+   * its `model` parameter is what the generated model type requires for this field.
+   *
+   * @example
+   * Attribute.make('wordCount').type('integer').get((article: { body: string | null }) => article.body?.split(' ').length ?? 0);
+   */
+  get<M>(getter: (model: M, context: Context) => unknown): this & { readonly modelRequirement?: M } {
+    this.#getter = getter as Getter;
     return this;
   }
 
@@ -152,6 +158,7 @@ export class Attribute extends Field {
   static make(name: string): Attribute {
     return new Attribute(name);
   }
+
 
   /** The kind of value; enums list their members. */
   type(kind: 'enum', values: readonly string[]): this;

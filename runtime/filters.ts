@@ -48,6 +48,7 @@ export abstract class Sort<Q = unknown> extends Visibility<[Context]> {
  * CustomFilter.make('status', (rows, value) => rows.filter((r) => [value].flat().includes(r.status)));
  */
 export class CustomFilter<Q = unknown> extends Filter<Q> {
+  readonly declares = 'custom' as const;
   /** The implementation given with the declaration, if any (else the data layer's). */
   readonly implementation: ((query: Q, value: FilterValue, context: Context) => MaybePromise<Q>) | undefined;
 
@@ -77,6 +78,7 @@ export class CustomFilter<Q = unknown> extends Filter<Q> {
  * CustomSort.make('title', (rows, dir) => rows.sortBy('title', dir));
  */
 export class CustomSort<Q = unknown> extends Sort<Q> {
+  readonly declares = 'custom' as const;
   /** The implementation given with the declaration, if any (else the data layer's). */
   readonly implementation: ((query: Q, direction: SortDirection, context: Context) => MaybePromise<Q>) | undefined;
 
@@ -106,6 +108,7 @@ export class CustomSort<Q = unknown> extends Sort<Q> {
  * filters: [Where.make('title'), Where.make('author')]
  */
 export class Where extends Filter<unknown> {
+  readonly declares = 'where' as const;
   /** A filter on the field `name`. */
   static make(name: string): Where {
     return new Where(name);
@@ -124,6 +127,7 @@ export class Where extends Filter<unknown> {
  * sorts: [SortBy.make('title'), SortBy.make('createdAt')]
  */
 export class SortBy extends Sort<unknown> {
+  readonly declares = 'field' as const;
   /** A sort on the field `name`. */
   static make(name: string): SortBy {
     return new SortBy(name);

@@ -1,4 +1,5 @@
 export { JsonApi, type JsonApiOptions, type HandleOptions } from './json-api.js';
+export { bindResource, type DataLayer } from './bind.js';
 export { Context, type AttributeOf, type ContextAttributes } from './context.js';
 export type { RequestTarget } from './target.js';
 export { Attribute, Field, Relationship, ToMany, ToOne, type AttributeKind, type Getter } from './fields.js';
@@ -7,6 +8,8 @@ export { CustomFilter, CustomSort, Filter, Sort, SortBy, Where, type FilterValue
 export {
   defineResource,
   type Ability,
+  type DeclaredResource,
+  type GetterModel,
   type AnyField,
   type Authorizable,
   type CustomFilterable,

@@ -85,6 +85,8 @@ export class RegisteredResource {
         }
       : definition.loadRelated?.bind(definition);
     this.policy = definition.can?.bind(definition);
+    const asking = [...endpoints.values()].filter((e) => e.abilities.length > 0).map((e) => e.kind);
+    if (asking.length > 0 && !this.policy) throw new TypeError(`${where}: can() on the ${asking.join(' and ')} endpoint needs the data layer's can()`);
 
     const missing = (method: string) =>
       typeof (definition as unknown as Record<string, unknown>)[method] !== 'function' && !(method === 'loadRelated' && definition.related);

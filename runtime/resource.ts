@@ -190,10 +190,33 @@ export type ResourceDefinition<M = any, Q = any> = ResourceSchema<M> &
       Authorizable<M>
   >;
 
+/** A resource schema that keeps the types of its declared fields (for generated model types). */
+export interface DeclaredResource<M = any, F extends readonly AnyField[] = readonly AnyField[]> extends ResourceSchema<M> {
+  /** Type level only: the declared fields, in order. */
+  readonly declaredFields?: F;
+}
+
+/**
+ * What the `.get()` getter of the field at `index` of a declared resource reads from a model:
+ * generated model types intersect it, so a model without it does not compile.
+ *
+ * @example
+ * type Needs = GetterModel<typeof articles, 3>; // { body: string | null }
+ */
+export type GetterModel<S, I extends number> = S extends { readonly declaredFields?: infer F }
+  ? F extends readonly unknown[]
+    ? F[I] extends { readonly modelRequirement?: infer R }
+      ? unknown extends R
+        ? unknown
+        : R
+      : unknown
+    : unknown
+  : unknown;
+
 /** What `defineResource` takes. */
-export interface ResourceSpec<M = any> {
+export interface ResourceSpec<M = any, F extends readonly AnyField[] = readonly AnyField[]> {
   type: string;
-  fields?: readonly AnyField[];
+  fields?: F;
   endpoints?: readonly AnyEndpoint[];
   filters?: readonly Filter[];
   sorts?: readonly Sort[];
@@ -212,12 +235,12 @@ export interface ResourceSpec<M = any> {
  * });
  * api.resource({ ...tags, ...tagStore });
  */
-export function defineResource<M = any>(spec: ResourceSpec<M>): ResourceSchema<M> {
+export function defineResource<M = any, const F extends readonly AnyField[] = readonly AnyField[]>(spec: ResourceSpec<M, F>): DeclaredResource<M, F> {
   const fields = Object.freeze([...(spec.fields ?? [])]);
   const endpoints = Object.freeze([...(spec.endpoints ?? [])]);
   const filters = Object.freeze([...(spec.filters ?? [])]);
   const sorts = Object.freeze([...(spec.sorts ?? [])]);
-  const schema: ResourceSchema<M> = {
+  const schema: DeclaredResource<M, F> = {
     type: () => spec.type,
     fields: () => fields,
     endpoints: () => endpoints,

@@ -9,11 +9,19 @@ export type VisibilityCallback<Args extends unknown[]> = (...args: Args) => Mayb
  */
 export abstract class Visibility<Args extends unknown[]> {
   #checks: VisibilityCallback<Args>[] = [];
+  #abilities: string[] = [];
 
   /** Permit only when `callback` returns true. */
   visible(callback: VisibilityCallback<Args>): this {
     this.#checks.push(callback);
+    const ability = (callback as { ability?: unknown }).ability;
+    if (typeof ability === 'string') this.#abilities.push(ability);
     return this;
+  }
+
+  /** The abilities its `can(ability)` callbacks ask the data layer's policy about. */
+  get abilities(): readonly string[] {
+    return this.#abilities;
   }
 
   /** Refuse when `callback` returns true. */

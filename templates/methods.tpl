@@ -22,12 +22,6 @@
   delete(model, context) {
     throw new Error('{{type}}: delete() is not implemented');
   },
-//# loadRelated
-  loadRelated(relationship, models, context) {
-    // One call per relationship for all `models`: return an array aligned with them
-    // (a model or null each for to-one relationships, an array each for to-many).
-    throw new Error(`{{type}}: loadRelated(${relationship.name}) is not implemented`);
-  },
 //# create
   create(values, context) {
     // values.attributes and values.relationships hold what the client sent, checked.
@@ -44,4 +38,18 @@
 //# removeFromRelationship
   removeFromRelationship(model, relationship, identifiers, context) {
     throw new Error(`{{type}}: removeFromRelationship(${relationship.name}) is not implemented`);
+  },
+//# where
+  where(query, field, values, context) {
+    // Keep the resources whose `field` is one of `values` (a to-one relationship: its related id).
+    throw new Error(`{{type}}: where(${field}) is not implemented`);
+  },
+//# orderBy
+  orderBy(query, field, direction, context) {
+    throw new Error(`{{type}}: orderBy(${field}) is not implemented`);
+  },
+//# can
+  can(ability, model, context) {
+    // The policy the schema's can(ability) callbacks ask: may this request do `ability` to `model`?
+    return false;
   },

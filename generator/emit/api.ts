@@ -3,7 +3,6 @@ import { type SourceFileStructure, type StatementStructures, StructureKind } fro
 import type { ApiModel } from '../ir.js';
 import { propertyAccess } from '../naming.js';
 import { blankLineAfterImports, header, importOf, interfaceOf } from './helpers.js';
-import { typeParameters } from './resource.js';
 
 export function emitApi(model: ApiModel): SourceFileStructure {
   const resources = model.resources;
@@ -25,13 +24,7 @@ export function emitApi(model: ApiModel): SourceFileStructure {
     ...resources.map((r) => ({ kind: StructureKind.ExportDeclaration, moduleSpecifier: `./resources/${r.type}.js` }) as const),
     interfaceOf(
       'DataLayers',
-      resources.map((r) => {
-        const params = typeParameters(r);
-        return {
-          name: r.type,
-          type: `${r.names.pascal}DataLayer${params.length > 0 ? `<${params.map(() => 'any').join(', ')}>` : ''}`,
-        };
-      }),
+      resources.map((r) => ({ name: r.type, type: `${r.names.pascal}DataLayer` })),
       { docs: 'The data layer of every resource of the API, by type.' },
     ),
     {

@@ -3,50 +3,39 @@
  * its data-layer interface and the factory binding the schema to a data layer.
  */
 import { posix } from 'node:path';
-import { type FunctionDeclarationStructure, type SourceFileStructure, type StatementStructures, StructureKind } from 'ts-morph';
-import type { ApiModel, AttributeModel, Capability, RelationshipModel, ResourceModel } from '../ir.js';
+import { type FunctionDeclarationStructure, type SourceFileStructure, type StatementStructures, StructureKind, VariableDeclarationKind } from 'ts-morph';
+import type { ApiModel, AttributeModel, RelationshipModel, ResourceModel } from '../ir.js';
 import { pascalCase, propertyAccess, quote } from '../naming.js';
+import { capabilityImports, dataLayerTypes, optionalAttribute } from './data-layer.js';
 import { type Member, blankLineAfterImports, header, importOf, interfaceOf, literal, objectLiteral, sortImports, typeAliasOf, typeLiteral, union } from './helpers.js';
-
-/** The data-layer methods each capability brings, and the type parameters its interface takes. */
-export const CAPABILITIES: Record<Capability, { methods: readonly string[]; model: boolean; query: boolean }> = {
-  Findable: { methods: ['find'], model: true, query: false },
-  Listable: { methods: ['query', 'results'], model: true, query: true },
-  Paginatable: { methods: ['paginate'], model: false, query: true },
-  Countable: { methods: ['count'], model: false, query: true },
-  Deletable: { methods: ['delete'], model: true, query: false },
-  Relatable: { methods: ['loadRelated'], model: true, query: false },
-  Creatable: { methods: ['create'], model: true, query: false },
-  Updatable: { methods: ['update'], model: true, query: false },
-  ToManyMutable: { methods: ['addToRelationship', 'removeFromRelationship'], model: true, query: false },
-};
 
 /** The file name of a resource's module, relative to the output directory. */
 export function resourceFile(resource: ResourceModel): string {
   return `resources/${resource.type}.ts`;
 }
 
-/** The type parameters a resource's data layer and factory take (`M` model, `Q` query). */
-export function typeParameters(resource: ResourceModel): string[] {
-  const used = resource.capabilities.map((c) => CAPABILITIES[c]);
-  return [...(used.some((c) => c.model) ? ['M'] : []), ...(used.some((c) => c.query) ? ['Q'] : [])];
-}
-
 export function emitResource(model: ApiModel, resource: ResourceModel): SourceFileStructure {
   const { pascal } = resource.names;
   const related = [...new Set(resource.relationships.map((r) => r.relatedType))].filter((t) => t !== resource.type).sort();
   const support = [
-    ...(resource.attributes.some((a) => a.hasGetter) ? ['fieldGetter'] : []),
     ...(resource.attributes.some((a) => a.kind === 'date') ? ['dateOnly'] : []),
-    ...(resource.attributes.some((a) => a.kind === 'date-time' || (a.hasGetter && a.kind !== 'date')) ? ['toJson'] : []),
+    ...(resource.attributes.some((a) => a.kind === 'date-time') ? ['dateTime'] : []),
+    ...(resource.attributes.some((a) => a.hasGetter) ? ['fieldGetter', 'toJson'] : []),
     ...(resource.relationships.some((r) => r.cardinality === 'one') ? ['type ToOneRelationship'] : []),
     ...(resource.relationships.some((r) => r.cardinality === 'many') ? ['type ToManyRelationship'] : []),
   ];
+  const getters = resource.attributes.some((a) => a.hasGetter);
+  const runtimeTypes = [
+    ...capabilityImports(resource),
+    'ResourceDefinition',
+    ...(getters ? ['Context', 'GetterModel'] : []),
+    ...(resource.customFilters.length > 0 ? ['FilterValue'] : []),
+  ];
   const imports = sortImports([
-    importOf('jsonapi-gen', [...resource.capabilities, 'ResourceDefinition'], true),
+    importOf('jsonapi-gen', ['bindResource', ...runtimeTypes.map((t) => `type ${t}`)]),
     importOf(posix.join('..', model.schemaImport), [`${resource.exportName} as schema`]),
     ...(support.length > 0 ? [importOf('../support.js', support)] : []),
-    ...related.map((type) => importOf(`./${type}.js`, [`${pascalCase(type)}Identifier`], true)),
+    ...related.map((type) => importOf(`./${type}.js`, relatedImports(resource, type), true)),
   ]);
   const statements: StatementStructures[] = [
     ...imports,
@@ -67,8 +56,9 @@ export function emitResource(model: ApiModel, resource: ResourceModel): SourceFi
     }),
     ...payloads(resource),
     ...queryTypes(resource),
-    dataLayer(resource),
-    factory(resource),
+    ...dataLayerTypes(resource, attributeType),
+    serializer(resource),
+    ...factory(resource),
   ];
   return { kind: StructureKind.SourceFile, leadingTrivia: header(model.schemaPath) + '\n\n', statements: blankLineAfterImports(statements) };
 }
@@ -105,7 +95,13 @@ const KIND_DOCS: Partial<Record<AttributeModel['kind'], string>> = {
 
 function attributeMember(attribute: AttributeModel): Member {
   const docs = KIND_DOCS[attribute.kind];
-  return { name: attribute.name, type: attributeType(attribute), ...(docs && { docs }) };
+  return { name: attribute.name, type: attributeType(attribute), optional: optionalAttribute(attribute), ...(docs && { docs }) };
+}
+
+/** What a resource module imports from a related one: its identifier, and its model when loaders return it. */
+function relatedImports(resource: ResourceModel, type: string): string[] {
+  const pascal = pascalCase(type);
+  return [`${pascal}Identifier`, ...(resource.capabilities.includes('Relatable') ? [`${pascal}Model`] : [])];
 }
 
 function identifierType(relationship: RelationshipModel): string {
@@ -175,95 +171,60 @@ function queryTypes(resource: ResourceModel): StatementStructures[] {
   ];
 }
 
-function dataLayer(resource: ResourceModel): StatementStructures {
-  const { pascal } = resource.names;
-  const extendsList = resource.capabilities.map((c) => {
-    const { model, query } = CAPABILITIES[c];
-    return `${c}<${[...(model ? ['M'] : []), ...(query ? ['Q'] : [])].join(', ')}>`;
-  });
-  const methods = resource.capabilities.flatMap((c) => CAPABILITIES[c].methods);
-  return interfaceOf(`${pascal}DataLayer`, [], {
-    docs:
-      methods.length > 0
-        ? `What the data layer of ${resource.type} implements: ${methods.map((m) => `\`${m}\``).join(', ')}. \`M\` is the host's model, \`Q\` its query.`
-        : `${resource.type} enables no endpoint that reads data: its data layer implements nothing.`,
-    extends: extendsList,
-    typeParameters: typeParameters(resource).map((p) => `${p} = any`),
-  });
-}
-
-/** How one attribute is read and converted in `serializeAttributes`. */
+/** How one attribute is read and converted by the serializer. */
 export function serializeExpression(attribute: AttributeModel): string {
-  const value = attribute.hasGetter ? `${getterName(attribute)}(model, context)` : propertyAccess('row', attribute.name);
+  if (attribute.hasGetter) return `toJson(${getterName(attribute)}(model, context))`;
+  const value = propertyAccess('model', attribute.name);
   if (attribute.kind === 'date') return `dateOnly(${value})`;
-  return attribute.hasGetter || attribute.kind === 'date-time' ? `toJson(${value})` : `${value} ?? null`;
+  if (attribute.kind === 'date-time') return `dateTime(${value})`;
+  return value;
 }
 
 function getterName(attribute: AttributeModel): string {
   return `get${pascalCase(attribute.name)}`;
 }
 
-function factory(resource: ResourceModel): FunctionDeclarationStructure {
-  const { pascal, camel } = resource.names;
-  const params = typeParameters(resource);
-  const generics = params.length > 0 ? `<${params.join(', ')}>` : '';
-  const model = params.includes('M') ? 'M' : 'any';
-  const query = params.includes('Q') ? 'Q' : 'any';
+/**
+ * `serializeX(model)`: the attributes of a model, straight-line. An optional attribute the model
+ * lacks is left out, so output agrees with the types and the OpenAPI document.
+ */
+function serializer(resource: ResourceModel): FunctionDeclarationStructure {
+  const { pascal } = resource.names;
   const getters = resource.attributes.filter((a) => a.hasGetter);
-  const readsRow = resource.attributes.some((a) => !a.hasGetter);
-  const usesContext = getters.length > 0;
-  const serialize =
-    `(model: ${model}${usesContext ? ', context' : ''}) => {\n` +
-    (readsRow ? 'const row = model as Record<string, unknown>;\n' : '') +
-    `return ${objectLiteral(resource.attributes.map((a) => [a.name, serializeExpression(a)]))};\n}`;
-  const methods = resource.capabilities.flatMap((c) => CAPABILITIES[c].methods);
-  const delegate = (method: string): string => {
-    const args = DELEGATE_ARGS[method]!;
-    return `(${args}) => dataLayer.${method}(${args})`;
-  };
-  const relatable = resource.capabilities.includes('Relatable');
-  const findable = resource.capabilities.includes('Findable');
-  const entries: Array<readonly [string | null, string]> = [
-    ['type', '() => schema.type()'],
-    ['fields', '() => schema.fields()'],
-    ['endpoints', '() => schema.endpoints()'],
-    ['filters', '() => schema.filters?.() ?? []'],
-    ['sorts', '() => schema.sorts?.() ?? []'],
-    [null, '(schema.newModel && { newModel: (context) => schema.newModel!(context) })'],
-    [null, '(schema.getId && { getId: (model, context) => schema.getId!(model, context) })'],
-    ['serializeAttributes', serialize],
-    ...methods.map((m) => [m, delegate(m)] as const),
-    ...(findable ? [[null, '(dataLayer.findMany && { findMany: (ids, context) => dataLayer.findMany!(ids, context) })'] as const] : []),
-    ...(relatable
-      ? [[null, '(dataLayer.queryRelated && { queryRelated: (relationship, model, context) => dataLayer.queryRelated!(relationship, model, context) })'] as const]
-      : []),
-  ];
+  const entries = resource.attributes.map((a): readonly [string | null, string] =>
+    optionalAttribute(a) ? [null, `(${propertyAccess('model', a.name)} !== undefined && { ${a.name}: ${serializeExpression(a)} })`] : [a.name, serializeExpression(a)],
+  );
   return {
     kind: StructureKind.Function,
-    name: `${camel}Resource`,
-    isExported: true,
-    docs: [`The ${resource.type} resource for \`api.resource()\`: the schema's declaration bound to \`dataLayer\`.`],
-    typeParameters: params.map((p) => `${p} = any`),
-    parameters: [{ name: 'dataLayer', type: `${pascal}DataLayer${generics}`, ...(methods.length === 0 && { initializer: '{}' }) }],
-    returnType: `ResourceDefinition<${model}, ${query}>`,
-    statements: [
-      ...getters.map((a) => `const ${getterName(a)} = fieldGetter(schema, ${quote(a.name)});`),
-      ...(methods.length === 0 ? ['void dataLayer;'] : []),
-      `return ${objectLiteral(entries)};`,
-    ],
+    name: `serialize${pascal}`,
+    docs: [`The attributes of a ${resource.type} model as responses carry them.`],
+    parameters: [{ name: 'model', type: `${pascal}Model` }, ...(getters.length > 0 ? [{ name: 'context', type: 'Context' }] : [])],
+    // With getters the values are the getters' own, checked by the runtime's document tests.
+    ...(getters.length === 0 && { returnType: resource.attributes.length > 0 ? `${pascal}Attributes` : 'Record<string, never>' }),
+    statements: [`return ${objectLiteral(entries)};`],
   };
 }
 
-const DELEGATE_ARGS: Record<string, string> = {
-  find: 'id, context',
-  query: 'context',
-  results: 'query, context',
-  paginate: 'query, pagination, context',
-  count: 'query, context',
-  delete: 'model, context',
-  loadRelated: 'relationship, models, context',
-  create: 'values, context',
-  update: 'model, values, context',
-  addToRelationship: 'model, relationship, identifiers, context',
-  removeFromRelationship: 'model, relationship, identifiers, context',
-};
+function factory(resource: ResourceModel): StatementStructures[] {
+  const { pascal, camel } = resource.names;
+  const getters = resource.attributes.filter((a) => a.hasGetter);
+  return [
+    ...getters.map(
+      (a): StatementStructures => ({
+        kind: StructureKind.VariableStatement,
+        declarationKind: VariableDeclarationKind.Const,
+        declarations: [{ name: getterName(a), initializer: `fieldGetter(schema, ${quote(a.name)})` }],
+      }),
+    ),
+    {
+      kind: StructureKind.Function,
+      name: `${camel}Resource`,
+      isExported: true,
+      docs: [`The ${resource.type} resource for \`api.resource()\`: the schema's declaration bound to \`dataLayer\`.`],
+      typeParameters: [`M extends ${pascal}Model`, 'Q'],
+      parameters: [{ name: 'dataLayer', type: `${pascal}DataLayer<M, Q>`, ...(resource.capabilities.length === 0 && { initializer: '{}' }) }],
+      returnType: 'ResourceDefinition<M, Q>',
+      statements: [`return bindResource(schema, dataLayer, serialize${pascal});`],
+    },
+  ];
+}

@@ -15,10 +15,10 @@ export * from './resources/tags.js';
 
 /** The data layer of every resource of the API, by type. */
 export interface DataLayers {
-  articles: ArticlesDataLayer<any, any>;
-  comments: CommentsDataLayer<any, any>;
-  people: PeopleDataLayer<any, any>;
-  tags: TagsDataLayer<any, any>;
+  articles: ArticlesDataLayer;
+  comments: CommentsDataLayer;
+  people: PeopleDataLayer;
+  tags: TagsDataLayer;
 }
 
 /**

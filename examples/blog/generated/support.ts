@@ -20,14 +20,23 @@ export interface ToManyRelationship<I> {
   data?: I[];
 }
 
-/** An attribute value in its JSON form: dates as ISO 8601 date-times, `undefined` as `null`. */
+/** A getter's value in its JSON form: dates as RFC 3339 date-times, `undefined` as `null`. */
 export function toJson(value: unknown): unknown {
   return value instanceof Date ? value.toISOString() : (value ?? null);
 }
 
-/** A `date` attribute value in its JSON form: `YYYY-MM-DD`, `undefined` as `null`. */
-export function dateOnly(value: unknown): unknown {
-  return value instanceof Date ? value.toISOString().slice(0, 10) : (value ?? null);
+export function dateTime(value: Date | string): string;
+export function dateTime(value: Date | string | null): string | null;
+/** A `date-time` attribute value as responses carry it: a `Date` as RFC 3339 UTC text, text as it is. */
+export function dateTime(value: Date | string | null): string | null {
+  return value instanceof Date ? value.toISOString() : value;
+}
+
+export function dateOnly(value: Date | string): string;
+export function dateOnly(value: Date | string | null): string | null;
+/** A `date` attribute value as responses carry it: `YYYY-MM-DD`. */
+export function dateOnly(value: Date | string | null): string | null {
+  return value instanceof Date ? value.toISOString().slice(0, 10) : value;
 }
 
 /** The `.get()` getter of the schema's field `name`, looked up once when a resource is bound. */

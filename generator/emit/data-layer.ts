@@ -1,0 +1,118 @@
+/**
+ * The types a host's data layer is checked against, per resource: the model the serializer
+ * reads, the values create and update receive, what each relationship loader returns, the
+ * filters and sorts it implements, and the data-layer interface that gathers them.
+ */
+import type { StatementStructures } from 'ts-morph';
+import type { AttributeModel, Capability, RelationshipModel, ResourceModel } from '../ir.js';
+import { pascalCase } from '../naming.js';
+import { type Member, interfaceOf, literal, typeAliasOf, typeLiteral, union } from './helpers.js';
+
+/** The runtime interface of each capability and the type arguments it takes. */
+const CAPABILITY_TYPES: Record<Capability, (pascal: string) => string> = {
+  Findable: () => 'Findable<M>',
+  Listable: () => 'Listable<M, Q>',
+  Paginatable: () => 'Paginatable<Q>',
+  Countable: () => 'Countable<Q>',
+  Deletable: () => 'Deletable<M>',
+  Relatable: (p) => `RelatedLoaders<M, ${p}Related>`,
+  Creatable: (p) => `Creatable<M, ${p}CreateValues>`,
+  Updatable: (p) => `Updatable<M, ${p}UpdateValues>`,
+  ToManyMutable: () => 'ToManyMutable<M>',
+  Filterable: (p) => `Filterable<Q, ${p}WhereField>`,
+  CustomFilterable: (p) => `CustomFilterable<Q, ${p}CustomFilters>`,
+  Sortable: (p) => `Sortable<Q, ${p}SortField>`,
+  CustomSortable: (p) => `CustomSortable<Q, ${p}CustomSort>`,
+  Authorizable: () => 'Authorizable<M>',
+};
+
+/** The runtime type names a resource's data-layer interface extends. */
+export function capabilityImports(resource: ResourceModel): string[] {
+  return resource.capabilities.map((c) => CAPABILITY_TYPES[c]('').replace(/<.*$/, ''));
+}
+
+/** The TypeScript type of an attribute's value as the model holds it. */
+export function modelValueType(attribute: AttributeModel, json: string): string {
+  if (attribute.kind !== 'date-time' && attribute.kind !== 'date') return json;
+  return attribute.nullable ? 'Date | string | null' : 'Date | string';
+}
+
+/**
+ * Whether a model may lack the attribute: a writable one that is neither required, nullable
+ * nor defaulted, which a client may never have set. Such a value is left out of `attributes`.
+ */
+export function optionalAttribute(attribute: AttributeModel): boolean {
+  return attribute.writable && !attribute.required && !attribute.nullable && !attribute.hasDefault;
+}
+
+function identifierType(relationship: RelationshipModel): string {
+  return `${pascalCase(relationship.relatedType)}Identifier`;
+}
+
+/** The model, write values, related models, filters, sorts and data-layer interface of `resource`. */
+export function dataLayerTypes(resource: ResourceModel, attributeType: (a: AttributeModel) => string): StatementStructures[] {
+  const { pascal } = resource.names;
+  const has = (c: Capability) => resource.capabilities.includes(c);
+  const plain = resource.attributes.filter((a) => !a.hasGetter);
+  const getters = resource.attributes.flatMap((a, i) => (a.hasGetter ? [i] : []));
+  const modelMembers: Member[] = [
+    ...(resource.hasGetId ? [] : [{ name: 'id', type: 'string | number', docs: 'Served as `String(id)`.' }]),
+    ...plain.map((a) => ({ name: a.name, type: modelValueType(a, attributeType(a)), optional: optionalAttribute(a) })),
+  ];
+  const writable = (mode: 'create' | 'update'): string => {
+    const attributes = resource.attributes
+      .filter((a) => a.writable)
+      .map((a) => ({ name: a.name, type: attributeType(a), optional: mode === 'update' || (!a.required && !a.hasDefault) }));
+    const relationships = resource.relationships
+      .filter((r) => r.writable)
+      .map((r) => ({
+        name: r.name,
+        type: r.cardinality === 'many' ? `${identifierType(r)}[]` : `${identifierType(r)}${r.required ? '' : ' | null'}`,
+        optional: mode === 'update' || !r.required,
+      }));
+    return typeLiteral([
+      ...(mode === 'create' && resource.clientIds ? [{ name: 'id', type: 'string', optional: true, docs: 'A client-generated id.' }] : []),
+      { name: 'attributes', type: typeLiteral(attributes) },
+      { name: 'relationships', type: typeLiteral(relationships) },
+    ]);
+  };
+  const getterIndexes = getters.map((i) => `GetterModel<typeof schema, ${i}>`);
+  return [
+    interfaceOf(`${pascal}ModelFields`, modelMembers, {
+      docs: `What the serializer of ${resource.type} reads from a model: the id and every attribute (date-times as \`Date\` or RFC 3339 text).`,
+    }),
+    typeAliasOf(
+      `${pascal}Model`,
+      [`${pascal}ModelFields`, ...getterIndexes].join(' & '),
+      `A model of ${resource.type} as the host's data layer gives it: its fields${getters.length > 0 ? ' and what the schema\'s `.get()` getters read' : ''}.`,
+    ),
+    ...(has('Creatable') ? [typeAliasOf(`${pascal}CreateValues`, writable('create'), `What \`create\` receives: checked attributes (defaults applied) and linkage.`)] : []),
+    ...(has('Updatable') ? [typeAliasOf(`${pascal}UpdateValues`, writable('update'), `What \`update\` receives: only the members the client sent.`)] : []),
+    ...(has('Relatable')
+      ? [
+          interfaceOf(
+            `${pascal}Related`,
+            resource.relationships.map((r) => {
+              const related = `${pascalCase(r.relatedType)}Model`;
+              return { name: r.name, type: r.cardinality === 'one' ? `${related} | null` : `readonly ${related}[]` };
+            }),
+            { docs: `What each relationship loader of ${resource.type} gives per model.` },
+          ),
+        ]
+      : []),
+    ...(has('Filterable') ? [typeAliasOf(`${pascal}WhereField`, union(resource.whereFilters.map(literal)), 'The fields `where` compares (`Where` filters).')] : []),
+    ...(has('CustomFilterable')
+      ? [interfaceOf(`${pascal}CustomFilters`, resource.customFilters.map((name) => ({ name, type: 'FilterValue' })), { docs: 'The custom filters and the value each receives.' })]
+      : []),
+    ...(has('Sortable') ? [typeAliasOf(`${pascal}SortField`, union(resource.sortFields.map(literal)), 'The fields `orderBy` orders by (`SortBy` sorts).')] : []),
+    ...(has('CustomSortable') ? [typeAliasOf(`${pascal}CustomSort`, union(resource.customSorts.map(literal)), 'The custom sorts.')] : []),
+    interfaceOf(`${pascal}DataLayer`, [], {
+      docs:
+        resource.capabilities.length > 0
+          ? `What the data layer of ${resource.type} implements. \`M\` is the host's model (at least \`${pascal}Model\`), \`Q\` its query.`
+          : `${resource.type} enables no endpoint that reads data: its data layer implements nothing.`,
+      extends: resource.capabilities.map((c) => CAPABILITY_TYPES[c](pascal)),
+      typeParameters: [`M extends ${pascal}Model = ${pascal}Model`, 'Q = unknown'],
+    }),
+  ];
+}
