@@ -30,6 +30,7 @@ export {
   type ResourceDefinition,
   type ResourceSchema,
   type ResourceSpec,
+  type ResourceTypes,
 } from './resource.js';
 export {
   BadRequestError,

@@ -81,7 +81,7 @@ export class RegisteredResource {
       ? (relationship, models, context) => {
           const load = related[relationship.name];
           if (!load) throw new TypeError(`${where}: the data layer's related has no loader for "${relationship.name}"`);
-          return load.call(related, models, context);
+          return load.call(related, models, context, relationship);
         }
       : definition.loadRelated?.bind(definition);
     this.policy = definition.can?.bind(definition);

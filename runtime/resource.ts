@@ -83,12 +83,13 @@ type Method<F extends (...args: never[]) => unknown> = { bivariant(...args: Para
  * in the same order, the related model or null of each model (to-one) or an array each
  * (to-many). One call per relationship per include level, never one per row. `R` maps each
  * relationship name to what one model's entry is (`PeopleModel | null`, `readonly TagsModel[]`).
+ * The relationship's declaration comes third, for loaders that serve several alike.
  *
  * @example
  * related: { author: async (articles) => articles.map((a) => people.get(a.authorId) ?? null) }
  */
-export interface RelatedLoaders<M, R extends Record<string, unknown>> {
-  related: { [K in keyof R]: Method<(models: readonly M[], context: Context) => MaybePromise<ReadonlyArray<R[K]>>> };
+export interface RelatedLoaders<M, R extends object> {
+  related: { [K in keyof R]: Method<(models: readonly M[], context: Context, relationship: Relationship) => MaybePromise<ReadonlyArray<R[K]>>> };
 }
 
 /**
@@ -100,7 +101,7 @@ export interface Filterable<Q, F extends string> {
 }
 
 /** Implements the schema's `CustomFilter`s, one function each: `F` maps a name to its value type. */
-export interface CustomFilterable<Q, F extends Record<string, unknown>> {
+export interface CustomFilterable<Q, F extends object> {
   customFilters: { [K in keyof F]: Method<(query: Q, value: F[K], context: Context) => MaybePromise<Q>> };
 }
 
@@ -112,6 +113,22 @@ export interface Sortable<Q, F extends string> {
 /** Implements the schema's `CustomSort`s, one function each. */
 export interface CustomSortable<Q, S extends string> {
   customSorts: { [K in S]: Method<(query: Q, direction: SortDirection, context: Context) => MaybePromise<Q>> };
+}
+
+/**
+ * The types generated code states for one resource, gathered for typed integrations: the
+ * model the serializer reads, what each relationship loader gives per model, the custom filters
+ * (with their value types) and sorts the data layer implements, and whether `can()` is used.
+ *
+ * @example
+ * const layer: KyselyDataLayer<ArticlesTypes> = store.articles;
+ */
+export interface ResourceTypes {
+  model: object;
+  related: object;
+  customFilters: object;
+  customSorts: string;
+  policy: boolean;
 }
 
 /** The abilities `can()` asks about; any string works, these are the ones endpoints use. */

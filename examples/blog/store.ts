@@ -5,10 +5,11 @@
  * demo, whose reads stay open as shared/DEMO.md says): drafts are visible only to their
  * author, and comments only when their article is.
  */
-import type { ExpressionBuilder, Kysely } from 'kysely';
-import type { Context } from 'jsonapi-gen';
+import { type ExpressionBuilder, type Kysely, sql } from 'kysely';
+import type { Context, FilterValue } from 'jsonapi-gen';
 import { defineStore, type SelectQuery } from 'jsonapi-gen/kysely';
 import type { Database } from './db.js';
+import type { Resources } from './generated/index.js';
 
 /** Options of `createStore`. */
 export interface StoreOptions {
@@ -27,7 +28,7 @@ function userKey(ctx: Context): number | undefined {
 }
 
 /** `articles` rows the request may see: published ones, and the user's own. */
-function visibleArticle(eb: ExpressionBuilder<any, any>, ctx: Context) {
+function visibleArticle(eb: ExpressionBuilder<Database, 'articles'>, ctx: Context) {
   const user = userKey(ctx);
   const published = eb('articles.status', '=', 'published');
   return user === undefined ? published : eb.or([published, eb('articles.author_id', '=', user)]);
@@ -35,9 +36,13 @@ function visibleArticle(eb: ExpressionBuilder<any, any>, ctx: Context) {
 
 const articlesScope = (query: SelectQuery, ctx: Context) => query.where((eb) => visibleArticle(eb, ctx));
 const commentsScope = (query: SelectQuery, ctx: Context) =>
-  query.where('comments.article_id', 'in', (eb: ExpressionBuilder<any, any>) =>
+  query.where('comments.article_id', 'in', (eb: ExpressionBuilder<Database, 'comments'>) =>
     eb.selectFrom('articles').select('articles.id').where((inner) => visibleArticle(inner, ctx)),
   );
+
+/** `filter[search]`: articles whose title contains any of the terms, case-insensitively. */
+const search = (query: SelectQuery, value: FilterValue) =>
+  query.where((eb) => eb.or([value].flat().map((term) => eb(eb.fn('lower', ['articles.title']), 'like', sql<string>`${`%${term.toLowerCase()}%`}`))));
 
 /** createdAt and updatedAt are server-set. */
 const timestamps = (operation: 'create' | 'update') => {
@@ -48,7 +53,7 @@ const timestamps = (operation: 'create' | 'update') => {
 /** The four data layers, by resource type. */
 export function createStore(db: Kysely<Database>, options: StoreOptions = {}) {
   const scoped = options.scoped === true;
-  return defineStore(db, {
+  return defineStore<Database, Resources>(db, {
     people: {
       table: 'people',
       columns: { createdAt: 'created_at' },
@@ -59,6 +64,7 @@ export function createStore(db: Kysely<Database>, options: StoreOptions = {}) {
       table: 'articles',
       columns: { createdAt: 'created_at', updatedAt: 'updated_at', authorId: 'author_id' },
       serverColumns: timestamps,
+      filters: { search },
       relationships: {
         author: { type: 'toOne', foreignKey: 'author_id', table: 'people' },
         comments: { type: 'toMany', table: 'comments', foreignKey: 'article_id' },

@@ -9,7 +9,7 @@ export function emitApi(model: ApiModel): SourceFileStructure {
   const statements: StatementStructures[] = [
     importOf('jsonapi-gen', ['JsonApi', 'type JsonApiOptions']),
     ...(model.extensions.exported ? [importOf(model.schemaImport, ['extensions as schemaExtensions'])] : []),
-    ...resources.map((r) => importOf(`./resources/${r.type}.js`, [`${r.names.camel}Resource`, `type ${r.names.pascal}DataLayer`])),
+    ...resources.map((r) => importOf(`./resources/${r.type}.js`, [`${r.names.camel}Resource`, `type ${r.names.pascal}DataLayer`, `type ${r.names.pascal}Types`])),
     {
       kind: StructureKind.ExportDeclaration,
       moduleSpecifier: './openapi.js',
@@ -22,6 +22,9 @@ export function emitApi(model: ApiModel): SourceFileStructure {
       namedExports: ['RelationshipLinks', 'ToManyRelationship', 'ToOneRelationship'],
     },
     ...resources.map((r) => ({ kind: StructureKind.ExportDeclaration, moduleSpecifier: `./resources/${r.type}.js` }) as const),
+    interfaceOf('Resources', resources.map((r) => ({ name: r.type, type: `${r.names.pascal}Types` })), {
+      docs: 'The types of every resource, by type: what `defineStore<Database, Resources>` checks a Kysely mapping against.',
+    }),
     interfaceOf(
       'DataLayers',
       resources.map((r) => ({ name: r.type, type: `${r.names.pascal}DataLayer` })),

@@ -106,6 +106,17 @@ export function dataLayerTypes(resource: ResourceModel, attributeType: (a: Attri
       : []),
     ...(has('Sortable') ? [typeAliasOf(`${pascal}SortField`, union(resource.sortFields.map(literal)), 'The fields `orderBy` orders by (`SortBy` sorts).')] : []),
     ...(has('CustomSortable') ? [typeAliasOf(`${pascal}CustomSort`, union(resource.customSorts.map(literal)), 'The custom sorts.')] : []),
+    interfaceOf(
+      `${pascal}Types`,
+      [
+        { name: 'model', type: `${pascal}Model` },
+        { name: 'related', type: has('Relatable') ? `${pascal}Related` : 'Record<never, never>' },
+        { name: 'customFilters', type: has('CustomFilterable') ? `${pascal}CustomFilters` : 'Record<never, never>' },
+        { name: 'customSorts', type: has('CustomSortable') ? `${pascal}CustomSort` : 'never' },
+        { name: 'policy', type: String(resource.usesPolicy) },
+      ],
+      { docs: `The types of ${resource.type} in one place, for typed integrations (the Kysely store checks its mapping against them).`, extends: ['ResourceTypes'] },
+    ),
     interfaceOf(`${pascal}DataLayer`, [], {
       docs:
         resource.capabilities.length > 0

@@ -28,6 +28,7 @@ export function emitResource(model: ApiModel, resource: ResourceModel): SourceFi
   const runtimeTypes = [
     ...capabilityImports(resource),
     'ResourceDefinition',
+    'ResourceTypes',
     ...(getters ? ['Context', 'GetterModel'] : []),
     ...(resource.customFilters.length > 0 ? ['FilterValue'] : []),
   ];
@@ -224,7 +225,7 @@ function factory(resource: ResourceModel): StatementStructures[] {
       typeParameters: [`M extends ${pascal}Model`, 'Q'],
       parameters: [{ name: 'dataLayer', type: `${pascal}DataLayer<M, Q>`, ...(resource.capabilities.length === 0 && { initializer: '{}' }) }],
       returnType: 'ResourceDefinition<M, Q>',
-      statements: [`return bindResource(schema, dataLayer, serialize${pascal});`],
+      statements: [`return bindResource<M, Q>(schema, dataLayer, serialize${pascal});`],
     },
   ];
 }

@@ -1,15 +1,14 @@
 import type { SelectQueryBuilder } from 'kysely';
-import { Filter, Sort, type Context, type FilterValue, type SortDirection } from '../../runtime/index.js';
+import type { SortDirection } from '../../runtime/index.js';
 import { sql } from 'kysely';
 import { extendPlan, planOf } from './plan.js';
 
 /**
  * The query object of every Kysely-backed resource: a select query on the resource's table.
- * Type the query of a `CustomFilter` or `CustomSort` with it.
+ * The custom filters and sorts of a mapping receive it.
  *
  * @example
- * CustomFilter.make<SelectQuery>('search', (query, value) =>
- *   query.where('articles.title', 'like', `%${[value].flat()[0]}%`));
+ * filters: { search: (query: SelectQuery, value) => query.where('articles.title', 'like', `%${[value].flat()[0]}%`) }
  */
 export type SelectQuery = SelectQueryBuilder<any, any, any>;
 
@@ -38,83 +37,33 @@ function qualified(table: string | undefined, column: string): string {
 }
 
 /**
- * An equality filter: `filter[name]=a` keeps rows whose column equals `a`,
- * `filter[name][]=a&filter[name][]=b` rows whose column is any of them (SQL `IN`). Values are
- * always bound parameters. The column defaults to the filter's name and is qualified with the
- * resource's table.
+ * `column` equal to one of `values` (SQL `=` for one, `IN` for several, nothing for none),
+ * qualified with the query's table; values are always bound parameters. What the store's
+ * `where` runs for the schema's `Where` filters.
  *
  * @example
- * filters: [Where.make('title'), Where.make('author').column('author_id')]
+ * whereColumn(db.selectFrom('articles').selectAll(), 'author_id', ['1', '2']);
  */
-export class Where extends Filter<SelectQuery> {
-  #column: string;
-
-  constructor(name: string) {
-    super(name);
-    this.#column = name;
-  }
-
-  /** A filter named `name` on the column of the same name (see `.column()`). */
-  static make(name: string): Where {
-    return new Where(name);
-  }
-
-  /** Compare this column instead (`'author_id'`, or qualified: `'articles.author_id'`). */
-  column(column: string): this {
-    this.#column = column;
-    return this;
-  }
-
-  /** The column compared. */
-  get columnName(): string {
-    return this.#column;
-  }
-
-  apply(query: SelectQuery, value: FilterValue, _context: Context): SelectQuery {
-    const plan = planOf(query);
-    const column = plan ? qualified(plan.table, this.#column) : qualify(query, this.#column);
-    const step = (q: SelectQuery) => (typeof value === 'string' ? q.where(column, '=', value) : value.length === 0 ? q.where(sql<boolean>`1 = 0`) : q.where(column, 'in', value));
-    if (!plan) return step(query);
-    // The SQL depends on the column and on how many values: `=` for one, `in (?, ...)` for a list.
-    return extendPlan(plan, `where ${JSON.stringify(column)} ${typeof value === 'string' ? '=' : value.length}`, typeof value === 'string' ? [value] : value, step);
-  }
+export function whereColumn(query: SelectQuery, column: string, values: readonly string[]): SelectQuery {
+  const plan = planOf(query);
+  const qualifiedColumn = plan ? qualified(plan.table, column) : qualify(query, column);
+  const step = (q: SelectQuery) =>
+    values.length === 1 ? q.where(qualifiedColumn, '=', values[0]) : values.length === 0 ? q.where(sql<boolean>`1 = 0`) : q.where(qualifiedColumn, 'in', values);
+  if (!plan) return step(query);
+  // The SQL depends on the column and on how many values: `=` for one, `in (?, ...)` for a list.
+  return extendPlan(plan, `where ${JSON.stringify(qualifiedColumn)} ${values.length === 1 ? '=' : values.length}`, values, step);
 }
 
 /**
- * A sort on one column: `sort=name` ascending, `sort=-name` descending. The column defaults to
- * the sort's name and is qualified with the resource's table.
+ * The query ordered by `column` (qualified with the query's table): what the store's `orderBy`
+ * runs for the schema's `SortBy` sorts.
  *
  * @example
- * sorts: [SortColumn.make('title'), SortColumn.make('createdAt').column('created_at')]
+ * orderByColumn(db.selectFrom('articles').selectAll(), 'created_at', 'desc');
  */
-export class SortColumn extends Sort<SelectQuery> {
-  #column: string;
-
-  constructor(name: string) {
-    super(name);
-    this.#column = name;
-  }
-
-  /** A sort named `name` on the column of the same name (see `.column()`). */
-  static make(name: string): SortColumn {
-    return new SortColumn(name);
-  }
-
-  /** Order by this column instead (`'created_at'`, or qualified: `'articles.created_at'`). */
-  column(column: string): this {
-    this.#column = column;
-    return this;
-  }
-
-  /** The column ordered by. */
-  get columnName(): string {
-    return this.#column;
-  }
-
-  apply(query: SelectQuery, direction: SortDirection, _context: Context): SelectQuery {
-    const plan = planOf(query);
-    if (!plan) return query.orderBy(qualify(query, this.#column), direction);
-    const column = qualified(plan.table, this.#column);
-    return extendPlan(plan, `order ${JSON.stringify(column)} ${direction}`, [], (q) => q.orderBy(column, direction));
-  }
+export function orderByColumn(query: SelectQuery, column: string, direction: SortDirection): SelectQuery {
+  const plan = planOf(query);
+  if (!plan) return query.orderBy(qualify(query, column), direction);
+  const qualifiedColumn = qualified(plan.table, column);
+  return extendPlan(plan, `order ${JSON.stringify(qualifiedColumn)} ${direction}`, [], (q) => q.orderBy(qualifiedColumn, direction));
 }

@@ -18,9 +18,10 @@
  *   scope: (query, ctx) => query.where('articles.owner_id', '=', Number(ctx.getAttribute('user') ?? 0)) } });
  *
  * @example
- * import { defineStore, Where, SortColumn, can, withTransaction } from 'jsonapi-gen/kysely';
- * const store = defineStore(db, { articles: { table: 'articles', columns: { createdAt: 'created_at' } } });
- * api.resource({ ...schema.articles, ...store.articles });
+ * import { defineStore, withTransaction } from 'jsonapi-gen/kysely';
+ * import { createApi, type Resources } from './generated/index.js';
+ * const store = defineStore<Database, Resources>(db, { articles: { table: 'articles', columns: { createdAt: 'created_at' } } });
+ * const api = createApi(store);
  */
 
 /**
@@ -55,20 +56,20 @@ export type {
   ToOneMapping,
 } from './mapping.js';
 /**
- * An equality filter (`IN` for lists) and a column sort; the query type custom ones receive.
+ * The query type of every Kysely-backed resource (what custom filters and sorts receive), and
+ * the column filter and sort the store runs for the schema's `Where` and `SortBy`.
  *
  * @example
- * filters: [Where.make('author').column('author_id')], sorts: [SortColumn.make('createdAt').column('created_at')]
- * CustomFilter.make<SelectQuery>('search', (query, value) => query.where('articles.title', 'like', `%${value}%`));
+ * filters: { search: (query: SelectQuery, value) => query.where('articles.title', 'like', `%${value}%`) }
  */
-export { SortColumn, Where, type SelectQuery } from './filters.js';
+export { orderByColumn, whereColumn, type SelectQuery } from './filters.js';
 /**
- * A visibility callback that consults the policy of the model's resource.
+ * Mapping types checked against the generated `Resources` and the Kysely `Database` type.
  *
  * @example
- * Delete.make().visible(can('delete'));
+ * const mapping: ResourceMapping<Database, ArticlesTypes> = { table: 'articles', columns: { createdAt: 'created_at' }, ... };
  */
-export { can, type Ability, type Policy } from './policies.js';
+export type { CheckedTableMapping, FittingColumn, ResourceMapping, StoreMapping, StoreModel } from './checked.js';
 /**
  * One request, one transaction: `kyselyTransaction(db)` for `new JsonApi({ transaction })`,
  * `withTransaction` for host code; data layers run on it through `executorFor(db)`.

@@ -1,6 +1,5 @@
-import type { Context } from '../../runtime/index.js';
+import type { Ability, Context, FilterValue, MaybePromise, SortDirection } from '../../runtime/index.js';
 import type { SelectQuery } from './filters.js';
-import type { Policy } from './policies.js';
 
 /** The table names of a Kysely `Database` type. */
 export type TableName<DB> = keyof DB & string;
@@ -75,8 +74,12 @@ export interface TableMapping<DB, T extends TableName<DB>> {
    *   : { updated_at: new Date().toISOString() }
    */
   serverColumns?: (operation: 'create' | 'update', context: Context) => Record<string, unknown>;
-  /** The policy `can()` consults for this resource's models. */
-  policy?: Policy;
+  /** The policy the schema's `can(ability)` callbacks consult for this resource's models. */
+  policy?: (ability: Ability, model: Record<string, unknown>, context: Context) => MaybePromise<boolean>;
+  /** The schema's custom filters (`CustomFilter.make(name)`), by name. */
+  filters?: Record<string, (query: SelectQuery, value: FilterValue, context: Context) => SelectQuery>;
+  /** The schema's custom sorts (`CustomSort.make(name)`), by name. */
+  sorts?: Record<string, (query: SelectQuery, direction: SortDirection, context: Context) => SelectQuery>;
   /**
    * Row-level read authorization: narrows every read of this resource's table to the rows the
    * request may see. It receives the `select <table>.* from <table>` every read of this

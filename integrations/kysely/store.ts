@@ -1,8 +1,12 @@
 import { type Compilable, type CompiledQuery, type Kysely, type QueryResult, SqliteAdapter } from 'kysely';
 import type {
+  Authorizable,
   Context,
   Countable,
+  CustomFilterable,
+  CustomSortable,
   Deletable,
+  Filterable,
   Findable,
   Listable,
   OffsetPagination,
@@ -10,9 +14,12 @@ import type {
   Creatable,
   Linkage,
   MaybePromise,
-  Relatable,
+  RelatedLoaders,
   Relationship,
   ResourceIdentifier,
+  ResourceTypes,
+  Sortable,
+  SortDirection,
   ToMany,
   ToManyMutable,
   Updatable,
@@ -20,10 +27,10 @@ import type {
 } from '../../runtime/index.js';
 import { andThen, flow, type Steps } from '../../runtime/types.js';
 import { runStatement, type Written } from './errors.js';
-import type { SelectQuery } from './filters.js';
+import type { StoreMapping, StoreModel } from './checked.js';
+import { type SelectQuery, orderByColumn, whereColumn } from './filters.js';
 import { type AnyTableMapping, type RelationshipMapping, parseIntegerId } from './mapping.js';
 import { extendPlan, planOf, plannedQuery } from './plan.js';
-import { ORIGIN, type ModelOrigin } from './policies.js';
 import { allRows, type DirectSqlite, directSqlite, runDirect } from './statements.js';
 import { connectionOf, executorFor } from './transaction.js';
 
@@ -31,24 +38,30 @@ import { connectionOf, executorFor } from './transaction.js';
 type Row = Record<string, unknown>;
 
 /** A row as the serializer reads it: keyed by attribute (model property) name. */
-export type Model = Record<string, any>;
+export type Model = Record<string, unknown>;
 
 /**
- * The data-layer methods a Kysely-backed resource implements; spread it into a resource schema.
- * The runtime counts only collections whose Index is declared `countable()`.
+ * The data layer a Kysely-backed resource of types `R` implements: what the generated
+ * `XDataLayer` asks, typed by `R` (the generated `XTypes`). The runtime counts only collections
+ * whose Index is declared `countable()`.
  */
-export type KyselyDataLayer = Findable<Model> &
-  Deletable<Model> &
-  Listable<Model, SelectQuery> &
+export type KyselyDataLayer<R extends ResourceTypes = ResourceTypes> = Findable<StoreModel<R>> &
+  Deletable<StoreModel<R>> &
+  Listable<StoreModel<R>, SelectQuery> &
   Paginatable<SelectQuery> &
   Countable<SelectQuery> &
-  Required<Relatable<Model>> &
-  Creatable<Model> &
-  Updatable<Model> &
-  ToManyMutable<Model>;
+  RelatedLoaders<StoreModel<R>, R['related']> &
+  Creatable<StoreModel<R>> &
+  Updatable<StoreModel<R>> &
+  ToManyMutable<StoreModel<R>> &
+  Filterable<SelectQuery, string> &
+  CustomFilterable<SelectQuery, R['customFilters']> &
+  Sortable<SelectQuery, string> &
+  CustomSortable<SelectQuery, R['customSorts']> &
+  (R['policy'] extends true ? Authorizable<StoreModel<R>> : Partial<Authorizable<StoreModel<R>>>);
 
 /** The data layers of a store, by resource type. */
-export type Store<R> = { readonly [K in keyof R]: KyselyDataLayer };
+export type Store<R extends { [K in keyof R]: ResourceTypes }> = { readonly [K in keyof R]: KyselyDataLayer<R[K]> };
 
 /** The column under which a join-table query returns the owner's key. */
 const OWNER = '__jsonapi_owner';
@@ -63,9 +76,9 @@ class TableResource {
   readonly relationships: Readonly<Record<string, RelationshipMapping<any, any>>>;
   readonly serverColumns: AnyTableMapping<any>['serverColumns'];
   readonly scope: AnyTableMapping<any>['scope'];
+  readonly mapping: AnyTableMapping<any>;
   readonly #properties = new Map<string, string>();
   readonly #columns = new Map<string, string>();
-  readonly #prototype: object;
 
   constructor(type: string, mapping: AnyTableMapping<any>) {
     this.type = type;
@@ -75,14 +88,13 @@ class TableResource {
     this.parseId = mapping.parseId ?? parseIntegerId;
     this.serverColumns = mapping.serverColumns;
     this.scope = mapping.scope;
+    this.mapping = mapping;
     this.relationships = mapping.relationships ?? {};
     if (this.idColumn !== 'id') this.#properties.set(this.idColumn, 'id');
     for (const [property, column] of Object.entries(mapping.columns ?? {})) {
       this.#properties.set(column, property);
       this.#columns.set(property, column);
     }
-    const origin: ModelOrigin = { type, policy: () => mapping.policy };
-    this.#prototype = Object.freeze(Object.create(null, { [ORIGIN]: { value: origin } }));
   }
 
   /** The model property a column is read into. */
@@ -93,6 +105,12 @@ class TableResource {
   /** The column an attribute (model property) is stored in. */
   column(property: string): string {
     return this.#columns.get(property) ?? property;
+  }
+
+  /** The column a `Where` filter on `field` compares: an attribute's, or a to-one relationship's foreign key. */
+  filterColumn(field: string): string {
+    const relationship = this.relationships[field];
+    return relationship?.type === 'toOne' ? relationship.foreignKey : this.column(field);
   }
 
   /** The key of a model, as stored. */
@@ -124,9 +142,9 @@ class TableResource {
     return this.scope ? this.select(db, context).clearSelect().select(this.qualifiedId) : undefined;
   }
 
-  /** A row, renamed to model properties; it remembers its resource for `can()`. */
+  /** A row, renamed to model properties. */
   toModel(row: Record<string, unknown>): Model {
-    const model: Model = Object.create(this.#prototype);
+    const model: Model = {};
     for (const column in row) model[this.#properties.get(column) ?? column] = row[column];
     return model;
   }
@@ -142,7 +160,7 @@ class TableResource {
     const models = new Array<Model>(rows.length);
     for (let r = 0; r < rows.length; r++) {
       const row = rows[r]!;
-      const model: Model = Object.create(this.#prototype);
+      const model: Model = {};
       for (let i = 0; i < columns.length; i++) model[properties[i]!] = row[columns[i]!];
       models[r] = model;
     }
@@ -271,14 +289,15 @@ function distinct(values: readonly unknown[]): unknown[] {
  * });
  * api.resource({ ...schema.articles, ...store.articles });
  */
-export function defineStore<DB, R extends Record<string, AnyTableMapping<DB>>>(db: Kysely<DB>, resources: R): Store<R> {
+export function defineStore<DB, R extends { [K in keyof R]: ResourceTypes }>(db: Kysely<DB>, resources: StoreMapping<DB, R>): Store<R> {
   const tables = new Map<string, TableResource>();
-  for (const [type, mapping] of Object.entries(resources)) tables.set(type, new TableResource(type, mapping as unknown as AnyTableMapping<any>));
+  for (const [type, mapping] of Object.entries(resources)) tables.set(type, new TableResource(type, mapping as AnyTableMapping<any>));
   const store: Record<string, KyselyDataLayer> = {};
   const statements = new CompiledStatements(db as Kysely<any>);
   const loaded: LoadedRows = new WeakMap();
   for (const resource of tables.values()) store[resource.type] = dataLayer(db as Kysely<any>, resource, tables, statements, loaded);
-  return store as Store<R>;
+  // Each layer serves the models its mapping reads, which the mapping's types check against `R`.
+  return store as unknown as Store<R>;
 }
 
 /**
@@ -503,7 +522,7 @@ function dataLayer(
     return yield* findByKey(key);
   }
 
-  const layer: Omit<KyselyDataLayer, 'count'> = {
+  const layer = {
     find(id: string, context: Context): MaybePromise<Model | null> {
       const key = resource.parseId(id);
       if (key === undefined) return null;
@@ -614,8 +633,20 @@ function dataLayer(
       return query.where(`${related.table}.${(mapping as { foreignKey: string }).foreignKey}`, '=', resource.key(model));
     },
   };
+  const { loadRelated, ...methods } = layer;
+  const mapping = resource.mapping;
+  const related: Record<string, (models: readonly Model[], context: Context, relationship: Relationship) => Promise<ReadonlyArray<unknown>>> = {};
+  for (const name of Object.keys(resource.relationships)) {
+    related[name] = (models, context, relationship) => loadRelated(relationship, models, context);
+  }
   return {
-    ...layer,
+    ...methods,
+    related,
+    where: (query: SelectQuery, field: string, values: readonly string[]) => whereColumn(query, resource.filterColumn(field), values),
+    orderBy: (query: SelectQuery, field: string, direction: SortDirection) => orderByColumn(query, resource.column(field), direction),
+    customFilters: mapping.filters ?? {},
+    customSorts: mapping.sorts ?? {},
+    ...(mapping.policy && { can: mapping.policy }),
     count: async (query: SelectQuery, _context: Context) => {
       const counting = (q: SelectQuery) => q.clearSelect().clearOrderBy().select((eb) => eb.fn.countAll().as('count'));
       const plan = planOf(query);

@@ -2,16 +2,24 @@
 
 import { JsonApi, type JsonApiOptions } from 'jsonapi-gen';
 import { extensions as schemaExtensions } from '../schema.js';
-import { type ArticlesDataLayer, articlesResource } from './resources/articles.js';
-import { type CommentsDataLayer, commentsResource } from './resources/comments.js';
-import { type PeopleDataLayer, peopleResource } from './resources/people.js';
-import { type TagsDataLayer, tagsResource } from './resources/tags.js';
+import { type ArticlesDataLayer, articlesResource, type ArticlesTypes } from './resources/articles.js';
+import { type CommentsDataLayer, commentsResource, type CommentsTypes } from './resources/comments.js';
+import { type PeopleDataLayer, peopleResource, type PeopleTypes } from './resources/people.js';
+import { type TagsDataLayer, tagsResource, type TagsTypes } from './resources/tags.js';
 export { openapi } from './openapi.js';
 export type { RelationshipLinks, ToManyRelationship, ToOneRelationship } from './support.js';
 export * from './resources/articles.js';
 export * from './resources/comments.js';
 export * from './resources/people.js';
 export * from './resources/tags.js';
+
+/** The types of every resource, by type: what `defineStore<Database, Resources>` checks a Kysely mapping against. */
+export interface Resources {
+  articles: ArticlesTypes;
+  comments: CommentsTypes;
+  people: PeopleTypes;
+  tags: TagsTypes;
+}
 
 /** The data layer of every resource of the API, by type. */
 export interface DataLayers {

@@ -4,11 +4,14 @@ import {
   bindResource,
   type Creatable,
   type Deletable,
+  type Filterable,
   type Findable,
   type Listable,
   type Paginatable,
   type RelatedLoaders,
   type ResourceDefinition,
+  type ResourceTypes,
+  type Sortable,
   type Updatable,
 } from 'jsonapi-gen';
 import { comments as schema } from '../../schema.js';
@@ -98,6 +101,20 @@ export interface CommentsRelated {
   article: ArticlesModel | null;
 }
 
+/** The fields `where` compares (`Where` filters). */
+export type CommentsWhereField = 'article' | 'author';
+/** The fields `orderBy` orders by (`SortBy` sorts). */
+export type CommentsSortField = 'createdAt';
+
+/** The types of comments in one place, for typed integrations (the Kysely store checks its mapping against them). */
+export interface CommentsTypes extends ResourceTypes {
+  model: CommentsModel;
+  related: CommentsRelated;
+  customFilters: Record<never, never>;
+  customSorts: never;
+  policy: false;
+}
+
 /** What the data layer of comments implements. `M` is the host's model (at least `CommentsModel`), `Q` its query. */
 export interface CommentsDataLayer<M extends CommentsModel = CommentsModel, Q = unknown>
   extends
@@ -107,7 +124,9 @@ export interface CommentsDataLayer<M extends CommentsModel = CommentsModel, Q = 
     Deletable<M>,
     RelatedLoaders<M, CommentsRelated>,
     Creatable<M, CommentsCreateValues>,
-    Updatable<M, CommentsUpdateValues> {}
+    Updatable<M, CommentsUpdateValues>,
+    Filterable<Q, CommentsWhereField>,
+    Sortable<Q, CommentsSortField> {}
 
 /** The attributes of a comments model as responses carry them. */
 function serializeComments(model: CommentsModel): CommentsAttributes {
@@ -121,5 +140,5 @@ function serializeComments(model: CommentsModel): CommentsAttributes {
 export function commentsResource<M extends CommentsModel, Q>(
   dataLayer: CommentsDataLayer<M, Q>,
 ): ResourceDefinition<M, Q> {
-  return bindResource(schema, dataLayer, serializeComments);
+  return bindResource<M, Q>(schema, dataLayer, serializeComments);
 }

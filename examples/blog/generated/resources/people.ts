@@ -4,11 +4,14 @@ import {
   bindResource,
   type Creatable,
   type Deletable,
+  type Filterable,
   type Findable,
   type Listable,
   type Paginatable,
   type RelatedLoaders,
   type ResourceDefinition,
+  type ResourceTypes,
+  type Sortable,
   type Updatable,
 } from 'jsonapi-gen';
 import { people as schema } from '../../schema.js';
@@ -88,6 +91,20 @@ export interface PeopleRelated {
   articles: readonly ArticlesModel[];
 }
 
+/** The fields `where` compares (`Where` filters). */
+export type PeopleWhereField = 'name';
+/** The fields `orderBy` orders by (`SortBy` sorts). */
+export type PeopleSortField = 'name' | 'createdAt';
+
+/** The types of people in one place, for typed integrations (the Kysely store checks its mapping against them). */
+export interface PeopleTypes extends ResourceTypes {
+  model: PeopleModel;
+  related: PeopleRelated;
+  customFilters: Record<never, never>;
+  customSorts: never;
+  policy: false;
+}
+
 /** What the data layer of people implements. `M` is the host's model (at least `PeopleModel`), `Q` its query. */
 export interface PeopleDataLayer<M extends PeopleModel = PeopleModel, Q = unknown>
   extends
@@ -97,7 +114,9 @@ export interface PeopleDataLayer<M extends PeopleModel = PeopleModel, Q = unknow
     Deletable<M>,
     RelatedLoaders<M, PeopleRelated>,
     Creatable<M, PeopleCreateValues>,
-    Updatable<M, PeopleUpdateValues> {}
+    Updatable<M, PeopleUpdateValues>,
+    Filterable<Q, PeopleWhereField>,
+    Sortable<Q, PeopleSortField> {}
 
 /** The attributes of a people model as responses carry them. */
 function serializePeople(model: PeopleModel): PeopleAttributes {
@@ -110,5 +129,5 @@ function serializePeople(model: PeopleModel): PeopleAttributes {
 
 /** The people resource for `api.resource()`: the schema's declaration bound to `dataLayer`. */
 export function peopleResource<M extends PeopleModel, Q>(dataLayer: PeopleDataLayer<M, Q>): ResourceDefinition<M, Q> {
-  return bindResource(schema, dataLayer, serializePeople);
+  return bindResource<M, Q>(schema, dataLayer, serializePeople);
 }

@@ -4,11 +4,14 @@ import {
   bindResource,
   type Creatable,
   type Deletable,
+  type Filterable,
   type Findable,
   type Listable,
   type Paginatable,
   type RelatedLoaders,
   type ResourceDefinition,
+  type ResourceTypes,
+  type Sortable,
   type Updatable,
 } from 'jsonapi-gen';
 import { tags as schema } from '../../schema.js';
@@ -77,6 +80,20 @@ export interface TagsRelated {
   articles: readonly ArticlesModel[];
 }
 
+/** The fields `where` compares (`Where` filters). */
+export type TagsWhereField = 'name';
+/** The fields `orderBy` orders by (`SortBy` sorts). */
+export type TagsSortField = 'name';
+
+/** The types of tags in one place, for typed integrations (the Kysely store checks its mapping against them). */
+export interface TagsTypes extends ResourceTypes {
+  model: TagsModel;
+  related: TagsRelated;
+  customFilters: Record<never, never>;
+  customSorts: never;
+  policy: false;
+}
+
 /** What the data layer of tags implements. `M` is the host's model (at least `TagsModel`), `Q` its query. */
 export interface TagsDataLayer<M extends TagsModel = TagsModel, Q = unknown>
   extends
@@ -86,7 +103,9 @@ export interface TagsDataLayer<M extends TagsModel = TagsModel, Q = unknown>
     Deletable<M>,
     RelatedLoaders<M, TagsRelated>,
     Creatable<M, TagsCreateValues>,
-    Updatable<M, TagsUpdateValues> {}
+    Updatable<M, TagsUpdateValues>,
+    Filterable<Q, TagsWhereField>,
+    Sortable<Q, TagsSortField> {}
 
 /** The attributes of a tags model as responses carry them. */
 function serializeTags(model: TagsModel): TagsAttributes {
@@ -97,5 +116,5 @@ function serializeTags(model: TagsModel): TagsAttributes {
 
 /** The tags resource for `api.resource()`: the schema's declaration bound to `dataLayer`. */
 export function tagsResource<M extends TagsModel, Q>(dataLayer: TagsDataLayer<M, Q>): ResourceDefinition<M, Q> {
-  return bindResource(schema, dataLayer, serializeTags);
+  return bindResource<M, Q>(schema, dataLayer, serializeTags);
 }
