@@ -6,50 +6,53 @@
  */
 import SQLite from 'better-sqlite3';
 import { Bench } from 'tinybench';
-import type { Context, OffsetPagination, Relationship } from 'jsonapi-gen';
-import { createApi, type DataLayers } from '../examples/blog/generated/index.js';
+import type { OffsetPagination } from 'jsonapi-gen';
+import { type ArticlesModel, type CommentsModel, type DataLayers, type PeopleModel, type TagsModel, createApi } from '../examples/blog/generated/index.js';
 import { ROUTES } from './routes.js';
 
-type Model = Record<string, any>;
+/** A row of one of the blog's tables as the in-memory layers hold it. */
+type Model = { readonly id: number };
 
-/** A query over one array: the sorts `SortColumn` applies, then a page. */
-class MemoryQuery {
+/** A model's value of `column`, for sorting. */
+const valueOf = (model: Model, column: string) => String((model as unknown as Record<string, unknown>)[column] ?? '');
+
+/** A query over one array: the sorts `orderBy` applies, then a page. */
+class MemoryQuery<M extends Model> {
   constructor(
-    readonly table: MemoryTable,
+    readonly table: MemoryTable<M>,
     readonly sorts: ReadonlyArray<readonly [string, 'asc' | 'desc']> = [],
     readonly offset = 0,
     readonly limit = Infinity,
   ) {}
-  /** What `SortColumn` reads to qualify columns: no table, so columns stay as given. */
-  toOperationNode() {
-    return {};
-  }
-  orderBy(column: string, direction: 'asc' | 'desc') {
+  orderBy(column: string, direction: 'asc' | 'desc'): MemoryQuery<M> {
     return new MemoryQuery(this.table, [...this.sorts, [column, direction]], this.offset, this.limit);
   }
-  page({ offset, limit }: OffsetPagination) {
+  page({ offset, limit }: OffsetPagination): MemoryQuery<M> {
     return new MemoryQuery(this.table, this.sorts, offset, limit);
   }
-  rows(): Model[] {
+  rows(): M[] {
     const sorted = this.table.sorted(this.sorts);
     return sorted.slice(this.offset, this.offset + this.limit);
   }
 }
 
 /** A table's rows as models, with each sort order computed once. */
-class MemoryTable {
-  readonly #orders = new Map<string, Model[]>();
+class MemoryTable<M extends Model> {
+  readonly #orders = new Map<string, M[]>();
   constructor(
-    readonly models: Model[],
+    readonly models: M[],
     readonly columns: Record<string, string>,
   ) {}
-  sorted(sorts: ReadonlyArray<readonly [string, 'asc' | 'desc']>): Model[] {
+  sorted(sorts: ReadonlyArray<readonly [string, 'asc' | 'desc']>): M[] {
     const signature = sorts.map(([c, d]) => `${c} ${d}`).join(',');
     let order = this.#orders.get(signature);
     if (!order) {
       const keys = [...sorts.map(([column, direction]) => [this.columns[column] ?? column, direction === 'asc' ? 1 : -1] as const), ['id', 1] as const];
       order = [...this.models].sort((x, y) => {
-        for (const [k, d] of keys) if (x[k] !== y[k]) return (x[k] < y[k] ? -1 : 1) * d;
+        for (const [k, d] of keys) {
+          const [a, b] = k === 'id' ? [x.id, y.id] : [valueOf(x, k), valueOf(y, k)];
+          if (a !== b) return (a < b ? -1 : 1) * d;
+        }
         return 0;
       });
       this.#orders.set(signature, order);
@@ -61,37 +64,47 @@ class MemoryTable {
 /** The blog's data read once from FILE into arrays, and data layers over them. */
 export function memoryDataLayers(file: string): DataLayers {
   const sqlite = new SQLite(file, { readonly: true });
-  const rows = (sql: string) => sqlite.prepare(sql).all() as Model[];
-  const people = rows('select id, name, email, created_at as createdAt from people');
-  const articles = rows('select id, title, body, status, author_id as authorId, created_at as createdAt, updated_at as updatedAt from articles');
-  const comments = rows('select id, body, author_id as authorId, article_id as articleId, created_at as createdAt from comments');
-  const tags = rows('select id, name from tags');
-  const links = rows('select article_id, tag_id from article_tags order by tag_id');
+  // The selects give exactly the generated models' fields (plus the keys the loaders follow).
+  const rows = <T,>(sql: string) => sqlite.prepare(sql).all() as T[];
+  const people = rows<PeopleModel & Model>('select id, name, email, created_at as createdAt from people');
+  const articles = rows<ArticlesModel & Model & { authorId: number }>(
+    'select id, title, body, status, author_id as authorId, created_at as createdAt, updated_at as updatedAt from articles',
+  );
+  const comments = rows<CommentsModel & Model & { authorId: number; articleId: number }>(
+    'select id, body, author_id as authorId, article_id as articleId, created_at as createdAt from comments',
+  );
+  const tags = rows<TagsModel & Model>('select id, name from tags');
+  const links = rows<{ article_id: number; tag_id: number }>('select article_id, tag_id from article_tags order by tag_id');
   sqlite.close();
 
-  const byId = (models: Model[]) => new Map(models.map((m) => [m.id, m]));
+  const byId = <M extends Model>(models: M[]) => new Map(models.map((m) => [m.id, m]));
   const peopleById = byId(people);
   const articlesById = byId(articles);
   const tagsById = byId(tags);
-  const commentsByArticle = new Map<number, Model[]>();
+  const commentsByArticle = new Map<number, typeof comments>();
   for (const c of comments) (commentsByArticle.get(c.articleId) ?? commentsByArticle.set(c.articleId, []).get(c.articleId)!).push(c);
-  const tagsByArticle = new Map<number, Model[]>();
+  const tagsByArticle = new Map<number, typeof tags>();
   for (const l of links) (tagsByArticle.get(l.article_id) ?? tagsByArticle.set(l.article_id, []).get(l.article_id)!).push(tagsById.get(l.tag_id)!);
-  const timestamps = { created_at: 'createdAt', updated_at: 'updatedAt', 'articles.created_at': 'createdAt', 'people.created_at': 'createdAt' };
 
-  const layer = (models: Model[], related: Record<string, (model: Model) => unknown>) => {
-    const table = new MemoryTable(models, timestamps);
+  const layer = <M extends Model, R extends Record<string, (model: M) => unknown>>(models: M[], related: R) => {
+    const table = new MemoryTable(models, {});
     const index = byId(models);
     const unsupported = () => {
       throw new Error('the in-memory data layer is read-only');
     };
     return {
       find: async (id: string) => index.get(Number(id)) ?? null,
-      query: () => new MemoryQuery(table),
-      results: async (query: MemoryQuery) => query.rows(),
-      paginate: (query: MemoryQuery, page: OffsetPagination) => query.page(page),
+      query: () => new MemoryQuery<M>(table),
+      results: async (query: MemoryQuery<M>) => query.rows(),
+      paginate: (query: MemoryQuery<M>, page: OffsetPagination) => query.page(page),
       count: async () => models.length,
-      loadRelated: async (relationship: Relationship, list: readonly Model[], _context: Context) => list.map(related[relationship.name]!),
+      related: Object.fromEntries(Object.entries(related).map(([name, read]) => [name, async (list: readonly M[]) => list.map(read)])) as {
+        [K in keyof R]: (list: readonly M[]) => Promise<Array<ReturnType<R[K]>>>;
+      },
+      where: unsupported,
+      orderBy: (query: MemoryQuery<M>, field: string, direction: 'asc' | 'desc') => query.orderBy(field, direction),
+      customFilters: { search: unsupported },
+      can: unsupported,
       delete: unsupported,
       create: unsupported,
       update: unsupported,
@@ -107,7 +120,7 @@ export function memoryDataLayers(file: string): DataLayers {
       tags: (a) => tagsByArticle.get(a.id) ?? [],
     }),
     comments: layer(comments, { author: (c) => peopleById.get(c.authorId) ?? null, article: (c) => articlesById.get(c.articleId) ?? null }),
-    tags: layer(tags, { articles: (t) => [...tagsByArticle].filter(([, list]) => list.includes(t)).map(([id]) => articlesById.get(id)) }),
+    tags: layer(tags, { articles: (t) => [...tagsByArticle].filter(([, list]) => list.includes(t)).flatMap(([id]) => articlesById.get(id) ?? []) }),
   };
 }
 

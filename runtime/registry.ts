@@ -77,6 +77,8 @@ export class RegisteredResource {
     this.filters = new Map([...byName(definition.filters?.() ?? [], `${where}: filter`)].map(([name, filter]) => [name, boundFilter(definition, filter, where)]));
     this.sorts = new Map([...byName(definition.sorts?.() ?? [], `${where}: sort`)].map(([name, sort]) => [name, boundSort(definition, sort, where)]));
     const related = definition.related;
+    const unloaded = related ? this.relationships.filter((r) => typeof related[r.name] !== 'function') : [];
+    if (unloaded.length > 0) throw new TypeError(`${where}: the data layer's related has no loader for "${unloaded[0]!.name}"`);
     this.loadRelated = related
       ? (relationship, models, context) => {
           const load = related[relationship.name];

@@ -174,7 +174,7 @@ function queryTypes(resource: ResourceModel): StatementStructures[] {
 
 /** How one attribute is read and converted by the serializer. */
 export function serializeExpression(attribute: AttributeModel): string {
-  if (attribute.hasGetter) return `toJson(${getterName(attribute)}(model, context))`;
+  if (attribute.hasGetter) return `toJson(${getterName(attribute)}(model, context)${attribute.kind === 'date' ? ", 'date'" : ''})`;
   const value = propertyAccess('model', attribute.name);
   if (attribute.kind === 'date') return `dateOnly(${value})`;
   if (attribute.kind === 'date-time') return `dateTime(${value})`;

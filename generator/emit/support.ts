@@ -27,10 +27,10 @@ export function emitSupport(model: ApiModel): SourceFileStructure {
         kind: StructureKind.Function,
         name: 'toJson',
         isExported: true,
-        docs: ["A getter's value in its JSON form: dates as RFC 3339 date-times, `undefined` as `null`."],
-        parameters: [{ name: 'value', type: 'unknown' }],
+        docs: ["A getter's value in its JSON form: dates as RFC 3339 date-times (`YYYY-MM-DD` for `date` attributes), `undefined` as `null`."],
+        parameters: [{ name: 'value', type: 'unknown' }, { name: 'kind', type: "'date'", hasQuestionToken: true }],
         returnType: 'unknown',
-        statements: ['return value instanceof Date ? value.toISOString() : (value ?? null);'],
+        statements: ["if (value instanceof Date) return kind === 'date' ? value.toISOString().slice(0, 10) : value.toISOString();", 'return value ?? null;'],
       },
       {
         kind: StructureKind.Function,

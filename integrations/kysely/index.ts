@@ -31,7 +31,7 @@
  * const store = defineStore(db, { tags: { table: 'tags' } });
  * api.resource({ ...tagsSchema, ...store.tags });
  */
-export { defineStore } from './store.js';
+export { defineStore, defineTableStore, type UntypedResource } from './store.js';
 /**
  * Types of a store: a row as the serializer reads it, one resource's data layer, the store.
  *

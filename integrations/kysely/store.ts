@@ -18,6 +18,7 @@ import type {
   Relationship,
   ResourceIdentifier,
   ResourceTypes,
+  FilterValue,
   Sortable,
   SortDirection,
   ToMany,
@@ -290,14 +291,41 @@ function distinct(values: readonly unknown[]): unknown[] {
  * api.resource({ ...schema.articles, ...store.articles });
  */
 export function defineStore<DB, R extends { [K in keyof R]: ResourceTypes }>(db: Kysely<DB>, resources: StoreMapping<DB, R>): Store<R> {
+  return tableStore(db, resources as Record<string, AnyTableMapping<DB>>) as unknown as Store<R>;
+}
+
+/**
+ * The types of a resource served without generated code: any model, any relationships.
+ * What `defineTableStore` types its data layers with.
+ */
+export interface UntypedResource extends ResourceTypes {
+  model: Record<string, unknown>;
+  related: Record<string, unknown>;
+  customFilters: Record<string, FilterValue>;
+  customSorts: string;
+  policy: boolean;
+}
+
+/**
+ * `defineStore` for hosts without generated code: each mapping is checked against the database
+ * only (tables and columns), not against a schema.
+ *
+ * @example
+ * const store = defineTableStore(db, { tags: { table: 'tags' } });
+ * api.resource({ ...tagsSchema, ...store.tags });
+ */
+export function defineTableStore<DB, M extends Record<string, AnyTableMapping<DB>>>(db: Kysely<DB>, resources: M): Store<Record<keyof M, UntypedResource>> {
+  return tableStore(db, resources) as Store<Record<keyof M, UntypedResource>>;
+}
+
+function tableStore<DB>(db: Kysely<DB>, resources: Record<string, AnyTableMapping<DB>>): Record<string, KyselyDataLayer> {
   const tables = new Map<string, TableResource>();
-  for (const [type, mapping] of Object.entries(resources)) tables.set(type, new TableResource(type, mapping as AnyTableMapping<any>));
+  for (const [type, mapping] of Object.entries(resources)) tables.set(type, new TableResource(type, mapping as unknown as AnyTableMapping<any>));
   const store: Record<string, KyselyDataLayer> = {};
   const statements = new CompiledStatements(db as Kysely<any>);
   const loaded: LoadedRows = new WeakMap();
   for (const resource of tables.values()) store[resource.type] = dataLayer(db as Kysely<any>, resource, tables, statements, loaded);
-  // Each layer serves the models its mapping reads, which the mapping's types check against `R`.
-  return store as unknown as Store<R>;
+  return store;
 }
 
 /**

@@ -3,7 +3,7 @@ import type { AttributeModel, EndpointsModel, ResourceModel, RelationshipModel }
 import { capabilities } from '../../generator/model.js';
 import { camelCase, pascalCase, propertyAccess, propertyKey } from '../../generator/naming.js';
 import { attributeSchema, includePaths } from '../../generator/emit/openapi.js';
-import { attributeType, serializeExpression, typeParameters } from '../../generator/emit/resource.js';
+import { attributeType, serializeExpression } from '../../generator/emit/resource.js';
 
 const attribute = (over: Partial<AttributeModel>): AttributeModel => ({
   name: 'x',
@@ -13,36 +13,37 @@ const attribute = (over: Partial<AttributeModel>): AttributeModel => ({
   writable: false,
   required: false,
   hasGetter: false,
+  hasDefault: false,
   ...over,
 });
 
 describe('attribute types', () => {
   const cases: Array<[string, { given: Partial<AttributeModel>; want: { ts: string; schema: object; serialize: string } }]> = [
-    ['string', { given: {}, want: { ts: 'string', schema: { type: 'string' }, serialize: 'row.x ?? null' } }],
-    ['nullable string', { given: { nullable: true }, want: { ts: 'string | null', schema: { type: ['string', 'null'] }, serialize: 'row.x ?? null' } }],
-    ['integer', { given: { kind: 'integer' }, want: { ts: 'number', schema: { type: 'integer' }, serialize: 'row.x ?? null' } }],
-    ['number', { given: { kind: 'number' }, want: { ts: 'number', schema: { type: 'number' }, serialize: 'row.x ?? null' } }],
-    ['boolean', { given: { kind: 'boolean' }, want: { ts: 'boolean', schema: { type: 'boolean' }, serialize: 'row.x ?? null' } }],
-    ['date-time', { given: { kind: 'date-time' }, want: { ts: 'string', schema: { type: 'string', format: 'date-time' }, serialize: 'toJson(row.x)' } }],
-    ['date', { given: { kind: 'date' }, want: { ts: 'string', schema: { type: 'string', format: 'date' }, serialize: 'dateOnly(row.x)' } }],
+    ['string', { given: {}, want: { ts: 'string', schema: { type: 'string' }, serialize: 'model.x' } }],
+    ['nullable string', { given: { nullable: true }, want: { ts: 'string | null', schema: { type: ['string', 'null'] }, serialize: 'model.x' } }],
+    ['integer', { given: { kind: 'integer' }, want: { ts: 'number', schema: { type: 'integer' }, serialize: 'model.x' } }],
+    ['number', { given: { kind: 'number' }, want: { ts: 'number', schema: { type: 'number' }, serialize: 'model.x' } }],
+    ['boolean', { given: { kind: 'boolean' }, want: { ts: 'boolean', schema: { type: 'boolean' }, serialize: 'model.x' } }],
+    ['date-time', { given: { kind: 'date-time' }, want: { ts: 'string', schema: { type: 'string', format: 'date-time' }, serialize: 'dateTime(model.x)' } }],
+    ['date', { given: { kind: 'date' }, want: { ts: 'string', schema: { type: 'string', format: 'date' }, serialize: 'dateOnly(model.x)' } }],
     [
       'enum',
-      { given: { kind: 'enum', enumValues: ['a', "b'c"] }, want: { ts: `'a' | 'b\\'c'`, schema: { type: 'string', enum: ['a', "b'c"] }, serialize: 'row.x ?? null' } },
+      { given: { kind: 'enum', enumValues: ['a', "b'c"] }, want: { ts: `'a' | 'b\\'c'`, schema: { type: 'string', enum: ['a', "b'c"] }, serialize: 'model.x' } },
     ],
     [
       'nullable enum',
       {
         given: { kind: 'enum', enumValues: ['a'], nullable: true },
-        want: { ts: `'a' | null`, schema: { type: ['string', 'null'], enum: ['a', null] }, serialize: 'row.x ?? null' },
+        want: { ts: `'a' | null`, schema: { type: ['string', 'null'], enum: ['a', null] }, serialize: 'model.x' },
       },
     ],
-    ['array', { given: { kind: 'array' }, want: { ts: 'unknown[]', schema: { type: 'array', items: {} }, serialize: 'row.x ?? null' } }],
-    ['object', { given: { kind: 'object' }, want: { ts: 'Record<string, unknown>', schema: { type: 'object' }, serialize: 'row.x ?? null' } }],
-    ['dashed name', { given: { name: 'first-name' }, want: { ts: 'string', schema: { type: 'string' }, serialize: "row['first-name'] ?? null" } }],
+    ['array', { given: { kind: 'array' }, want: { ts: 'unknown[]', schema: { type: 'array', items: {} }, serialize: 'model.x' } }],
+    ['object', { given: { kind: 'object' }, want: { ts: 'Record<string, unknown>', schema: { type: 'object' }, serialize: 'model.x' } }],
+    ['dashed name', { given: { name: 'first-name' }, want: { ts: 'string', schema: { type: 'string' }, serialize: "model['first-name']" } }],
     ['custom getter', { given: { name: 'slug', hasGetter: true }, want: { ts: 'string', schema: { type: 'string' }, serialize: 'toJson(getSlug(model, context))' } }],
     [
       'date getter',
-      { given: { name: 'day', kind: 'date', hasGetter: true }, want: { ts: 'string', schema: { type: 'string', format: 'date' }, serialize: 'dateOnly(getDay(model, context))' } },
+      { given: { name: 'day', kind: 'date', hasGetter: true }, want: { ts: 'string', schema: { type: 'string', format: 'date' }, serialize: "toJson(getDay(model, context), 'date')" } },
     ],
   ];
   it.each(cases)('%s', (_, { given, want }) => {
@@ -58,38 +59,37 @@ describe('data-layer capabilities', () => {
   const index = { pagination: undefined, defaultSort: undefined, countable: false };
   const toOne: RelationshipModel = { name: 'author', cardinality: 'one', relatedType: 'people', includable: true, linkage: false, writable: true, required: false };
   const toMany: RelationshipModel = { ...toOne, name: 'tags', cardinality: 'many', relatedType: 'tags' };
-  const cases: Array<[string, { given: { endpoints: Partial<EndpointsModel>; relationships: RelationshipModel[] }; want: { capabilities: string[]; params: string[] } }]> = [
-    ['show', { given: { endpoints: { show: true }, relationships: [] }, want: { capabilities: ['Findable'], params: ['M'] } }],
-    ['index', { given: { endpoints: { index }, relationships: [] }, want: { capabilities: ['Listable'], params: ['M', 'Q'] } }],
+  const cases: Array<[string, { given: { endpoints: Partial<EndpointsModel>; relationships: RelationshipModel[] }; want: { capabilities: string[] } }]> = [
+    ['show', { given: { endpoints: { show: true }, relationships: [] }, want: { capabilities: ['Findable'] } }],
+    ['index', { given: { endpoints: { index }, relationships: [] }, want: { capabilities: ['Listable'] } }],
     [
       'paginated, counted index',
       {
         given: { endpoints: { index: { ...index, pagination: { defaultLimit: 1, maxLimit: 2 }, countable: true } }, relationships: [] },
-        want: { capabilities: ['Listable', 'Paginatable', 'Countable'], params: ['M', 'Q'] },
+        want: { capabilities: ['Listable', 'Paginatable', 'Countable'] },
       },
     ],
-    ['delete', { given: { endpoints: { delete: true }, relationships: [] }, want: { capabilities: ['Findable', 'Deletable'], params: ['M'] } }],
-    ['show with relationships', { given: { endpoints: { show: true }, relationships: [toOne] }, want: { capabilities: ['Findable', 'Relatable'], params: ['M'] } }],
+    ['delete', { given: { endpoints: { delete: true }, relationships: [] }, want: { capabilities: ['Findable', 'Deletable'] } }],
+    ['show with relationships', { given: { endpoints: { show: true }, relationships: [toOne] }, want: { capabilities: ['Findable', 'Relatable'] } }],
     [
       'create and update with a to-one',
-      { given: { endpoints: { create: true, update: true }, relationships: [toOne] }, want: { capabilities: ['Findable', 'Creatable', 'Updatable'], params: ['M'] } },
+      { given: { endpoints: { create: true, update: true }, relationships: [toOne] }, want: { capabilities: ['Findable', 'Creatable', 'Updatable'] } },
     ],
     [
       'update with a writable to-many',
       {
         given: { endpoints: { update: true }, relationships: [toMany] },
-        want: { capabilities: ['Findable', 'Relatable', 'Updatable', 'ToManyMutable'], params: ['M'] },
+        want: { capabilities: ['Findable', 'Relatable', 'Updatable', 'ToManyMutable'] },
       },
     ],
     [
       'update with a read-only to-many',
-      { given: { endpoints: { update: true }, relationships: [{ ...toMany, writable: false }] }, want: { capabilities: ['Findable', 'Updatable'], params: ['M'] } },
+      { given: { endpoints: { update: true }, relationships: [{ ...toMany, writable: false }] }, want: { capabilities: ['Findable', 'Updatable'] } },
     ],
   ];
   it.each(cases)('%s', (_, { given, want }) => {
     const caps = capabilities({ ...none, ...given.endpoints }, given.relationships);
     expect(caps).toEqual(want.capabilities);
-    expect(typeParameters({ capabilities: caps } as unknown as ResourceModel)).toEqual(want.params);
   });
 });
 

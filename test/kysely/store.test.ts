@@ -1,5 +1,5 @@
-import { Context, Delete, JsonApi, ToMany, ToOne, defineResource } from 'jsonapi-gen';
-import { can, defineStore, executorFor, kyselyTransaction, withTransaction } from 'jsonapi-gen/kysely';
+import { Context, Delete, JsonApi, Show, ToMany, ToOne, can, defineResource } from 'jsonapi-gen';
+import { defineTableStore, executorFor, kyselyTransaction, withTransaction } from 'jsonapi-gen/kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DIALECTS, type Fixture, openFixture } from './harness.js';
 
@@ -237,16 +237,15 @@ describe.each(DIALECTS)('Kysely data layers on %s', (dialect) => {
       expect(left).toEqual([]);
     });
 
-    it('a resource whose store has no policy fails loudly rather than permitting', async () => {
-      const store = defineStore(f.database.db, { tags: { table: 'tags' } });
-      const model = await store.tags.find('1', new Context(new Request('http://localhost/')));
-      await expect(can('delete')(model, new Context(new Request('http://localhost/')))).rejects.toThrow(/no policy is registered for "tags"/);
-      await expect(can('delete')({ id: 1 }, new Context(new Request('http://localhost/')))).rejects.toThrow(/not loaded by a Kysely store/);
+    it('a resource whose store has no policy fails loudly at registration rather than permitting', () => {
+      const store = defineTableStore(f.database.db, { tags: { table: 'tags' } });
+      const schema = defineResource({ type: 'tags', endpoints: [Show.make(), Delete.make().visible(can('delete'))] });
+      expect(() => new JsonApi().resource({ ...schema, ...store.tags })).toThrow(/can\(\) on the delete endpoint needs the data layer's can\(\)/);
     });
 
     it('policies are per store and see the ability, model and context', async () => {
       const seen: unknown[] = [];
-      const store = defineStore(f.database.db, {
+      const store = defineTableStore(f.database.db, {
         tags: { table: 'tags', policy: (ability, tag, ctx) => (seen.push([ability, tag.name]), ctx.getAttribute('user') === 'admin') },
       });
       const api = new JsonApi().resource({
@@ -353,10 +352,10 @@ describe.each(DIALECTS)('Kysely data layers on %s', (dialect) => {
     });
   });
 
-  it('unused relationship types are rejected clearly', async () => {
-    const store = defineStore(f.database.db, { tags: { table: 'tags' } });
-    const related = ToMany.make('articles').type('articles');
-    await expect(store.tags.loadRelated(related, [], new Context(new Request('http://localhost/')))).rejects.toThrow(/tags.articles has no entry in relationships/);
+  it('a relationship the mapping does not map is rejected at registration', () => {
+    const store = defineTableStore(f.database.db, { tags: { table: 'tags' } });
+    const schema = defineResource({ type: 'tags', fields: [ToMany.make('articles').type('articles')], endpoints: [Show.make()] });
+    expect(() => new JsonApi().resource({ ...schema, ...store.tags })).toThrow(/related has no loader for "articles"/);
     void ToOne;
   });
 });

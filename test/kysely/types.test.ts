@@ -3,7 +3,7 @@
  * errors (`npm test` type-checks this file; the functions below never run).
  */
 import type { Kysely } from 'kysely';
-import { defineStore, type KyselyDataLayer, type SelectQuery } from 'jsonapi-gen/kysely';
+import { defineTableStore, type KyselyDataLayer, type SelectQuery, type UntypedResource } from 'jsonapi-gen/kysely';
 import { describe, expectTypeOf, it } from 'vitest';
 import type { Database } from '../../examples/blog/db.js';
 
@@ -12,7 +12,7 @@ declare const db: Kysely<Database>;
 describe('defineStore types', () => {
   it('accepts the blog mapping and gives a data layer per type', () => {
     const build = () =>
-      defineStore(db, {
+      defineTableStore(db, {
         articles: {
           table: 'articles',
           columns: { createdAt: 'created_at' },
@@ -24,21 +24,21 @@ describe('defineStore types', () => {
         },
         tags: { table: 'tags' },
       });
-    expectTypeOf<ReturnType<typeof build>['articles']>().toEqualTypeOf<KyselyDataLayer>();
+    expectTypeOf<ReturnType<typeof build>['articles']>().toEqualTypeOf<KyselyDataLayer<UntypedResource>>();
     expectTypeOf<Awaited<ReturnType<KyselyDataLayer['query']>>>().toEqualTypeOf<SelectQuery>();
   });
 
   it('rejects unknown tables and columns', () => {
     void (() => {
       // @ts-expect-error: no such table
-      defineStore(db, { articles: { table: 'posts' } });
+      defineTableStore(db, { articles: { table: 'posts' } });
       // @ts-expect-error: no such column on articles
-      defineStore(db, { articles: { table: 'articles', columns: { createdAt: 'createdAt' } } });
+      defineTableStore(db, { articles: { table: 'articles', columns: { createdAt: 'createdAt' } } });
       // @ts-expect-error: the to-one foreign key is a column of this table
-      defineStore(db, { articles: { table: 'articles', relationships: { author: { type: 'toOne', foreignKey: 'article_id' } } } });
+      defineTableStore(db, { articles: { table: 'articles', relationships: { author: { type: 'toOne', foreignKey: 'article_id' } } } });
       // @ts-expect-error: the to-many foreign key is a column of the related table
-      defineStore(db, { articles: { table: 'articles', relationships: { comments: { type: 'toMany', table: 'comments', foreignKey: 'tag_id' } } } });
-      defineStore(db, {
+      defineTableStore(db, { articles: { table: 'articles', relationships: { comments: { type: 'toMany', table: 'comments', foreignKey: 'tag_id' } } } });
+      defineTableStore(db, {
         articles: {
           table: 'articles',
           // @ts-expect-error: join-table columns are columns of the join table

@@ -7,7 +7,7 @@ import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
 import { Attribute, Create, JsonApi, Show, Update, defineResource } from 'jsonapi-gen';
-import { defineStore, kyselyTransaction } from 'jsonapi-gen/kysely';
+import { defineTableStore, kyselyTransaction } from 'jsonapi-gen/kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPostgresDatabase, type TestDatabase } from '../support/databases.js';
 import { type Doc, json } from '../support/validate.js';
@@ -36,7 +36,7 @@ describe.each(DIALECTS)('unique violations on %s', (dialect) => {
       .addColumn('email', 'text', (c) => c.notNull().unique())
       .execute();
     await db.insertInto('accounts').values({ id: 'ada', login_name: 'ada', email: 'ada@example.com' }).execute();
-    const store = defineStore(db, { accounts: { table: 'accounts', columns: { login: 'login_name' }, parseId: (id) => id } });
+    const store = defineTableStore(db, { accounts: { table: 'accounts', columns: { login: 'login_name' }, parseId: (id) => id } });
     api = new JsonApi({ transaction: kyselyTransaction(db) }).resource({
       ...defineResource({
         type: 'accounts',

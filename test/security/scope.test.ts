@@ -14,8 +14,8 @@
  * checks are not vacuous).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Attribute, Create, Delete, Index, JsonApi, Show, ToMany, Update, atomic, defineResource } from 'jsonapi-gen';
-import { SortColumn, Where, defineStore, kyselyTransaction } from 'jsonapi-gen/kysely';
+import { Attribute, Create, Delete, Index, JsonApi, Show, SortBy, ToMany, Update, Where, atomic, defineResource } from 'jsonapi-gen';
+import { defineTableStore, kyselyTransaction } from 'jsonapi-gen/kysely';
 import { migrate, openDatabase, type OpenDatabase } from '../../examples/blog/db.js';
 import * as schema from '../../examples/blog/schema.js';
 import { seed } from '../../examples/blog/seed.js';
@@ -46,7 +46,7 @@ const people = defineResource({
   ],
   endpoints: [Show.make(), Index.make().paginate(20, 50).defaultSort('name'), Create.make(), Update.make(), Delete.make()],
   filters: [Where.make('name'), Where.make('email')],
-  sorts: [SortColumn.make('name'), SortColumn.make('email')],
+  sorts: [SortBy.make('name'), SortBy.make('email')],
 });
 
 /** tags as in the demo, with `articles` writable: replacing it must keep the members Alice cannot see. */
@@ -55,7 +55,7 @@ const tags = defineResource({
   fields: [Attribute.make('name').type('string').writable().required(), ToMany.make('articles').type('articles').includable().writable()],
   endpoints: [Show.make(), Index.make().paginate(20, 50).defaultSort('name'), Create.make(), Update.make(), Delete.make()],
   filters: [Where.make('name')],
-  sorts: [SortColumn.make('name')],
+  sorts: [SortBy.make('name')],
 });
 
 type Result = { status: number; body: any; text: string };
@@ -410,7 +410,7 @@ describe.each(['sqlite', 'postgres'] as const)('scope on %s', (dialect) => {
     it('a to-one relationship of a visible row to a hidden row reads as null: never its id, never included', async () => {
       // Comments unscoped here (only articles are), so a visible comment can point at a hidden draft.
       const db = database.db;
-      const partial = defineStore(db, {
+      const partial = defineTableStore(db, {
         people: { table: 'people', columns: { createdAt: 'created_at' }, relationships: { articles: { type: 'toMany', table: 'articles', foreignKey: 'author_id' } } },
         articles: {
           table: 'articles',
