@@ -36,9 +36,8 @@ export function emitSupport(model: ApiModel): SourceFileStructure {
         kind: StructureKind.Function,
         name: 'dateTime',
         isExported: true,
-        docs: ['A `date-time` attribute value as responses carry it: a `Date` as RFC 3339 UTC text, text as it is.'],
         overloads: [
-          { parameters: [{ name: 'value', type: 'Date | string' }], returnType: 'string' },
+          { docs: ['A `date-time` attribute value as responses carry it: a `Date` as RFC 3339 UTC text, text as it is.'], parameters: [{ name: 'value', type: 'Date | string' }], returnType: 'string' },
           { parameters: [{ name: 'value', type: 'Date | string | null' }], returnType: 'string | null' },
         ],
         parameters: [{ name: 'value', type: 'Date | string | null' }],
@@ -49,9 +48,8 @@ export function emitSupport(model: ApiModel): SourceFileStructure {
         kind: StructureKind.Function,
         name: 'dateOnly',
         isExported: true,
-        docs: ['A `date` attribute value as responses carry it: `YYYY-MM-DD`.'],
         overloads: [
-          { parameters: [{ name: 'value', type: 'Date | string' }], returnType: 'string' },
+          { docs: ['A `date` attribute value as responses carry it: `YYYY-MM-DD`.'], parameters: [{ name: 'value', type: 'Date | string' }], returnType: 'string' },
           { parameters: [{ name: 'value', type: 'Date | string | null' }], returnType: 'string | null' },
         ],
         parameters: [{ name: 'value', type: 'Date | string | null' }],
@@ -70,7 +68,7 @@ export function emitSupport(model: ApiModel): SourceFileStructure {
         returnType: 'Getter',
         statements: [
           'const getter = schema.fields().find((field) => field.name === name)?.getter;',
-          "if (!getter) throw new TypeError(`${schema.type()}.${name} has no getter any more: run jsonapi-gen build again`);",
+          "if (!getter) throw new TypeError(`${schema.type()}.${name} no longer has a getter: run jsonapi-gen build again`);",
           'return getter;',
         ],
       },

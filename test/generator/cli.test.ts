@@ -66,7 +66,7 @@ describe('jsonapi-gen build', { timeout: 120_000 }, () => {
     expect(first.stdout).toContain('stubs');
     const stub = readFileSync(join(stubs, 'tags.ts'), 'utf8');
     expect(stub).toContain("from '../generated/index.js'");
-    expect(stub).toContain('TagsDataLayer<TagsModel, TagsQuery>');
+    expect(stub).toContain('TagsDataLayer<TagsRow, TagsQuery>');
     appendFileSync(join(stubs, 'tags.ts'), '// mine\n');
     await cli('build', schema, '--out', out, '--stubs', stubs);
     expect(readFileSync(join(stubs, 'tags.ts'), 'utf8')).toContain('// mine');

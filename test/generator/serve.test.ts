@@ -68,7 +68,7 @@ describe('the generated kitchen-sink API', () => {
     const widget = {
       id: '1',
       name: 'gear',
-      nickname: undefined,
+      nickname: null,
       count: 3,
       ratio: null,
       enabled: true,

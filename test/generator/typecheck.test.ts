@@ -12,60 +12,112 @@ import { writeStubs } from '../../generator/stubs.js';
 
 const DIR = join(TMP, 'typecheck');
 
-/** Host code next to the generated blog: each file either compiles or fails where `// error:` says. */
-const HOSTS: Record<string, string> = {
-  'good.ts': `
-import type { Context, OffsetPagination, Relationship, ResourceIdentifier, WriteValues } from 'jsonapi-gen';
-import { createApi, type ArticlesResource, type ArticlesCreatePayload, type ArticlesUpdatePayload } from './generated/index.js';
+/**
+ * A typed in-memory data layer for every resource of the generated blog (the example's schema):
+ * what a host writes by hand. `good.ts` binds it as it is; each other host changes one thing
+ * and must fail to compile where `want` says, with that text.
+ */
+const LAYERS = `
+import type { Context, FilterValue, SortDirection } from 'jsonapi-gen';
+import type { ArticlesDataLayer, ArticlesModel, CommentsDataLayer, CommentsModel, PeopleDataLayer, PeopleModel, TagsDataLayer, TagsModel } from './generated/index.js';
 
-type Row = Record<string, unknown>;
-interface Query { rows: Row[] }
-/** What a Kysely-style integration hands out: plain rows, one generic loadRelated. */
-function table(): {
-  find(id: string, ctx: Context): Promise<Row | undefined>;
-  query(ctx: Context): Query;
-  results(query: Query, ctx: Context): Promise<Row[]>;
-  paginate(query: Query, page: OffsetPagination, ctx: Context): Query;
-  count(query: Query, ctx: Context): Promise<number>;
-  delete(model: Row, ctx: Context): Promise<void>;
-  loadRelated(relationship: Relationship, models: readonly Row[], ctx: Context): Promise<unknown[]>;
-  create(values: WriteValues, ctx: Context): Promise<Row>;
-  update(model: Row, values: WriteValues, ctx: Context): Promise<Row>;
-  addToRelationship(model: Row, relationship: Relationship, identifiers: readonly ResourceIdentifier[], ctx: Context): Promise<void>;
-  removeFromRelationship(model: Row, relationship: Relationship, identifiers: readonly ResourceIdentifier[], ctx: Context): Promise<void>;
-} {
+export type Person = PeopleModel & { id: number };
+export type Article = ArticlesModel & { id: number; authorId: number };
+export type Comment = CommentsModel & { id: number; authorId: number; articleId: number };
+export type Tag = TagsModel & { id: number };
+
+/** One table in memory: rows by id, and the query a list builds (the rows left, in order). */
+export function table<M extends { id: number }>(rows: M[]) {
+  const now = () => new Date().toISOString();
   return {
-    find: async () => undefined,
-    query: () => ({ rows: [] }),
-    results: async (q) => q.rows,
-    paginate: (q) => q,
-    count: async (q) => q.rows.length,
-    delete: async () => {},
-    loadRelated: async (_r, models) => models.map(() => null),
-    create: async (values) => ({ ...values.attributes }),
-    update: async (model, values) => ({ ...model, ...values.attributes }),
-    addToRelationship: async () => {},
-    removeFromRelationship: async () => {},
+    rows,
+    find: (id: string) => rows.find((row) => String(row.id) === id) ?? null,
+    query: (): M[] => [...rows],
+    results: (query: M[]) => query,
+    paginate: (query: M[], { offset, limit }: { offset: number; limit: number }) => query.slice(offset, offset + limit),
+    count: (query: M[]) => query.length,
+    delete: (model: M) => void rows.splice(rows.indexOf(model), 1),
+    where: (query: M[], field: string, values: readonly string[]) => query.filter((row) => values.includes(String((row as Record<string, unknown>)[field]))),
+    orderBy: (query: M[], field: string, direction: SortDirection) =>
+      [...query].sort((a, b) => (String((a as Record<string, unknown>)[field]) < String((b as Record<string, unknown>)[field]) ? -1 : 1) * (direction === 'asc' ? 1 : -1)),
+    addToRelationship: () => {},
+    removeFromRelationship: () => {},
+    now,
   };
 }
-export const api = createApi({ articles: table(), comments: table(), people: table(), tags: table() }, { basePath: '/api' });
 
-class ArticleStore {
-  readonly rows = new Map<string, { id: string; title: string }>();
-  find(id: string) { return this.rows.get(id) ?? null; }
-  query() { return [...this.rows.values()]; }
-  results(query: Array<{ id: string; title: string }>) { return query; }
-  paginate(query: Array<{ id: string; title: string }>, { offset, limit }: OffsetPagination) { return query.slice(offset, offset + limit); }
-  count(query: unknown[]) { return query.length; }
-  delete(model: { id: string }) { this.rows.delete(model.id); }
-  loadRelated(_relationship: Relationship, models: readonly unknown[]) { return models.map(() => []); }
-  create(values: WriteValues) { const row = { id: String(this.rows.size + 1), title: String(values.attributes.title) }; this.rows.set(row.id, row); return row; }
-  update(model: { id: string; title: string }) { return model; }
-  addToRelationship() {}
-  removeFromRelationship() {}
+export const people: Person[] = [{ id: 1, name: 'Ada', email: null, createdAt: new Date() }];
+export const articles: Article[] = [];
+export const comments: Comment[] = [];
+export const tags: Tag[] = [{ id: 1, name: 'ts' }];
+
+/** Each layer typed by the host's own model (with its foreign keys) and query: what loaders receive. */
+export interface Layers {
+  people: PeopleDataLayer<Person, Person[]>;
+  articles: ArticlesDataLayer<Article, Article[]>;
+  comments: CommentsDataLayer<Comment, Comment[]>;
+  tags: TagsDataLayer<Tag, Tag[]>;
 }
-export const classApi = createApi({ articles: new ArticleStore(), comments: table(), people: table(), tags: table() });
 
+export function layers(): Layers {
+  const p = table(people);
+  const a = table(articles);
+  const c = table(comments);
+  const t = table(tags);
+  return {
+    people: {
+      ...p,
+      related: { articles: (models) => models.map((person) => articles.filter((x) => x.authorId === person.id)) },
+      create: (values) => { const row: Person = { id: people.length + 1, name: values.attributes.name, email: values.attributes.email ?? null, createdAt: p.now() }; people.push(row); return row; },
+      update: (model, values) => Object.assign(model, values.attributes),
+    },
+    articles: {
+      ...a,
+      related: {
+        author: (models) => models.map((article) => people.find((x) => x.id === article.authorId) ?? null),
+        comments: (models) => models.map((article) => comments.filter((x) => x.articleId === article.id)),
+        tags: (models) => models.map(() => tags),
+      },
+      customFilters: { search: (query: Article[], value: FilterValue) => query.filter((x) => [value].flat().some((term) => x.title.includes(term))) },
+      can: (_ability, article, ctx: Context) => String(article.authorId) === ctx.getAttribute('user'),
+      create: (values) => {
+        const row: Article = { id: articles.length + 1, title: values.attributes.title, body: values.attributes.body ?? null, status: values.attributes.status,
+          authorId: Number(values.relationships.author.id), createdAt: a.now(), updatedAt: a.now() };
+        articles.push(row);
+        return row;
+      },
+      update: (model, values) => Object.assign(model, values.attributes),
+    },
+    comments: {
+      ...c,
+      related: {
+        author: (models) => models.map((comment) => people.find((x) => x.id === comment.authorId) ?? null),
+        article: (models) => models.map((comment) => articles.find((x) => x.id === comment.articleId) ?? null),
+      },
+      create: (values) => {
+        const row: Comment = { id: comments.length + 1, body: values.attributes.body, authorId: Number(values.relationships.author.id), articleId: Number(values.relationships.article.id), createdAt: c.now() };
+        comments.push(row);
+        return row;
+      },
+      update: (model, values) => Object.assign(model, values.attributes),
+    },
+    tags: {
+      ...t,
+      related: { articles: (models) => models.map(() => articles) },
+      create: (values) => { const row: Tag = { id: tags.length + 1, name: values.attributes.name }; tags.push(row); return row; },
+      update: (model, values) => Object.assign(model, values.attributes),
+    },
+  };
+}
+`;
+
+const HOSTS: Record<string, string> = {
+  'layers.ts': LAYERS,
+  'good.ts': `
+import { createApi, type ArticlesCreatePayload, type ArticlesResource, type ArticlesUpdatePayload } from './generated/index.js';
+import { layers } from './layers.js';
+
+export const api = createApi(layers(), { basePath: '/api' });
 export const article: ArticlesResource = {
   type: 'articles', id: '1',
   attributes: { title: 'T', body: null, status: 'draft', createdAt: '2020-01-01T00:00:00.000Z', updatedAt: '2020-01-01T00:00:00.000Z' },
@@ -75,35 +127,64 @@ export const article: ArticlesResource = {
 export const create: ArticlesCreatePayload = { data: { type: 'articles', attributes: { title: 'T' }, relationships: { author: { data: { type: 'people', id: '1' } } } } };
 export const update: ArticlesUpdatePayload = { data: { type: 'articles', id: '1' } };
 `,
-  'missing-method.ts': `
-import { articlesResource } from './generated/index.js';
-articlesResource({
-  find: () => null, query: () => [], results: () => [], paginate: (q) => q, delete: () => {}, loadRelated: () => [],
-  create: () => ({}), update: (m) => m, addToRelationship: () => {}, removeFromRelationship: () => {},
-}); // error: count
+  'model-missing-attribute.ts': `
+import { createApi } from './generated/index.js';
+import { layers } from './layers.js';
+const all = layers();
+createApi({ ...all, articles: { ...all.articles, find: () => ({ id: 1, title: 'no body' }) } }); // error: body
 `,
-  'wrong-signature.ts': `
-import { articlesResource } from './generated/index.js';
-articlesResource({
-  find: (id: number) => ({ id }), query: () => [], results: () => [], paginate: (q) => q, count: () => 0, delete: () => {}, loadRelated: () => [],
-  create: () => ({ id: 1 }), update: (m) => m, addToRelationship: () => {}, removeFromRelationship: () => {},
-}); // error: find
-`,
-  'wrong-result.ts': `
+  'model-wrong-kind.ts': `
 import { tagsResource } from './generated/index.js';
-tagsResource({
-  find: () => null, query: () => [], results: () => 42, paginate: (q) => q, count: () => 0, delete: () => {}, loadRelated: () => [],
-  create: () => ({}), update: (m) => m,
-}); // error: results
+import { layers } from './layers.js';
+const all = layers();
+tagsResource({ ...all.tags, find: () => ({ id: 1, name: 42 }) }); // error: name
+`,
+  'write-values.ts': `
+import { layers } from './layers.js';
+import type { DataLayers } from './generated/index.js';
+const all = layers();
+export const tags: DataLayers['tags'] = { ...all.tags, create: (values) => ({ id: 1, name: values.attributes.title }) }; // error: title
+`,
+  'wrong-related.ts': `
+import { layers, tags } from './layers.js';
+import type { DataLayers } from './generated/index.js';
+const all = layers();
+export const articles: DataLayers['articles'] = { ...all.articles, related: { ...all.articles.related, author: (models) => models.map(() => tags[0] ?? null) } }; // error: email
+`,
+  'missing-filter.ts': `
+import { layers } from './layers.js';
+import type { DataLayers } from './generated/index.js';
+const { customFilters: _, ...articles } = layers().articles;
+export const broken: DataLayers['articles'] = articles; // error: customFilters
+`,
+  'missing-policy.ts': `
+import { layers } from './layers.js';
+import type { DataLayers } from './generated/index.js';
+const { can: _, ...articles } = layers().articles;
+export const broken: DataLayers['articles'] = articles; // error: can
+`,
+  'context-attribute.ts': `
+import type { Context } from 'jsonapi-gen';
+export const user = (ctx: Context): number | undefined => ctx.getAttribute('user'); // error: string
 `,
   'missing-resource.ts': `
-import { createApi, type DataLayers } from './generated/index.js';
-declare const layer: DataLayers['articles'];
-createApi({ articles: layer, comments: layer, people: layer }); // error: tags
+import { createApi } from './generated/index.js';
+import { layers } from './layers.js';
+const { tags: _, ...rest } = layers();
+createApi(rest); // error: tags
 `,
   'bad-payload.ts': `
 import type { ArticlesCreatePayload } from './generated/index.js';
 export const p: ArticlesCreatePayload = { data: { type: 'articles', attributes: { body: 'no title' }, relationships: { author: { data: { type: 'people', id: '1' } } } } }; // error: title
+`,
+};
+
+/** Hosts of the kitchen-sink fixture, whose attributes read through `.get()` getters. */
+const GETTER_HOSTS: Record<string, string> = {
+  'getter-model.ts': `
+import type { WidgetsModel } from './generated/index.js';
+export const widget: WidgetsModel = { id: 1, builtAt: new Date() } as Omit<WidgetsModel, 'name'> as WidgetsModel;
+export const missing: WidgetsModel = { ...widget, name: undefined }; // error: name
 `,
 };
 
@@ -138,10 +219,12 @@ beforeAll(async () => {
     await writeStubs(model, join(DIR, name, 'data'), out);
     roots.push(...model.resources.map((r) => join(DIR, name, 'data', `${r.type}.ts`)));
   }
-  mkdirSync(join(DIR, 'blog'), { recursive: true });
-  for (const [file, text] of Object.entries(HOSTS)) {
-    writeFileSync(join(DIR, 'blog', file), text);
-    roots.push(join(DIR, 'blog', file));
+  for (const [fixture, hosts] of [['blog', HOSTS], ['kitchen-sink', GETTER_HOSTS]] as const) {
+    mkdirSync(join(DIR, fixture), { recursive: true });
+    for (const [file, text] of Object.entries(hosts)) {
+      writeFileSync(join(DIR, fixture, file), text);
+      roots.push(join(DIR, fixture, file));
+    }
   }
   writeFileSync(join(DIR, 'package.json'), '{ "type": "module" }\n');
   const program = ts.createProgram(roots, OPTIONS);
@@ -156,21 +239,42 @@ beforeAll(async () => {
 }, 120_000);
 
 describe('generated TypeScript', () => {
-  it('of every fixture, its stubs and a host binding Kysely-like data layers compile under strict settings', () => {
+  it('of every fixture, its stubs and a typed in-memory host of the blog compile under strict settings', () => {
     // Only what this test wrote is judged: the runtime's sources are compiled with their own settings.
-    const expectedToFail = new Set(Object.keys(HOSTS).filter((f) => f !== 'good.ts').map((f) => `blog/${f}`));
+    const expectedToFail = new Set([
+      ...Object.keys(HOSTS).filter((f) => f !== 'good.ts' && f !== 'layers.ts').map((f) => `blog/${f}`),
+      ...Object.keys(GETTER_HOSTS).map((f) => `kitchen-sink/${f}`),
+    ]);
     const unexpected = [...diagnostics].filter(([file]) => !file.startsWith('..') && !expectedToFail.has(file));
     expect(Object.fromEntries(unexpected)).toEqual({});
   });
 
   it.each([
-    ['a data layer missing a method', { given: 'missing-method.ts', want: "Property 'count' is missing" }],
-    ['a data layer method with a wrong parameter', { given: 'wrong-signature.ts', want: "Types of parameters 'id' and 'id' are incompatible" }],
-    ['a data layer method with a wrong result', { given: 'wrong-result.ts', want: "Type 'number' is not assignable to type 'MaybePromise<readonly" }],
-    ['createApi without a resource', { given: 'missing-resource.ts', want: "Property 'tags' is missing" }],
-    ['a create payload without a required attribute', { given: 'bad-payload.ts', want: "Property 'title' is missing" }],
+    ['a model missing an attribute', { given: 'blog/model-missing-attribute.ts', want: "is missing the following properties from type 'ArticlesModelFields': body" }],
+    ['a model with an attribute of the wrong kind', { given: 'blog/model-wrong-kind.ts', want: "Type 'number' is not assignable to type 'string'" }],
+    ['create reading an attribute the resource does not have', { given: 'blog/write-values.ts', want: "Property 'title' does not exist" }],
+    ['a to-one loader giving the wrong resource', { given: 'blog/wrong-related.ts', want: "is missing the following properties from type 'PeopleModelFields': email" }],
+    ['a data layer without a custom filter', { given: 'blog/missing-filter.ts', want: "Property 'customFilters' is missing" }],
+    ['a data layer without the policy can() asks', { given: 'blog/missing-policy.ts', want: "Property 'can' is missing" }],
+    ['a context attribute read as another type', { given: 'blog/context-attribute.ts', want: "Type 'string | undefined' is not assignable to type 'number | undefined'" }],
+    ['createApi without a resource', { given: 'blog/missing-resource.ts', want: "Property 'tags' is missing" }],
+    ['a create payload without a required attribute', { given: 'blog/bad-payload.ts', want: "Property 'title' is missing" }],
+    ["a model without what a getter reads", { given: 'kitchen-sink/getter-model.ts', want: "Type 'undefined' is not assignable to type 'string'" }],
   ])('rejects %s', (_, { given, want }) => {
-    const errors = diagnostics.get(`blog/${given}`) ?? [];
+    const errors = diagnostics.get(given) ?? [];
     expect(errors.join('\n')).toContain(want);
+    // The first error is on the line the host got wrong.
+    const line = HOSTS[given.replace('blog/', '')] ?? GETTER_HOSTS[given.replace('kitchen-sink/', '')] ?? '';
+    const wrong = line.split('\n').findIndex((l) => l.includes('// error:')) + 1;
+    expect(errors[0]?.split(':')[0]).toBe(String(wrong));
+  });
+
+  it('has no any in any generated file', async () => {
+    for (const name of ['minimal', 'blog', 'kitchen-sink']) {
+      for (const file of (await generateFixture(name, join(DIR, name, 'generated'))).files) {
+        if (!file.path.endsWith('.ts')) continue;
+        expect(file.content, `${name}/${file.path}`).not.toMatch(/\bany\b(?![-'])|as Record<string, unknown>/);
+      }
+    }
   });
 });

@@ -421,6 +421,8 @@ describe.each(['sqlite', 'postgres'] as const)('scope on %s', (dialect) => {
             tags: { type: 'toMany', table: 'tags', through: { table: 'article_tags', from: 'article_id', to: 'tag_id' } },
           },
           scope: (query, ctx) => query.where((eb) => eb.or([eb('articles.status', '=', 'published'), eb('articles.author_id', '=', Number(ctx.getAttribute('user') ?? 0))])),
+          filters: { search: (query) => query },
+          policy: () => true,
         },
         comments: {
           table: 'comments',

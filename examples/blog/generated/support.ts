@@ -20,21 +20,22 @@ export interface ToManyRelationship<I> {
   data?: I[];
 }
 
-/** A getter's value in its JSON form: dates as RFC 3339 date-times, `undefined` as `null`. */
-export function toJson(value: unknown): unknown {
-  return value instanceof Date ? value.toISOString() : (value ?? null);
+/** A getter's value in its JSON form: dates as RFC 3339 date-times (`YYYY-MM-DD` for `date` attributes), `undefined` as `null`. */
+export function toJson(value: unknown, kind?: 'date'): unknown {
+  if (value instanceof Date) return kind === 'date' ? value.toISOString().slice(0, 10) : value.toISOString();
+  return value ?? null;
 }
 
+/** A `date-time` attribute value as responses carry it: a `Date` as RFC 3339 UTC text, text as it is. */
 export function dateTime(value: Date | string): string;
 export function dateTime(value: Date | string | null): string | null;
-/** A `date-time` attribute value as responses carry it: a `Date` as RFC 3339 UTC text, text as it is. */
 export function dateTime(value: Date | string | null): string | null {
   return value instanceof Date ? value.toISOString() : value;
 }
 
+/** A `date` attribute value as responses carry it: `YYYY-MM-DD`. */
 export function dateOnly(value: Date | string): string;
 export function dateOnly(value: Date | string | null): string | null;
-/** A `date` attribute value as responses carry it: `YYYY-MM-DD`. */
 export function dateOnly(value: Date | string | null): string | null {
   return value instanceof Date ? value.toISOString().slice(0, 10) : value;
 }
@@ -42,6 +43,6 @@ export function dateOnly(value: Date | string | null): string | null {
 /** The `.get()` getter of the schema's field `name`, looked up once when a resource is bound. */
 export function fieldGetter(schema: ResourceSchema, name: string): Getter {
   const getter = schema.fields().find((field) => field.name === name)?.getter;
-  if (!getter) throw new TypeError(`${schema.type()}.${name} has no getter any more: run jsonapi-gen build again`);
+  if (!getter) throw new TypeError(`${schema.type()}.${name} no longer has a getter: run jsonapi-gen build again`);
   return getter;
 }

@@ -2,8 +2,7 @@
  * The API, declared once. `npm run build` (and `npm start`, which builds first) turns it into
  * `src/generated/`: typed data-layer interfaces, createApi(...) and openapi.json.
  */
-import { Attribute, Create, Delete, Index, Show, ToMany, ToOne, Update, defineResource } from 'jsonapi-gen';
-import { SortColumn, Where } from 'jsonapi-gen/kysely';
+import { Attribute, Create, Delete, Index, Show, SortBy, ToMany, ToOne, Update, Where, defineResource } from 'jsonapi-gen';
 
 export const authors = defineResource({
   type: 'authors',
@@ -13,7 +12,7 @@ export const authors = defineResource({
   ],
   endpoints: [Show.make(), Index.make().paginate(20, 100).defaultSort('name'), Create.make(), Update.make(), Delete.make()],
   filters: [Where.make('name')],
-  sorts: [SortColumn.make('name')],
+  sorts: [SortBy.make('name')],
 });
 
 export const books = defineResource({
@@ -24,6 +23,6 @@ export const books = defineResource({
     ToOne.make('author').type('authors').includable().writable().required(),
   ],
   endpoints: [Show.make(), Index.make().paginate(20, 100).defaultSort('title'), Create.make(), Update.make(), Delete.make()],
-  filters: [Where.make('title'), Where.make('author').column('author_id')],
-  sorts: [SortColumn.make('title'), SortColumn.make('year')],
+  filters: [Where.make('title'), Where.make('author')],
+  sorts: [SortBy.make('title'), SortBy.make('year')],
 });
