@@ -246,8 +246,7 @@ export class DocumentBuilder {
         if (fieldset && !fieldset.has(attribute.name)) continue;
         if (attribute.isConditional && !attribute.isVisibleFor(model, context)) continue;
         const value = attribute.getter ? attribute.getter(model, context) : (model as Record<string, unknown>)[attribute.name];
-        // A value the model lacks is left out, as generated serializers do (the README's rule).
-        if (value === undefined && !attribute.getter) continue;
+        if (value === undefined && attribute.isOptional && !attribute.getter) continue;
         attributes[attribute.name] = toJsonValue(attribute.kind, value);
       }
     }

@@ -261,6 +261,15 @@ export class Attribute extends Field {
   get isNullable(): boolean {
     return this.#nullable;
   }
+
+  /**
+   * Whether a model may lack this attribute: writable, yet neither required, nullable nor
+   * defaulted, so a client may never have set it. Such a value is left out of `attributes`;
+   * any other missing value is served as `null` (the generated model types say the same).
+   */
+  get isOptional(): boolean {
+    return this.isWritable && !this.isRequired && !this.#nullable && !this.hasDefault;
+  }
 }
 
 /** A relationship to one or many resources of another type. */
