@@ -82,7 +82,7 @@ describe.each(['minimal', 'blog', 'kitchen-sink'])('the %s fixture: responses ma
     const schemas = (await import(pathToFileURL(join(FIXTURES, name, 'schema.ts')).href)) as Record<string, unknown>;
     const resources = Object.values(schemas).filter((v): v is ResourceSchema => typeof (v as ResourceSchema).type === 'function');
 
-    const document = { ...generated.openapi, $id: 'openapi' };
+    const document: Json = { ...generated.openapi, $id: 'openapi' };
     const ajv = new Ajv2020({ strict: false, allErrors: true });
     addFormats(ajv);
     ajv.addSchema(document);
