@@ -33,8 +33,8 @@ export async function migrate(db: Kysely<Database>): Promise<void> {
     .addColumn('year', 'integer')
     .addColumn('author_id', 'integer', (column) => column.notNull().references('authors.id').onDelete('cascade'))
     .execute();
-  const any = await db.selectFrom('authors').select('id').limit(1).executeTakeFirst();
-  if (any !== undefined) return;
+  const existing = await db.selectFrom('authors').select('id').limit(1).executeTakeFirst();
+  if (existing !== undefined) return;
   const author = await db.insertInto('authors').values({ name: 'Ursula K. Le Guin' }).returning('id').executeTakeFirstOrThrow();
   await db
     .insertInto('books')

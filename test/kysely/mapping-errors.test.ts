@@ -1,0 +1,67 @@
+/**
+ * The blog's Kysely mapping is checked against the generated `Resources` and the `Database`
+ * type: each mistake below, made in examples/blog/store.ts, fails to compile with its first
+ * error in store.ts, on the line of the mistake, naming what is wrong.
+ */
+import { readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import ts from 'typescript';
+import { beforeAll, describe, expect, it } from 'vitest';
+
+const ROOT = new URL('../../', import.meta.url).pathname;
+const STORE = join(ROOT, 'examples/blog/store.ts');
+const SOURCE = readFileSync(STORE, 'utf8');
+
+/**
+ * Each mistake: the text replaced in store.ts, its replacement, and what the first error says;
+ * `at`: for a member left out, the enclosing member the error is reported at (the nearest line
+ * above the mistake that holds it).
+ */
+const MISTAKES: Array<[string, { from: string; to: string; want: string; at?: string }]> = [
+  ['a misspelt column', { from: "columns: { createdAt: 'created_at' },", to: "columns: { createdAt: 'created_on' },", want: '"created_on"' }],
+  ['a camelCase attribute left unmapped', { from: "updatedAt: 'updated_at', ", to: '', want: 'updatedAt' }],
+  ['a wrong table', { from: "table: 'tags',\n", to: "table: 'tag',\n", want: '"tag"' }],
+  ['a column of the wrong kind', { from: "columns: { createdAt: 'created_at', updatedAt", to: "columns: { createdAt: 'author_id', updatedAt", want: '"author_id"' }],
+  ['a relationship without its mapping', { from: "comments: { type: 'toMany', table: 'comments', foreignKey: 'article_id' },", to: '', want: 'comments', at: 'relationships: {' }],
+  ['a custom filter without its function', { from: 'filters: { search },', to: '', want: 'filters', at: 'articles: {' }],
+];
+
+const options = (): ts.CompilerOptions => {
+  const config = ts.readConfigFile(join(ROOT, 'tsconfig.json'), ts.sys.readFile);
+  return { ...ts.parseJsonConfigFileContent(config.config, ts.sys, ROOT).options, noEmit: true };
+};
+
+/** The first error of a program in which store.ts reads `text`, as "file:line: message". */
+function firstError(text: string, base: { options: ts.CompilerOptions; old?: ts.Program }): { error: string | undefined; program: ts.Program } {
+  const host = ts.createCompilerHost(base.options);
+  const read = host.readFile.bind(host);
+  host.readFile = (file) => (file === STORE ? text : read(file));
+  const getSourceFile = host.getSourceFile.bind(host);
+  host.getSourceFile = (file, language, onError, create) =>
+    file === STORE ? ts.createSourceFile(file, text, language) : getSourceFile(file, language, onError, create);
+  const program = ts.createProgram({ rootNames: [STORE], options: base.options, host, ...(base.old && { oldProgram: base.old }) });
+  const [d] = ts.getPreEmitDiagnostics(program);
+  if (!d) return { error: undefined, program };
+  const where = d.file && d.start !== undefined ? `${relative(ROOT, d.file.fileName)}:${d.file.getLineAndCharacterOfPosition(d.start).line + 1}` : '(global)';
+  return { error: `${where}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`, program };
+}
+
+describe('mistakes in the Kysely mapping of the blog', () => {
+  const base: { options: ts.CompilerOptions; old?: ts.Program } = { options: {} };
+  beforeAll(() => {
+    base.options = options();
+    const { error, program } = firstError(SOURCE, base);
+    expect(error).toBeUndefined();
+    base.old = program;
+  }, 120_000);
+
+  it.each(MISTAKES)('%s fails at its line in store.ts', (_, { from, to, want, at }) => {
+    expect(SOURCE).toContain(from);
+    const text = SOURCE.replace(from, to);
+    const index = at === undefined ? SOURCE.indexOf(from) : SOURCE.lastIndexOf(at, SOURCE.indexOf(from));
+    const line = SOURCE.slice(0, index).split('\n').length;
+    const { error } = firstError(text, base);
+    expect(error).toMatch(new RegExp(`^examples/blog/store\\.ts:${line}: `));
+    expect(error).toContain(want);
+  }, 60_000);
+});
