@@ -1,5 +1,6 @@
 import type { Extension, ExtensionHost } from './atomic.js';
 import { DEFAULT_LIMITS, type Limits } from './limits.js';
+import { DEFAULT_CACHE_CONTROL, entityTag, noneMatchHits } from './conditional.js';
 import { Context } from './context.js';
 import { DocumentBuilder, type ResourceLookup, type TopLevelDocument } from './document.js';
 import { JsonApiError, JsonApiErrors, MethodNotAllowedError, NotFoundError } from './errors.js';
@@ -46,6 +47,15 @@ export interface JsonApiOptions {
   limits?: Partial<Limits>;
   /** Extensions the API serves, such as `atomic()` (Atomic Operations at `POST /operations`). */
   extensions?: readonly Extension[];
+  /**
+   * The `Cache-Control` of successful reads, by the resource type of the URL (a related or
+   * relationship URL counts as its owner's). Default: `private, no-cache` for every type
+   * (responses may depend on the caller; a cache must revalidate, which the `ETag` makes cheap).
+   *
+   * @example
+   * new JsonApi({ cacheControl: (type) => (type === 'tags' ? 'public, max-age=60' : 'private, no-cache') });
+   */
+  cacheControl?: (type: string, context: Context) => string;
 }
 
 /** Per-request options of `handle` and `fetch`. */
@@ -70,6 +80,7 @@ export class JsonApi {
   readonly #onError: (error: unknown) => void;
   readonly #queryParameters: ReadonlySet<string>;
   readonly #transaction: JsonApiOptions['transaction'];
+  readonly #cacheControl: JsonApiOptions['cacheControl'];
   /** The extensions by the path they answer at (basePath included); the first one declared wins. */
   readonly #extensionAt = new Map<string, Extension>();
   readonly #limits: Readonly<Limits>;
@@ -83,6 +94,7 @@ export class JsonApi {
     this.#onError = options.onError ?? ((error) => console.error(error));
     this.#queryParameters = new Set(options.queryParameters ?? []);
     this.#transaction = options.transaction;
+    this.#cacheControl = options.cacheControl;
     const extensions = options.extensions ?? [];
     for (const extension of extensions) {
       const path = this.#basePath + extension.path;
@@ -161,7 +173,10 @@ export class JsonApi {
         return read ? valueOf(read) : body.then(valueOf);
       },
       builder: () => new DocumentBuilder(context, this.#lookup, baseUrl, state.query.fields),
-      respond: (document, status = 200, headers) => jsonResponse({ jsonapi: { version: '1.1' }, ...document }, status, headers),
+      respond: (document, status = 200, headers) =>
+        method === 'GET' && status === 200
+          ? this.#read({ jsonapi: { version: '1.1' }, ...document }, state)
+          : jsonResponse({ jsonapi: { version: '1.1' }, ...document }, status, headers),
     };
     const response =
       method === 'GET' || !this.#transaction || !transactional
@@ -216,6 +231,19 @@ export class JsonApi {
         }),
     };
     return extension.handle(request, options, host);
+  }
+
+  /** A successful read: its `ETag` and `Cache-Control`, or 304 when the client's copy is current. */
+  #read(document: TopLevelDocument, state: RequestState): Response {
+    const body = documentJson(document);
+    const tag = entityTag(body);
+    const cacheControl = this.#cacheControl?.(state.resource.type, state.context) ?? DEFAULT_CACHE_CONTROL;
+    const headers = { ...JSON_HEADERS, etag: tag, 'cache-control': cacheControl };
+    if (noneMatchHits(state.context.request.headers.get('if-none-match'), tag)) {
+      // 304 carries what a 200 would have said about caching, and no content headers (RFC 9110 §15.4.5).
+      return stringResponse({ status: 304, headers: { etag: tag, 'cache-control': cacheControl, vary: JSON_HEADERS.vary! }, body: null });
+    }
+    return stringResponse({ status: 200, headers, body });
   }
 
   #dispatch(state: RequestState, method: string): Promise<Response> {

@@ -1,0 +1,60 @@
+/**
+ * Conditional GET (RFC 9110 §8.8.3, §13.1.2): every successful read carries a strong `ETag`
+ * computed from the bytes it sends, and `If-None-Match` naming it answers 304. The tag depends
+ * on nothing but the representation, so every process serving the same data gives the same tag
+ * (an included resource that changes changes the body, and so the tag).
+ */
+
+type Digest = (text: string) => string;
+
+/** SHA-1 of the UTF-8 text, base64url: node:crypto where the platform has it (Node, Bun, Deno). */
+function nativeDigest(): Digest | undefined {
+  const host = globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } };
+  const crypto = host.process?.getBuiltinModule?.('node:crypto') as
+    | { createHash(algorithm: string): { update(text: string): { digest(encoding: string): string } } }
+    | undefined;
+  return crypto && ((text) => crypto.createHash('sha1').update(text).digest('base64url'));
+}
+
+/** A 64-bit hash of the UTF-16 code units in pure JavaScript, for platforms without node:crypto. */
+function portableDigest(text: string): string {
+  let h1 = 0xdeadbeef;
+  let h2 = 0x41c6ce57;
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charCodeAt(i);
+    h1 = Math.imul(h1 ^ unit, 2654435761);
+    h2 = Math.imul(h2 ^ unit, 1597334677);
+  }
+  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+  return `${(h2 >>> 0).toString(36)}-${(h1 >>> 0).toString(36)}-${text.length.toString(36)}`;
+}
+
+const digest: Digest = nativeDigest() ?? portableDigest;
+
+/**
+ * The strong entity tag of a response body.
+ *
+ * @example
+ * entityTag('{"data":null}') // '"xQ9…"'
+ */
+export function entityTag(body: string): string {
+  return `"${digest(body)}"`;
+}
+
+/**
+ * Whether `If-None-Match` (its header value, or null) names `tag`, so the client's copy is
+ * current: `*`, or a list of tags compared weakly (a `W/` prefix is ignored, RFC 9110 §8.8.3.2).
+ */
+export function noneMatchHits(header: string | null, tag: string): boolean {
+  if (header === null) return false;
+  if (header.trim() === '*') return true;
+  for (const item of header.split(',')) {
+    const candidate = item.trim();
+    if ((candidate.startsWith('W/') ? candidate.slice(2) : candidate) === tag) return true;
+  }
+  return false;
+}
+
+/** `Cache-Control` of a read unless the host says otherwise: authorised content, revalidated each time. */
+export const DEFAULT_CACHE_CONTROL = 'private, no-cache';
