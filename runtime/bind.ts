@@ -47,7 +47,6 @@ export function bindResource<M, Q>(
     filters: () => schema.filters?.() ?? [],
     sorts: () => schema.sorts?.() ?? [],
   };
-  if (schema.newModel) definition.newModel = schema.newModel.bind(schema);
   if (schema.getId) definition.getId = schema.getId.bind(schema);
   if (serializeAttributes) definition.serializeAttributes = serializeAttributes as (model: M, context: Context) => Record<string, unknown>;
   const target = definition as unknown as Record<string, unknown>;

@@ -117,9 +117,9 @@ export class Create extends Endpoint<[Context]> {
  * `PATCH /{type}/{id}`; its callbacks see the model being updated.
  *
  * @example
- * Update.make().visible((article, ctx) => article.authorId === ctx.getAttribute('user'));
+ * Update.make().visible((article: Article, ctx) => article.authorId === ctx.getAttribute('user'));
  */
-export class Update extends Endpoint<[any, Context, Policy]> {
+export class Update extends Endpoint<[unknown, Context, Policy]> {
   readonly kind = 'update' as const;
 
   /** A new Update endpoint. */
@@ -132,9 +132,9 @@ export class Update extends Endpoint<[any, Context, Policy]> {
  * `DELETE /{type}/{id}`; its callbacks see the model being deleted.
  *
  * @example
- * Delete.make().visible((article, ctx) => String(article.authorId) === ctx.getAttribute('user'));
+ * Delete.make().visible((article: Article, ctx) => String(article.authorId) === ctx.getAttribute('user'));
  */
-export class Delete extends Endpoint<[any, Context, Policy]> {
+export class Delete extends Endpoint<[unknown, Context, Policy]> {
   readonly kind = 'delete' as const;
 
   /** A new Delete endpoint. */

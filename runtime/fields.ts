@@ -40,15 +40,15 @@ export type AttributeValidator =
   | ((value: unknown, context: Context) => string | readonly string[] | undefined | void | Promise<string | readonly string[] | undefined | void>)
   | StandardSchema;
 
-/** Reads a field's value from a model. */
-export type Getter = (model: any, context: Context) => unknown;
+/** Reads a field's value from a model (a method type, so a getter may name its model's type). */
+export type Getter = { bivariant(model: unknown, context: Context): unknown }['bivariant'];
 
 /**
  * Decides whether a field may be seen. `model` is the resource being serialized or written,
  * or `undefined` when the question is about the field as such: its use in a filter, a sort,
  * an include path, a sparse fieldset, or a create. Synchronous: it runs per resource object.
  */
-export type FieldVisibilityCallback = (model: any, context: Context) => boolean;
+export type FieldVisibilityCallback = { bivariant(model: unknown, context: Context): boolean }['bivariant'];
 
 /** What attributes and relationships share: a name, flags and how the value is read. */
 export abstract class Field {

@@ -34,7 +34,7 @@ export class RegisteredResource {
   readonly collectionMethods: readonly string[];
   /** The methods `/{type}/{id}` answers. */
   readonly resourceMethods: readonly string[];
-  readonly getId: (model: any, context: Context) => string;
+  readonly getId: (model: unknown, context: Context) => string;
   /** The data layer's relationship reader: its `related` loaders by name, or its `loadRelated`. */
   readonly loadRelated: ((relationship: Relationship, models: readonly unknown[], context: Context) => MaybePromise<readonly unknown[]>) | undefined;
   /** The data layer's `can`, which the schema's `can(ability)` callbacks consult. */
@@ -112,7 +112,7 @@ export class RegisteredResource {
     }
 
     const getId = definition.getId?.bind(definition);
-    this.getId = getId ?? ((model: any) => String(model.id));
+    this.getId = getId ?? ((model) => String((model as { id: unknown }).id));
   }
 
   /** The endpoint of `kind`, if enabled. */

@@ -13,14 +13,12 @@ export type AnyField = Attribute | ToOne | ToMany;
  * What the runtime needs to know of a resource besides its data: its type, fields, endpoints,
  * filters and sorts. `defineResource` builds one; generated code builds one per resource.
  */
-export interface ResourceSchema<M = any> {
+export interface ResourceSchema<M = unknown> {
   type(): string;
   fields(): readonly AnyField[];
   endpoints(): readonly AnyEndpoint[];
   filters?(): readonly Filter[];
   sorts?(): readonly Sort[];
-  /** A blank model for Create to fill. */
-  newModel?(context: Context): M;
   /** The id of a model as a string; defaults to `String(model.id)`. */
   getId?(model: M, context: Context): string;
   /**
@@ -31,7 +29,7 @@ export interface ResourceSchema<M = any> {
 }
 
 /** Finds one model by id (Show, Delete, related endpoints). */
-export interface Findable<M = any> {
+export interface Findable<M = unknown> {
   find(id: string, context: Context): MaybePromise<M | null | undefined>;
   /**
    * Optional: the models of `ids` (at most 100, distinct), in the same order, null where there
@@ -46,12 +44,12 @@ export interface Findable<M = any> {
 }
 
 /** Deletes a model that `find` returned (Delete). */
-export interface Deletable<M = any> {
+export interface Deletable<M = unknown> {
   delete(model: M, context: Context): MaybePromise<void>;
 }
 
 /** Starts a query and runs it after filters, sorts and pagination applied (Index). */
-export interface Listable<M = any, Q = any> {
+export interface Listable<M = unknown, Q = unknown> {
   query(context: Context): MaybePromise<Q>;
   results(query: Q, context: Context): MaybePromise<readonly M[]>;
 }
@@ -63,12 +61,12 @@ export interface OffsetPagination {
 }
 
 /** Restricts a query to one page (an Index with `paginate()`). */
-export interface Paginatable<Q = any> {
+export interface Paginatable<Q = unknown> {
   paginate(query: Q, pagination: OffsetPagination, context: Context): MaybePromise<Q>;
 }
 
 /** Counts a filtered query before pagination: gives `last` links and `meta.total`. */
-export interface Countable<Q = any> {
+export interface Countable<Q = unknown> {
   count(query: Q, context: Context): MaybePromise<number>;
 }
 
@@ -149,7 +147,7 @@ export interface Authorizable<M> {
  * Reads relationships in batches: one call per relationship per include level, never one per
  * row. The untyped form of `RelatedLoaders`, for data layers that serve any relationship alike.
  */
-export interface Relatable<M = any> {
+export interface Relatable<M = unknown> {
   /**
    * The related models of every model in `models`, in the same order: for a to-one
    * relationship a model or null each, for a to-many an array each.
@@ -167,7 +165,7 @@ export interface Relatable<M = any> {
  * relationships as resource identifiers. Returns the stored model, with its id and every
  * server-set value, as Show would read it.
  */
-export interface Creatable<M = any, V = WriteValues> {
+export interface Creatable<M = unknown, V = WriteValues> {
   create(values: V, context: Context): MaybePromise<M>;
 }
 
@@ -175,12 +173,12 @@ export interface Creatable<M = any, V = WriteValues> {
  * Changes a model `find` returned (Update, and `PATCH` of a relationship): only the fields in
  * `values` change. Returns the model as Show would now read it.
  */
-export interface Updatable<M = any, V = WriteValues> {
+export interface Updatable<M = unknown, V = WriteValues> {
   update(model: M, values: V, context: Context): MaybePromise<M>;
 }
 
 /** Adds to and removes from a to-many relationship (`POST` / `DELETE` on its relationship URL). */
-export interface ToManyMutable<M = any> {
+export interface ToManyMutable<M = unknown> {
   /** Adds identifiers that are not already members (the runtime leaves out existing ones). */
   addToRelationship(model: M, relationship: ToMany, identifiers: readonly ResourceIdentifier[], context: Context): MaybePromise<void>;
   /** Removes identifiers; ones that are not members are ignored. */
@@ -188,7 +186,7 @@ export interface ToManyMutable<M = any> {
 }
 
 /** A resource as `api.resource()` takes it: its schema plus the data-layer methods it implements. */
-export type ResourceDefinition<M = any, Q = any> = ResourceSchema<M> &
+export type ResourceDefinition<M = unknown, Q = unknown> = ResourceSchema<M> &
   Partial<
     Findable<M> &
       Deletable<M> &
@@ -208,7 +206,7 @@ export type ResourceDefinition<M = any, Q = any> = ResourceSchema<M> &
   >;
 
 /** A resource schema that keeps the types of its declared fields (for generated model types). */
-export interface DeclaredResource<M = any, F extends readonly AnyField[] = readonly AnyField[]> extends ResourceSchema<M> {
+export interface DeclaredResource<M = unknown, F extends readonly AnyField[] = readonly AnyField[]> extends ResourceSchema<M> {
   /** Type level only: the declared fields, in order. */
   readonly declaredFields?: F;
 }
@@ -231,13 +229,12 @@ export type GetterModel<S, I extends number> = S extends { readonly declaredFiel
   : unknown;
 
 /** What `defineResource` takes. */
-export interface ResourceSpec<M = any, F extends readonly AnyField[] = readonly AnyField[]> {
+export interface ResourceSpec<M = unknown, F extends readonly AnyField[] = readonly AnyField[]> {
   type: string;
   fields?: F;
   endpoints?: readonly AnyEndpoint[];
   filters?: readonly Filter[];
   sorts?: readonly Sort[];
-  newModel?: (context: Context) => M;
   getId?: (model: M, context: Context) => string;
 }
 
@@ -252,7 +249,7 @@ export interface ResourceSpec<M = any, F extends readonly AnyField[] = readonly 
  * });
  * api.resource({ ...tags, ...tagStore });
  */
-export function defineResource<M = any, const F extends readonly AnyField[] = readonly AnyField[]>(spec: ResourceSpec<M, F>): DeclaredResource<M, F> {
+export function defineResource<M = unknown, const F extends readonly AnyField[] = readonly AnyField[]>(spec: ResourceSpec<M, F>): DeclaredResource<M, F> {
   const fields = Object.freeze([...(spec.fields ?? [])]);
   const endpoints = Object.freeze([...(spec.endpoints ?? [])]);
   const filters = Object.freeze([...(spec.filters ?? [])]);
@@ -264,7 +261,6 @@ export function defineResource<M = any, const F extends readonly AnyField[] = re
     filters: () => filters,
     sorts: () => sorts,
   };
-  if (spec.newModel) schema.newModel = spec.newModel;
   if (spec.getId) schema.getId = spec.getId;
   return schema;
 }

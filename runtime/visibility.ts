@@ -1,7 +1,11 @@
 import type { MaybePromise } from './types.js';
 
-/** A callback that decides whether something may be seen or used. */
-export type VisibilityCallback<Args extends unknown[]> = (...args: Args) => MaybePromise<boolean>;
+/**
+ * A callback that decides whether something may be seen or used. Declared as a method, so a
+ * callback that names its model's type (`(article: Article, ctx) => ...`) fits where the
+ * runtime only knows `unknown`.
+ */
+export type VisibilityCallback<Args extends unknown[]> = { bivariant(...args: Args): MaybePromise<boolean> }['bivariant'];
 
 /**
  * The `visible(cb)` / `hidden(cb)` pair shared by endpoints, filters and sorts. Every callback
