@@ -1,4 +1,4 @@
-import type { HandleOptions } from './json-api.js';
+import type { HandleOptions } from './context.js';
 import { BadRequestError, JsonApiError, JsonApiErrors } from './errors.js';
 import { MEDIA_TYPE } from './negotiate.js';
 import type { Limits } from './limits.js';

@@ -16,6 +16,12 @@ export interface ContextAttributes {}
 /** The type of the attribute `K`: as `ContextAttributes` declares it, else `unknown`. */
 export type AttributeOf<K extends string> = K extends keyof ContextAttributes ? ContextAttributes[K] : unknown;
 
+/** Per-request options of `handle` and `fetch`. */
+export interface HandleOptions {
+  /** Values the host attaches to the request (the user, a tenant), read with `ctx.getAttribute`. */
+  attributes?: Readonly<Record<string, unknown>>;
+}
+
 /**
  * What every data-layer call and callback receives: the request and the attributes the host
  * attached to it (Fetch requests have none of their own). Their types come from

@@ -5,35 +5,7 @@ import { BuiltResource, plainInJson } from './json.js';
 import type { IncludeTree, QueryParameters } from './query.js';
 import type { RegisteredResource } from './registry.js';
 import type { RequestTarget } from './target.js';
-
-/** A resource identifier object. */
-export interface ResourceIdentifier {
-  type: string;
-  id: string;
-}
-
-/** A relationship object. */
-export interface RelationshipObject {
-  links: { self: string; related: string };
-  data?: ResourceIdentifier | ResourceIdentifier[] | null;
-}
-
-/** A resource object as the runtime emits it. */
-export interface ResourceObject extends ResourceIdentifier {
-  attributes?: Record<string, unknown>;
-  relationships?: Record<string, RelationshipObject>;
-  links: { self: string };
-}
-
-/** The members of a top-level document the runtime emits. */
-export interface TopLevelDocument {
-  jsonapi: { version: '1.1'; ext?: string[] };
-  links?: Record<string, string | null>;
-  data?: ResourceObject | ResourceObject[] | ResourceIdentifier | ResourceIdentifier[] | null;
-  included?: ResourceObject[];
-  meta?: Record<string, unknown>;
-  errors?: unknown[];
-}
+import type { ResourceIdentifier, ResourceObject, RelationshipObject, TopLevelDocument } from './vocabulary.js';
 
 interface Node {
   resource: RegisteredResource;

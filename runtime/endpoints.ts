@@ -1,7 +1,9 @@
 import type { Context } from './context.js';
-import type { Ability } from './resource.js';
 import type { MaybePromise } from './types.js';
 import { Visibility } from './visibility.js';
+
+/** The abilities `can()` asks about; any string works, these are the ones endpoints use. */
+export type Ability = 'view' | 'create' | 'update' | 'delete' | (string & {});
 
 /** The five endpoint kinds a resource can enable. */
 export type EndpointKind = 'show' | 'index' | 'create' | 'update' | 'delete';

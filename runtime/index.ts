@@ -1,13 +1,12 @@
-export { JsonApi, type JsonApiOptions, type HandleOptions } from './json-api.js';
+export { JsonApi, type JsonApiOptions } from './json-api.js';
 export { bindResource, type DataLayer } from './bind.js';
-export { Context, type AttributeOf, type ContextAttributes } from './context.js';
+export { Context, type AttributeOf, type ContextAttributes, type HandleOptions } from './context.js';
 export type { RequestTarget } from './target.js';
 export { Attribute, Field, Relationship, ToMany, ToOne, type AttributeKind, type Getter } from './fields.js';
-export { Create, Delete, Endpoint, Index, Show, Update, can, type AnyEndpoint, type EndpointKind, type PaginationOptions, type Policy, type PolicyCallback } from './endpoints.js';
+export { Create, Delete, Endpoint, Index, Show, Update, can, type Ability, type AnyEndpoint, type EndpointKind, type PaginationOptions, type Policy, type PolicyCallback } from './endpoints.js';
 export { CustomFilter, CustomSort, Filter, Sort, SortBy, Where, type FilterValue, type SortDirection } from './filters.js';
 export {
   defineResource,
-  type Ability,
   type DeclaredResource,
   type GetterModel,
   type AnyField,
@@ -52,8 +51,7 @@ export { MEDIA_TYPE } from './negotiate.js';
 export { stringResponse, type ResponseParts } from './response.js';
 export { DEFAULT_LIMITS, type Limits } from './limits.js';
 export { ATOMIC_EXT, atomic, type AtomicOptions, type Extension, type ExtensionHost } from './atomic.js';
-export type { ResourceIdentifier, ResourceObject, TopLevelDocument } from './document.js';
+export type { Linkage, ResourceIdentifier, ResourceObject, TopLevelDocument, WriteValues } from './vocabulary.js';
 export type { VisibilityCallback } from './visibility.js';
 export type { AttributeConstraints, AttributeValidator, StandardSchema } from './fields.js';
-export type { Linkage, WriteValues } from './payload.js';
 export type { MaybePromise } from './types.js';

@@ -1,8 +1,8 @@
 import type { Extension, ExtensionHost } from './atomic.js';
 import { DEFAULT_LIMITS, type Limits } from './limits.js';
 import { DEFAULT_CACHE_CONTROL, entityTag, noneMatchHits } from './conditional.js';
-import { Context } from './context.js';
-import { DocumentBuilder, type ResourceLookup, type TopLevelDocument } from './document.js';
+import { Context, type HandleOptions } from './context.js';
+import { DocumentBuilder, type ResourceLookup } from './document.js';
 import { JsonApiError, JsonApiErrors, MethodNotAllowedError, NotFoundError } from './errors.js';
 import { Relationship } from './fields.js';
 import { serveCollection } from './handlers/collection.js';
@@ -22,6 +22,7 @@ import type { ResourceDefinition } from './resource.js';
 import { stringResponse, withoutBody } from './response.js';
 import { type Route, matchRoute } from './router.js';
 import { type RequestTarget, parseTarget } from './target.js';
+import type { TopLevelDocument } from './vocabulary.js';
 
 /** Options of a `JsonApi`. */
 export interface JsonApiOptions {
@@ -56,12 +57,6 @@ export interface JsonApiOptions {
    * new JsonApi({ cacheControl: (type) => (type === 'tags' ? 'public, max-age=60' : 'private, no-cache') });
    */
   cacheControl?: (type: string, context: Context) => string;
-}
-
-/** Per-request options of `handle` and `fetch`. */
-export interface HandleOptions {
-  /** Values the host attaches to the request (the user, a tenant), read with `ctx.getAttribute`. */
-  attributes?: Readonly<Record<string, unknown>>;
 }
 
 const JSON_HEADERS: Readonly<Record<string, string>> = Object.freeze({ 'content-type': MEDIA_TYPE, vary: 'Accept' });

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { Attribute, Show, ToOne, defineResource, type ResourceDefinition } from 'jsonapi-gen';
 import { Context } from './context.js';
-import { DocumentBuilder, type TopLevelDocument } from './document.js';
+import { DocumentBuilder } from './document.js';
+import type { TopLevelDocument } from './vocabulary.js';
 import { BuiltResource, documentJson } from './json.js';
 import { RegisteredResource } from './registry.js';
 

@@ -1,4 +1,4 @@
-import type { TopLevelDocument } from './document.js';
+import type { TopLevelDocument } from './vocabulary.js';
 
 /**
  * A resource object the `DocumentBuilder` made: its members are set in the order the JSON reads

@@ -1,26 +1,12 @@
 import type { Context } from './context.js';
-import type { ResourceIdentifier, ResourceLookup } from './document.js';
+import type { ResourceLookup } from './document.js';
 import { BadRequestError, ConflictError, ForbiddenError, JsonApiError, JsonApiErrors, NotFoundError, UnprocessableEntityError } from './errors.js';
 import { DEFAULT_LIMITS, type Limits } from './limits.js';
 import { Attribute, Relationship, type ToMany, type ToOne } from './fields.js';
 import type { RegisteredResource } from './registry.js';
 import { andThen, flow, isPromise, type MaybePromise, type Steps } from './types.js';
 import { type ValidationResult, validateValue } from './validation.js';
-
-/** Linkage as written: one identifier or null for to-one, a list for to-many. */
-export type Linkage = ResourceIdentifier | null | ResourceIdentifier[];
-
-/**
- * What a create or update writes: the attributes and relationships the client sent, checked
- * and converted (plus defaults on create). Both maps have no prototype, so a member named
- * `__proto__` is just a key.
- */
-export interface WriteValues {
-  /** A client-generated id, when the Create endpoint accepts them. */
-  id?: string;
-  attributes: Record<string, unknown>;
-  relationships: Record<string, Linkage>;
-}
+import type { Linkage, ResourceIdentifier, WriteValues } from './vocabulary.js';
 
 type Json = Record<string, unknown>;
 

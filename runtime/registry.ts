@@ -1,11 +1,11 @@
 import type { Context } from './context.js';
-import type { AnyEndpoint, EndpointKind, Index } from './endpoints.js';
+import type { Ability, AnyEndpoint, EndpointKind, Index } from './endpoints.js';
 import { Attribute, Relationship, type ToMany, type ToOne } from './fields.js';
 import { CustomFilter, CustomSort, Filter, Sort, SortBy, Where, type FilterValue, type SortDirection } from './filters.js';
 import { plainInJson } from './json.js';
 import { assertMemberName, isMemberName } from './member-name.js';
 import { parseSort } from './query.js';
-import type { Ability, AnyField, ResourceDefinition } from './resource.js';
+import type { AnyField, ResourceDefinition } from './resource.js';
 import type { MaybePromise } from './types.js';
 
 const NEEDS: Record<EndpointKind, readonly string[]> = {

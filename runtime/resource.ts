@@ -1,10 +1,9 @@
 import type { Context } from './context.js';
-import type { AnyEndpoint } from './endpoints.js';
+import type { Ability, AnyEndpoint } from './endpoints.js';
 import type { Attribute, Relationship, ToMany, ToOne } from './fields.js';
-import type { ResourceIdentifier } from './document.js';
 import type { Filter, FilterValue, Sort, SortDirection } from './filters.js';
-import type { WriteValues } from './payload.js';
 import type { MaybePromise } from './types.js';
+import type { ResourceIdentifier, WriteValues } from './vocabulary.js';
 
 /** Any field of a resource. */
 export type AnyField = Attribute | ToOne | ToMany;
@@ -128,9 +127,6 @@ export interface ResourceTypes {
   customSorts: string;
   policy: boolean;
 }
-
-/** The abilities `can()` asks about; any string works, these are the ones endpoints use. */
-export type Ability = 'view' | 'create' | 'update' | 'delete' | (string & {});
 
 /**
  * The policy the schema's `can(ability)` callbacks consult: whether the request may do

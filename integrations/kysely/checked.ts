@@ -7,7 +7,7 @@
  */
 import type { Selectable } from 'kysely';
 import type { Ability, Context, FilterValue, MaybePromise, ResourceTypes, SortDirection } from '../../runtime/index.js';
-import type { SelectQuery } from './filters.js';
+import type { SelectQuery } from './select-query.js';
 import type { ColumnName, TableMapping, TableName, ThroughMapping, ToManyMapping, ToOneMapping } from './mapping.js';
 
 /** Literal types widened to their kind: an enum attribute fits a `string` column. */

@@ -1,16 +1,8 @@
-import type { SelectQueryBuilder } from 'kysely';
 import type { SortDirection } from '../../runtime/index.js';
 import { sql } from 'kysely';
 import { extendPlan, planOf } from './plan.js';
+import type { SelectQuery } from './select-query.js';
 
-/**
- * The query object of every Kysely-backed resource: a select query on the resource's table.
- * The custom filters and sorts of a mapping receive it.
- *
- * @example
- * filters: { search: (query: SelectQuery, value) => query.where('articles.title', 'like', `%${[value].flat()[0]}%`) }
- */
-export type SelectQuery = SelectQueryBuilder<any, any, any>;
 
 /**
  * The table (or alias) a select query reads first: what qualifies the columns of filters and

@@ -62,7 +62,8 @@ export type {
  * @example
  * filters: { search: (query: SelectQuery, value) => query.where('articles.title', 'like', `%${value}%`) }
  */
-export { orderByColumn, whereColumn, type SelectQuery } from './filters.js';
+export { orderByColumn, whereColumn } from './filters.js';
+export type { SelectQuery } from './select-query.js';
 /**
  * Mapping types checked against the generated `Resources` and the Kysely `Database` type.
  *

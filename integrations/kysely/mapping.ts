@@ -1,5 +1,5 @@
 import type { Ability, Context, FilterValue, MaybePromise, SortDirection } from '../../runtime/index.js';
-import type { SelectQuery } from './filters.js';
+import type { SelectQuery } from './select-query.js';
 
 /** The table names of a Kysely `Database` type. */
 export type TableName<DB> = keyof DB & string;

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { SelectQuery } from './filters.js';
+import type { SelectQuery } from './select-query.js';
 
 /**
  * A collection read described rather than built: its shape (which table, which `Where`

@@ -29,7 +29,8 @@ import type {
 import { andThen, flow, type Steps } from '../../runtime/types.js';
 import { runStatement, type Written } from './errors.js';
 import type { StoreMapping, StoreModel } from './checked.js';
-import { type SelectQuery, orderByColumn, whereColumn } from './filters.js';
+import { orderByColumn, whereColumn } from './filters.js';
+import type { SelectQuery } from './select-query.js';
 import { type AnyTableMapping, type RelationshipMapping, parseIntegerId } from './mapping.js';
 import { extendPlan, planOf, plannedQuery } from './plan.js';
 import { allRows, type DirectSqlite, directSqlite, runDirect } from './statements.js';

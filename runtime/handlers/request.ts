@@ -1,6 +1,7 @@
 import type { Context } from '../context.js';
 import type { Limits } from '../limits.js';
-import type { DocumentBuilder, ResourceLookup, TopLevelDocument } from '../document.js';
+import type { DocumentBuilder, ResourceLookup } from '../document.js';
+import type { TopLevelDocument } from '../vocabulary.js';
 import type { QueryParameters } from '../query.js';
 import type { RegisteredResource } from '../registry.js';
 import type { Route } from '../router.js';
