@@ -1,7 +1,8 @@
 /**
  * The blog demo: migrates and seeds a database, then serves the API of shared/DEMO.md on
- * node:http. `npm run demo -- --db FILE --seed N`; PostgreSQL when DATABASE_URL is set.
+ * node:http. `npm run demo -- --db FILE --seed N --workers N`; PostgreSQL when DATABASE_URL is set.
  */
+import cluster from 'node:cluster';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { type Server, createServer } from 'node:http';
@@ -15,6 +16,7 @@ import { migrate, openDatabase } from './db.js';
 import { createApi, openapi } from './generated/index.js';
 import { seed } from './seed.js';
 import { createStore } from './store.js';
+import { startWorkers, workerDatabase } from './workers.js';
 
 const OPENAPI = JSON.stringify(openapi);
 
@@ -113,8 +115,13 @@ export async function startDemo(options: DemoOptions = {}): Promise<Demo> {
     return {
       url,
       close: async () => {
-        listening.closeAllConnections();
-        await new Promise<void>((resolve) => listening.close(() => resolve()));
+        // Graceful: no new connections, idle ones closed now, in-flight requests answered (their
+        // connections close after the response), the stragglers cut after 10 s; then the database.
+        const closed = new Promise<void>((resolve) => listening.close(() => resolve()));
+        listening.closeIdleConnections();
+        const cut = setTimeout(() => listening.closeAllConnections(), 10_000);
+        await closed;
+        clearTimeout(cut);
         await database.close();
       },
     };
@@ -137,19 +144,35 @@ async function main(args: readonly string[]): Promise<void> {
   const seedValue = flag(args, '--seed');
   const articles = seedValue === undefined ? 120 : Number(seedValue);
   if (!Number.isSafeInteger(articles) || articles < 1) throw new Error(`--seed takes a positive integer, not "${seedValue}"`);
-  const demo = await startDemo({ db: flag(args, '--db'), seed: articles });
+  const workersValue = flag(args, '--workers');
+  const workers = workersValue === undefined ? 1 : Number(workersValue);
+  if (!Number.isSafeInteger(workers) || workers < 1) throw new Error(`--workers takes a positive integer, not "${workersValue}"`);
   const where = process.env.DATABASE_URL ? 'PostgreSQL ($DATABASE_URL)' : (flag(args, '--db') ?? 'a temporary SQLite file');
-  console.log(`Blog API (${where}) listening on ${demo.url}`);
-  console.log('Try:');
-  console.log(`  curl -g '${demo.url}/articles?sort=-createdAt&page[limit]=5&include=author'`);
-  console.log(`  curl -g '${demo.url}/articles?filter[author][]=1&filter[author][]=2&fields[articles]=title,author'`);
-  console.log(`  curl -X DELETE -H 'Authorization: Bearer 1' ${demo.url}/articles/1`);
-  console.log(`API reference: ${demo.url}/docs (OpenAPI document: ${demo.url}/openapi.json)`);
+  if (cluster.isWorker) {
+    const demo = await startDemo({ db: workerDatabase(), seed: articles });
+    const stop = () => void demo.close().then(() => process.exit(0), () => process.exit(1));
+    process.once('SIGTERM', stop);
+    process.once('SIGINT', () => {}); // the primary stops the workers
+    return;
+  }
+  const url = workers > 1 ? await startWorkers({ workers, seed: articles, db: flag(args, '--db') }) : undefined;
+  const demo = url ? undefined : await startDemo({ db: flag(args, '--db'), seed: articles });
+  printWelcome(demo?.url ?? url!, where, workers);
+  if (!demo) return;
   const stop = () => {
     demo.close().then(() => process.exit(0), () => process.exit(1));
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
+}
+
+function printWelcome(url: string, where: string, workers: number): void {
+  console.log(`Blog API (${where}) listening on ${url}${workers > 1 ? ` (${workers} worker processes)` : ''}`);
+  console.log('Try:');
+  console.log(`  curl -g '${url}/articles?sort=-createdAt&page[limit]=5&include=author'`);
+  console.log(`  curl -g '${url}/articles?filter[author][]=1&filter[author][]=2&fields[articles]=title,author'`);
+  console.log(`  curl -X DELETE -H 'Authorization: Bearer 1' ${url}/articles/1`);
+  console.log(`API reference: ${url}/docs (OpenAPI document: ${url}/openapi.json)`);
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
