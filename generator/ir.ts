@@ -19,7 +19,9 @@ export type Capability =
   | 'CustomFilterable'
   | 'Sortable'
   | 'CustomSortable'
-  | 'Authorizable';
+  | 'Authorizable'
+  | 'Versioned'
+  | 'OptionallyVersioned';
 
 /** The whole API: every resource, sorted by type. */
 export interface ApiModel {
@@ -111,4 +113,6 @@ export interface EndpointsModel {
   readonly create: boolean;
   readonly update: boolean;
   readonly delete: boolean;
+  /** Whether an Update or Delete insists on `If-Match` (`requireIfMatch()`): the data layer must then be `Versioned`. */
+  readonly requiresIfMatch: boolean;
 }

@@ -30,6 +30,7 @@ export interface EndpointLike {
   readonly kind: string;
   readonly abilities?: readonly string[];
   readonly acceptsClientIds?: boolean;
+  readonly requiresIfMatch?: boolean;
   readonly pagination?: { readonly defaultLimit: number; readonly maxLimit: number };
   readonly defaultSortValue?: string;
   readonly isCountable?: boolean;

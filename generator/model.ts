@@ -101,6 +101,7 @@ function toEndpoints(list: ReturnType<LoadedResource['schema']['endpoints']>): E
     create: has('create'),
     update: has('update'),
     delete: has('delete'),
+    requiresIfMatch: list.some((e) => e.requiresIfMatch === true),
   };
 }
 
@@ -117,6 +118,9 @@ export function capabilities(endpoints: EndpointsModel, relationships: readonly 
   if (endpoints.create) needs.push('Creatable');
   if (endpoints.update) needs.push('Updatable');
   if (writableToMany) needs.push('ToManyMutable');
+  // A data layer may give versions wherever writes are (If-Match); must, where an endpoint requires it.
+  if (endpoints.requiresIfMatch) needs.push('Versioned');
+  else if (endpoints.update || endpoints.delete) needs.push('OptionallyVersioned');
   return needs;
 }
 

@@ -48,6 +48,8 @@ const STUB_MEMBERS: Record<Capability, (resource: ResourceModel) => ReadonlyArra
   Sortable: () => ['orderBy'],
   CustomSortable: (r) => [{ record: 'customSorts', names: r.customSorts, params: 'query, direction, context' }],
   Authorizable: () => ['can'],
+  Versioned: () => ['versionOf'],
+  OptionallyVersioned: () => [],
 };
 
 /** A record of stub functions, one per name, each throwing until it is written. */

@@ -54,6 +54,8 @@ interface Operation {
   target: Target | undefined;
   data: unknown;
   pointer: string;
+  /** `meta.ifMatch`: the ETag the client read, sent on as `If-Match` (optimistic concurrency per operation). */
+  ifMatch?: string;
 }
 
 /**
@@ -120,7 +122,11 @@ function readOperations(body: unknown, max: number, basePath: string): Operation
     if (raw.op !== 'add' && raw.op !== 'update' && raw.op !== 'remove') throw malformed(`${pointer}/op`, `"op" must be add, update or remove`);
     if ('ref' in raw && 'href' in raw) throw malformed(pointer, 'An operation may have "ref" or "href", not both');
     const target = 'ref' in raw ? readRef(raw.ref, `${pointer}/ref`) : 'href' in raw ? readHref(raw.href, `${pointer}/href`, basePath) : undefined;
-    const op: Operation = { op: raw.op, target, data: raw.data, pointer };
+    const ifMatch = isObject(raw.meta) ? raw.meta.ifMatch : undefined;
+    if (ifMatch !== undefined && (typeof ifMatch !== 'string' || (raw.op === 'add' && target?.relationship === undefined))) {
+      throw malformed(`${pointer}/meta/ifMatch`, 'meta.ifMatch is the ETag of the resource an update or remove changes, as a string');
+    }
+    const op: Operation = { op: raw.op, target, data: raw.data, pointer, ...(ifMatch !== undefined && { ifMatch }) };
     if (target?.relationship !== undefined) {
       if (!('data' in raw)) throw malformed(pointer, 'A relationship operation needs "data"');
     } else if (op.op === 'remove') {
@@ -240,7 +246,7 @@ async function run(operation: Operation, lids: Map<string, string>, request: Req
   const url = new URL(request.url);
   const twin = new Request(`${url.origin}${host.basePath}${path}`, {
     method,
-    headers: { 'content-type': MEDIA_TYPE, accept: MEDIA_TYPE },
+    headers: { 'content-type': MEDIA_TYPE, accept: MEDIA_TYPE, ...(operation.ifMatch !== undefined && { 'if-match': operation.ifMatch }) },
     ...(method !== 'DELETE' || target?.relationship !== undefined ? { body: JSON.stringify({ data }) } : {}),
   });
   let response: Response;

@@ -22,6 +22,7 @@ const METHODS = [
   'where',
   'orderBy',
   'can',
+  'versionOf',
 ] as const;
 
 /** Records of functions a data layer may have, taken as they are. */

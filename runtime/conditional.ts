@@ -1,8 +1,10 @@
 /**
- * Conditional GET (RFC 9110 §8.8.3, §13.1.2): every successful read carries a strong `ETag`
- * computed from the bytes it sends, and `If-None-Match` naming it answers 304. The tag depends
- * on nothing but the representation, so every process serving the same data gives the same tag
- * (an included resource that changes changes the body, and so the tag).
+ * Conditional requests (RFC 9110 §8.8.3, §13.1): every successful read carries a strong `ETag`
+ * computed from the bytes it sends (and, for a versioned resource, its version), and
+ * `If-None-Match` naming it answers 304; `If-Match` on writes names the version the client
+ * read. The tag depends on nothing but the representation and the version, so every process
+ * serving the same data gives the same tag (an included resource that changes changes the
+ * body, and so the tag).
  */
 
 type Digest = (text: string) => string;
@@ -33,13 +35,36 @@ function portableDigest(text: string): string {
 const digest: Digest = nativeDigest() ?? portableDigest;
 
 /**
- * The strong entity tag of a response body.
+ * The strong entity tag of a response body; with the version of a versioned resource (see
+ * `Versioned`), the tag names it too, so that `If-Match` can be checked against the database.
  *
  * @example
- * entityTag('{"data":null}') // '"xQ9…"'
+ * entityTag('{"data":null}')      // '"xQ9…"'
+ * entityTag('{"data":{…}}', '7')  // '"7~Ab3…"'
  */
-export function entityTag(body: string): string {
-  return `"${digest(body)}"`;
+export function entityTag(body: string, version?: string): string {
+  return version === undefined ? `"${digest(body)}"` : `"${encodeURIComponent(version)}~${digest(body)}"`;
+}
+
+/**
+ * What `If-Match` asks for: `'*'` (any current representation), or the versions its tags name.
+ * Comparison is strong (RFC 9110 §13.1.1): a weak tag (`W/"…"`) never matches, nor a tag
+ * without a version (one of a collection, or of a resource whose data layer has none).
+ */
+export function matchVersions(header: string): '*' | string[] {
+  if (header.trim() === '*') return '*';
+  const versions: string[] = [];
+  for (const item of header.split(',')) {
+    const tag = item.trim();
+    const at = tag.lastIndexOf('~');
+    if (!tag.startsWith('"') || !tag.endsWith('"') || at < 0) continue;
+    try {
+      versions.push(decodeURIComponent(tag.slice(1, at)));
+    } catch {
+      // Not a tag this server made.
+    }
+  }
+  return versions;
 }
 
 /**

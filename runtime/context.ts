@@ -34,6 +34,12 @@ export interface HandleOptions {
 export class Context {
   /** The Fetch request being served. */
   readonly request: Request;
+  /**
+   * Whether the client made this write conditional with `If-Match` and the runtime found the
+   * model's version current: a versioned data layer must then write only while the version is
+   * still the one it read (see `Versioned`).
+   */
+  ifMatch = false;
   readonly #attributes: Readonly<Record<string, unknown>>;
   #url: URL | undefined;
   #target: RequestTarget | undefined;

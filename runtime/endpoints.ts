@@ -116,12 +116,37 @@ export class Create extends Endpoint<[Context]> {
 }
 
 /**
+ * An endpoint that changes a resource: its callbacks see the model, and it may insist on
+ * `If-Match` (optimistic concurrency; the data layer must be `Versioned`).
+ */
+export abstract class WriteEndpoint extends Endpoint<[unknown, Context, Policy]> {
+  #ifMatch = false;
+
+  /**
+   * Refuse the write with 428 unless it names the version the client read (`If-Match` with the
+   * `ETag` of a GET; in Atomic Operations, `meta.ifMatch`).
+   *
+   * @example
+   * Update.make().requireIfMatch()
+   */
+  requireIfMatch(): this {
+    this.#ifMatch = true;
+    return this;
+  }
+
+  /** Whether `requireIfMatch()` was called. */
+  get requiresIfMatch(): boolean {
+    return this.#ifMatch;
+  }
+}
+
+/**
  * `PATCH /{type}/{id}`; its callbacks see the model being updated.
  *
  * @example
  * Update.make().visible((article: Article, ctx) => article.authorId === ctx.getAttribute('user'));
  */
-export class Update extends Endpoint<[unknown, Context, Policy]> {
+export class Update extends WriteEndpoint {
   readonly kind = 'update' as const;
 
   /** A new Update endpoint. */
@@ -136,7 +161,7 @@ export class Update extends Endpoint<[unknown, Context, Policy]> {
  * @example
  * Delete.make().visible((article: Article, ctx) => String(article.authorId) === ctx.getAttribute('user'));
  */
-export class Delete extends Endpoint<[unknown, Context, Policy]> {
+export class Delete extends WriteEndpoint {
   readonly kind = 'delete' as const;
 
   /** A new Delete endpoint. */

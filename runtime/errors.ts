@@ -1,5 +1,5 @@
 /** The HTTP statuses a JSON:API error may carry. */
-export type ErrorStatus = 400 | 401 | 403 | 404 | 405 | 406 | 409 | 413 | 414 | 415 | 422 | 500;
+export type ErrorStatus = 400 | 401 | 403 | 404 | 405 | 406 | 409 | 412 | 413 | 414 | 415 | 422 | 428 | 500;
 
 /** Where an error comes from: a JSON Pointer into the request body, a query parameter or a header. */
 export interface ErrorSource {
@@ -36,10 +36,12 @@ const TITLES: Record<ErrorStatus, string> = {
   405: 'Method Not Allowed',
   406: 'Not Acceptable',
   409: 'Conflict',
+  412: 'Precondition Failed',
   413: 'Content Too Large',
   414: 'URI Too Long',
   415: 'Unsupported Media Type',
   422: 'Unprocessable Content',
+  428: 'Precondition Required',
   500: 'Internal Server Error',
 };
 

@@ -3,7 +3,7 @@ export { bindResource, type DataLayer } from './bind.js';
 export { Context, type AttributeOf, type ContextAttributes, type HandleOptions } from './context.js';
 export type { RequestTarget } from './target.js';
 export { Attribute, Field, Relationship, ToMany, ToOne, type AttributeKind, type Getter } from './fields.js';
-export { Create, Delete, Endpoint, Index, Show, Update, can, type Ability, type AnyEndpoint, type EndpointKind, type PaginationOptions, type Policy, type PolicyCallback } from './endpoints.js';
+export { Create, Delete, Endpoint, Index, Show, Update, WriteEndpoint, can, type Ability, type AnyEndpoint, type EndpointKind, type PaginationOptions, type Policy, type PolicyCallback } from './endpoints.js';
 export { CustomFilter, CustomSort, Filter, Sort, SortBy, Where, type FilterValue, type SortDirection } from './filters.js';
 export {
   defineResource,
@@ -19,6 +19,7 @@ export {
   type Countable,
   type Creatable,
   type ToManyMutable,
+  type Versioned,
   type Updatable,
   type Deletable,
   type Findable,

@@ -168,9 +168,9 @@ export class JsonApi {
         return read ? valueOf(read) : body.then(valueOf);
       },
       builder: () => new DocumentBuilder(context, this.#lookup, baseUrl, state.query.fields),
-      respond: (document, status = 200, headers) =>
-        method === 'GET' && status === 200
-          ? this.#read({ jsonapi: { version: '1.1' }, ...document }, state)
+      respond: (document, status = 200, headers, version) =>
+        (method === 'GET' && status === 200) || version !== undefined
+          ? this.#tagged({ jsonapi: { version: '1.1' }, ...document }, state, status, method === 'GET', version)
           : jsonResponse({ jsonapi: { version: '1.1' }, ...document }, status, headers),
     };
     const response =
@@ -228,10 +228,14 @@ export class JsonApi {
     return extension.handle(request, options, host);
   }
 
-  /** A successful read: its `ETag` and `Cache-Control`, or 304 when the client's copy is current. */
-  #read(document: TopLevelDocument, state: RequestState): Response {
+  /**
+   * A response with its `ETag`: a successful read (with `Cache-Control`, or 304 when the
+   * client's copy is current), or a write's answer naming the new version.
+   */
+  #tagged(document: TopLevelDocument, state: RequestState, status: number, read: boolean, version: string | undefined): Response {
     const body = documentJson(document);
-    const tag = entityTag(body);
+    const tag = entityTag(body, version);
+    if (!read) return stringResponse({ status, headers: { ...JSON_HEADERS, etag: tag }, body });
     const cacheControl = this.#cacheControl?.(state.resource.type, state.context) ?? DEFAULT_CACHE_CONTROL;
     const headers = { ...JSON_HEADERS, etag: tag, 'cache-control': cacheControl };
     if (noneMatchHits(state.context.request.headers.get('if-none-match'), tag)) {

@@ -1,5 +1,5 @@
 import type { Context } from './context.js';
-import type { Ability, AnyEndpoint, EndpointKind, Index } from './endpoints.js';
+import type { Ability, AnyEndpoint, Delete, EndpointKind, Index, Update } from './endpoints.js';
 import { Attribute, Relationship, type ToMany, type ToOne } from './fields.js';
 import { CustomFilter, CustomSort, Filter, Sort, SortBy, Where, type FilterValue, type SortDirection } from './filters.js';
 import { plainInJson } from './json.js';
@@ -106,6 +106,10 @@ export class RegisteredResource {
     const writableToMany = this.relationships.filter((r) => r.cardinality === 'many' && r.isWritable);
     if (endpoints.has('update') && writableToMany.length > 0) {
       require(['loadRelated', 'addToRelationship', 'removeFromRelationship'], `changing ${writableToMany.map((r) => r.name).join(', ')}`);
+    }
+    for (const kind of ['update', 'delete'] as const) {
+      const endpoint = endpoints.get(kind) as Update | Delete | undefined;
+      if (endpoint?.requiresIfMatch) require(['versionOf'], `requireIfMatch() on the ${kind} endpoint (Versioned)`);
     }
     for (const term of index?.defaultSortValue ? parseSort(index.defaultSortValue) : []) {
       if (!this.sorts.has(term.name)) throw new TypeError(`${where}: the default sort names "${term.name}", which is not a declared sort`);

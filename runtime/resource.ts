@@ -181,6 +181,23 @@ export interface ToManyMutable<M = unknown> {
   removeFromRelationship(model: M, relationship: ToMany, identifiers: readonly ResourceIdentifier[], context: Context): MaybePromise<void>;
 }
 
+/**
+ * Optimistic concurrency: each model's version, which every write of the resource changes (its
+ * attributes or its relationships). With it, reads of the resource carry an `ETag` naming the
+ * version, and `PATCH`, `DELETE` and relationship writes honour `If-Match`: the runtime compares
+ * the client's tag with the version of the model it read in the write's transaction (412 when
+ * stale) and sets `context.ifMatch`; the data layer's write must then change the row only while
+ * its version is still the one it read (`UPDATE ... WHERE version = ?`), and throw
+ * `new JsonApiError(412)` otherwise, so that of concurrent writers with one tag only one wins.
+ * The Kysely store does all of this for a mapping with `version: 'column'`.
+ *
+ * @example
+ * versionOf: (article) => String(article.version)
+ */
+export interface Versioned<M = unknown> {
+  versionOf(model: M, context: Context): string;
+}
+
 /** A resource as `api.resource()` takes it: its schema plus the data-layer methods it implements. */
 export type ResourceDefinition<M = unknown, Q = unknown> = ResourceSchema<M> &
   Partial<
@@ -193,6 +210,7 @@ export type ResourceDefinition<M = unknown, Q = unknown> = ResourceSchema<M> &
       Creatable<M> &
       Updatable<M> &
       ToManyMutable<M> &
+      Versioned<M> &
       RelatedLoaders<M, Record<string, unknown>> &
       Filterable<Q, string> &
       CustomFilterable<Q, Record<string, FilterValue>> &

@@ -53,3 +53,8 @@
     // The policy the schema's can(ability) callbacks ask: may this request do `ability` to `model`?
     return false;
   },
+//# versionOf
+  versionOf(model, context) {
+    // The model's version, changed by every write (If-Match): e.g. String(model.version).
+    throw new Error('{{type}}: versionOf() is not implemented');
+  },

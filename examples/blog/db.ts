@@ -29,6 +29,8 @@ export interface ArticlesTable {
   author_id: number;
   created_at: Timestamp;
   updated_at: Timestamp;
+  /** Added by one on every write (optimistic concurrency, `If-Match`). */
+  version: Generated<number>;
 }
 
 export interface CommentsTable {

@@ -64,6 +64,8 @@ export function createStore(db: Kysely<Database>, options: StoreOptions = {}) {
       table: 'articles',
       columns: { createdAt: 'created_at', updatedAt: 'updated_at', authorId: 'author_id' },
       serverColumns: timestamps,
+      // Every write adds one; reads carry it in their ETag and writes honour If-Match.
+      version: 'version',
       filters: { search },
       relationships: {
         author: { type: 'toOne', foreignKey: 'author_id', table: 'people' },

@@ -24,11 +24,13 @@ const CAPABILITY_TYPES: Record<Capability, (pascal: string) => string> = {
   Sortable: (p) => `Sortable<Q, ${p}SortField>`,
   CustomSortable: (p) => `CustomSortable<Q, ${p}CustomSort>`,
   Authorizable: () => 'Authorizable<M>',
+  Versioned: () => 'Versioned<M>',
+  OptionallyVersioned: () => 'Partial<Versioned<M>>',
 };
 
 /** The runtime type names a resource's data-layer interface extends. */
 export function capabilityImports(resource: ResourceModel): string[] {
-  return resource.capabilities.map((c) => CAPABILITY_TYPES[c]('').replace(/<.*$/, ''));
+  return [...new Set(resource.capabilities.map((c) => CAPABILITY_TYPES[c]('').replace(/^Partial<|<.*$/g, '')))];
 }
 
 /** The TypeScript type of an attribute's value as the model holds it. */

@@ -74,6 +74,17 @@ export interface TableMapping<DB, T extends TableName<DB>> {
    *   : { updated_at: new Date().toISOString() }
    */
   serverColumns?: (operation: 'create' | 'update', context: Context) => Record<string, unknown>;
+  /**
+   * An integer column (default 1 on insert) holding the row's version: every write of the
+   * resource through the store (its attributes, to-one and to-many relationships) adds one to it
+   * in the same statement, reads carry it in their `ETag`, and a write whose `If-Match` names
+   * it changes the row only while it is still that version (`where version = ?`; 412
+   * otherwise), so of concurrent writers holding one tag exactly one wins.
+   *
+   * @example
+   * version: 'version'
+   */
+  version?: ColumnName<DB, T>;
   /** The policy the schema's `can(ability)` callbacks consult for this resource's models. */
   policy?: (ability: Ability, model: Record<string, unknown>, context: Context) => MaybePromise<boolean>;
   /** The schema's custom filters (`CustomFilter.make(name)`), by name. */

@@ -1,4 +1,4 @@
-import { type Compilable, type CompiledQuery, type Kysely, type QueryResult, SqliteAdapter } from 'kysely';
+import { type Compilable, type CompiledQuery, type Kysely, type QueryResult, SqliteAdapter, sql } from 'kysely';
 import type {
   Authorizable,
   Context,
@@ -24,8 +24,10 @@ import type {
   ToMany,
   ToManyMutable,
   Updatable,
+  Versioned,
   WriteValues,
 } from '../../runtime/index.js';
+import { JsonApiError } from '../../runtime/index.js';
 import { andThen, flow, type Steps } from '../../runtime/types.js';
 import { runStatement, type Written } from './errors.js';
 import type { StoreMapping, StoreModel } from './checked.js';
@@ -56,6 +58,7 @@ export type KyselyDataLayer<R extends ResourceTypes = ResourceTypes> = Findable<
   Creatable<StoreModel<R>> &
   Updatable<StoreModel<R>> &
   ToManyMutable<StoreModel<R>> &
+  Partial<Versioned<StoreModel<R>>> &
   Filterable<SelectQuery, string> &
   CustomFilterable<SelectQuery, R['customFilters']> &
   Sortable<SelectQuery, string> &
@@ -78,6 +81,8 @@ class TableResource {
   readonly relationships: Readonly<Record<string, RelationshipMapping<any, any>>>;
   readonly serverColumns: AnyTableMapping<any>['serverColumns'];
   readonly scope: AnyTableMapping<any>['scope'];
+  /** The version column and the model property that holds it, when the mapping names one. */
+  readonly version: { column: string; property: string } | undefined;
   readonly mapping: AnyTableMapping<any>;
   readonly #properties = new Map<string, string>();
   readonly #columns = new Map<string, string>();
@@ -97,6 +102,7 @@ class TableResource {
       this.#properties.set(column, property);
       this.#columns.set(property, column);
     }
+    this.version = mapping.version === undefined ? undefined : { column: mapping.version, property: this.#properties.get(mapping.version) ?? mapping.version };
   }
 
   /** The model property a column is read into. */
@@ -544,11 +550,44 @@ function dataLayer(
   function* updateRow(model: Model, values: WriteValues, context: Context): Steps<Model> {
     const key = resource.key(model);
     const row = toRow(values, 'update', context);
+    const version = resource.version;
+    if (version) row[version.column] = sql`${sql.ref(version.column)} + 1`;
     if (Object.keys(row).length > 0) {
-      yield runStatement(() => executorFor(db).updateTable(table).set(row).where(resource.idColumn, '=', key).execute(), written(values));
+      const results: Array<{ numUpdatedRows: bigint }> = yield runStatement(
+        () => unlessChanged(executorFor(db).updateTable(table).set(row).where(resource.idColumn, '=', key), model, context).execute(),
+        written(values),
+      );
+      stillCurrent(results[0]?.numUpdatedRows, context);
     }
     yield* writeToMany(key, values.relationships, context, false);
     return yield* findByKey(key);
+  }
+
+  /** Narrows a write to the version the request read, when it came with a matching `If-Match`. */
+  function unlessChanged<Q extends { where(column: string, operator: '=', value: unknown): Q }>(query: Q, model: Model, context: Context): Q {
+    const version = resource.version;
+    return version && context.ifMatch ? query.where(version.column, '=', model[version.property]) : query;
+  }
+
+  /** 412 when a conditional write found its row at another version (a concurrent write won). */
+  function stillCurrent(changed: bigint | undefined, context: Context): void {
+    if (resource.version && context.ifMatch && changed === 0n) {
+      throw new JsonApiError(412, { detail: `This ${resource.type} resource has changed since that ETag: GET it again`, source: { header: 'If-Match' }, code: 'stale' });
+    }
+  }
+
+  /** A to-many change is a write of the owner: its version moves on (conditionally under If-Match). */
+  function* bumpVersion(model: Model, context: Context): Steps<void> {
+    const version = resource.version;
+    if (!version) return;
+    const update = executorFor(db).updateTable(table).set({ [version.column]: sql`${sql.ref(version.column)} + 1` }).where(resource.idColumn, '=', resource.key(model));
+    const results: Array<{ numUpdatedRows: bigint }> = yield runStatement(() => unlessChanged(update, model, context).execute());
+    stillCurrent(results[0]?.numUpdatedRows, context);
+  }
+
+  function* changeMembersOf(model: Model, name: string, identifiers: readonly ResourceIdentifier[], remove: boolean, context: Context): Steps<void> {
+    yield* bumpVersion(model, context);
+    yield* changeMembers(resource.key(model), name, identifiers, remove, context);
   }
 
   const layer = {
@@ -570,8 +609,11 @@ function dataLayer(
       );
     },
 
-    async delete(model: Model, _context: Context) {
-      await runStatement(() => executorFor(db).deleteFrom(table).where(resource.idColumn, '=', resource.key(model)).execute());
+    async delete(model: Model, context: Context) {
+      const [result] = await runStatement(() =>
+        unlessChanged(executorFor(db).deleteFrom(table).where(resource.idColumn, '=', resource.key(model)), model, context).execute(),
+      );
+      if (resource.version && context.ifMatch && result?.numDeletedRows === 0n) stillCurrent(0n, context);
     },
 
     create(values: WriteValues, context: Context) {
@@ -583,12 +625,18 @@ function dataLayer(
     },
 
     addToRelationship(model: Model, relationship: ToMany, identifiers: readonly ResourceIdentifier[], context: Context) {
-      return flow(changeMembers(resource.key(model), relationship.name, identifiers, false, context));
+      return flow(changeMembersOf(model, relationship.name, identifiers, false, context));
     },
 
     removeFromRelationship(model: Model, relationship: ToMany, identifiers: readonly ResourceIdentifier[], context: Context) {
-      return flow(changeMembers(resource.key(model), relationship.name, identifiers, true, context));
+      return flow(changeMembersOf(model, relationship.name, identifiers, true, context));
     },
+
+    ...(resource.version && {
+      versionOf(model: Model): string {
+        return String(model[resource.version!.property]);
+      },
+    }),
 
     query(context: Context) {
       const executor = executorFor(db);

@@ -1,5 +1,6 @@
 import { checkFields, checkInclude } from '../document.js';
-import { BadRequestError, ForbiddenError, NotFoundError } from '../errors.js';
+import { matchVersions } from '../conditional.js';
+import { BadRequestError, ForbiddenError, JsonApiError, NotFoundError } from '../errors.js';
 import type { QueryParameters } from '../query.js';
 import { andThen, isPromise, type MaybePromise } from '../types.js';
 import type { RegisteredResource } from '../registry.js';
@@ -48,4 +49,41 @@ export function mustBeVisible(visible: MaybePromise<boolean>, detail: string): M
 export function supported<T>(method: T | undefined, detail: string): T {
   if (method === undefined) throw new ForbiddenError({ detail, code: 'unsupported' });
   return method;
+}
+
+/** The version of `model`, when its data layer is `Versioned`. */
+export function versionOf(state: RequestState, resource: RegisteredResource, model: unknown): string | undefined {
+  const definition = resource.definition;
+  return definition.versionOf ? definition.versionOf(model, state.context) : undefined;
+}
+
+/**
+ * `If-Match` on a write of `model` (RFC 9110 §13.1.1), read in the write's transaction: 428
+ * when the endpoint requires it and it is missing, 412 when it names another version (or the
+ * resource has none). When it matches, `context.ifMatch` tells the data layer to write only
+ * while the version is still this one.
+ */
+export function checkIfMatch(state: RequestState, resource: RegisteredResource, model: unknown, kind: 'update' | 'delete'): void {
+  const header = state.context.request.headers.get('if-match');
+  if (header === null) {
+    if (resource.endpoint(kind)?.requiresIfMatch) {
+      throw new JsonApiError(428, {
+        detail: `${kind === 'update' ? 'Changing' : 'Deleting'} a ${resource.type} resource needs If-Match with the ETag of its GET`,
+        source: { header: 'If-Match' },
+        code: 'if_match_required',
+      });
+    }
+    return;
+  }
+  const versions = matchVersions(header);
+  if (versions === '*') return;
+  const current = versionOf(state, resource, model);
+  if (current === undefined || !versions.includes(current)) {
+    throw new JsonApiError(412, {
+      detail: current === undefined ? `${resource.type} resources have no versions: If-Match can only be *` : `This ${resource.type} resource has changed since that ETag: GET it again`,
+      source: { header: 'If-Match' },
+      code: 'stale',
+    });
+  }
+  state.context.ifMatch = true;
 }

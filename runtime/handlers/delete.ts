@@ -1,4 +1,4 @@
-import { findOr404, mustBeVisible, onlyParameters } from './checks.js';
+import { checkIfMatch, findOr404, mustBeVisible, onlyParameters } from './checks.js';
 import type { RequestState } from './request.js';
 import { noContent } from '../response.js';
 
@@ -8,6 +8,7 @@ export async function serveDelete(state: RequestState, id: string): Promise<Resp
   onlyParameters(query, [], 'a delete request');
   const model = await findOr404(state, resource, id);
   await mustBeVisible(resource.endpoint('delete')!.permits(model, context, resource.policy), `You may not delete this ${resource.type} resource`);
+  checkIfMatch(state, resource, model, 'delete');
   await resource.definition.delete!(model, context);
   return noContent();
 }

@@ -1,7 +1,7 @@
 import { ForbiddenError, JsonApiErrors, NotFoundError, UnprocessableEntityError } from '../errors.js';
 import { Relationship, type ToMany, type ToOne } from '../fields.js';
 import { checkLinkageExists, linkageTypeErrors, readLinkage, topLevelData } from '../payload.js';
-import { findOr404, mustBeVisible, onlyParameters, supported } from './checks.js';
+import { checkIfMatch, findOr404, mustBeVisible, onlyParameters, supported } from './checks.js';
 import type { RequestState } from './request.js';
 import { noContent } from '../response.js';
 
@@ -24,6 +24,7 @@ export async function serveRelationshipWrite(state: RequestState, id: string, na
   const model = await findOr404(state, resource, id);
   if (!relationship.isVisibleFor(model, context)) throw unknown();
   await mustBeVisible(resource.endpoint('update')!.permits(model, context, resource.policy), `You may not update this ${resource.type} resource`);
+  checkIfMatch(state, resource, model, 'update');
   const linkage = readLinkage(relationship, topLevelData(await state.body()), '/data');
   if (linkage === null && relationship.isRequired) {
     throw new UnprocessableEntityError({ detail: `${name} is required and cannot be cleared`, source: { pointer: '/data' }, code: 'required' });

@@ -22,5 +22,9 @@ export interface RequestState {
   /** A document builder for this request. */
   builder(): DocumentBuilder;
   /** A JSON:API response for a document. */
-  respond(document: Omit<TopLevelDocument, 'jsonapi'>, status?: number, headers?: Record<string, string>): Response;
+  /**
+   * The response of a document; a successful read gets its `ETag` (304 when `If-None-Match`
+   * names it), and so does any response given the `version` of its primary resource.
+   */
+  respond(document: Omit<TopLevelDocument, 'jsonapi'>, status?: number, headers?: Record<string, string>, version?: string): Response;
 }

@@ -1,6 +1,6 @@
 import { uriOf } from '../document.js';
 import { isPromise } from '../types.js';
-import { checkDocumentParameters, findOr404, mustBeVisible, onlyParameters } from './checks.js';
+import { checkDocumentParameters, findOr404, mustBeVisible, onlyParameters, versionOf } from './checks.js';
 import type { RequestState } from './request.js';
 
 /**
@@ -19,9 +19,14 @@ export async function serveShow(state: RequestState, id: string): Promise<Respon
   const nodes = builder.primary(resource, [model]);
   const expanding = builder.expand(resource, nodes, query.include);
   if (expanding) await expanding;
-  return state.respond({
-    links: { self: uriOf(context.target) },
-    data: nodes[0]!.object,
-    ...(query.include && { included: builder.included }),
-  });
+  return state.respond(
+    {
+      links: { self: uriOf(context.target) },
+      data: nodes[0]!.object,
+      ...(query.include && { included: builder.included }),
+    },
+    200,
+    undefined,
+    versionOf(state, resource, model),
+  );
 }

@@ -1,8 +1,8 @@
 import { checkLinkageExists, readResourceDocument } from '../payload.js';
-import { checkDocumentParameters, findOr404, mustBeVisible, onlyParameters, supported } from './checks.js';
+import { checkDocumentParameters, checkIfMatch, findOr404, mustBeVisible, onlyParameters, supported, versionOf } from './checks.js';
 import type { RequestState } from './request.js';
 
-/** `PATCH /{type}/{id}`: `find`, the endpoint's callbacks with the model, `update`; 200 with the result. */
+/** `PATCH /{type}/{id}`: `find`, the endpoint's callbacks with the model, `If-Match`, `update`; 200 with the result. */
 export async function serveUpdate(state: RequestState, id: string): Promise<Response> {
   const { resource, query, context } = state;
   const update = supported(resource.definition.update, `Updating ${resource.type} is not supported`);
@@ -10,15 +10,21 @@ export async function serveUpdate(state: RequestState, id: string): Promise<Resp
   checkDocumentParameters(state, resource);
   const model = await findOr404(state, resource, id);
   await mustBeVisible(resource.endpoint('update')!.permits(model, context, resource.policy), `You may not update this ${resource.type} resource`);
+  checkIfMatch(state, resource, model, 'update');
   const values = await readResourceDocument(await state.body(), { resource, context, mode: 'update', id, model });
   await checkLinkageExists(values, resource, state.lookup, context);
   const updated = await update.call(resource.definition, model, values, context);
   const builder = state.builder();
   const nodes = builder.primary(resource, [updated]);
   await builder.expand(resource, nodes, query.include);
-  return state.respond({
-    links: { self: nodes[0]!.object.links.self },
-    data: nodes[0]!.object,
-    ...(query.include && { included: builder.included }),
-  });
+  return state.respond(
+    {
+      links: { self: nodes[0]!.object.links.self },
+      data: nodes[0]!.object,
+      ...(query.include && { included: builder.included }),
+    },
+    200,
+    undefined,
+    versionOf(state, resource, updated),
+  );
 }

@@ -55,7 +55,7 @@ describe('attribute types', () => {
 });
 
 describe('data-layer capabilities', () => {
-  const none: EndpointsModel = { show: false, index: undefined, create: false, update: false, delete: false };
+  const none: EndpointsModel = { show: false, index: undefined, create: false, update: false, delete: false, requiresIfMatch: false };
   const index = { pagination: undefined, defaultSort: undefined, countable: false };
   const toOne: RelationshipModel = { name: 'author', cardinality: 'one', relatedType: 'people', includable: true, linkage: false, writable: true, required: false };
   const toMany: RelationshipModel = { ...toOne, name: 'tags', cardinality: 'many', relatedType: 'tags' };
@@ -69,22 +69,26 @@ describe('data-layer capabilities', () => {
         want: { capabilities: ['Listable', 'Paginatable', 'Countable'] },
       },
     ],
-    ['delete', { given: { endpoints: { delete: true }, relationships: [] }, want: { capabilities: ['Findable', 'Deletable'] } }],
+    ['delete', { given: { endpoints: { delete: true }, relationships: [] }, want: { capabilities: ['Findable', 'Deletable', 'OptionallyVersioned'] } }],
     ['show with relationships', { given: { endpoints: { show: true }, relationships: [toOne] }, want: { capabilities: ['Findable', 'Relatable'] } }],
     [
       'create and update with a to-one',
-      { given: { endpoints: { create: true, update: true }, relationships: [toOne] }, want: { capabilities: ['Findable', 'Creatable', 'Updatable'] } },
+      { given: { endpoints: { create: true, update: true }, relationships: [toOne] }, want: { capabilities: ['Findable', 'Creatable', 'Updatable', 'OptionallyVersioned'] } },
     ],
     [
       'update with a writable to-many',
       {
         given: { endpoints: { update: true }, relationships: [toMany] },
-        want: { capabilities: ['Findable', 'Relatable', 'Updatable', 'ToManyMutable'] },
+        want: { capabilities: ['Findable', 'Relatable', 'Updatable', 'ToManyMutable', 'OptionallyVersioned'] },
       },
     ],
     [
       'update with a read-only to-many',
-      { given: { endpoints: { update: true }, relationships: [{ ...toMany, writable: false }] }, want: { capabilities: ['Findable', 'Updatable'] } },
+      { given: { endpoints: { update: true }, relationships: [{ ...toMany, writable: false }] }, want: { capabilities: ['Findable', 'Updatable', 'OptionallyVersioned'] } },
+    ],
+    [
+      'update that requires If-Match',
+      { given: { endpoints: { update: true, requiresIfMatch: true }, relationships: [] }, want: { capabilities: ['Findable', 'Updatable', 'Versioned'] } },
     ],
   ];
   it.each(cases)('%s', (_, { given, want }) => {

@@ -2,6 +2,7 @@
  * Conditional GET: every successful read carries an ETag of its bytes and `Cache-Control`;
  * `If-None-Match` naming the tag answers 304 with no body and the same caching headers.
  */
+import { Attribute, Delete, JsonApi, Show, Update, defineResource, type WriteValues } from 'jsonapi-gen';
 import { describe, expect, it } from 'vitest';
 import { createBlog } from '../support/memory-host.js';
 import { request } from '../support/request.js';
@@ -62,5 +63,41 @@ describe('ETag on every successful read', () => {
     const { api } = createBlog({ cacheControl: (type) => (type === 'tags' ? 'public, max-age=60' : 'private, no-cache') });
     expect((await api.fetch(request('/tags'))).headers.get('cache-control')).toBe('public, max-age=60');
     expect((await api.fetch(request('/articles'))).headers.get('cache-control')).toBe('private, no-cache');
+  });
+});
+
+describe('If-Match required by the schema', () => {
+  const notes = defineResource({
+    type: 'notes',
+    fields: [Attribute.make('text').type('string').writable()],
+    endpoints: [Show.make(), Update.make().requireIfMatch(), Delete.make().requireIfMatch()],
+  });
+  const layer = () => {
+    const note = { id: '1', text: 'a', version: 1 };
+    return {
+      find: (id: string) => (id === '1' ? note : null),
+      update: (model: typeof note, values: WriteValues) => Object.assign(model, values.attributes, { version: model.version + 1 }),
+      delete: () => {},
+      versionOf: (model: typeof note) => String(model.version),
+    };
+  };
+  const patch = (headers: Record<string, string> = {}) =>
+    request('/notes/1', { method: 'PATCH', headers: { 'content-type': 'application/vnd.api+json', ...headers }, body: JSON.stringify({ data: { type: 'notes', id: '1', attributes: { text: 'b' } } }) });
+
+  it('answers 428 at the header without If-Match, and takes the write with it', async () => {
+    const api = new JsonApi().resource({ ...notes, ...layer() });
+    const missing = await api.fetch(patch());
+    expect(missing.status).toBe(428);
+    expect(((await missing.json()) as { errors: unknown[] }).errors[0]).toMatchObject({ status: '428', source: { header: 'If-Match' } });
+    expect((await api.fetch(request('/notes/1', { method: 'DELETE' }))).status).toBe(428);
+    const tag = (await api.fetch(request('/notes/1'))).headers.get('etag')!;
+    const done = await api.fetch(patch({ 'if-match': tag }));
+    expect(done.status).toBe(200);
+    expect(done.headers.get('etag')).toMatch(/^"2~/);
+  });
+
+  it('is refused at registration when the data layer gives no versions', () => {
+    const { versionOf: _, ...unversioned } = layer();
+    expect(() => new JsonApi().resource({ ...notes, ...unversioned })).toThrow(/requireIfMatch\(\) on the update endpoint \(Versioned\) needs versionOf\(\)/);
   });
 });

@@ -18,6 +18,7 @@ import {
   type Sortable,
   type ToManyMutable,
   type Updatable,
+  type Versioned,
 } from 'jsonapi-gen';
 import { articles as schema } from '../../schema.js';
 import { dateTime, type ToManyRelationship, type ToOneRelationship } from '../support.js';
@@ -148,6 +149,7 @@ export interface ArticlesDataLayer<M extends ArticlesModel = ArticlesModel, Q = 
     Creatable<M, ArticlesCreateValues>,
     Updatable<M, ArticlesUpdateValues>,
     ToManyMutable<M>,
+    Partial<Versioned<M>>,
     Filterable<Q, ArticlesWhereField>,
     CustomFilterable<Q, ArticlesCustomFilters>,
     Sortable<Q, ArticlesSortField>,

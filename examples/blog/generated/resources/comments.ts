@@ -13,6 +13,7 @@ import {
   type ResourceTypes,
   type Sortable,
   type Updatable,
+  type Versioned,
 } from 'jsonapi-gen';
 import { comments as schema } from '../../schema.js';
 import { dateTime, type ToOneRelationship } from '../support.js';
@@ -125,6 +126,7 @@ export interface CommentsDataLayer<M extends CommentsModel = CommentsModel, Q = 
     RelatedLoaders<M, CommentsRelated>,
     Creatable<M, CommentsCreateValues>,
     Updatable<M, CommentsUpdateValues>,
+    Partial<Versioned<M>>,
     Filterable<Q, CommentsWhereField>,
     Sortable<Q, CommentsSortField> {}
 

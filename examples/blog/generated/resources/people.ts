@@ -13,6 +13,7 @@ import {
   type ResourceTypes,
   type Sortable,
   type Updatable,
+  type Versioned,
 } from 'jsonapi-gen';
 import { people as schema } from '../../schema.js';
 import { dateTime, type ToManyRelationship } from '../support.js';
@@ -115,6 +116,7 @@ export interface PeopleDataLayer<M extends PeopleModel = PeopleModel, Q = unknow
     RelatedLoaders<M, PeopleRelated>,
     Creatable<M, PeopleCreateValues>,
     Updatable<M, PeopleUpdateValues>,
+    Partial<Versioned<M>>,
     Filterable<Q, PeopleWhereField>,
     Sortable<Q, PeopleSortField> {}
 

@@ -13,6 +13,7 @@ import {
   type ResourceTypes,
   type Sortable,
   type Updatable,
+  type Versioned,
 } from 'jsonapi-gen';
 import { tags as schema } from '../../schema.js';
 import { type ToManyRelationship } from '../support.js';
@@ -104,6 +105,7 @@ export interface TagsDataLayer<M extends TagsModel = TagsModel, Q = unknown>
     RelatedLoaders<M, TagsRelated>,
     Creatable<M, TagsCreateValues>,
     Updatable<M, TagsUpdateValues>,
+    Partial<Versioned<M>>,
     Filterable<Q, TagsWhereField>,
     Sortable<Q, TagsSortField> {}
 
