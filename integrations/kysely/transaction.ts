@@ -276,7 +276,30 @@ function connectionUnder(kysely: Kysely<any>): Promise<DatabaseConnection> {
  */
 export function kyselyTransaction<DB>(db: Kysely<DB>, options: { groupCommit?: boolean } = {}): <T>(run: () => Promise<T>, context: Context) => Promise<T> {
   const transactionOptions = { commitAlone: options.groupCommit === false };
-  return (run) => withTransaction(db, () => run(), transactionOptions);
+  return async (run) => {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await withTransaction(db, () => run(), transactionOptions);
+      } catch (error) {
+        if (attempt >= RETRIES || !retryable(error)) throw error;
+        // Rolled back entirely, so running the request again is safe; a little jitter keeps the
+        // transactions that collided from colliding again in step.
+        await new Promise((resolve) => setTimeout(resolve, attempt * 5 + Math.random() * 10));
+      }
+    }
+  };
+}
+
+/** How many times a request's transaction runs at most when PostgreSQL aborts it for a conflict. */
+const RETRIES = 4;
+
+/**
+ * Whether PostgreSQL aborted the transaction for a conflict with another one, which running it
+ * again resolves: a serialization failure (40001) or a deadlock (40P01).
+ */
+function retryable(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === '40001' || code === '40P01';
 }
 
 /**
