@@ -40,7 +40,8 @@ describe.each(['sqlite', 'postgres'] as const)('the demo with --workers %s', (di
   });
 
   it(`serves from ${WORKERS} worker processes`, () => {
-    const children = execFileSync('pgrep', ['-P', String(server.pid)]).toString().trim().split('\n');
+    // Workers run the same script (tsx may have an esbuild service process beside them).
+    const children = execFileSync('pgrep', ['-P', String(server.pid), '-f', 'examples/blog/server.ts']).toString().trim().split('\n');
     expect(children).toHaveLength(WORKERS);
   });
 
@@ -68,6 +69,6 @@ describe.each(['sqlite', 'postgres'] as const)('the demo with --workers %s', (di
     const exited = new Promise<number | null>((resolve) => server.once('exit', (code) => resolve(code)));
     server.kill('SIGTERM');
     expect(await exited).toBe(0);
-    expect(() => execFileSync('pgrep', ['-P', String(server.pid)])).toThrow();
+    expect(() => execFileSync('pgrep', ['-P', String(server.pid), '-f', 'examples/blog/server.ts'])).toThrow();
   }, 30_000);
 });
