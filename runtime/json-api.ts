@@ -2,6 +2,7 @@ import type { Extension, ExtensionHost } from './atomic.js';
 import { DEFAULT_LIMITS, type Limits } from './limits.js';
 import { DEFAULT_CACHE_CONTROL, entityTag, noneMatchHits } from './conditional.js';
 import { Context, type HandleOptions } from './context.js';
+import { type IdempotencyOptions, serveIdempotently } from './idempotency.js';
 import { DocumentBuilder, type ResourceLookup } from './document.js';
 import { JsonApiError, JsonApiErrors, MethodNotAllowedError, NotFoundError } from './errors.js';
 import { Relationship } from './fields.js';
@@ -57,6 +58,14 @@ export interface JsonApiOptions {
    * new JsonApi({ cacheControl: (type) => (type === 'tags' ? 'public, max-age=60' : 'private, no-cache') });
    */
   cacheControl?: (type: string, context: Context) => string;
+  /**
+   * Idempotent retries: `POST` to a collection or an extension with an `Idempotency-Key` header
+   * runs once per key and caller; a retry gets the first response (see `IdempotencyStore`).
+   *
+   * @example
+   * new JsonApi({ idempotency: { store: kyselyIdempotency(db), scope: (ctx) => ctx.getAttribute('user') } });
+   */
+  idempotency?: IdempotencyOptions;
 }
 
 const JSON_HEADERS: Readonly<Record<string, string>> = Object.freeze({ 'content-type': MEDIA_TYPE, vary: 'Accept' });
@@ -76,6 +85,7 @@ export class JsonApi {
   readonly #queryParameters: ReadonlySet<string>;
   readonly #transaction: JsonApiOptions['transaction'];
   readonly #cacheControl: JsonApiOptions['cacheControl'];
+  readonly #idempotency: IdempotencyOptions | undefined;
   /** The extensions by the path they answer at (basePath included); the first one declared wins. */
   readonly #extensionAt = new Map<string, Extension>();
   readonly #limits: Readonly<Limits>;
@@ -90,6 +100,7 @@ export class JsonApi {
     this.#queryParameters = new Set(options.queryParameters ?? []);
     this.#transaction = options.transaction;
     this.#cacheControl = options.cacheControl;
+    this.#idempotency = options.idempotency;
     const extensions = options.extensions ?? [];
     for (const extension of extensions) {
       const path = this.#basePath + extension.path;
@@ -129,6 +140,11 @@ export class JsonApi {
       }
       const url = parseTarget(request.url);
       const extension = this.#extensionAt.get(url.pathname);
+      if (this.#idempotency && request.method === 'POST' && request.headers.has('idempotency-key')) {
+        if (extension || matchRoute(url.pathname, this.#basePath)?.id === undefined) {
+          return serveIdempotently(request, new Context(request, options.attributes, url), this.#idempotency, (inner) => this.fetch(inner, options));
+        }
+      }
       return extension ? this.#serveExtension(extension, request, options) : this.#serve(request, options, url, true);
     } catch (error) {
       return Promise.reject(error);

@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { toNodeHandler } from 'jsonapi-gen/node';
-import { kyselyTransaction } from 'jsonapi-gen/kysely';
+import { kyselyIdempotency, kyselyTransaction } from 'jsonapi-gen/kysely';
 import type { LogConfig } from 'kysely';
 import { migrate, openDatabase } from './db.js';
 import { createApi, openapi } from './generated/index.js';
@@ -87,7 +87,11 @@ export async function startDemo(options: DemoOptions = {}): Promise<Demo> {
 
     // The generated API bound to the Kysely data layers, with the schema's extensions (Atomic
     // Operations). Every write request, and every Atomic Operations batch, is one transaction.
-    const api = createApi(createStore(db), { transaction: kyselyTransaction(db) });
+    // POST retries with an Idempotency-Key are answered from the keys table, per signed-in user.
+    const api = createApi(createStore(db), {
+      transaction: kyselyTransaction(db),
+      idempotency: { store: kyselyIdempotency(db), scope: (ctx) => ctx.getAttribute('user') },
+    });
 
     const serveApi = (request: Request): Promise<Response> => {
       const user = userOf(request);

@@ -90,3 +90,4 @@ export { executorFor, kyselyTransaction, withTransaction, type TransactionOption
  * new Kysely<Database>({ dialect: sqliteDialect(new SQLite(file)) });
  */
 export { cachedStatements, sqliteDialect, type DirectDatabase, type PreparingDatabase } from './statements.js';
+export { idempotencyMigration, kyselyIdempotency, type KyselyIdempotencyOptions } from './idempotency.js';
