@@ -34,11 +34,12 @@ export async function generateFrom(loaded: LoadedSchema, outDir: string, options
   const openapi = emitOpenApi(model, options);
   const typescript = await printTypeScript([
     { path: 'index.ts', structure: emitApi(model) },
-    { path: 'openapi.ts', structure: emitOpenApiModule(model, openapi) },
     { path: SUPPORT_FILE, structure: emitSupport(model) },
     ...model.resources.map((r) => ({ path: resourceFile(r), structure: emitResource(model, r) })),
   ]);
-  const files = [...typescript, await printJson('openapi.json', openapi)].sort((a, b) => (a.path < b.path ? -1 : 1));
+  // The document is data: written by JSON.stringify, never through ts-morph or prettier.
+  const files = [...typescript, printJson('openapi.json', openapi), { path: 'openapi.ts', content: emitOpenApiModule(model, openapi) }];
+  files.sort((a, b) => (a.path < b.path ? -1 : 1));
   return { model, files };
 }
 

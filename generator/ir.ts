@@ -66,6 +66,17 @@ export interface AttributeModel {
   readonly required: boolean;
   /** Read through the schema's `.get()` getter rather than the model property. */
   readonly hasGetter: boolean;
+  /** Declared bounds (`.minLength()`, `.max()`, ...), in JSON Schema's words; `pattern` is the RegExp's source. */
+  readonly constraints: AttributeConstraintsModel;
+}
+
+/** The JSON Schema keywords an attribute's declared constraints become. */
+export interface AttributeConstraintsModel {
+  readonly minLength?: number;
+  readonly maxLength?: number;
+  readonly pattern?: string;
+  readonly minimum?: number;
+  readonly maximum?: number;
 }
 
 export interface RelationshipModel {

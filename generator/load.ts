@@ -23,6 +23,7 @@ export interface FieldLike {
   readonly isWritable?: boolean;
   readonly isRequired?: boolean;
   readonly getter?: unknown;
+  readonly constraints?: { readonly minLength?: number; readonly maxLength?: number; readonly pattern?: RegExp; readonly min?: number; readonly max?: number };
 }
 
 export interface EndpointLike {

@@ -1,6 +1,6 @@
 /** From a loaded, validated schema to the plain IR the emitters read. */
 import type { AttributeKind } from 'jsonapi-gen';
-import type { ApiModel, AttributeModel, Capability, EndpointsModel, ExtensionsModel, RelationshipModel, ResourceModel } from './ir.js';
+import type { ApiModel, AttributeConstraintsModel, AttributeModel, Capability, EndpointsModel, ExtensionsModel, RelationshipModel, ResourceModel } from './ir.js';
 import type { FieldLike, LoadedResource, LoadedSchema } from './load.js';
 import { camelCase, pascalCase } from './naming.js';
 
@@ -51,6 +51,19 @@ function toAttribute(field: FieldLike): AttributeModel {
     writable: field.isWritable === true,
     required: field.isRequired === true,
     hasGetter: typeof field.getter === 'function',
+    constraints: toConstraints(field.constraints ?? {}),
+  };
+}
+
+/** JSON Schema's names for the declared bounds; a pattern with flags JSON Schema cannot carry (`i`, `m`, `s`) is left out rather than described wrongly. */
+function toConstraints(declared: NonNullable<FieldLike['constraints']>): AttributeConstraintsModel {
+  const { minLength, maxLength, pattern, min, max } = declared;
+  return {
+    ...(minLength !== undefined && { minLength }),
+    ...(maxLength !== undefined && { maxLength }),
+    ...(pattern !== undefined && !/[ims]/.test(pattern.flags) && { pattern: pattern.source }),
+    ...(min !== undefined && { minimum: min }),
+    ...(max !== undefined && { maximum: max }),
   };
 }
 

@@ -13,6 +13,7 @@ const attribute = (over: Partial<AttributeModel>): AttributeModel => ({
   writable: false,
   required: false,
   hasGetter: false,
+  constraints: {},
   ...over,
 });
 
@@ -40,6 +41,20 @@ describe('attribute types', () => {
     ['object', { given: { kind: 'object' }, want: { ts: 'Record<string, unknown>', schema: { type: 'object' }, serialize: 'row.x ?? null' } }],
     ['dashed name', { given: { name: 'first-name' }, want: { ts: 'string', schema: { type: 'string' }, serialize: "row['first-name'] ?? null" } }],
     ['custom getter', { given: { name: 'slug', hasGetter: true }, want: { ts: 'string', schema: { type: 'string' }, serialize: 'toJson(getSlug(model, context))' } }],
+    [
+      'constrained string',
+      {
+        given: { constraints: { minLength: 1, maxLength: 200, pattern: '^[a-z-]+$' } },
+        want: { ts: 'string', schema: { type: 'string', minLength: 1, maxLength: 200, pattern: '^[a-z-]+$' }, serialize: 'row.x ?? null' },
+      },
+    ],
+    [
+      'bounded nullable integer',
+      {
+        given: { kind: 'integer', nullable: true, constraints: { minimum: 0, maximum: 10 } },
+        want: { ts: 'number | null', schema: { type: ['integer', 'null'], minimum: 0, maximum: 10 }, serialize: 'row.x ?? null' },
+      },
+    ],
     [
       'date getter',
       { given: { name: 'day', kind: 'date', hasGetter: true }, want: { ts: 'string', schema: { type: 'string', format: 'date' }, serialize: 'dateOnly(getDay(model, context))' } },
