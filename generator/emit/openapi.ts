@@ -45,7 +45,7 @@ export function emitOpenApi(model: ApiModel, options: OpenApiOptions = {}): Open
   }
   for (const resource of model.resources) {
     for (const [path, item] of pathItems(resource, byType)) builder.addPath(path, item);
-    builder.addTag({ name: resource.type });
+    builder.addTag({ name: resource.type, description: `The ${resource.type} resources and their relationships.` });
   }
   const atomic = model.extensions.atomic;
   if (atomic) {
@@ -58,6 +58,10 @@ export function emitOpenApi(model: ApiModel, options: OpenApiOptions = {}): Open
     'x-generated': jsonHeader(model.schemaPath),
     openapi: spec.openapi,
     info: spec.info,
+    // The default made explicit: the API is served below where this document is. Security is
+    // the host's (its endpoints' callbacks decide); the document declares no scheme.
+    servers: [{ url: '/', description: 'Where the API is served (a host with a basePath serves it below that).' }],
+    security: [],
     tags: spec.tags,
     paths: spec.paths,
     components: { schemas: spec.components!.schemas!, responses: spec.components!.responses!, parameters: spec.components!.parameters! },
