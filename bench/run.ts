@@ -12,9 +12,12 @@
  * 4. Memory: the demo's resident memory after 10k, 55k and 100k requests of route b.
  * 5. In-process: `api.handle` over in-memory data against `JSON.stringify` of its document.
  *
+ * 6. Generator: `jsonapi-gen build` of 20, 100 and 500 resources (--quick: 20 and 100), its
+ *    output, and `tsc` of it, against openapi-typescript on the produced document (bench/generator).
+ *
  * Prints the tables with targets met or missed, and writes them to bench/results.md.
  * Options: --quick, --out FILE (default bench/results.md), --profile DIR (CPU profiles of the
- * demo processes, `node --cpu-prof`).
+ * demo processes, `node --cpu-prof`), --generator (only section 6, printed; written only with --out).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -28,6 +31,7 @@ import { seed } from '../examples/blog/seed.js';
 import { startDemo } from '../examples/blog/server.js';
 import { startBaseline } from './baseline/server.js';
 import { compile } from './compile.js';
+import { SIZES, generatorReport, runGenerator } from './generator/measure.js';
 import type { InProcessResult } from './inprocess.js';
 import { ROUTES, type Route, SEEDED_ARTICLES, routeB } from './routes.js';
 
@@ -41,6 +45,8 @@ const option = (name: string) => {
 const QUICK = args.includes('--quick');
 const OUT = resolve(option('--out') ?? join(here, 'results.md'));
 const PROFILE = option('--profile') && resolve(option('--profile')!);
+const GENERATOR_ONLY = args.includes('--generator');
+const GENERATOR_SIZES = QUICK ? [20, 100] : SIZES;
 
 // autocannon counts durations in whole seconds (0.25 runs for 1 s, and so does any `amount`):
 // measured runs last whole seconds; warm-ups are bursts of fetches (see burst()).
@@ -473,7 +479,18 @@ const f0 = (n: number) => Math.round(n).toLocaleString('en-US');
 const f2 = (n: number) => n.toFixed(2);
 const mark = (ok: boolean) => (ok ? 'met' : '**missed**');
 
+/** `--generator`: the generator section alone. */
+async function generatorOnly(): Promise<void> {
+  const log = (line: string) => process.stderr.write(`${line}\n`);
+  const { lines, targets } = generatorReport(await runGenerator(GENERATOR_SIZES, join(root, '.tmp', 'bench-generator'), log));
+  lines.push('| target | measured | |', '|---|---:|---|', ...targets.map(([name, ok, value]) => `| ${name} | ${value} | ${mark(ok)} |`), '');
+  const text = lines.join('\n');
+  process.stdout.write(`\n${text}\n`);
+  if (option('--out')) writeFileSync(OUT, text);
+}
+
 async function main(): Promise<void> {
+  if (GENERATOR_ONLY) return generatorOnly();
   const started = performance.now();
   const lines: string[] = [];
   const begun = performance.now();
@@ -506,6 +523,8 @@ async function main(): Promise<void> {
   const mem = await memory(main1k, log);
   log('in-process ...');
   const pipeline = await inProcess(main1k);
+  log('generator ...');
+  const generator = generatorReport(await runGenerator(GENERATOR_SIZES, join(root, '.tmp', 'bench-generator'), log));
   const load1 = loadavg();
   const seconds = (performance.now() - started) / 1000;
 
@@ -609,6 +628,9 @@ async function main(): Promise<void> {
   const mLate = mem.points[mem.points.length - 2]!;
   const late = m1.rss - mLate.rss;
   lines.push('', `From the first to the last reading: RSS ${rssDelta >= 0 ? '+' : ''}${mb(rssDelta)} MB (${(mem.growth * 100).toFixed(1)}%), live heap after a forced GC ${(mem.heapGrowth * 100).toFixed(1)}%; over the last ${f0(m1.requests - mLate.requests)} requests alone, RSS ${late >= 0 ? '+' : ''}${mb(late)} MB. Noise, measured on this machine across runs: a few MB of RSS either way (V8 heap spaces, malloc arenas); the criterion is RSS growth <= 10 MB and live-heap growth <= 10%.`, '');
+
+  lines.push(...generator.lines);
+  targets.push(...generator.targets);
 
   lines.push('## Targets', '');
   lines.push('| target | measured | |');

@@ -10,10 +10,16 @@ import { join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Command, CommanderError, Option } from 'commander';
 import { SchemaError } from './errors.js';
-import { checkFiles, writeFiles } from './files.js';
+import type { OpenApiOptions } from './emit/openapi.js';
+import { checkFiles, leftovers, writeFiles } from './files.js';
+import type { ApiModel } from './ir.js';
 import { InitConflict, init, packageRoot } from './init.js';
-import { endpointCount } from './model.js';
+import { MANIFEST, inputHash, manifestFile, upToDate } from './incremental.js';
+import { loadSchema } from './load.js';
+import { endpointCount, modelFor } from './model.js';
 import { type Io, streamIo, styleProblems } from './output.js';
+import type { OutputFile } from './print.js';
+import { validate } from './validate.js';
 
 export type { Io } from './output.js';
 
@@ -58,6 +64,26 @@ const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 const shown = (path: string) => relative(process.cwd(), path) || '.';
 const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
+/**
+ * The output of a build: `fresh` when `outDir` already holds it (its manifest records the same
+ * input hash and its files are intact), found without loading the emitters; else generated,
+ * with its manifest.
+ */
+async function prepare(schemaFile: string, outDir: string, options: OpenApiOptions): Promise<{ model: ApiModel; files: readonly OutputFile[]; fresh: boolean }> {
+  const loaded = await loadSchema(schemaFile);
+  if (validate(loaded).length === 0) {
+    const model = modelFor(loaded, outDir);
+    const paths = upToDate(outDir, inputHash(model, options));
+    if (paths && leftovers(outDir, paths).length === 0) return { model, files: paths.map((path) => ({ path, content: '' })), fresh: true };
+  }
+  // Loaded on demand: ts-morph and prettier are heavy, and --help, --version or a build with
+  // nothing to do need neither.
+  const { generateFrom } = await import('./generate.js');
+  const { model, files } = await generateFrom(loaded, outDir, options);
+  const manifest = manifestFile(inputHash(model, options), files, model.schemaPath);
+  return { model, files: [...files, manifest].sort((a, b) => (a.path < b.path ? -1 : 1)), fresh: false };
+}
+
 /** Runs `build` once; returns the exit code. Schema mistakes are reported here, not thrown. */
 export async function build(schema: string, options: BuildOptions, io: Io = streamIo()): Promise<number> {
   const outDir = resolve(options.out);
@@ -72,9 +98,7 @@ export async function build(schema: string, options: BuildOptions, io: Io = stre
   const errName = e.bold('jsonapi-gen');
 
   try {
-    // Loaded on demand: ts-morph and prettier are heavy, and --help or --version need neither.
-    const { generate } = await import('./generate.js');
-    const { model, files } = await generate(schemaFile, outDir, {
+    const { model, files, fresh } = await prepare(schemaFile, outDir, {
       ...(options.title !== undefined && { title: options.title }),
       ...(options.apiVersion !== undefined && { version: options.apiVersion }),
     });
@@ -82,7 +106,8 @@ export async function build(schema: string, options: BuildOptions, io: Io = stre
     const what = `${plural(counts.resources, 'resource')}, ${plural(counts.endpoints, 'endpoint')}`;
 
     if (options.check) {
-      const { stale, missing, extra } = checkFiles(outDir, files);
+      // The manifest is a cache, not output: a stale one only costs the next build its skip.
+      const { stale, missing, extra } = fresh ? { stale: [], missing: [], extra: [] } : checkFiles(outDir, files.filter((f) => f.path !== MANIFEST));
       const ok = stale.length + missing.length + extra.length === 0;
       if (options.json) report({ ok, check: true, schema: schemaFile, out: outDir, ...counts, stale, missing, extra });
       else if (ok) say(`${name}: ${shown(outDir)} is up to date (${plural(files.length, 'file')}; ${what})`);
@@ -95,7 +120,7 @@ export async function build(schema: string, options: BuildOptions, io: Io = stre
       return ok ? 0 : 1;
     }
 
-    const result = writeFiles(outDir, files);
+    const result = fresh ? { written: [], unchanged: files.map((f) => f.path), removed: [] } : writeFiles(outDir, files);
     let stubs: { dir: string; written: string[]; kept: string[] } | undefined;
     if (options.stubs !== undefined) {
       const { writeStubs } = await import('./stubs.js');

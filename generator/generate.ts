@@ -2,12 +2,11 @@
  * The pipeline: loaded schema → validation → IR → emitters → printer. Pure apart from reading
  * the schema file to locate mistakes; writing is `files.ts`'s job.
  */
-import { relative } from 'node:path';
 import { SchemaError } from './errors.js';
 import type { ApiModel } from './ir.js';
 import { type LoadedSchema, loadSchema } from './load.js';
 import { Locator } from './locate.js';
-import { buildModel } from './model.js';
+import { modelFor } from './model.js';
 import { emitApi } from './emit/api.js';
 import { emitOpenApiModule } from './emit/openapi-module.js';
 import { type OpenApiOptions, emitOpenApi } from './emit/openapi.js';
@@ -30,15 +29,16 @@ export async function generate(schemaFile: string, outDir: string, options: Open
 /** Generates from an already loaded schema; throws `SchemaError` listing every mistake. */
 export async function generateFrom(loaded: LoadedSchema, outDir: string, options: OpenApiOptions = {}): Promise<Generation> {
   checkSchema(loaded);
-  const model = buildModel(loaded, importPath(relative(outDir, loaded.file)));
+  const model = modelFor(loaded, outDir);
   const openapi = emitOpenApi(model, options);
   const typescript = await printTypeScript([
     { path: 'index.ts', structure: emitApi(model) },
-    { path: 'openapi.ts', structure: emitOpenApiModule(model, openapi) },
     { path: SUPPORT_FILE, structure: emitSupport(model) },
     ...model.resources.map((r) => ({ path: resourceFile(r), structure: emitResource(model, r) })),
   ]);
-  const files = [...typescript, await printJson('openapi.json', openapi)].sort((a, b) => (a.path < b.path ? -1 : 1));
+  // The document is data: written by JSON.stringify, never through ts-morph or prettier.
+  const files = [...typescript, printJson('openapi.json', openapi), { path: 'openapi.ts', content: emitOpenApiModule(model, openapi) }];
+  files.sort((a, b) => (a.path < b.path ? -1 : 1));
   return { model, files };
 }
 
@@ -48,10 +48,4 @@ export function checkSchema(loaded: LoadedSchema): void {
   if (issues.length === 0) return;
   const locator = new Locator(loaded.file);
   throw new SchemaError(issues.map(({ message, target }) => ({ file: loaded.file, message, ...locator.locate(target) })));
-}
-
-/** A relative path as an import specifier: forward slashes, starting with `.`. */
-function importPath(path: string): string {
-  const posix = path.split('\\').join('/');
-  return posix.startsWith('.') ? posix : `./${posix}`;
 }

@@ -89,6 +89,17 @@ export interface AttributeModel {
   readonly hasGetter: boolean;
   /** Created resources get `.default()` when the client gives no value. */
   readonly hasDefault: boolean;
+  /** Declared bounds (`.minLength()`, `.max()`, ...), in JSON Schema's words; `pattern` is the RegExp's source. */
+  readonly constraints: AttributeConstraintsModel;
+}
+
+/** The JSON Schema keywords an attribute's declared constraints become. */
+export interface AttributeConstraintsModel {
+  readonly minLength?: number;
+  readonly maxLength?: number;
+  readonly pattern?: string;
+  readonly minimum?: number;
+  readonly maximum?: number;
 }
 
 export interface RelationshipModel {

@@ -24,6 +24,7 @@ export interface FieldLike {
   readonly isRequired?: boolean;
   readonly getter?: unknown;
   readonly hasDefault?: boolean;
+  readonly constraints?: { readonly minLength?: number; readonly maxLength?: number; readonly pattern?: RegExp; readonly min?: number; readonly max?: number };
 }
 
 export interface EndpointLike {

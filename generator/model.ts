@@ -1,8 +1,20 @@
 /** From a loaded, validated schema to the plain IR the emitters read. */
+import { relative } from 'node:path';
 import type { AttributeKind } from 'jsonapi-gen';
-import type { ApiModel, AttributeModel, Capability, EndpointsModel, ExtensionsModel, RelationshipModel, ResourceModel } from './ir.js';
+import type { ApiModel, AttributeConstraintsModel, AttributeModel, Capability, EndpointsModel, ExtensionsModel, RelationshipModel, ResourceModel } from './ir.js';
 import type { FieldLike, LoadedResource, LoadedSchema } from './load.js';
 import { camelCase, pascalCase } from './naming.js';
+
+/** The IR of `loaded` for output in `outDir` (the schema's path is taken relative to it). */
+export function modelFor(loaded: LoadedSchema, outDir: string): ApiModel {
+  return buildModel(loaded, importPath(relative(outDir, loaded.file)));
+}
+
+/** A relative path as an import specifier: forward slashes, starting with `.`. */
+function importPath(path: string): string {
+  const posix = path.split('\\').join('/');
+  return posix.startsWith('.') ? posix : `./${posix}`;
+}
 
 /** The IR of `loaded`; `schemaImport` and `schemaPath` are relative to the output directory. */
 export function buildModel(loaded: LoadedSchema, schemaPath: string): ApiModel {
@@ -73,6 +85,19 @@ function toAttribute(field: FieldLike): AttributeModel {
     required: field.isRequired === true,
     hasGetter: typeof field.getter === 'function',
     hasDefault: field.hasDefault === true,
+    constraints: toConstraints(field.constraints ?? {}),
+  };
+}
+
+/** JSON Schema's names for the declared bounds; a pattern with flags JSON Schema cannot carry (`i`, `m`, `s`) is left out rather than described wrongly. */
+function toConstraints(declared: NonNullable<FieldLike['constraints']>): AttributeConstraintsModel {
+  const { minLength, maxLength, pattern, min, max } = declared;
+  return {
+    ...(minLength !== undefined && { minLength }),
+    ...(maxLength !== undefined && { maxLength }),
+    ...(pattern !== undefined && !/[ims]/.test(pattern.flags) && { pattern: pattern.source }),
+    ...(min !== undefined && { minimum: min }),
+    ...(max !== undefined && { maximum: max }),
   };
 }
 

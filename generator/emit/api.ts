@@ -48,8 +48,12 @@ export function emitApi(model: ApiModel): SourceFileStructure {
         { name: 'options', type: 'JsonApiOptions', hasQuestionToken: true },
       ],
       returnType: 'JsonApi',
+      // One statement per resource, not one chain: a chain of hundreds of calls overflows the
+      // stack of parsers (prettier's, and a host's tools) that recurse into it.
       statements: [
-        `return new JsonApi(${model.extensions.exported ? '{ ...options, extensions: options?.extensions ?? schemaExtensions }' : 'options'})${resources.map((r) => `\n.resource(${r.names.camel}Resource(${propertyAccess('dataLayers', r.type)}))`).join('')};`,
+        `const api = new JsonApi(${model.extensions.exported ? '{ ...options, extensions: options?.extensions ?? schemaExtensions }' : 'options'});`,
+        ...resources.map((r) => `api.resource(${r.names.camel}Resource(${propertyAccess('dataLayers', r.type)}));`),
+        'return api;',
       ],
     },
   ];

@@ -14,6 +14,7 @@ const attribute = (over: Partial<AttributeModel>): AttributeModel => ({
   required: false,
   hasGetter: false,
   hasDefault: false,
+  constraints: {},
   ...over,
 });
 
@@ -41,6 +42,20 @@ describe('attribute types', () => {
     ['object', { given: { kind: 'object' }, want: { ts: 'Record<string, unknown>', schema: { type: 'object' }, serialize: 'model.x' } }],
     ['dashed name', { given: { name: 'first-name' }, want: { ts: 'string', schema: { type: 'string' }, serialize: "model['first-name']" } }],
     ['custom getter', { given: { name: 'slug', hasGetter: true }, want: { ts: 'string', schema: { type: 'string' }, serialize: 'toJson(getSlug(model, context))' } }],
+    [
+      'constrained string',
+      {
+        given: { constraints: { minLength: 1, maxLength: 200, pattern: '^[a-z-]+$' } },
+        want: { ts: 'string', schema: { type: 'string', minLength: 1, maxLength: 200, pattern: '^[a-z-]+$' }, serialize: 'model.x' },
+      },
+    ],
+    [
+      'bounded nullable integer',
+      {
+        given: { kind: 'integer', nullable: true, constraints: { minimum: 0, maximum: 10 } },
+        want: { ts: 'number | null', schema: { type: ['integer', 'null'], minimum: 0, maximum: 10 }, serialize: 'model.x' },
+      },
+    ],
     [
       'date getter',
       { given: { name: 'day', kind: 'date', hasGetter: true }, want: { ts: 'string', schema: { type: 'string', format: 'date' }, serialize: "toJson(getDay(model, context), 'date')" } },

@@ -30,9 +30,10 @@ describe('openapi.json', () => {
     expect(operations).toHaveLength(4 * 5 + 2 * (3 + 2 + 1 + 1) + (1 + 3 + 1 + 1));
   });
 
-  it('gives the Index its parameters: include, fields, sort, filters and bounded pagination', async () => {
-    const { paths } = await documentOf('blog');
-    const parameters = paths['/articles'].get.parameters as Array<{ name: string; schema: Record<string, any> }>;
+  it('gives the Index its parameters, by reference: include, fields, sort, filters and bounded pagination', async () => {
+    const { paths, components } = await documentOf('blog');
+    const refs = paths['/articles'].get.parameters as Array<{ $ref: string }>;
+    const parameters = refs.map(({ $ref }) => components.parameters[$ref.replace('#/components/parameters/', '')] as { name: string; schema: Record<string, any> });
     const byName = new Map(parameters.map((p) => [p.name, p]));
     expect([...byName.keys()]).toEqual([
       'include',
@@ -42,15 +43,22 @@ describe('openapi.json', () => {
       'fields[tags]',
       'sort',
       'filter[title]',
+      'filter[title][]',
       'filter[author]',
+      'filter[author][]',
       'filter[status]',
+      'filter[status][]',
       'filter[search]',
+      'filter[search][]',
       'page[offset]',
       'page[limit]',
     ]);
     expect(byName.get('include')!.schema.items.enum).toContain('comments.author');
     expect(byName.get('sort')!.schema.items.enum).toEqual(['title', '-title', 'createdAt', '-createdAt', 'updatedAt', '-updatedAt']);
     expect(byName.get('page[limit]')!.schema).toEqual({ type: 'integer', minimum: 1, maximum: 50, default: 20 });
+    expect(byName.get('filter[author][]')).toMatchObject({ style: 'form', explode: true, schema: { type: 'array', items: { type: 'string' } } });
+    // The show of an article references the same components as its Index.
+    expect(paths['/articles/{id}'].get.parameters).toEqual(refs.slice(0, 5));
   });
 
   it('uses the JSON:API media type, request bodies for Create and Update, 201 and 204', async () => {

@@ -273,7 +273,9 @@ describe('generated TypeScript', () => {
     for (const name of ['minimal', 'blog', 'kitchen-sink']) {
       for (const file of (await generateFixture(name, join(DIR, name, 'generated'))).files) {
         if (!file.path.endsWith('.ts')) continue;
-        expect(file.content, `${name}/${file.path}`).not.toMatch(/\bany\b(?![-'])|as Record<string, unknown>/);
+        // Code only: string literals (the OpenAPI document's text, messages) may say "any".
+        const code = file.content.replace(/"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'/g, '""');
+        expect(code, `${name}/${file.path}`).not.toMatch(/\bany\b|as Record<string, unknown>/);
       }
     }
   });

@@ -36,9 +36,10 @@ export interface DataLayers {
  * const api = createApi({ articles: articlesStore, comments: commentsStore, people: peopleStore, tags: tagsStore }, { basePath: '/api' });
  */
 export function createApi(dataLayers: DataLayers, options?: JsonApiOptions): JsonApi {
-  return new JsonApi({ ...options, extensions: options?.extensions ?? schemaExtensions })
-    .resource(articlesResource(dataLayers.articles))
-    .resource(commentsResource(dataLayers.comments))
-    .resource(peopleResource(dataLayers.people))
-    .resource(tagsResource(dataLayers.tags));
+  const api = new JsonApi({ ...options, extensions: options?.extensions ?? schemaExtensions });
+  api.resource(articlesResource(dataLayers.articles));
+  api.resource(commentsResource(dataLayers.comments));
+  api.resource(peopleResource(dataLayers.people));
+  api.resource(tagsResource(dataLayers.tags));
+  return api;
 }

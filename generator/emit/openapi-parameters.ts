@@ -1,0 +1,163 @@
+/**
+ * `components.parameters` of the OpenAPI document: each query parameter a resource's GETs take
+ * (`include`, `fields[type]`, `sort`, each filter, `page[...]`) defined once, and the lists of
+ * references each GET carries. A GET lists `fields[...]` only for the types its response can
+ * hold: its own and those an `include` can reach within the runtime's include depth.
+ */
+import { DEFAULT_LIMITS } from 'jsonapi-gen';
+import type { ParameterObject, ReferenceObject, SchemaObject } from 'openapi3-ts/oas31';
+import type { ResourceModel } from '../ir.js';
+import { pascalCase } from '../naming.js';
+import { parameterRef } from './openapi-vocabulary.js';
+
+/** How deep `include` paths are listed; the server accepts deeper ones too (to its `includeDepth` limit). */
+export const INCLUDE_DEPTH = 3;
+
+type ByType = ReadonlyMap<string, ResourceModel>;
+
+/** Every `include` path from `resource`, to `INCLUDE_DEPTH`, never taking the same relationship twice. */
+export function includePaths(resource: ResourceModel, byType: ByType): string[] {
+  const paths: string[] = [];
+  const walk = (from: ResourceModel, prefix: string, used: ReadonlySet<string>, depth: number) => {
+    if (depth > INCLUDE_DEPTH) return;
+    for (const r of from.relationships) {
+      const edge = `${from.type}.${r.name}`;
+      if (!r.includable || used.has(edge)) continue;
+      const path = prefix ? `${prefix}.${r.name}` : r.name;
+      paths.push(path);
+      const next = byType.get(r.relatedType);
+      if (next) walk(next, path, new Set([...used, edge]), depth + 1);
+    }
+  };
+  walk(resource, '', new Set(), 1);
+  return paths.sort();
+}
+
+/**
+ * The types whose resources a response of `resource` may carry: itself and every type an
+ * include path of at most `depth` relationships reaches (the runtime refuses longer paths).
+ */
+export function reachableTypes(resource: ResourceModel, byType: ByType, depth: number = DEFAULT_LIMITS.includeDepth): string[] {
+  const seen = new Set([resource.type]);
+  let frontier = [resource];
+  for (let level = 0; level < depth && frontier.length > 0; level++) {
+    const next: ResourceModel[] = [];
+    for (const from of frontier) {
+      for (const r of from.relationships) {
+        const related = byType.get(r.relatedType);
+        if (r.includable && related && !seen.has(related.type)) {
+          seen.add(related.type);
+          next.push(related);
+        }
+      }
+    }
+    frontier = next;
+  }
+  return [...seen].sort();
+}
+
+const list = (values: readonly string[]): SchemaObject => ({ type: 'array', items: { type: 'string', enum: [...values] }, uniqueItems: true });
+
+/** The component names of a resource's parameters. */
+const names = {
+  include: (r: ResourceModel) => `${r.names.pascal}Include`,
+  fields: (r: ResourceModel) => `${r.names.pascal}Fields`,
+  sort: (r: ResourceModel) => `${r.names.pascal}Sort`,
+  filter: (r: ResourceModel, filter: string) => `${r.names.pascal}Filter${pascalCase(filter)}`,
+  filterList: (r: ResourceModel, filter: string) => `${r.names.pascal}Filter${pascalCase(filter)}List`,
+  pageLimit: (r: ResourceModel) => `${r.names.pascal}PageLimit`,
+};
+
+/** The parameters every resource shares: the path's `id` and `page[offset]`. */
+export function sharedParameters(): Array<[string, ParameterObject]> {
+  return [
+    ['id', { name: 'id', in: 'path', required: true, description: 'The resource id.', schema: { type: 'string' } }],
+    ['PageOffset', { name: 'page[offset]', in: 'query', description: 'How many resources to skip.', schema: { type: 'integer', minimum: 0, default: 0 } }],
+  ];
+}
+
+/** The parameter components of one resource: what its GETs (and GETs that return it) reference. */
+export function resourceParameters(resource: ResourceModel, byType: ByType): Array<[string, ParameterObject]> {
+  const { type } = resource;
+  const parameters: Array<[string, ParameterObject]> = [];
+  const paths = includePaths(resource, byType);
+  if (paths.length > 0) {
+    parameters.push([
+      names.include(resource),
+      {
+        name: 'include',
+        in: 'query',
+        description: `Related resources to include, comma-separated (paths listed to depth ${INCLUDE_DEPTH}).`,
+        style: 'form',
+        explode: false,
+        schema: list(paths),
+      },
+    ]);
+  }
+  const fields = [...resource.attributes.map((a) => a.name), ...resource.relationships.map((r) => r.name)];
+  parameters.push([
+    names.fields(resource),
+    { name: `fields[${type}]`, in: 'query', description: `The fields of ${type} to return, comma-separated.`, style: 'form', explode: false, schema: list(fields) },
+  ]);
+  const index = resource.endpoints.index;
+  if (!index) return parameters;
+  if (resource.sorts.length > 0) {
+    parameters.push([
+      names.sort(resource),
+      {
+        name: 'sort',
+        in: 'query',
+        description: `Sort terms, comma-separated; a leading - sorts descending.${index.defaultSort ? ` Default: ${index.defaultSort}.` : ''}`,
+        style: 'form',
+        explode: false,
+        schema: list(resource.sorts.flatMap((s) => [s, `-${s}`])),
+      },
+    ]);
+  }
+  for (const filter of resource.filters) {
+    parameters.push(
+      [names.filter(resource, filter), { name: `filter[${filter}]`, in: 'query', description: `Filter by ${filter}: one value.`, schema: { type: 'string' } }],
+      [
+        names.filterList(resource, filter),
+        {
+          name: `filter[${filter}][]`,
+          in: 'query',
+          description: `Filter by ${filter}: any of several values, \`filter[${filter}][]=a&filter[${filter}][]=b\` (not together with \`filter[${filter}]\`).`,
+          style: 'form',
+          explode: true,
+          schema: { type: 'array', items: { type: 'string' }, maxItems: DEFAULT_LIMITS.filterValues },
+        },
+      ],
+    );
+  }
+  if (index.pagination) {
+    parameters.push([
+      names.pageLimit(resource),
+      {
+        name: 'page[limit]',
+        in: 'query',
+        description: `How many resources per page (at most ${index.pagination.maxLimit}).`,
+        schema: { type: 'integer', minimum: 1, maximum: index.pagination.maxLimit, default: index.pagination.defaultLimit },
+      },
+    ]);
+  }
+  return parameters;
+}
+
+/** What a GET returning `resource` takes: its `include`, and `fields[...]` of each type the response can hold. */
+export function readParameters(resource: ResourceModel, byType: ByType): ReferenceObject[] {
+  const refs: ReferenceObject[] = [];
+  if (includePaths(resource, byType).length > 0) refs.push(parameterRef(names.include(resource)));
+  for (const type of reachableTypes(resource, byType)) refs.push(parameterRef(names.fields(byType.get(type)!)));
+  return refs;
+}
+
+/** What the Index of `resource` takes besides `readParameters`: sort, filters, pagination. */
+export function collectionParameters(resource: ResourceModel): ReferenceObject[] {
+  const index = resource.endpoints.index!;
+  const refs: ReferenceObject[] = [];
+  if (resource.sorts.length > 0) refs.push(parameterRef(names.sort(resource)));
+  for (const filter of resource.filters) refs.push(parameterRef(names.filter(resource, filter)), parameterRef(names.filterList(resource, filter)));
+  if (index.pagination) refs.push(parameterRef('PageOffset'), parameterRef(names.pageLimit(resource)));
+  return refs;
+}
