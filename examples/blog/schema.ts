@@ -4,7 +4,7 @@
  */
 import { Attribute, Create, CustomFilter, Delete, Index, Show, ToMany, ToOne, Update, atomic, defineResource } from 'jsonapi-gen';
 import type { Context } from 'jsonapi-gen';
-import { SortColumn, Where, can, type SelectQuery } from 'jsonapi-gen/kysely';
+import { SortColumn, Where, can, likePattern, type SelectQuery } from 'jsonapi-gen/kysely';
 
 /**
  * The API's extensions: Atomic Operations at `POST /operations`. The generated OpenAPI document
@@ -53,7 +53,7 @@ export const articles = defineResource({
     Where.make('status').visible(signedIn),
     CustomFilter.make<SelectQuery>('search', (query, value, ctx) =>
       query.where((eb) =>
-        eb.or([value].flat().map((term) => eb(eb.fn('lower', ['articles.title']), 'like', `%${term.toLowerCase()}%`))),
+        eb.or([value].flat().map((term) => eb(eb.fn('lower', ['articles.title']), 'like', likePattern(term.toLowerCase(), 'contains')))),
       ),
     ),
   ],

@@ -63,6 +63,14 @@ export type {
  */
 export { SortColumn, Where, type SelectQuery } from './filters.js';
 /**
+ * A `like` pattern that matches a term literally (`%` and `_` are plain characters), on SQLite
+ * and PostgreSQL alike.
+ *
+ * @example
+ * query.where((eb) => eb('articles.title', 'like', likePattern(term, 'contains')));
+ */
+export { likePattern, type LikePosition } from './like.js';
+/**
  * A visibility callback that consults the policy of the model's resource.
  *
  * @example

@@ -333,7 +333,8 @@ describe.each(['sqlite', 'postgres'] as const)('writes on the blog demo (%s)', (
     });
 
     it('415: a body without the JSON:API media type, or with a parameter it does not allow', async () => {
-      for (const contentType of ['application/json', 'text/plain', `${JSONAPI}; charset=utf-8`, `${JSONAPI}; ext="https://example.com/ext"`]) {
+      const malformed = [`${JSONAPI};ext`, `${JSONAPI}, ${JSONAPI}`];
+      for (const contentType of ['application/json', 'text/plain', `${JSONAPI}; charset=utf-8`, `${JSONAPI}; ext="https://example.com/ext"`, ...malformed]) {
         const answer = await call('POST', '/tags', { body: { data: { type: 'tags', attributes: { name: 'never' } } }, contentType });
         expect(answer.status, contentType).toBe(415);
         expect(problems(answer)).toEqual(['415 header:Content-Type']);
