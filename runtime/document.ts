@@ -1,4 +1,5 @@
 import type { Context } from './context.js';
+import { dateTimeJson } from './date-time.js';
 import { BadRequestError } from './errors.js';
 import type { AttributeKind, Relationship } from './fields.js';
 import { BuiltResource, plainInJson } from './json.js';
@@ -13,8 +14,9 @@ interface Node {
   object: ResourceObject;
 }
 
-/** Converts an attribute value to its JSON form: dates to ISO 8601, undefined to null. */
+/** Converts an attribute value to its JSON form: dates to ISO 8601 (date-times normalized, see `dateTimeJson`), undefined to null. */
 export function toJsonValue(kind: AttributeKind, value: unknown): unknown {
+  if (kind === 'date-time') return dateTimeJson(value);
   if (value === undefined) return null;
   if (value instanceof Date) return kind === 'date' ? value.toISOString().slice(0, 10) : value.toISOString();
   return value;

@@ -50,6 +50,7 @@ export {
   type ErrorStatus,
 } from './errors.js';
 export { MEDIA_TYPE } from './negotiate.js';
+export { dateTimeJson, dateTimeText, normalizeDateTime } from './date-time.js';
 export { stringResponse, type ResponseParts } from './response.js';
 export { DEFAULT_LIMITS, type Limits } from './limits.js';
 export { ATOMIC_EXT, atomic, type AtomicOptions, type Extension, type ExtensionHost } from './atomic.js';

@@ -17,7 +17,7 @@ import { serveUpdate } from './handlers/update.js';
 import { documentJson } from './json.js';
 import { MEDIA_TYPE, negotiateAccept, negotiateContentType, negotiateExtension } from './negotiate.js';
 import { readJson } from './payload.js';
-import { parseQuery } from './query.js';
+import { checkQueryEncoding, parseQuery } from './query.js';
 import { RegisteredResource } from './registry.js';
 import type { ResourceDefinition } from './resource.js';
 import { stringResponse, withoutBody } from './response.js';
@@ -169,6 +169,8 @@ export class JsonApi {
     const body = hasBody ? settle(readJson(request, this.#limits)) : undefined;
     let read: Settled<unknown> | undefined;
     if (body && transactional && this.#transaction) read = await body;
+    // Only a `%` can be a bad escape: the common query pays one scan for it.
+    if (url.search.includes('%')) checkQueryEncoding(url.search);
     const context = new Context(request, options.attributes, url);
     const baseUrl = url.origin + this.#basePath;
     const state: RequestState = {

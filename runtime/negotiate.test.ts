@@ -38,6 +38,8 @@ describe('negotiateContentType', () => {
     ['the type in capitals', 'Application/Vnd.Api+Json', []],
     ['a profile', `${MEDIA_TYPE}; profile="https://example.com/p"`, []],
     ['a supported extension', `${MEDIA_TYPE};ext="${EXT}"`, [EXT]],
+    ['an empty parameter (a trailing semicolon)', `${MEDIA_TYPE};`, []],
+    ['an empty quoted ext', `${MEDIA_TYPE}; ext=""`, []],
   ])('accepts %s', (_, header, extensions) => {
     expect(negotiateContentType(header, supported)).toEqual(extensions);
   });
@@ -48,6 +50,11 @@ describe('negotiateContentType', () => {
     ['a charset', `${MEDIA_TYPE}; charset=utf-8`],
     ['an unsupported extension', `${MEDIA_TYPE}; ext="https://example.com/other"`],
     ['multipart', 'multipart/form-data; boundary=x'],
+    ['a parameter without a value', `${MEDIA_TYPE};ext`],
+    ['a parameter with an empty token value', `${MEDIA_TYPE}; ext=`],
+    ['a parameter without a name', `${MEDIA_TYPE}; =x`],
+    ['two media types', `${MEDIA_TYPE}, ${MEDIA_TYPE}`],
+    ['two media types, the first acceptable', `${MEDIA_TYPE}, application/json`],
   ])('refuses %s with a 415 pointing at Content-Type', (_, header) => {
     let thrown: unknown;
     try {

@@ -6,6 +6,8 @@ export const MEDIA_TYPE = 'application/vnd.api+json';
 interface MediaType {
   type: string;
   params: Map<string, string>;
+  /** A parameter without a name or a value (`;ext`, `;=x`, `;ext=`): not `name=value` as RFC 9110 has it. */
+  malformed: boolean;
 }
 
 /** Splits a header into media types, honouring quoted parameter values (`ext="a b"`). */
@@ -24,14 +26,19 @@ function parseMediaTypes(header: string): MediaType[] {
     const parts = splitParams(header.slice(i, end));
     const type = (parts.shift() ?? '').trim().toLowerCase();
     const params = new Map<string, string>();
+    let malformed = false;
     for (const part of parts) {
+      // `type/subtype;` is allowed: RFC 9110 lets a parameter between semicolons be empty.
+      if (part.trim() === '') continue;
       const eq = part.indexOf('=');
       const name = (eq < 0 ? part : part.slice(0, eq)).trim().toLowerCase();
       let value = eq < 0 ? '' : part.slice(eq + 1).trim();
+      // A value is a token (one character or more) or a quoted string (which may be empty: `""`).
+      if (!name || value === '') malformed = true;
       if (value.startsWith('"') && value.endsWith('"') && value.length >= 2) value = value.slice(1, -1).replace(/\\(.)/g, '$1');
       if (name) params.set(name, value);
     }
-    if (type) result.push({ type, params });
+    if (type) result.push({ type, params, malformed });
     i = end + 1;
   }
   return result;
@@ -66,7 +73,15 @@ function extensions(params: Map<string, string>): string[] {
  */
 export function negotiateContentType(header: string | null, supported: ReadonlySet<string>): string[] {
   const source = { header: 'Content-Type' };
-  const [media] = header ? parseMediaTypes(header) : [];
+  const all = header ? parseMediaTypes(header) : [];
+  // Content-Type holds one media type (RFC 9110, section 8.3); a list is a malformed header.
+  if (all.length > 1) {
+    throw new UnsupportedMediaTypeError({ detail: `Content-Type must be one media type, not a list: ${header}`, source, code: 'malformed_header' });
+  }
+  const [media] = all;
+  if (media?.malformed) {
+    throw new UnsupportedMediaTypeError({ detail: `Content-Type has a parameter that is not name=value: ${header}`, source, code: 'malformed_header' });
+  }
   if (!media || media.type !== MEDIA_TYPE) {
     throw new UnsupportedMediaTypeError({
       detail: `Request bodies must be sent as ${MEDIA_TYPE}, not ${header ?? 'without a Content-Type'}`,

@@ -225,6 +225,11 @@ function* readDocument(body: unknown, options: ResourceDocumentOptions): Steps<W
   const errors: JsonApiError[] = [];
   const invalid = (pointer: string, detail: string, code = 'invalid_value') =>
     errors.push(new UnprocessableEntityError({ detail, source: { pointer }, code }));
+  // Writing a read-only field is an unsupported update: 403 (JSON:API 1.1, "Updating a
+  // Resource's Attributes/Relationships"). It outranks the 422s: the request is refused as such.
+  const refused: JsonApiError[] = [];
+  const readOnly = (pointer: string, name: string) =>
+    refused.push(new ForbiddenError({ detail: `${name} is read-only`, source: { pointer }, code: 'read_only' }));
 
   // A field the request may not see is, to it, a field that does not exist.
   const known = (name: string) => {
@@ -238,7 +243,7 @@ function* readDocument(body: unknown, options: ResourceDocumentOptions): Steps<W
     if (!(field instanceof Attribute)) {
       invalid(pointer, field ? `${name} is a relationship; send it under relationships` : `${resource.type} has no attribute "${name}"`, 'unknown_field');
     } else if (!field.isWritable) {
-      invalid(pointer, `${name} is read-only`, 'read_only');
+      readOnly(pointer, name);
     } else {
       const result: ValidationResult = yield validateValue(field, attributes[name], context);
       if (result.ok) values.attributes[name] = result.value;
@@ -258,7 +263,7 @@ function* readDocument(body: unknown, options: ResourceDocumentOptions): Steps<W
     if (!isObject(member) || !('data' in member)) throw structure(pointer, `relationship ${name} must be an object with a "data" member`);
     const linkage = readLinkage(field as ToOne | ToMany, member.data, `${pointer}/data`);
     if (!field.isWritable) {
-      invalid(pointer, `${name} is read-only`, 'read_only');
+      readOnly(pointer, name);
       continue;
     }
     if (linkage === null && field.isRequired) {
@@ -281,6 +286,7 @@ function* readDocument(body: unknown, options: ResourceDocumentOptions): Steps<W
       }
     }
   }
+  if (refused.length > 0) throw new JsonApiErrors(refused);
   if (errors.length > 0) throw new JsonApiErrors(errors);
   return values;
 }

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { BadRequestError } from './errors.js';
-import { parseQuery, parseSort } from './query.js';
+import { checkQueryEncoding, parseQuery, parseSort } from './query.js';
 
 const parse = (search: string, allowed: string[] = []) => parseQuery(new URLSearchParams(search), new Set(allowed));
 
@@ -88,5 +88,29 @@ describe('parseSort', () => {
     ['author.name,-id', [{ name: 'author.name', direction: 'asc' }, { name: 'id', direction: 'desc' }]],
   ])('%s', (value, terms) => {
     expect(parseSort(value)).toEqual(terms);
+  });
+});
+
+describe('checkQueryEncoding', () => {
+  test.each([
+    ['a bad UTF-8 sequence', '?filter[title]=%E0%A4%25A', 'filter[title]'],
+    ['a non-hex escape', '?filter[title]=%zz', 'filter[title]'],
+    ['a lone %', '?filter[title]=50%', 'filter[title]'],
+    ['a % at the end of the name', '?filter[title%=a', 'filter[title%'],
+    ['an encoded name with a bad value', '?filter%5Bname%5D=%FF&sort=name', 'filter[name]'],
+    ['the second parameter', '?sort=name&page[limit]=%', 'page[limit]'],
+  ])('400 for %s, naming the parameter', (_, search, parameter) => {
+    let thrown: unknown;
+    try {
+      checkQueryEncoding(search);
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(BadRequestError);
+    expect((thrown as BadRequestError).source).toEqual({ parameter });
+  });
+
+  test.each([['?filter[title]=50%25'], ['?filter[title]=%C3%A9t%C3%A9+%2B'], ['?filter%5Btitle%5D=a'], ['filter[title]=%41']])('accepts %s', (search) => {
+    expect(() => checkQueryEncoding(search)).not.toThrow();
   });
 });

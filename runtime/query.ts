@@ -72,6 +72,37 @@ function parsePageNumber(key: string, value: string, min: number): number {
 }
 
 /**
+ * 400 for a query string with a `%` that does not start a valid escape, or escapes that are
+ * not UTF-8 (`%zz`, a lone `%`, `%E0%A4%25A`): `URLSearchParams` would silently turn them into
+ * U+FFFD and a filter would compare with a value the client never sent. `source.parameter`
+ * names the parameter (as typed, when its name itself is the bad part). Only the raw text
+ * says so, hence `search` (with or without its `?`); call it only when `search` holds a `%`.
+ *
+ * @example
+ * checkQueryEncoding('?filter[title]=%E0%A4%25A'); // throws a 400 naming filter[title]
+ */
+export function checkQueryEncoding(search: string): void {
+  for (const pair of (search.startsWith('?') ? search.slice(1) : search).split('&')) {
+    if (!pair.includes('%')) continue;
+    const eq = pair.indexOf('=');
+    const rawKey = eq < 0 ? pair : pair.slice(0, eq);
+    const key = strictDecode(rawKey);
+    if (key === undefined || (eq >= 0 && strictDecode(pair.slice(eq + 1)) === undefined)) {
+      throw bad(key ?? rawKey, `${key ?? rawKey} is not validly percent-encoded: every % must start an escape of UTF-8 (%C3%A9 for é)`);
+    }
+  }
+}
+
+/** A query component decoded as `application/x-www-form-urlencoded` does, or undefined when it is not valid. */
+function strictDecode(text: string): string | undefined {
+  try {
+    return decodeURIComponent(text.replace(/\+/g, ' '));
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * Reads the JSON:API query parameters of `params`. Anything else is a 400: names that break
  * the spec's rules, and implementation-specific names the API was not told about (`allowed`).
  */

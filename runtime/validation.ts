@@ -1,17 +1,12 @@
 import type { Context } from './context.js';
 import type { Attribute, AttributeValidator, StandardSchema } from './fields.js';
+import { isRealDate, normalizeDateTime } from './date-time.js';
 import { flow, type MaybePromise, type Steps } from './types.js';
 
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
-const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
 
 /** What validating one written value gives: the value to store, or what is wrong with it. */
 export type ValidationResult = { ok: true; value: unknown } | { ok: false; problems: string[] };
-
-function isRealDate(year: string, month: string, day: string): boolean {
-  const date = new Date(Date.UTC(Number(year), Number(month) - 1, Number(day)));
-  return date.getUTCFullYear() === Number(year) && date.getUTCMonth() === Number(month) - 1 && date.getUTCDate() === Number(day);
-}
 
 /** Checks a value against its attribute's kind, nullability and constraints; no custom validators. */
 export function checkKind(attribute: Attribute, value: unknown): string[] {
@@ -37,13 +32,10 @@ export function checkKind(attribute: Attribute, value: unknown): string[] {
       return bounds(value, c);
     case 'boolean':
       return typeof value === 'boolean' ? [] : ['must be true or false'];
-    case 'date-time': {
-      const m = typeof value === 'string' ? DATE_TIME.exec(value) : null;
-      if (!m || !isRealDate(m[1]!, m[2]!, m[3]!) || Number(m[4]) > 23 || Number(m[5]) > 59 || Number(m[6]) > 60) {
-        return ['must be a date-time such as 2024-05-01T12:00:00Z (RFC 3339)'];
-      }
-      return [];
-    }
+    case 'date-time':
+      return typeof value === 'string' && normalizeDateTime(value) !== undefined
+        ? []
+        : ['must be a date-time such as 2024-05-01T12:00:00Z or 2024-05-01T14:00:00+02:00 (RFC 3339)'];
     case 'date': {
       const m = typeof value === 'string' ? DATE.exec(value) : null;
       return m && isRealDate(m[1]!, m[2]!, m[3]!) ? [] : ['must be a date such as 2024-05-01'];
@@ -84,6 +76,8 @@ function isStandardSchema(validator: AttributeValidator): validator is StandardS
 export function validateValue(attribute: Attribute, value: unknown, context: Context): MaybePromise<ValidationResult> {
   const problems = checkKind(attribute, value);
   if (problems.length > 0) return { ok: false, problems };
+  // Stored in one form (UTC, milliseconds) so that the data layer compares and sorts instants.
+  if (attribute.kind === 'date-time' && typeof value === 'string') value = normalizeDateTime(value);
   if (value === null || attribute.validators.length === 0) return { ok: true, value };
   return flow(runValidators(attribute.validators, value, context));
 }

@@ -7,7 +7,7 @@
  */
 import { type ExpressionBuilder, type Kysely, sql } from 'kysely';
 import type { Context, FilterValue } from 'jsonapi-gen';
-import { defineStore, type SelectQuery } from 'jsonapi-gen/kysely';
+import { defineStore, likePattern, type SelectQuery } from 'jsonapi-gen/kysely';
 import type { Database } from './db.js';
 import type { Resources } from './generated/index.js';
 
@@ -40,9 +40,9 @@ const commentsScope = (query: SelectQuery, ctx: Context) =>
     eb.selectFrom('articles').select('articles.id').where((inner) => visibleArticle(inner, ctx)),
   );
 
-/** `filter[search]`: articles whose title contains any of the terms, case-insensitively. */
+/** `filter[search]`: articles whose title contains any of the terms, case-insensitively and literally (`%` and `_` too). */
 const search = (query: SelectQuery, value: FilterValue) =>
-  query.where((eb) => eb.or([value].flat().map((term) => eb(eb.fn('lower', ['articles.title']), 'like', sql<string>`${`%${term.toLowerCase()}%`}`))));
+  query.where((eb) => eb.or([value].flat().map((term) => eb(eb.fn('lower', ['articles.title']), 'like', likePattern(term.toLowerCase(), 'contains')))));
 
 /** createdAt and updatedAt are server-set. */
 const timestamps = (operation: 'create' | 'update') => {

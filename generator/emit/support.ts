@@ -11,6 +11,7 @@ export function emitSupport(model: ApiModel): SourceFileStructure {
     leadingTrivia: header(model.schemaPath) + '\n\n',
     statements: [
       importOf('jsonapi-gen', ['Getter', 'ResourceSchema'], true),
+      importOf('jsonapi-gen', ['dateTimeText']),
       interfaceOf('RelationshipLinks', [
         { name: 'self', type: 'string' },
         { name: 'related', type: 'string' },
@@ -37,12 +38,12 @@ export function emitSupport(model: ApiModel): SourceFileStructure {
         name: 'dateTime',
         isExported: true,
         overloads: [
-          { docs: ['A `date-time` attribute value as responses carry it: a `Date` as RFC 3339 UTC text, text as it is.'], parameters: [{ name: 'value', type: 'Date | string' }], returnType: 'string' },
+          { docs: ['A `date-time` attribute value as responses carry it: RFC 3339 UTC with milliseconds (stored text with an offset is converted).'], parameters: [{ name: 'value', type: 'Date | string' }], returnType: 'string' },
           { parameters: [{ name: 'value', type: 'Date | string | null' }], returnType: 'string | null' },
         ],
         parameters: [{ name: 'value', type: 'Date | string | null' }],
         returnType: 'string | null',
-        statements: ['return value instanceof Date ? value.toISOString() : value;'],
+        statements: ['if (value instanceof Date) return value.toISOString();', 'return value === null ? null : dateTimeText(value);'],
       },
       {
         kind: StructureKind.Function,

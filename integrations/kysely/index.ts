@@ -65,6 +65,14 @@ export type {
 export { orderByColumn, whereColumn } from './filters.js';
 export type { SelectQuery } from './select-query.js';
 /**
+ * A `like` pattern that matches a term literally (`%` and `_` are plain characters), on SQLite
+ * and PostgreSQL alike.
+ *
+ * @example
+ * query.where((eb) => eb('articles.title', 'like', likePattern(term, 'contains')));
+ */
+export { likePattern, type LikePosition } from './like.js';
+/**
  * Mapping types checked against the generated `Resources` and the Kysely `Database` type.
  *
  * @example

@@ -1,6 +1,7 @@
 import type { Index } from '../endpoints.js';
 import { BadRequestError } from '../errors.js';
 import { toUri, uriOf } from '../document.js';
+import { filterValue } from '../filter-lists.js';
 import { parseSort } from '../query.js';
 import type { RegisteredResource } from '../registry.js';
 import type { OffsetPagination } from '../resource.js';
@@ -43,7 +44,7 @@ export async function serveCollection(state: RequestState, source: CollectionSou
     if (!filter || hiddenField(resource, name, context) || !(await filter.permits(context))) {
       throw new BadRequestError({ detail: `${resource.type} has no filter "${name}"`, source: { parameter: `filter[${name}]` }, code: 'unknown_filter' });
     }
-    filters.push({ filter, value });
+    filters.push({ filter, value: filterValue(resource, name, value) });
   }
 
   const sorts = [];

@@ -333,7 +333,8 @@ describe.each(['sqlite', 'postgres'] as const)('writes on the blog demo (%s)', (
     });
 
     it('415: a body without the JSON:API media type, or with a parameter it does not allow', async () => {
-      for (const contentType of ['application/json', 'text/plain', `${JSONAPI}; charset=utf-8`, `${JSONAPI}; ext="https://example.com/ext"`]) {
+      const malformed = [`${JSONAPI};ext`, `${JSONAPI}, ${JSONAPI}`];
+      for (const contentType of ['application/json', 'text/plain', `${JSONAPI}; charset=utf-8`, `${JSONAPI}; ext="https://example.com/ext"`, ...malformed]) {
         const answer = await call('POST', '/tags', { body: { data: { type: 'tags', attributes: { name: 'never' } } }, contentType });
         expect(answer.status, contentType).toBe(415);
         expect(problems(answer)).toEqual(['415 header:Content-Type']);
@@ -350,8 +351,8 @@ describe.each(['sqlite', 'postgres'] as const)('writes on the blog demo (%s)', (
         '/articles',
         {
           type: 'articles',
-          attributes: { title: null, body: 42, status: 'archived', createdAt: '2024-01-01T00:00:00Z', views: 1, author: '1' },
-          relationships: { comments: { data: [] }, title: { data: null } },
+          attributes: { title: null, body: 42, status: 'archived', views: 1, author: '1' },
+          relationships: { title: { data: null } },
         },
         '1',
       );
@@ -360,22 +361,21 @@ describe.each(['sqlite', 'postgres'] as const)('writes on the blog demo (%s)', (
         '422 /data/attributes/title',
         '422 /data/attributes/body',
         '422 /data/attributes/status',
-        '422 /data/attributes/createdAt',
         '422 /data/attributes/views',
         '422 /data/attributes/author',
-        '422 /data/relationships/comments',
         '422 /data/relationships/title',
       ]);
       expect(answer.doc.errors.map((e: Doc) => e.detail)).toEqual([
         'title must not be null',
         'body must be a string',
         'status must be one of "draft", "published"',
-        'createdAt is read-only',
         'articles has no attribute "views"',
         'author is a relationship; send it under relationships',
-        'comments is read-only',
         'title is an attribute; send it under attributes',
       ]);
+      // Read-only members outrank value problems: the write is refused as such (403), each at its pointer.
+      const readOnly = await post('/articles', { type: 'articles', attributes: { title: null, createdAt: '2024-01-01T00:00:00Z' }, relationships: { comments: { data: [] } } }, '1');
+      expect(problems(readOnly)).toEqual(['403 /data/attributes/createdAt', '403 /data/relationships/comments']);
       // (author was sent, under attributes, so it is reported there rather than as missing)
       const required = await post('/articles', { type: 'articles' }, '1');
       expect(problems(required)).toEqual(['422 /data', '422 /data']);

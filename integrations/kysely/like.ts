@@ -1,0 +1,20 @@
+import { type RawBuilder, sql } from 'kysely';
+
+/** Where a `likePattern` term may sit in the text it matches. */
+export type LikePosition = 'contains' | 'startsWith' | 'endsWith' | 'equals';
+
+/**
+ * The right-hand side of a `like` that matches `term` literally: `%`, `_` and `\` in it are
+ * escaped, the pattern is a bound parameter, and `escape '\'` is part of the expression, so it
+ * means the same on SQLite (which has no default escape character) and PostgreSQL.
+ * `filter[search]=50%` then finds "50%", not every title holding "50".
+ *
+ * @example
+ * filters: { search: (query, value) =>
+ *   query.where((eb) => eb(eb.fn('lower', ['articles.title']), 'like', likePattern(String(value).toLowerCase(), 'contains'))) }
+ */
+export function likePattern(term: string, position: LikePosition): RawBuilder<string> {
+  const escaped = term.replace(/[\\%_]/g, (c) => `\\${c}`);
+  const pattern = position === 'contains' ? `%${escaped}%` : position === 'startsWith' ? `${escaped}%` : position === 'endsWith' ? `%${escaped}` : escaped;
+  return sql<string>`${pattern} escape '\\'`;
+}
