@@ -1,5 +1,5 @@
 /** The HTTP statuses a JSON:API error may carry. */
-export type ErrorStatus = 400 | 401 | 403 | 404 | 405 | 406 | 409 | 412 | 413 | 414 | 415 | 422 | 428 | 500;
+export type ErrorStatus = 400 | 401 | 403 | 404 | 405 | 406 | 409 | 412 | 413 | 414 | 415 | 422 | 428 | 500 | 503;
 
 /** Where an error comes from: a JSON Pointer into the request body, a query parameter or a header. */
 export interface ErrorSource {
@@ -43,6 +43,7 @@ const TITLES: Record<ErrorStatus, string> = {
   422: 'Unprocessable Content',
   428: 'Precondition Required',
   500: 'Internal Server Error',
+  503: 'Service Unavailable',
 };
 
 /**

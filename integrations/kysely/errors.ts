@@ -1,4 +1,4 @@
-import { BadRequestError, ConflictError, type MaybePromise, UnprocessableEntityError } from '../../runtime/index.js';
+import { BadRequestError, ConflictError, JsonApiError, type MaybePromise, UnprocessableEntityError } from '../../runtime/index.js';
 import { escape } from '../../runtime/payload.js';
 import { isPromise } from '../../runtime/types.js';
 
@@ -29,6 +29,7 @@ export function runStatement<T>(statement: () => MaybePromise<T>, written?: Writ
 /** What `runStatement` throws for what a statement threw: a JSON:API error when the client caused it, else the same. */
 function clientError(thrown: unknown, written: Written | undefined): unknown {
   const code = (thrown as { code?: unknown } | null)?.code;
+  if (unavailable(thrown)) return unavailableError();
   if (typeof code !== 'string') return thrown;
   if (written && (code === '54000' || code.startsWith('22'))) return unstorable(code, written.attributes);
   if (/^22[0-9A-Z]{3}$/.test(code)) {
@@ -43,6 +44,26 @@ function clientError(thrown: unknown, written: Written | undefined): unknown {
     });
   }
   return thrown;
+}
+
+/**
+ * Whether the database could not serve the statement for now, through no fault of the request:
+ * SQLite busy or locked by another connection past `busy_timeout`; PostgreSQL shutting down or
+ * refusing connections (class 57P, 53300 too many connections), a connection lost or refused
+ * (class 08, ECONNREFUSED, ECONNRESET, or node-postgres's "Connection terminated").
+ */
+export function unavailable(thrown: unknown): boolean {
+  const { code, message } = (thrown ?? {}) as { code?: unknown; message?: unknown };
+  if (typeof code === 'string') {
+    if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) return true;
+    if (/^(57P0[1-3]|08...|53300)$/.test(code) || code === 'ECONNREFUSED' || code === 'ECONNRESET' || code === 'ETIMEDOUT') return true;
+  }
+  return typeof message === 'string' && /^Connection terminated/.test(message);
+}
+
+/** 503 with `Retry-After`: the client may send the same request again shortly. */
+export function unavailableError(): JsonApiError {
+  return new JsonApiError(503, { detail: 'The database is busy or unreachable: retry shortly', code: 'database_unavailable', headers: { 'Retry-After': '1' } });
 }
 
 /** What an insert or update writes: its attributes, and how they map to columns. */

@@ -2,6 +2,7 @@ import { AsyncLocalStorage, AsyncResource } from 'node:async_hooks';
 import { CompiledQuery, type DatabaseConnection, type Kysely, SqliteAdapter, type Transaction } from 'kysely';
 import type { Context } from '../../runtime/index.js';
 import { directSqlite, runDirect } from './statements.js';
+import { unavailable, unavailableError } from './errors.js';
 
 /** The transaction of the current request, per database, carried through the async call chain. */
 const bound = new AsyncLocalStorage<{ db: Kysely<any>; transaction: Transaction<any> }>();
@@ -281,6 +282,7 @@ export function kyselyTransaction<DB>(db: Kysely<DB>, options: { groupCommit?: b
       try {
         return await withTransaction(db, () => run(), transactionOptions);
       } catch (error) {
+        if (unavailable(error)) throw unavailableError();
         if (attempt >= RETRIES || !retryable(error)) throw error;
         // Rolled back entirely, so running the request again is safe; a little jitter keeps the
         // transactions that collided from colliding again in step.

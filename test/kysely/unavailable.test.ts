@@ -1,0 +1,57 @@
+/**
+ * A database that cannot serve a request for now is 503 with Retry-After, never a 500: SQLite
+ * locked by another connection past busy_timeout, PostgreSQL unreachable.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import SQLite from 'better-sqlite3';
+import { kyselyTransaction } from 'jsonapi-gen/kysely';
+import { describe, expect, it } from 'vitest';
+import { SQLITE_BUSY_TIMEOUT_MS, migrate, openDatabase } from '../../examples/blog/db.js';
+import { createApi } from '../../examples/blog/generated/index.js';
+import { seed } from '../../examples/blog/seed.js';
+import { createStore } from '../../examples/blog/store.js';
+
+const JSONAPI = 'application/vnd.api+json';
+const createTag = (name: string) =>
+  new Request('http://localhost/tags', { method: 'POST', headers: { 'content-type': JSONAPI }, body: JSON.stringify({ data: { type: 'tags', attributes: { name } } }) });
+
+describe('a database that cannot answer', () => {
+  it(`SQLite write-locked by another connection for longer than busy_timeout (${SQLITE_BUSY_TIMEOUT_MS} ms): 503, then 201 once it is free`, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'jsonapi-gen-busy-'));
+    const file = join(dir, 'blog.sqlite');
+    const database = openDatabase({ file });
+    try {
+      await migrate(database.db, 'sqlite');
+      await seed(database.db, 5);
+      const api = createApi(createStore(database.db), { transaction: kyselyTransaction(database.db), onError: () => {} });
+      const other = new SQLite(file);
+      other.exec('BEGIN IMMEDIATE');
+      const busy = await api.fetch(createTag('while locked'));
+      expect(busy.status).toBe(503);
+      expect(busy.headers.get('retry-after')).toBe('1');
+      expect(((await busy.json()) as { errors: unknown[] }).errors[0]).toMatchObject({ status: '503', code: 'database_unavailable' });
+      other.exec('ROLLBACK');
+      other.close();
+      expect((await api.fetch(createTag('after the lock'))).status).toBe(201);
+    } finally {
+      await database.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 30_000);
+
+  it('PostgreSQL refusing connections: 503 on reads and writes', async () => {
+    const database = openDatabase({ databaseUrl: 'postgres://postgres@127.0.0.1:1/nowhere' });
+    try {
+      const api = createApi(createStore(database.db), { transaction: kyselyTransaction(database.db), onError: () => {} });
+      for (const request of [new Request('http://localhost/articles/1'), createTag('nowhere')]) {
+        const response = await api.fetch(request);
+        expect(response.status, request.method).toBe(503);
+        expect(response.headers.get('retry-after')).toBe('1');
+      }
+    } finally {
+      await database.close();
+    }
+  });
+});
