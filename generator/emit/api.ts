@@ -2,14 +2,15 @@
 import { type SourceFileStructure, type StatementStructures, StructureKind } from 'ts-morph';
 import type { ApiModel } from '../ir.js';
 import { propertyAccess } from '../naming.js';
+import { documentTypes } from './documents.js';
 import { blankLineAfterImports, header, importOf, interfaceOf } from './helpers.js';
 
 export function emitApi(model: ApiModel): SourceFileStructure {
   const resources = model.resources;
   const statements: StatementStructures[] = [
-    importOf('jsonapi-gen', ['JsonApi', 'type JsonApiOptions']),
+    importOf('jsonapi-gen', ['JsonApi', 'type JsonApiOptions', 'type DocumentQuery', 'type ResourceCollectionDocument', 'type ResourceDocument']),
     ...(model.extensions.exported ? [importOf(model.schemaImport, ['extensions as schemaExtensions'])] : []),
-    ...resources.map((r) => importOf(`./resources/${r.type}.js`, [`${r.names.camel}Resource`, `type ${r.names.pascal}DataLayer`, `type ${r.names.pascal}Types`])),
+    ...resources.map((r) => importOf(`./resources/${r.type}.js`, [`${r.names.camel}Resource`, `type ${r.names.pascal}DataLayer`, `type ${r.names.pascal}Resource`, `type ${r.names.pascal}Types`])),
     {
       kind: StructureKind.ExportDeclaration,
       moduleSpecifier: './openapi.js',
@@ -25,6 +26,7 @@ export function emitApi(model: ApiModel): SourceFileStructure {
     interfaceOf('Resources', resources.map((r) => ({ name: r.type, type: `${r.names.pascal}Types` })), {
       docs: 'The types of every resource, by type: what `defineStore<Database, Resources>` checks a Kysely mapping against.',
     }),
+    ...documentTypes(model),
     interfaceOf(
       'DataLayers',
       resources.map((r) => ({ name: r.type, type: `${r.names.pascal}DataLayer` })),
