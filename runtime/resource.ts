@@ -87,6 +87,11 @@ type Method<F extends (...args: never[]) => unknown> = { bivariant(...args: Para
  */
 export interface RelatedLoaders<M, R extends object> {
   related: { [K in keyof R]: Method<(models: readonly M[], context: Context, relationship: Relationship) => MaybePromise<ReadonlyArray<R[K]>>> };
+  /**
+   * Optional: a query of the related resource's data layer holding `model`'s related rows, so
+   * that `GET /{type}/{id}/{to-many}` takes the related type's filters, sorts and pagination.
+   */
+  queryRelated?(relationship: Relationship, model: M, context: Context): MaybePromise<unknown>;
 }
 
 /**

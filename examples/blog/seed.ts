@@ -35,6 +35,46 @@ async function insertChunks<T extends keyof Database & string>(db: Kysely<Databa
   }
 }
 
+/** The rows of every table, as `seed` inserts them (ids 1..n in this order). */
+export interface SeedRows {
+  people: Array<{ name: string; email: string | null; created_at: string }>;
+  tags: Array<{ name: string }>;
+  articles: Array<{ title: string; body: string | null; status: 'draft' | 'published'; author_id: number; created_at: string; updated_at: string }>;
+  article_tags: Array<{ article_id: number; tag_id: number }>;
+  comments: Array<{ body: string; author_id: number; article_id: number; created_at: string }>;
+}
+
+/** The demo's rows for `articles` articles: a pure function, so any data layer can hold the same data. */
+export function seedRows(articles: number): SeedRows {
+  const counts = seedCounts(articles);
+  const links: SeedRows['article_tags'] = [];
+  for (let a = 1; a <= counts.articles; a++) {
+    for (let k = 0; k < a % 4; k++) links.push({ article_id: a, tag_id: ((a * 5 + k * 7) % counts.tags) + 1 });
+  }
+  return {
+    people: Array.from({ length: counts.people }, (_, i) => {
+      const name = `${FIRST[i % FIRST.length]} ${LAST[(i * 7) % LAST.length]}${i >= FIRST.length ? ` ${Math.floor(i / FIRST.length) + 1}` : ''}`;
+      return { name, email: i % 4 === 3 ? null : `${name.toLowerCase().replace(/[^a-z0-9]+/g, '.')}@example.com`, created_at: at(i) };
+    }),
+    tags: TAGS.map((name) => ({ name })),
+    articles: Array.from({ length: counts.articles }, (_, i) => ({
+      title: `${TOPICS[i % TOPICS.length]} in practice, part ${i + 1}`,
+      body: i % 10 === 9 ? null : `Notes on ${TOPICS[i % TOPICS.length]!.toLowerCase()} (${i + 1}).`,
+      status: i % 3 === 0 ? ('draft' as const) : ('published' as const),
+      author_id: (i % counts.people) + 1,
+      created_at: at(100 + i * 5),
+      updated_at: at(100 + i * 5 + (i % 7) * 24),
+    })),
+    article_tags: links,
+    comments: Array.from({ length: counts.comments }, (_, i) => ({
+      body: `Comment ${i + 1}: ${i % 2 === 0 ? 'agreed' : 'a question'}.`,
+      author_id: ((i * 3) % counts.people) + 1,
+      article_id: (i % counts.articles) + 1,
+      created_at: at(100 + (i % counts.articles) * 5 + 1 + Math.floor(i / counts.articles)),
+    })),
+  };
+}
+
 /**
  * Fills an empty database (ids 1..n in insertion order); does nothing when people exist.
  * Returns the counts it created (zeros when it did nothing).
@@ -42,44 +82,9 @@ async function insertChunks<T extends keyof Database & string>(db: Kysely<Databa
 export async function seed(db: Kysely<Database>, articles = 120): Promise<SeedCounts> {
   const existing = await db.selectFrom('people').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
   if (Number(existing.n) > 0) return { people: 0, articles: 0, comments: 0, tags: 0 };
-  const counts = seedCounts(articles);
+  const rows = seedRows(articles);
   await db.transaction().execute(async (trx) => {
-    await insertChunks(
-      trx,
-      'people',
-      Array.from({ length: counts.people }, (_, i) => {
-        const name = `${FIRST[i % FIRST.length]} ${LAST[(i * 7) % LAST.length]}${i >= FIRST.length ? ` ${Math.floor(i / FIRST.length) + 1}` : ''}`;
-        return { name, email: i % 4 === 3 ? null : `${name.toLowerCase().replace(/[^a-z0-9]+/g, '.')}@example.com`, created_at: at(i) };
-      }),
-    );
-    await insertChunks(trx, 'tags', TAGS.map((name) => ({ name })));
-    await insertChunks(
-      trx,
-      'articles',
-      Array.from({ length: counts.articles }, (_, i) => ({
-        title: `${TOPICS[i % TOPICS.length]} in practice, part ${i + 1}`,
-        body: i % 10 === 9 ? null : `Notes on ${TOPICS[i % TOPICS.length]!.toLowerCase()} (${i + 1}).`,
-        status: i % 3 === 0 ? ('draft' as const) : ('published' as const),
-        author_id: (i % counts.people) + 1,
-        created_at: at(100 + i * 5),
-        updated_at: at(100 + i * 5 + (i % 7) * 24),
-      })),
-    );
-    const links: Array<{ article_id: number; tag_id: number }> = [];
-    for (let a = 1; a <= counts.articles; a++) {
-      for (let k = 0; k < a % 4; k++) links.push({ article_id: a, tag_id: ((a * 5 + k * 7) % counts.tags) + 1 });
-    }
-    await insertChunks(trx, 'article_tags', links);
-    await insertChunks(
-      trx,
-      'comments',
-      Array.from({ length: counts.comments }, (_, i) => ({
-        body: `Comment ${i + 1}: ${i % 2 === 0 ? 'agreed' : 'a question'}.`,
-        author_id: ((i * 3) % counts.people) + 1,
-        article_id: (i % counts.articles) + 1,
-        created_at: at(100 + (i % counts.articles) * 5 + 1 + Math.floor(i / counts.articles)),
-      })),
-    );
+    for (const table of ['people', 'tags', 'articles', 'article_tags', 'comments'] as const) await insertChunks(trx, table, rows[table]);
   });
-  return counts;
+  return seedCounts(articles);
 }

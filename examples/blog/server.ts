@@ -1,6 +1,7 @@
 /**
  * The blog demo: migrates and seeds a database, then serves the API of shared/DEMO.md on
- * node:http. `npm run demo -- --db FILE --seed N --workers N`; PostgreSQL when DATABASE_URL is set.
+ * node:http. `npm run demo -- --db FILE --seed N --workers N`; PostgreSQL when DATABASE_URL is set;
+ * `--memory` serves the hand-written in-memory data layers of memory.ts instead.
  */
 import cluster from 'node:cluster';
 import { readFile } from 'node:fs/promises';
@@ -9,12 +10,14 @@ import { type Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { Context, JsonApi } from 'jsonapi-gen';
 import { toNodeHandler } from 'jsonapi-gen/node';
 import { kyselyIdempotency, kyselyTransaction } from 'jsonapi-gen/kysely';
 import type { LogConfig } from 'kysely';
 import { migrate, openDatabase } from './db.js';
 import { createApi, openapi } from './generated/index.js';
-import { seed } from './seed.js';
+import { memoryIdempotency, memoryStore, memoryTables } from './memory.js';
+import { seed, seedRows } from './seed.js';
 import { createStore } from './store.js';
 import { startWorkers, workerDatabase } from './workers.js';
 
@@ -60,6 +63,8 @@ export interface DemoOptions {
   databaseUrl?: string | null | undefined;
   /** Kysely's `log` option. */
   log?: LogConfig;
+  /** Serve from memory through the hand-written data layers of `memory.ts` instead of a database. */
+  memory?: boolean;
 }
 
 export interface Demo {
@@ -76,22 +81,34 @@ export function userOf(request: Request): string | undefined {
 }
 
 /** Migrates, seeds and serves the blog; resolves once it listens. */
-export async function startDemo(options: DemoOptions = {}): Promise<Demo> {
+/** The generated API on the Kysely store, or on the hand-written memory store, and what closes it. */
+async function openApi(options: DemoOptions): Promise<{ api: JsonApi; close: () => Promise<void> }> {
+  const scope = (ctx: Context) => ctx.getAttribute('user');
+  if (options.memory) {
+    const { dataLayers, transaction } = memoryStore(memoryTables(seedRows(options.seed ?? 120)));
+    return { api: createApi(dataLayers, { transaction, idempotency: { store: memoryIdempotency(), scope } }), close: async () => {} };
+  }
   const databaseUrl = options.databaseUrl === undefined ? process.env.DATABASE_URL : (options.databaseUrl ?? undefined);
   const database = openDatabase({ databaseUrl, file: options.db, ...(options.log && { log: options.log }) });
   const { db } = database;
-  let server: Server | undefined;
   try {
     await migrate(db, database.dialect);
     await seed(db, options.seed ?? 120);
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
+  // The generated API bound to the Kysely data layers, with the schema's extensions (Atomic
+  // Operations). Every write request, and every Atomic Operations batch, is one transaction.
+  // POST retries with an Idempotency-Key are answered from the keys table, per signed-in user.
+  const api = createApi(createStore(db), { transaction: kyselyTransaction(db), idempotency: { store: kyselyIdempotency(db), scope } });
+  return { api, close: () => database.close() };
+}
 
-    // The generated API bound to the Kysely data layers, with the schema's extensions (Atomic
-    // Operations). Every write request, and every Atomic Operations batch, is one transaction.
-    // POST retries with an Idempotency-Key are answered from the keys table, per signed-in user.
-    const api = createApi(createStore(db), {
-      transaction: kyselyTransaction(db),
-      idempotency: { store: kyselyIdempotency(db), scope: (ctx) => ctx.getAttribute('user') },
-    });
+export async function startDemo(options: DemoOptions = {}): Promise<Demo> {
+  const { api, close } = await openApi(options);
+  let server: Server | undefined;
+  try {
 
     const serveApi = (request: Request): Promise<Response> => {
       const user = userOf(request);
@@ -126,12 +143,12 @@ export async function startDemo(options: DemoOptions = {}): Promise<Demo> {
         const cut = setTimeout(() => listening.closeAllConnections(), 10_000);
         await closed;
         clearTimeout(cut);
-        await database.close();
+        await close();
       },
     };
   } catch (error) {
     server?.close();
-    await database.close();
+    await close();
     throw error;
   }
 }
@@ -151,7 +168,11 @@ async function main(args: readonly string[]): Promise<void> {
   const workersValue = flag(args, '--workers');
   const workers = workersValue === undefined ? 1 : Number(workersValue);
   if (!Number.isSafeInteger(workers) || workers < 1) throw new Error(`--workers takes a positive integer, not "${workersValue}"`);
-  const where = process.env.DATABASE_URL ? 'PostgreSQL ($DATABASE_URL)' : (flag(args, '--db') ?? 'a temporary SQLite file');
+  const where = args.includes('--memory')
+    ? 'memory, hand-written data layers'
+    : process.env.DATABASE_URL
+      ? 'PostgreSQL ($DATABASE_URL)'
+      : (flag(args, '--db') ?? 'a temporary SQLite file');
   if (cluster.isWorker) {
     const demo = await startDemo({ db: workerDatabase(), seed: articles });
     const stop = () => void demo.close().then(() => process.exit(0), () => process.exit(1));
@@ -160,7 +181,9 @@ async function main(args: readonly string[]): Promise<void> {
     return;
   }
   const url = workers > 1 ? await startWorkers({ workers, seed: articles, db: flag(args, '--db') }) : undefined;
-  const demo = url ? undefined : await startDemo({ db: flag(args, '--db'), seed: articles });
+  const memory = args.includes('--memory');
+  if (memory && workers > 1) throw new Error('--memory serves from one process: it cannot go with --workers');
+  const demo = url ? undefined : await startDemo({ db: flag(args, '--db'), seed: articles, memory });
   printWelcome(demo?.url ?? url!, where, workers);
   if (!demo) return;
   const stop = () => {

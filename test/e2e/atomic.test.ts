@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Demo } from '../../examples/blog/server.js';
 import { expectValidAtomicDocument } from '../support/atomic-schema.js';
-import { WRITE_SEED, authorOf, startDemoOn } from '../support/demo.js';
+import { WRITE_SEED, authorOf, BACKENDS, startDemoOn } from '../support/demo.js';
 import { type Doc, expectValidDocument, json } from '../support/validate.js';
 
 const JSONAPI = 'application/vnd.api+json';
@@ -22,7 +22,7 @@ interface Answer {
   doc: Doc;
 }
 
-describe.each(['sqlite', 'postgres'] as const)('Atomic Operations on the blog demo (%s)', (dialect) => {
+describe.each(BACKENDS)('Atomic Operations on the blog demo (%s)', (dialect) => {
   let demo: Demo;
 
   beforeAll(async () => {

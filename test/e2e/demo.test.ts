@@ -5,12 +5,12 @@
 import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Demo } from '../../examples/blog/server.js';
-import { startDemoOn } from '../support/demo.js';
+import { BACKENDS, startDemoOn } from '../support/demo.js';
 import { expectValidDocument } from '../support/validate.js';
 
 const JSONAPI = 'application/vnd.api+json';
 
-describe.each(['sqlite', 'postgres'] as const)('the blog demo on %s', (dialect) => {
+describe.each(BACKENDS)('the blog demo on %s', (dialect) => {
   let demo: Demo;
 
   beforeAll(async () => {

@@ -5,12 +5,12 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Demo } from '../../examples/blog/server.js';
-import { WRITE_SEED, startDemoOn } from '../support/demo.js';
+import { BACKENDS, WRITE_SEED, startDemoOn } from '../support/demo.js';
 
 const JSONAPI = 'application/vnd.api+json';
 const ATOMIC = `${JSONAPI};ext="https://jsonapi.org/ext/atomic"`;
 
-describe.each(['sqlite', 'postgres'] as const)('Idempotency-Key on the blog demo (%s)', (dialect) => {
+describe.each(BACKENDS)('Idempotency-Key on the blog demo (%s)', (dialect) => {
   let demo: Demo;
   beforeAll(async () => {
     demo = await startDemoOn(dialect, WRITE_SEED);

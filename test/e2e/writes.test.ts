@@ -8,7 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Demo } from '../../examples/blog/server.js';
-import { WRITE_SEED, authorOf, startDemoOn } from '../support/demo.js';
+import { WRITE_SEED, authorOf, BACKENDS, startDemoOn } from '../support/demo.js';
 import { type Doc, json } from '../support/validate.js';
 
 const JSONAPI = 'application/vnd.api+json';
@@ -20,7 +20,7 @@ interface Answer {
   doc: Doc;
 }
 
-describe.each(['sqlite', 'postgres'] as const)('writes on the blog demo (%s)', (dialect) => {
+describe.each(BACKENDS)('writes on the blog demo (%s)', (dialect) => {
   let demo: Demo;
 
   beforeAll(async () => {

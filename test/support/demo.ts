@@ -1,14 +1,21 @@
 import { type Demo, startDemo } from '../../examples/blog/server.js';
 import { createPostgresDatabase } from './databases.js';
 
+/** What serves the demo: the Kysely store on SQLite or PostgreSQL, or the hand-written memory store. */
+export type Backend = 'sqlite' | 'postgres' | 'memory';
+
+/** Every backend, for `describe.each`. */
+export const BACKENDS: readonly Backend[] = ['sqlite', 'postgres', 'memory'];
+
 /**
  * The blog demo on a free loopback port, seeded with `seed` articles: on a temporary SQLite
- * file, or on a PostgreSQL database of its own that `close()` drops.
+ * file, on a PostgreSQL database of its own that `close()` drops, or in memory
+ * (`examples/blog/memory.ts`, data layers written by hand).
  */
-export async function startDemoOn(dialect: 'sqlite' | 'postgres', seed: number): Promise<Demo> {
+export async function startDemoOn(dialect: Backend, seed: number): Promise<Demo> {
   const pg = dialect === 'postgres' ? await createPostgresDatabase() : undefined;
   try {
-    const demo = await startDemo({ port: 0, seed, databaseUrl: pg?.url ?? null });
+    const demo = await startDemo({ port: 0, seed, databaseUrl: pg?.url ?? null, memory: dialect === 'memory' });
     return {
       url: demo.url,
       close: async () => {

@@ -1,0 +1,279 @@
+/**
+ * The blog served from memory by data layers written by hand, typed only by the generated types:
+ * the same schema as the Kysely store, with the same constraints the database enforces (unique
+ * tag names and article-tag pairs, cascading deletes) and one transaction at a time, rolled
+ * back by restoring a snapshot. `startDemo({ memory: true })` serves it; the e2e suites run on
+ * it beside SQLite and PostgreSQL.
+ */
+import { ConflictError, type Context, type IdempotencyStore, type SortDirection, type StoredResponse, type WriteValues } from 'jsonapi-gen';
+import type {
+  ArticlesDataLayer,
+  ArticlesModel,
+  CommentsDataLayer,
+  CommentsModel,
+  DataLayers,
+  PeopleDataLayer,
+  PeopleModel,
+  TagsDataLayer,
+  TagsModel,
+} from './generated/index.js';
+import type { SeedRows } from './seed.js';
+
+type Person = PeopleModel & { id: number };
+type Article = ArticlesModel & { id: number; authorId: number; version: number };
+type Comment = CommentsModel & { id: number; authorId: number; articleId: number };
+type Tag = TagsModel & { id: number };
+
+interface Tables {
+  people: Person[];
+  articles: Article[];
+  comments: Comment[];
+  tags: Tag[];
+  /** article id, tag id */
+  articleTags: Array<[number, number]>;
+}
+
+/** A list query: the rows left by filters, and the sorts to apply (first is primary). */
+interface Query<M> {
+  rows: M[];
+  sorts: Array<[keyof M & string, SortDirection]>;
+  page?: { offset: number; limit: number };
+}
+
+const now = () => new Date().toISOString();
+const key = (id: string) => (/^[1-9][0-9]{0,9}$/.test(id) ? Number(id) : undefined);
+const byId = <M extends { id: number }>(rows: M[], id: number) => rows.find((row) => row.id === id) ?? null;
+const nextId = (rows: ReadonlyArray<{ id: number }>) => rows.reduce((max, row) => Math.max(max, row.id), 0) + 1;
+const duplicate = (pointer?: string) =>
+  new ConflictError({ detail: 'A resource with these values already exists', ...(pointer && { source: { pointer } }), code: 'unique_violation' });
+
+/** List and read members every table shares; `column` maps a filter or sort field to the model's property. */
+function table<M extends { id: number }>(rows: () => M[], column: (field: string) => keyof M & string) {
+  return {
+    find: (id: string) => {
+      const k = key(id);
+      return k === undefined ? null : byId(rows(), k);
+    },
+    query: (): Query<M> => ({ rows: rows(), sorts: [] }),
+    where: (query: Query<M>, field: string, values: readonly string[]): Query<M> => ({
+      ...query,
+      rows: query.rows.filter((row) => values.includes(String(row[column(field)]))),
+    }),
+    orderBy: (query: Query<M>, field: string, direction: SortDirection): Query<M> => ({ ...query, sorts: [...query.sorts, [column(field), direction]] }),
+    paginate: (query: Query<M>, page: { offset: number; limit: number }): Query<M> => ({ ...query, page }),
+    count: (query: Query<M>) => query.rows.length,
+    results: (query: Query<M>): M[] => {
+      const sorted = [...query.rows].sort((a, b) => {
+        for (const [property, direction] of query.sorts) {
+          const [x, y] = [String(a[property]), String(b[property])];
+          if (x !== y) return (x < y ? -1 : 1) * (direction === 'asc' ? 1 : -1);
+        }
+        return a.id - b.id;
+      });
+      return query.page ? sorted.slice(query.page.offset, query.page.offset + query.page.limit) : sorted;
+    },
+  };
+}
+
+/** The blog's tables filled with `rows` (ids 1..n, as `seed` inserts them). */
+export function memoryTables(rows: SeedRows): Tables {
+  return {
+    people: rows.people.map((p, i) => ({ id: i + 1, name: p.name, email: p.email, createdAt: p.created_at })),
+    tags: rows.tags.map((t, i) => ({ id: i + 1, name: t.name })),
+    articles: rows.articles.map((a, i) => ({
+      id: i + 1,
+      title: a.title,
+      body: a.body,
+      status: a.status,
+      authorId: a.author_id,
+      createdAt: a.created_at,
+      updatedAt: a.updated_at,
+      version: 1,
+    })),
+    articleTags: rows.article_tags.map((l) => [l.article_id, l.tag_id]),
+    comments: rows.comments.map((c, i) => ({ id: i + 1, body: c.body, authorId: c.author_id, articleId: c.article_id, createdAt: c.created_at })),
+  };
+}
+
+/** The blog's data layers over `db`, and the `transaction` option that keeps writes all-or-nothing. */
+export function memoryStore(db: Tables) {
+  const tagsOf = (article: number) => db.articleTags.filter(([a]) => a === article).map(([, t]) => byId(db.tags, t)!).sort((x, y) => x.id - y.id);
+  const articlesTagged = (tag: number) => db.articles.filter((a) => db.articleTags.some(([x, y]) => x === a.id && y === tag));
+  const setTags = (article: number, ids: readonly number[]) => {
+    if (new Set(ids).size !== ids.length) throw duplicate();
+    db.articleTags = [...db.articleTags.filter(([a]) => a !== article), ...ids.map((t): [number, number] => [article, t])];
+  };
+  const uniqueTagName = (name: string, except?: number) => {
+    if (db.tags.some((t) => t.name === name && t.id !== except)) throw duplicate('/data/attributes/name');
+  };
+  const deleteArticles = (ids: ReadonlySet<number>) => {
+    db.articles = db.articles.filter((a) => !ids.has(a.id));
+    db.comments = db.comments.filter((c) => !ids.has(c.articleId));
+    db.articleTags = db.articleTags.filter(([a]) => !ids.has(a));
+  };
+  const linked = (values: WriteValues, name: string) => {
+    const linkage = values.relationships[name];
+    return linkage && !Array.isArray(linkage) ? Number(linkage.id) : undefined;
+  };
+  const tagIds = (values: WriteValues) => {
+    const linkage = values.relationships.tags;
+    return Array.isArray(linkage) ? linkage.map((t) => Number(t.id)) : undefined;
+  };
+
+  const people: PeopleDataLayer<Person, Query<Person>> = {
+    ...table(() => db.people, (field) => (field === 'createdAt' ? 'createdAt' : 'name')),
+    related: { articles: (models) => models.map((p) => db.articles.filter((a) => a.authorId === p.id)) },
+    queryRelated: (_relationship, person): Query<Article> => ({ rows: db.articles.filter((a) => a.authorId === person.id), sorts: [] }),
+    create: (values) => {
+      const person: Person = { id: nextId(db.people), name: values.attributes.name, email: values.attributes.email ?? null, createdAt: now() };
+      db.people.push(person);
+      return person;
+    },
+    update: (model, values) => Object.assign(model, values.attributes),
+    delete: (model) => {
+      deleteArticles(new Set(db.articles.filter((a) => a.authorId === model.id).map((a) => a.id)));
+      db.comments = db.comments.filter((c) => c.authorId !== model.id);
+      db.people = db.people.filter((p) => p !== model);
+    },
+  };
+
+  const articles: ArticlesDataLayer<Article, Query<Article>> = {
+    ...table(() => db.articles, (field) => (field === 'author' ? 'authorId' : (field as 'title' | 'status' | 'createdAt' | 'updatedAt'))),
+    related: {
+      author: (models) => models.map((a) => byId(db.people, a.authorId)),
+      comments: (models) => models.map((a) => db.comments.filter((c) => c.articleId === a.id)),
+      tags: (models) => models.map((a) => tagsOf(a.id)),
+    },
+    // The related endpoints of to-many relationships as queries of the related tables.
+    queryRelated: (relationship, article): Query<Comment> | Query<Tag> =>
+      relationship.name === 'comments' ? { rows: db.comments.filter((c) => c.articleId === article.id), sorts: [] } : { rows: tagsOf(article.id), sorts: [] },
+    customFilters: {
+      // Case-insensitive and literal, as the store's `like` with escaped wildcards.
+      search: (query, value) => ({ ...query, rows: query.rows.filter((a) => [value].flat().some((term) => a.title.toLowerCase().includes(term.toLowerCase()))) }),
+    },
+    can: (ability, article, ctx: Context) => (ability === 'update' || ability === 'delete' ? String(article.authorId) === ctx.getAttribute('user') : true),
+    // Writes take turns (see `transaction`), so the runtime's If-Match check, made in the write's
+    // turn, needs no conditional write here.
+    versionOf: (article) => String(article.version),
+    create: (values) => {
+      const time = now();
+      const article: Article = {
+        id: nextId(db.articles),
+        title: values.attributes.title,
+        body: values.attributes.body ?? null,
+        status: values.attributes.status,
+        authorId: Number(values.relationships.author.id),
+        createdAt: time,
+        updatedAt: time,
+        version: 1,
+      };
+      db.articles.push(article);
+      setTags(article.id, (values.relationships.tags ?? []).map((t) => Number(t.id)));
+      return article;
+    },
+    update: (model, values) => {
+      const tags = tagIds(values);
+      if (tags) setTags(model.id, tags);
+      Object.assign(model, values.attributes, { updatedAt: now(), version: model.version + 1 });
+      const author = linked(values, 'author');
+      if (author !== undefined) model.authorId = author;
+      return model;
+    },
+    delete: (model) => deleteArticles(new Set([model.id])),
+    addToRelationship: (model, _relationship, identifiers) => {
+      const current = tagsOf(model.id).map((t) => t.id);
+      setTags(model.id, [...current, ...identifiers.map((t) => Number(t.id)).filter((id) => !current.includes(id))]);
+      model.version += 1;
+    },
+    removeFromRelationship: (model, _relationship, identifiers) => {
+      const removed = new Set(identifiers.map((t) => Number(t.id)));
+      setTags(model.id, tagsOf(model.id).map((t) => t.id).filter((id) => !removed.has(id)));
+      model.version += 1;
+    },
+  };
+
+  const comments: CommentsDataLayer<Comment, Query<Comment>> = {
+    ...table(() => db.comments, (field) => (field === 'article' ? 'articleId' : field === 'author' ? 'authorId' : 'createdAt')),
+    related: {
+      author: (models) => models.map((c) => byId(db.people, c.authorId)),
+      article: (models) => models.map((c) => byId(db.articles, c.articleId)),
+    },
+    create: (values) => {
+      const comment: Comment = {
+        id: nextId(db.comments),
+        body: values.attributes.body,
+        authorId: Number(values.relationships.author.id),
+        articleId: Number(values.relationships.article.id),
+        createdAt: now(),
+      };
+      db.comments.push(comment);
+      return comment;
+    },
+    update: (model, values) => {
+      Object.assign(model, values.attributes);
+      model.authorId = linked(values, 'author') ?? model.authorId;
+      model.articleId = linked(values, 'article') ?? model.articleId;
+      return model;
+    },
+    delete: (model) => void (db.comments = db.comments.filter((c) => c !== model)),
+  };
+
+  const tags: TagsDataLayer<Tag, Query<Tag>> = {
+    ...table(() => db.tags, () => 'name'),
+    related: { articles: (models) => models.map((t) => articlesTagged(t.id)) },
+    queryRelated: (_relationship, tag): Query<Article> => ({ rows: articlesTagged(tag.id), sorts: [] }),
+    create: (values) => {
+      uniqueTagName(values.attributes.name);
+      const tag: Tag = { id: nextId(db.tags), name: values.attributes.name };
+      db.tags.push(tag);
+      return tag;
+    },
+    update: (model, values) => {
+      if (values.attributes.name !== undefined) uniqueTagName(values.attributes.name, model.id);
+      return Object.assign(model, values.attributes);
+    },
+    delete: (model) => {
+      db.tags = db.tags.filter((t) => t !== model);
+      db.articleTags = db.articleTags.filter(([, t]) => t !== model.id);
+    },
+  };
+
+  const dataLayers: DataLayers = { people, articles, comments, tags };
+  let queue: Promise<unknown> = Promise.resolve();
+  /** One write at a time; a failed one leaves the tables as they were. */
+  const transaction = <T>(run: () => Promise<T>): Promise<T> => {
+    const result = queue.then(async () => {
+      const snapshot = structuredClone(db);
+      try {
+        return await run();
+      } catch (error) {
+        Object.assign(db, snapshot);
+        throw error;
+      }
+    });
+    queue = result.catch(() => undefined);
+    return result;
+  };
+  return { dataLayers, transaction };
+}
+
+/** Idempotency keys in a Map: the in-process counterpart of `kyselyIdempotency`. */
+export function memoryIdempotency(): IdempotencyStore {
+  const keys = new Map<string, { fingerprint: string; response?: StoredResponse }>();
+  return {
+    claim: async (k, fingerprint) => {
+      const found = keys.get(k);
+      if (!found) {
+        keys.set(k, { fingerprint });
+        return { state: 'new' };
+      }
+      if (found.fingerprint !== fingerprint) return { state: 'mismatch' };
+      return found.response ? { state: 'done', response: found.response } : { state: 'in-flight' };
+    },
+    complete: async (k, response) => {
+      const found = keys.get(k);
+      if (found) found.response = response;
+    },
+    release: async (k) => void keys.delete(k),
+  };
+}
