@@ -13,8 +13,7 @@ const name = (i: number) => `r${String(i).padStart(4, '0')}`;
 export function schemaText(n: number): string {
   const lines = [
     '// Written by bench/generator/schema.ts: the N-resource schema of the generator benchmark.',
-    "import { Attribute, Create, Delete, Index, Show, ToMany, ToOne, Update, defineResource } from 'jsonapi-gen';",
-    "import { SortColumn, Where } from 'jsonapi-gen/kysely';",
+    "import { Attribute, Create, Delete, Index, Show, SortBy, ToMany, ToOne, Update, Where, defineResource } from 'jsonapi-gen';",
     '',
   ];
   for (let i = 0; i < n; i++) {
@@ -33,7 +32,7 @@ export function schemaText(n: number): string {
       '  ],',
       '  endpoints: [Show.make(), Index.make().paginate(20, 100), Create.make(), Update.make(), Delete.make()],',
       "  filters: [Where.make('title')],",
-      "  sorts: [SortColumn.make('title')],",
+      "  sorts: [SortBy.make('title')],",
       '});',
       '',
     );

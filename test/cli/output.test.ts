@@ -31,7 +31,7 @@ describe('build --quiet and --json', () => {
       unchanged: [],
       removed: [],
     });
-    expect(report.written).toHaveLength(5);
+    expect(report.written).toHaveLength(6);
     for (const path of report.written) expect(existsSync(join(out, path))).toBe(true);
 
     const quiet = await cli(['build', schema, '--out', out, '--quiet']);
