@@ -4,7 +4,7 @@
  */
 import { Attribute, Create, CustomFilter, Delete, Index, Show, ToMany, ToOne, Update, atomic, defineResource } from 'jsonapi-gen';
 import type { Context } from 'jsonapi-gen';
-import { SortColumn, Where, can, type SelectQuery } from 'jsonapi-gen/kysely';
+import { SortColumn, Where, can, type SelectQuery } from '@jsonapi-gen/kysely';
 
 /**
  * The API's extensions: Atomic Operations at `POST /operations`. The generated OpenAPI document

@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { toNodeHandler } from 'jsonapi-gen/node';
-import { kyselyTransaction } from 'jsonapi-gen/kysely';
+import { kyselyTransaction } from '@jsonapi-gen/kysely';
 import type { LogConfig } from 'kysely';
 import { migrate, openDatabase } from './db.js';
 import { createApi, openapi } from './generated/index.js';

@@ -7,7 +7,7 @@
  */
 import type { ExpressionBuilder, Kysely } from 'kysely';
 import type { Context } from 'jsonapi-gen';
-import { defineStore, type SelectQuery } from 'jsonapi-gen/kysely';
+import { defineStore, type SelectQuery } from '@jsonapi-gen/kysely';
 import type { Database } from './db.js';
 
 /** Options of `createStore`. */

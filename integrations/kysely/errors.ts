@@ -1,6 +1,5 @@
-import { BadRequestError, ConflictError, type MaybePromise, UnprocessableEntityError } from '../../runtime/index.js';
-import { escape } from '../../runtime/payload.js';
-import { isPromise } from '../../runtime/types.js';
+import { BadRequestError, ConflictError, type MaybePromise, UnprocessableEntityError } from 'jsonapi-gen';
+import { escape, isPromise } from 'jsonapi-gen/internal';
 
 /**
  * Runs a statement; a value the database cannot compare with its column (PostgreSQL's SQLSTATE

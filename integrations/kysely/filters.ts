@@ -1,5 +1,5 @@
 import type { SelectQueryBuilder } from 'kysely';
-import { Filter, Sort, type Context, type FilterValue, type SortDirection } from '../../runtime/index.js';
+import { Filter, Sort, type Context, type FilterValue, type SortDirection } from 'jsonapi-gen';
 import { sql } from 'kysely';
 import { extendPlan, planOf } from './plan.js';
 

@@ -18,7 +18,7 @@
  *   scope: (query, ctx) => query.where('articles.owner_id', '=', Number(ctx.getAttribute('user') ?? 0)) } });
  *
  * @example
- * import { defineStore, Where, SortColumn, can, withTransaction } from 'jsonapi-gen/kysely';
+ * import { defineStore, Where, SortColumn, can, withTransaction } from '@jsonapi-gen/kysely';
  * const store = defineStore(db, { articles: { table: 'articles', columns: { createdAt: 'created_at' } } });
  * api.resource({ ...schema.articles, ...store.articles });
  */

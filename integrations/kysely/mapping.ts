@@ -1,4 +1,4 @@
-import type { Context } from '../../runtime/index.js';
+import type { Context } from 'jsonapi-gen';
 import type { SelectQuery } from './filters.js';
 import type { Policy } from './policies.js';
 

@@ -1,5 +1,5 @@
-import type { Context } from '../../runtime/index.js';
-import type { MaybePromise } from '../../runtime/index.js';
+import type { Context } from 'jsonapi-gen';
+import type { MaybePromise } from 'jsonapi-gen';
 
 /** The abilities `can()` checks; any string works, these are the ones endpoints use. */
 export type Ability = 'view' | 'create' | 'update' | 'delete' | (string & {});

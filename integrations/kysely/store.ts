@@ -17,8 +17,8 @@ import type {
   ToManyMutable,
   Updatable,
   WriteValues,
-} from '../../runtime/index.js';
-import { andThen, flow, type Steps } from '../../runtime/types.js';
+} from 'jsonapi-gen';
+import { andThen, flow, type Steps } from 'jsonapi-gen/internal';
 import { runStatement, type Written } from './errors.js';
 import type { SelectQuery } from './filters.js';
 import { type AnyTableMapping, type RelationshipMapping, parseIntegerId } from './mapping.js';

@@ -1,5 +1,5 @@
 import { Context, Delete, JsonApi, ToMany, ToOne, defineResource } from 'jsonapi-gen';
-import { can, defineStore, executorFor, kyselyTransaction, withTransaction } from 'jsonapi-gen/kysely';
+import { can, defineStore, executorFor, kyselyTransaction, withTransaction } from '@jsonapi-gen/kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DIALECTS, type Fixture, openFixture } from './harness.js';
 

@@ -3,7 +3,7 @@
  * errors (`npm test` type-checks this file; the functions below never run).
  */
 import type { Kysely } from 'kysely';
-import { defineStore, type KyselyDataLayer, type SelectQuery } from 'jsonapi-gen/kysely';
+import { defineStore, type KyselyDataLayer, type SelectQuery } from '@jsonapi-gen/kysely';
 import { describe, expectTypeOf, it } from 'vitest';
 import type { Database } from '../../examples/blog/db.js';
 

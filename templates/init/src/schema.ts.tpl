@@ -3,7 +3,7 @@
  * `src/generated/`: typed data-layer interfaces, createApi(...) and openapi.json.
  */
 import { Attribute, Create, Delete, Index, Show, ToMany, ToOne, Update, defineResource } from 'jsonapi-gen';
-import { SortColumn, Where } from 'jsonapi-gen/kysely';
+import { SortColumn, Where } from '@jsonapi-gen/kysely';
 
 export const authors = defineResource({
   type: 'authors',
