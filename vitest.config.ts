@@ -9,12 +9,13 @@ export default defineConfig({
     alias: [
       { find: /^jsonapi-gen$/, replacement: here('./runtime/index.ts') },
       { find: /^jsonapi-gen\/node$/, replacement: here('./runtime/adapters/node.ts') },
-      { find: /^jsonapi-gen\/kysely$/, replacement: here('./integrations/kysely/index.ts') },
+      { find: /^jsonapi-gen\/internal$/, replacement: here('./runtime/internal.ts') },
+      { find: /^@jsonapi-gen\/kysely$/, replacement: here('./integrations/kysely/index.ts') },
     ],
   },
   test: {
     include: ['**/*.test.ts'],
-    exclude: ['**/node_modules/**', 'dist/**', '**/.tmp/**'],
+    exclude: ['**/node_modules/**', '**/dist/**', 'generator/templates/**', '**/.tmp/**'],
     testTimeout: 20_000,
     hookTimeout: 120_000,
     globalSetup: ['./test/support/postgres.ts'],

@@ -1,7 +1,7 @@
 /**
  * The jsonapi-gen command:
  *   build <schema.ts> --out <dir> [--check] [--stubs <dir>] [--watch] [--quiet | --json]
- *   init [dir]
+ *   init [dir] [--from-checkout | --registry]
  * Schema mistakes print as `file:line:col` with the line quoted, and exit 1; never a stack trace.
  * Output is short, coloured only on a terminal (NO_COLOR respected, see output.ts).
  */
@@ -13,7 +13,7 @@ import { SchemaError } from './errors.js';
 import type { OpenApiOptions } from './emit/openapi.js';
 import { checkFiles, leftovers, writeFiles } from './files.js';
 import type { ApiModel } from './ir.js';
-import { InitConflict, init, packageRoot } from './init.js';
+import { InitConflict, type InitOptions, init, packageRoot } from './init.js';
 import { MANIFEST, inputHash, manifestFile, upToDate } from './incremental.js';
 import { loadSchema } from './load.js';
 import { endpointCount, modelFor } from './model.js';
@@ -189,17 +189,18 @@ export async function buildWatching(schema: string, options: BuildOptions, io: I
 }
 
 /** `init [dir]`: scaffolds a host; builds its generated code when jsonapi-gen already resolves there. */
-export async function initCommand(dir: string, io: Io = streamIo()): Promise<number> {
+export async function initCommand(dir: string, io: Io = streamIo(), options: InitOptions = {}): Promise<number> {
   const { bold, green, dim } = io.outStyle;
   let result;
   try {
-    result = init(dir);
+    result = init(dir, options);
   } catch (error) {
     if (!(error instanceof InitConflict)) throw error;
     io.err(`${io.errStyle.bold('jsonapi-gen')}: ${io.errStyle.red('error')}: ${shown(resolve(dir))} already has ${error.existing.join(', ')}; nothing written`);
     return 1;
   }
-  io.out(`${bold('jsonapi-gen')}: ${green(`new host in ${shown(result.dir)}`)} (${plural(result.written.length, 'file')})`);
+  const source = result.from === 'checkout' ? 'the packages of this clone, packed into vendor/' : 'the packages from the npm registry';
+  io.out(`${bold('jsonapi-gen')}: ${green(`new host in ${shown(result.dir)}`)} (${plural(result.written.length, 'file')}; ${source})`);
   for (const path of result.written) io.out(dim(`  ${path}`));
   let installed = false;
   try {
@@ -239,10 +240,13 @@ export function program(io: Io = streamIo()): Command {
     });
   cli
     .command('init')
-    .description('Scaffold a new host: schema, SQLite store (Kysely), server and npm scripts; then `npm install && npm start`.')
+    .description('Scaffold a new host: schema, SQLite store (Kysely), server, a test and npm scripts; then `npm install && npm start`.')
     .argument('[dir]', 'the directory (created when missing)', '.')
-    .action(async (dir: string) => {
-      process.exitCode = await initCommand(dir, io);
+    .addOption(new Option('--from-checkout', "depend on this clone's packages, packed into <dir>/vendor/ (the default when run from a clone)").conflicts('registry'))
+    .option('--registry', 'depend on the published packages, ^version from the npm registry (the default outside a clone)')
+    .action(async (dir: string, options: { fromCheckout?: boolean; registry?: boolean }) => {
+      const from = options.registry ? 'registry' : options.fromCheckout ? 'checkout' : undefined;
+      process.exitCode = await initCommand(dir, io, from === undefined ? {} : { from });
     });
   return cli;
 }

@@ -1,39 +1,82 @@
 /**
  * `jsonapi-gen init [dir]`: a new host that runs with `npm install && npm start`. The text of
  * the files is in the package's `templates/init/` (`*.tpl`, `{{name}}` replaced); package.json
- * is written here, its versions taken from this package's own manifest. Existing files are
- * never overwritten: when one is in the way, nothing is written.
+ * is written here. Existing files are never overwritten: when one is in the way, nothing is
+ * written.
+ *
+ * Where the host gets the jsonapi-gen packages: run from a clone of the repository, `init`
+ * packs the clone's three packages into the host's `vendor/` and depends on those tarballs
+ * (`file:vendor/...`), so the host installs whether or not they are published; `--registry`
+ * (the default outside a clone) depends on `^version` from the registry instead.
  */
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { templatesDir } from './stubs.js';
 
 interface Manifest {
   name?: string;
   version?: string;
-  dependencies?: Record<string, string>;
-  devDependencies?: Record<string, string>;
-  peerDependencies?: Record<string, string>;
 }
 
-/** This package's root directory (where its package.json names it jsonapi-gen), and its manifest. */
+/** The CLI package's name: its package.json marks the package root. */
+const CLI = '@jsonapi-gen/cli';
+
+/** The packages a host depends on, by the folder of the repository that holds each. */
+const PACKAGES = [
+  { name: 'jsonapi-gen', folder: 'runtime', dev: false },
+  { name: '@jsonapi-gen/kysely', folder: 'integrations/kysely', dev: false },
+  { name: CLI, folder: 'generator', dev: true },
+] as const;
+
+/**
+ * Third-party ranges of a new host. The published CLI cannot read the other packages'
+ * manifests, so they are kept here; test/package/manifests.test.ts checks them against the
+ * Kysely package's peer dependencies and the repository's own versions.
+ */
+export const HOST_DEPENDENCIES = {
+  dependencies: { 'better-sqlite3': '^12.0.0', kysely: '~0.28.0' },
+  devDependencies: { '@types/better-sqlite3': '^7.6.0', '@types/node': '^20.0.0', tsx: '^4.20.0', typescript: '^5.9.0', vitest: '^3.2.0' },
+} as const;
+
+/** This package's root directory (where its package.json names it @jsonapi-gen/cli), and its manifest. */
 export function packageRoot(): { dir: string; manifest: Manifest } {
   for (let dir = dirname(fileURLToPath(import.meta.url)); ; dir = dirname(dir)) {
     try {
       const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as Manifest;
-      if (manifest.name === 'jsonapi-gen') return { dir, manifest };
+      if (manifest.name === CLI) return { dir, manifest };
     } catch {
       // keep looking upwards
     }
-    if (dirname(dir) === dir) throw new Error('cannot find the jsonapi-gen package root');
+    if (dirname(dir) === dir) throw new Error(`cannot find the ${CLI} package root`);
   }
+}
+
+/** The root of the repository clone this command runs from, or undefined when it runs from an installed package. */
+export function checkoutRoot(): string | undefined {
+  const { dir } = packageRoot();
+  const root = dirname(dir);
+  const isClone = existsSync(join(dir, 'cli.ts')) && PACKAGES.every((p) => existsSync(join(root, p.folder, 'package.json')));
+  return isClone ? root : undefined;
+}
+
+export interface InitOptions {
+  /**
+   * `checkout`: pack this clone's packages into `<dir>/vendor/` and depend on the tarballs;
+   * `registry`: depend on `^version` from the npm registry. Default: `checkout` when run from
+   * a clone, else `registry`.
+   */
+  readonly from?: 'checkout' | 'registry';
 }
 
 export interface InitResult {
   /** The target directory, absolute. */
   readonly dir: string;
-  /** Paths relative to `dir`, in writing order. */
+  /** Paths relative to `dir`, in writing order (tarballs in `vendor/` included). */
   readonly written: string[];
+  /** Where the jsonapi-gen packages come from. */
+  readonly from: 'checkout' | 'registry';
 }
 
 export class InitConflict extends Error {
@@ -52,10 +95,17 @@ export function packageName(dir: string): string {
   return name || 'jsonapi-server';
 }
 
-/** Every file of a new host, by path relative to it. */
-export function scaffold(name: string): Map<string, string> {
-  const { dir: root, manifest } = packageRoot();
-  const templates = join(root, 'templates', 'init');
+/** The file name `npm pack` gives a package's tarball (`@scope/name` → `scope-name-1.0.0.tgz`). */
+export function tarballName(name: string, version: string): string {
+  return `${name.replace(/^@/, '').replace('/', '-')}-${version}.tgz`;
+}
+
+/**
+ * Every file of a new host, by path relative to it. `packages` maps each jsonapi-gen package
+ * to the version specifier the host depends on.
+ */
+export function scaffold(name: string, packages: Readonly<Record<string, string>>): Map<string, string> {
+  const templates = join(templatesDir(), 'init');
   const files = new Map<string, string>();
   const walk = (dir: string) => {
     for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
@@ -70,7 +120,8 @@ export function scaffold(name: string): Map<string, string> {
   };
   walk(templates);
 
-  const range = (deps: Record<string, string> | undefined, name: string, fallback: string) => deps?.[name] ?? fallback;
+  const ours = (dev: boolean) => Object.fromEntries(PACKAGES.filter((p) => p.dev === dev).map((p) => [p.name, packages[p.name] ?? '*']));
+  const sorted = (deps: Record<string, string>) => Object.fromEntries(Object.entries(deps).sort(([a], [b]) => (a < b ? -1 : 1)));
   const build = 'jsonapi-gen build src/schema.ts --out src/generated';
   const pkg = {
     name,
@@ -82,29 +133,38 @@ export function scaffold(name: string): Map<string, string> {
       build,
       watch: `${build} --watch`,
       check: `${build} --check`,
+      test: `${build} --quiet && vitest run`,
       typecheck: 'tsc',
     },
-    dependencies: {
-      'better-sqlite3': range(manifest.peerDependencies, 'better-sqlite3', '^12.0.0'),
-      'jsonapi-gen': `^${manifest.version ?? '0.1.0'}`,
-      kysely: range(manifest.peerDependencies, 'kysely', '~0.28.0'),
-    },
-    devDependencies: {
-      '@types/better-sqlite3': range(manifest.devDependencies, '@types/better-sqlite3', '^7.6.0'),
-      '@types/node': range(manifest.devDependencies, '@types/node', '^20.0.0'),
-      tsx: range(manifest.dependencies, 'tsx', '^4.0.0'),
-      typescript: range(manifest.devDependencies, 'typescript', '^5.0.0'),
-    },
+    dependencies: sorted({ ...ours(false), ...HOST_DEPENDENCIES.dependencies }),
+    devDependencies: sorted({ ...ours(true), ...HOST_DEPENDENCIES.devDependencies }),
   };
   files.set('package.json', JSON.stringify(pkg, null, 2) + '\n');
   return files;
 }
 
+/** `npm pack` of the clone's packages into `destination` (each builds its dist/ first); the tarballs' file names by package. */
+function packCheckout(root: string, destination: string): Record<string, string> {
+  mkdirSync(destination, { recursive: true });
+  const args = ['pack', '--json', '--pack-destination', destination, ...PACKAGES.flatMap((p) => ['--workspace', p.folder])];
+  // The packages' prepack (tsc) prints its banner on stdout before the JSON: read from the first `[`.
+  const out = execFileSync('npm', args, { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  const packed = JSON.parse(out.slice(out.search(/^\[/m))) as Array<{ name: string; filename: string }>;
+  return Object.fromEntries(packed.map((p) => [p.name, p.filename]));
+}
+
 /** Writes a new host into `dir` (created when missing); throws `InitConflict` when a file exists. */
-export function init(dir: string): InitResult {
+export function init(dir: string, options: InitOptions = {}): InitResult {
   const target = resolve(dir);
-  const files = scaffold(packageName(target));
-  const existing = [...files.keys()].filter((path) => existsSync(join(target, path)));
+  const root = checkoutRoot();
+  const from = options.from ?? (root === undefined ? 'registry' : 'checkout');
+  if (from === 'checkout' && root === undefined) throw new Error('init --from-checkout runs only from a clone of the jsonapi-gen repository');
+  const version = packageRoot().manifest.version ?? '0.0.0';
+  const vendor = (p: (typeof PACKAGES)[number]) => `vendor/${tarballName(p.name, version)}`;
+  const specifiers = Object.fromEntries(PACKAGES.map((p) => [p.name, from === 'checkout' ? `file:${vendor(p)}` : `^${version}`]));
+  const files = scaffold(packageName(target), specifiers);
+  const tarballs = from === 'checkout' ? PACKAGES.map(vendor) : [];
+  const existing = [...files.keys(), ...tarballs].filter((path) => existsSync(join(target, path)));
   if (existing.length > 0) throw new InitConflict(existing);
   const written: string[] = [];
   for (const [path, content] of files) {
@@ -112,5 +172,12 @@ export function init(dir: string): InitResult {
     writeFileSync(join(target, path), content);
     written.push(path);
   }
-  return { dir: target, written };
+  if (root !== undefined && from === 'checkout') {
+    const packed = packCheckout(root, join(target, 'vendor'));
+    for (const p of PACKAGES) {
+      if (`vendor/${packed[p.name]}` !== vendor(p)) throw new Error(`npm pack wrote ${packed[p.name]} for ${p.name}, not ${vendor(p)}`);
+    }
+    written.push(...tarballs);
+  }
+  return { dir: target, written, from };
 }

@@ -7,7 +7,7 @@
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { SchemaError } from './errors.js';
+import { type Problem, SchemaError } from './errors.js';
 
 /** What the generator reads of a field, endpoint, filter or sort. */
 export interface FieldLike {
@@ -135,6 +135,8 @@ export async function loadSchema(path: string): Promise<LoadedSchema> {
       ...(tsconfig !== undefined && { tsconfig }),
     });
   } catch (error) {
+    const syntax = syntaxProblems(error, file);
+    if (syntax.length > 0) throw new SchemaError(syntax);
     throw new SchemaError([{ file, message: `cannot load the schema: ${describe(error)}`, ...positionInStack(error, file) }]);
   }
   const loaded = resourcesOf(file, namespace);
@@ -144,8 +146,25 @@ export async function loadSchema(path: string): Promise<LoadedSchema> {
   return loaded;
 }
 
+/** The first line of an error's message: the rest of a thrown error's message is usually its stack. */
 function describe(error: unknown): string {
   return error instanceof Error ? error.message.split('\n')[0]! : String(error);
+}
+
+/**
+ * Every syntax error esbuild reported while transpiling a file of the schema (the schema or a
+ * module it imports), each at its file, line and column, so that the formatter quotes the line;
+ * none when the error is not esbuild's. The error crosses a worker thread on its way here and
+ * keeps only its message, whose lines read `file:line:column: ERROR: text` (column 0-based).
+ */
+function syntaxProblems(error: unknown, schema: string): Problem[] {
+  if (!(error instanceof Error) || !/^Transform failed with \d+ errors?:/.test(error.message)) return [];
+  return error.message.split('\n').flatMap((line) => {
+    const match = /^(.+):(\d+):(\d+): ERROR: (.*)$/.exec(line);
+    if (!match) return [];
+    const [, file, row, column, text] = match;
+    return [{ file: resolve(dirname(schema), file!), message: `syntax error: ${text}`, line: Number(row), column: Number(column) + 1 }];
+  });
 }
 
 /** Where in `file` the error was thrown, from its stack, when the stack says. */

@@ -92,7 +92,7 @@ export async function measureGenerator(n: number, dir: string, types: string): P
         moduleResolution: 'NodeNext',
         lib: ['ES2023', 'DOM', 'DOM.Iterable'],
         types: ['node'],
-        paths: { 'jsonapi-gen': [join(types, 'runtime/index.d.ts')], 'jsonapi-gen/kysely': [join(types, 'integrations/kysely/index.d.ts')] },
+        paths: { 'jsonapi-gen': [join(types, 'runtime/index.d.ts')], '@jsonapi-gen/kysely': [join(types, 'integrations/kysely/index.d.ts')] },
       },
       include: ['generated/**/*.ts'],
     }),

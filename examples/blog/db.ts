@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { type ColumnType, type Generated, Kysely, type LogConfig, Migrator, PostgresDialect } from 'kysely';
 import pg from 'pg';
-import { sqliteDialect } from 'jsonapi-gen/kysely';
+import { sqliteDialect } from '@jsonapi-gen/kysely';
 import { createMigrations } from './migrations/index.js';
 
 /** A timestamp: written as an ISO string; read back as a string (SQLite) or a Date (PostgreSQL). */

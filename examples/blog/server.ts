@@ -12,7 +12,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Context, JsonApi } from 'jsonapi-gen';
 import { toNodeHandler } from 'jsonapi-gen/node';
-import { kyselyIdempotency, kyselyTransaction } from 'jsonapi-gen/kysely';
+import { kyselyIdempotency, kyselyTransaction } from '@jsonapi-gen/kysely';
 import type { LogConfig } from 'kysely';
 import { migrate, openDatabase } from './db.js';
 import { createApi, openapi } from './generated/index.js';

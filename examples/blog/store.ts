@@ -7,7 +7,7 @@
  */
 import { type ExpressionBuilder, type Kysely, sql } from 'kysely';
 import type { Context, FilterValue } from 'jsonapi-gen';
-import { defineStore, likePattern, type SelectQuery } from 'jsonapi-gen/kysely';
+import { defineStore, likePattern, type SelectQuery } from '@jsonapi-gen/kysely';
 import type { Database } from './db.js';
 import type { Resources } from './generated/index.js';
 

@@ -6,7 +6,7 @@
  * mapping lacks, at the mapping's own line.
  */
 import type { Selectable } from 'kysely';
-import type { Ability, Context, FilterValue, MaybePromise, ResourceTypes, SortDirection } from '../../runtime/index.js';
+import type { Ability, Context, FilterValue, MaybePromise, ResourceTypes, SortDirection } from 'jsonapi-gen';
 import type { SelectQuery } from './select-query.js';
 import type { ColumnName, TableMapping, TableName, ThroughMapping, ToManyMapping, ToOneMapping } from './mapping.js';
 

@@ -1,6 +1,6 @@
-import { BadRequestError, ConflictError, JsonApiError, type MaybePromise, UnprocessableEntityError } from '../../runtime/index.js';
-import { escape } from '../../runtime/payload.js';
-import { isPromise } from '../../runtime/types.js';
+import { BadRequestError, ConflictError, JsonApiError, type MaybePromise, UnprocessableEntityError } from 'jsonapi-gen';
+import { escape } from 'jsonapi-gen/internal';
+import { isPromise } from 'jsonapi-gen/internal';
 
 /**
  * Runs a statement; a value the database cannot compare with its column (PostgreSQL's SQLSTATE

@@ -1,4 +1,4 @@
-import type { SortDirection } from '../../runtime/index.js';
+import type { SortDirection } from 'jsonapi-gen';
 import { sql } from 'kysely';
 import { extendPlan, planOf } from './plan.js';
 import type { SelectQuery } from './select-query.js';

@@ -4,7 +4,7 @@
  * stored when the request ends, and keys older than `ttlSeconds` are forgotten.
  */
 import type { Kysely, Migration } from 'kysely';
-import type { IdempotencyClaim, IdempotencyStore, StoredResponse } from '../../runtime/index.js';
+import type { IdempotencyClaim, IdempotencyStore, StoredResponse } from 'jsonapi-gen';
 
 /** The default table name. */
 const TABLE = 'jsonapi_idempotency_keys';

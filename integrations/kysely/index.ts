@@ -18,7 +18,7 @@
  *   scope: (query, ctx) => query.where('articles.owner_id', '=', Number(ctx.getAttribute('user') ?? 0)) } });
  *
  * @example
- * import { defineStore, withTransaction } from 'jsonapi-gen/kysely';
+ * import { defineStore, withTransaction } from '@jsonapi-gen/kysely';
  * import { createApi, type Resources } from './generated/index.js';
  * const store = defineStore<Database, Resources>(db, { articles: { table: 'articles', columns: { createdAt: 'created_at' } } });
  * const api = createApi(store);

@@ -1,4 +1,4 @@
-import type { Ability, Context, FilterValue, MaybePromise, SortDirection } from '../../runtime/index.js';
+import type { Ability, Context, FilterValue, MaybePromise, SortDirection } from 'jsonapi-gen';
 import type { SelectQuery } from './select-query.js';
 
 /** The table names of a Kysely `Database` type. */

@@ -26,9 +26,9 @@ import type {
   Updatable,
   Versioned,
   WriteValues,
-} from '../../runtime/index.js';
-import { JsonApiError } from '../../runtime/index.js';
-import { andThen, flow, type Steps } from '../../runtime/types.js';
+} from 'jsonapi-gen';
+import { JsonApiError } from 'jsonapi-gen';
+import { andThen, flow, type Steps } from 'jsonapi-gen/internal';
 import { runStatement, type Written } from './errors.js';
 import type { StoreMapping, StoreModel } from './checked.js';
 import { orderByColumn, whereColumn } from './filters.js';

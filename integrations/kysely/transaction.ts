@@ -1,6 +1,6 @@
 import { AsyncLocalStorage, AsyncResource } from 'node:async_hooks';
 import { CompiledQuery, type DatabaseConnection, type Kysely, SqliteAdapter, type Transaction } from 'kysely';
-import type { Context } from '../../runtime/index.js';
+import type { Context } from 'jsonapi-gen';
 import { directSqlite, runDirect } from './statements.js';
 import { unavailable, unavailableError } from './errors.js';
 

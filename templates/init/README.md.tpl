@@ -9,3 +9,9 @@ A JSON:API server made with [jsonapi-gen](https://www.npmjs.com/package/jsonapi-
 - `src/generated/`: written by the build; commit it. `npm run check` fails when it is stale.
 - `src/db.ts`, `src/store.ts`: the SQLite tables and their mapping to the resources.
 - `src/server.ts`: the HTTP server; `GET /openapi.json` is the OpenAPI 3.1 document.
+- `npm test`: builds, then `src/api.test.ts` serves a request and compares the generated
+  OpenAPI document with its snapshot. Commit `src/__snapshots__/`: after a schema change,
+  `npx vitest run -u` updates it, and the diff in review shows what the change did to the API.
+- `vendor/` (when made from a clone of jsonapi-gen): the packed jsonapi-gen packages this host
+  installs. Once they are published, depend on the registry instead
+  (`npm install jsonapi-gen @jsonapi-gen/kysely && npm install -D @jsonapi-gen/cli`) and delete it.

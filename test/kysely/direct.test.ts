@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Context } from 'jsonapi-gen';
-import { executorFor, kyselyTransaction, withTransaction } from 'jsonapi-gen/kysely';
+import { executorFor, kyselyTransaction, withTransaction } from '@jsonapi-gen/kysely';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { migrate, openDatabase, type OpenDatabase } from '../../examples/blog/db.js';

@@ -4,7 +4,7 @@
  * layers; every SQL statement is recorded.
  */
 import { JsonApi, atomic } from 'jsonapi-gen';
-import { kyselyTransaction } from 'jsonapi-gen/kysely';
+import { kyselyTransaction } from '@jsonapi-gen/kysely';
 import { migrate, openDatabase, type OpenDatabase } from '../../examples/blog/db.js';
 import * as schema from '../../examples/blog/schema.js';
 import { seed } from '../../examples/blog/seed.js';

@@ -6,7 +6,7 @@
  */
 import SQLite from 'better-sqlite3';
 import { Kysely, SqliteDialect, sql } from 'kysely';
-import { cachedStatements } from 'jsonapi-gen/kysely';
+import { cachedStatements } from '@jsonapi-gen/kysely';
 import { allRows } from '../../integrations/kysely/statements.js';
 import { afterEach, describe, expect, it } from 'vitest';
 

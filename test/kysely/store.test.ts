@@ -1,5 +1,5 @@
 import { Context, Delete, JsonApi, Show, ToMany, ToOne, can, defineResource } from 'jsonapi-gen';
-import { defineTableStore, executorFor, kyselyTransaction, withTransaction } from 'jsonapi-gen/kysely';
+import { defineTableStore, executorFor, kyselyTransaction, withTransaction } from '@jsonapi-gen/kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DIALECTS, type Fixture, openFixture } from './harness.js';
 

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { kyselyTransaction } from 'jsonapi-gen/kysely';
+import { kyselyTransaction } from '@jsonapi-gen/kysely';
 import { describe, expect, it } from 'vitest';
 import { SQLITE_BUSY_TIMEOUT_MS, migrate, openDatabase } from '../../examples/blog/db.js';
 import { createApi } from '../../examples/blog/generated/index.js';

@@ -7,7 +7,7 @@ import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
 import { Attribute, Create, JsonApi, Show, Update, defineResource } from 'jsonapi-gen';
-import { defineTableStore, kyselyTransaction } from 'jsonapi-gen/kysely';
+import { defineTableStore, kyselyTransaction } from '@jsonapi-gen/kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPostgresDatabase, type TestDatabase } from '../support/databases.js';
 import { type Doc, json } from '../support/validate.js';

@@ -13,7 +13,7 @@
 import * as fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { atomic, type JsonApi } from 'jsonapi-gen';
-import { kyselyTransaction } from 'jsonapi-gen/kysely';
+import { kyselyTransaction } from '@jsonapi-gen/kysely';
 import { migrate, openDatabase, type OpenDatabase } from '../../examples/blog/db.js';
 import { createApi } from '../../examples/blog/generated/index.js';
 import { seed } from '../../examples/blog/seed.js';

@@ -20,7 +20,7 @@ import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { atomic } from 'jsonapi-gen';
-import { kyselyTransaction } from 'jsonapi-gen/kysely';
+import { kyselyTransaction } from '@jsonapi-gen/kysely';
 import { openDatabase } from '../../examples/blog/db.js';
 import { createApi } from '../../examples/blog/generated/index.js';
 import { type Demo, startDemo } from '../../examples/blog/server.js';

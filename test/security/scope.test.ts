@@ -15,7 +15,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Attribute, Create, Delete, Index, JsonApi, Show, SortBy, ToMany, Update, Where, atomic, defineResource } from 'jsonapi-gen';
-import { defineTableStore, kyselyTransaction } from 'jsonapi-gen/kysely';
+import { defineTableStore, kyselyTransaction } from '@jsonapi-gen/kysely';
 import { migrate, openDatabase, type OpenDatabase } from '../../examples/blog/db.js';
 import * as schema from '../../examples/blog/schema.js';
 import { seed } from '../../examples/blog/seed.js';

@@ -2,7 +2,7 @@ import type { Migration } from 'kysely';
 import type { Dialect } from '../db.js';
 import { initial } from './0001_initial.js';
 import { articleVersions } from './0002_article_versions.js';
-import { idempotencyMigration } from 'jsonapi-gen/kysely';
+import { idempotencyMigration } from '@jsonapi-gen/kysely';
 
 /** The demo's migrations in order, for Kysely's `Migrator` (names sort in order). */
 export function createMigrations(dialect: Dialect): Record<string, Migration> {

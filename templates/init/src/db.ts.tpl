@@ -1,7 +1,7 @@
 /** The database: an SQLite file ($DATABASE, default data.sqlite) through Kysely. */
 import SQLite from 'better-sqlite3';
 import { type Generated, Kysely } from 'kysely';
-import { sqliteDialect } from 'jsonapi-gen/kysely';
+import { sqliteDialect } from '@jsonapi-gen/kysely';
 
 export interface Database {
   authors: { id: Generated<number>; name: string };

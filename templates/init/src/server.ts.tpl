@@ -1,7 +1,7 @@
 /** Serves the API on http://127.0.0.1:$PORT (default 3000), and its OpenAPI document at /openapi.json. */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { kyselyTransaction } from 'jsonapi-gen/kysely';
+import { kyselyTransaction } from '@jsonapi-gen/kysely';
 import { toNodeHandler } from 'jsonapi-gen/node';
 import { migrate, openDatabase } from './db.js';
 import { createApi, openapi } from './generated/index.js';

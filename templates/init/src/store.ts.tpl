@@ -1,6 +1,6 @@
-/** The data layers of src/schema.ts: each resource backed by its table (jsonapi-gen/kysely). */
+/** The data layers of src/schema.ts: each resource backed by its table (@jsonapi-gen/kysely). */
 import type { Kysely } from 'kysely';
-import { defineStore } from 'jsonapi-gen/kysely';
+import { defineStore } from '@jsonapi-gen/kysely';
 import type { Database } from './db.js';
 import type { Resources } from './generated/index.js';
 

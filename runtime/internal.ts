@@ -1,0 +1,10 @@
+/**
+ * Helpers the runtime shares with its integrations (`@jsonapi-gen/kysely`), so that they can
+ * import the runtime by its package name. Not part of the public API: any release may change
+ * them.
+ *
+ * @example
+ * import { isPromise } from 'jsonapi-gen/internal';
+ */
+export { andThen, flow, isPromise, type Steps } from './types.js';
+export { escape } from './payload.js';
