@@ -37,7 +37,7 @@ const PACKAGES = [
  */
 export const HOST_DEPENDENCIES = {
   dependencies: { 'better-sqlite3': '^12.0.0', kysely: '~0.28.0' },
-  devDependencies: { '@types/better-sqlite3': '^7.6.0', '@types/node': '^20.0.0', tsx: '^4.20.0', typescript: '^5.9.0', vitest: '^3.2.0' },
+  devDependencies: { '@types/better-sqlite3': '^9.6.0', '@types/node': '^20.19.0', tsx: '^4.23.15', typescript: '~5.9.3', vitest: '^3.2.4' },
 } as const;
 
 /** This package's root directory (where its package.json names it @jsonapi-gen/cli), and its manifest. */

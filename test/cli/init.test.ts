@@ -1,9 +1,9 @@
 /**
- * `jsonapi-gen init` as a new user meets it: scaffold a host into an empty directory outside
- * the repository, install this package into it (packed like a release: compiled dist/, bin/,
- * templates/), run its one command, `npm start`, and get JSON:API responses from it. The host
- * also type-checks strictly, its committed output passes `npm run check`, and init run again
- * (now from the installed package) refuses to overwrite anything.
+ * `jsonapi-gen init` as a new user meets it: from this clone, scaffold a host into an empty
+ * directory outside the repository (init packs the clone's three packages into its vendor/),
+ * install it, run `npm start`, and get JSON:API responses from it. The host's own `npm test`
+ * passes, it type-checks strictly, its generated output passes `npm run check`, and init run
+ * again (now from the installed package) refuses to overwrite anything.
  */
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { npm } from '../package/support.js';
 import { BIN, ROOT, cli } from './support.js';
 
 const run = promisify(execFile);
@@ -37,41 +38,42 @@ describe('jsonapi-gen init', () => {
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  it('scaffolds a host that `npm start` builds and serves', async () => {
+  it('scaffolds a host from this clone that installs, `npm start` builds and serves, and `npm test` tests', async () => {
     const scaffolded = await cli(['init', host]);
     expect(scaffolded.stderr).toBe('');
     expect(scaffolded.code).toBe(0);
-    expect(scaffolded.stdout).toMatch(/new host in .*my-api \(8 files\)/);
+    expect(scaffolded.stdout).toMatch(/new host in .*my-api \(12 files; the packages of this clone, packed into vendor\/\)/);
     expect(scaffolded.stdout).toMatch(/Next: cd .*my-api && npm install && npm start/);
     const pkg = JSON.parse(readFileSync(join(host, 'package.json'), 'utf8'));
-    expect(pkg).toMatchObject({ name: 'my-api', type: 'module', dependencies: { 'jsonapi-gen': expect.any(String), kysely: expect.any(String), 'better-sqlite3': expect.any(String) } });
+    expect(pkg).toMatchObject({
+      name: 'my-api',
+      type: 'module',
+      dependencies: { 'jsonapi-gen': 'file:vendor/jsonapi-gen-0.1.0.tgz', '@jsonapi-gen/kysely': 'file:vendor/jsonapi-gen-kysely-0.1.0.tgz', kysely: expect.any(String), 'better-sqlite3': expect.any(String) },
+      devDependencies: { '@jsonapi-gen/cli': 'file:vendor/jsonapi-gen-cli-0.1.0.tgz', vitest: expect.any(String) },
+    });
     expect(pkg.scripts.start).toBe('jsonapi-gen build src/schema.ts --out src/generated --quiet && tsx src/server.ts');
-    expect(readdirSync(join(host, 'src')).sort()).toEqual(['db.ts', 'schema.ts', 'server.ts', 'store.ts']);
+    expect(readdirSync(join(host, 'src')).sort()).toEqual(['api.test.ts', 'db.ts', 'schema.ts', 'server.ts', 'store.ts']);
+    expect(readdirSync(join(host, 'vendor')).sort()).toEqual(['jsonapi-gen-0.1.0.tgz', 'jsonapi-gen-cli-0.1.0.tgz', 'jsonapi-gen-kysely-0.1.0.tgz']);
     expect(existsSync(join(host, '.gitignore'))).toBe(true);
+    // The two commands its README prints.
+    expect(readFileSync(join(host, 'README.md'), 'utf8')).toContain('    npm install\n    npm start ');
 
-    // This package as a release: compiled into a copy of its published files, packed.
-    const pkgDir = join(dir, 'package');
-    mkdirSync(pkgDir);
-    for (const entry of ['bin', 'templates', 'README.md']) cpSync(join(ROOT, entry), join(pkgDir, entry), { recursive: true });
-    const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
-    delete manifest.scripts;
-    writeFileSync(join(pkgDir, 'package.json'), JSON.stringify(manifest, null, 2));
-    await run(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(ROOT, 'tsconfig.build.json'), '--outDir', join(pkgDir, 'dist')], { cwd: ROOT });
-    const packed = JSON.parse((await run('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', dir], { cwd: pkgDir })).stdout)[0].filename as string;
-
-    // --ignore-scripts only spares compiling better-sqlite3 from source (its prebuilt binaries
-    // are downloaded from GitHub, out of reach here): the repository's build of the same
-    // version is copied in, else it is rebuilt.
-    await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', join(dir, packed)], { cwd: host, timeout: 600_000 });
+    // npm install, with one difference: --ignore-scripts spares compiling better-sqlite3 from
+    // source (a minute on this machine; its prebuilt binaries are downloaded from GitHub, out of
+    // reach here): the repository's build of the same version is copied in, else it is rebuilt.
+    npm(['install', '--ignore-scripts'], host);
     const sqliteVersion = (root: string) => JSON.parse(readFileSync(join(root, 'node_modules/better-sqlite3/package.json'), 'utf8')).version as string;
     if (sqliteVersion(host) === sqliteVersion(ROOT)) {
       cpSync(join(ROOT, 'node_modules/better-sqlite3/build/Release/better_sqlite3.node'), join(host, 'node_modules/better-sqlite3/build/Release/better_sqlite3.node'));
     } else {
-      await run('npm', ['rebuild', 'better-sqlite3'], { cwd: host, timeout: 600_000 });
+      npm(['rebuild', 'better-sqlite3'], host);
     }
+    // A server's own dependencies: the runtime, the Kysely integration and its driver, no generator.
+    const production = JSON.parse(npm(['ls', '--omit=dev', '--json'], host)) as { dependencies: Record<string, unknown> };
+    expect(Object.keys(production.dependencies).sort()).toEqual(['@jsonapi-gen/kysely', 'better-sqlite3', 'jsonapi-gen', 'kysely']);
     expect(existsSync(join(host, 'src', 'generated'))).toBe(false);
 
-    // The one command.
+    // npm start.
     server = spawn('npm', ['start'], { cwd: host, env: { ...process.env, PORT: '0' }, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     const url = await new Promise<string>((resolve, reject) => {
@@ -115,6 +117,17 @@ describe('jsonapi-gen init', () => {
     process.kill(-server.pid!, 'SIGTERM');
     await new Promise((resolve) => (server!.exitCode !== null ? resolve(null) : server!.once('exit', resolve)));
 
+    // The host's own tests: the first run writes the snapshot of its generated API, the next compares.
+    const env = { ...process.env };
+    delete env.CI;
+    delete env.VITEST;
+    const first = await run('npm', ['test'], { cwd: host, env });
+    expect(first.stdout).toMatch(/2 passed/);
+    expect(first.stdout).toMatch(/1 written/);
+    expect(existsSync(join(host, 'src', '__snapshots__', 'api.test.ts.snap'))).toBe(true);
+    const second = await run('npm', ['test'], { cwd: host, env: { ...env, CI: 'true' } });
+    expect(second.stdout).toMatch(/2 passed/);
+
     // What a host's CI runs: the generated code is current, and everything type-checks strictly.
     await run('npm', ['run', 'check', '--silent'], { cwd: host });
     await run('npm', ['run', 'typecheck', '--silent'], { cwd: host });
@@ -125,12 +138,27 @@ describe('jsonapi-gen init', () => {
       (error: { code: number; stderr: string }) => error,
     );
     expect(again.code).toBe(1);
-    expect(again.stderr).toMatch(/already has .*package.json; nothing written/);
-    expect(JSON.parse(readFileSync(join(host, 'package.json'), 'utf8')).dependencies['jsonapi-gen']).toMatch(/^file:/);
+    expect(again.stderr).toMatch(/already has .*package.json.*; nothing written/);
+    // Outside a clone, init depends on the registry's versions.
     const fresh = await run('npx', ['--no-install', 'jsonapi-gen', 'init', join(dir, 'second')], { cwd: host });
-    expect(fresh.stdout).toContain('(8 files)');
+    expect(fresh.stdout).toContain('(9 files; the packages from the npm registry)');
+    expect(JSON.parse(readFileSync(join(dir, 'second', 'package.json'), 'utf8')).dependencies['jsonapi-gen']).toBe('^0.1.0');
+    expect(existsSync(join(dir, 'second', 'vendor'))).toBe(false);
     expect(readFileSync(join(dir, 'second', 'src', 'server.ts'), 'utf8')).toBe(readFileSync(join(host, 'src', 'server.ts'), 'utf8').replaceAll('my-api', 'second'));
   }, 900_000);
+
+  it('--registry depends on the published packages, even from a clone', async () => {
+    const target = join(dir, 'published');
+    const scaffolded = await cli(['init', target, '--registry']);
+    expect(scaffolded.code).toBe(0);
+    const pkg = JSON.parse(readFileSync(join(target, 'package.json'), 'utf8'));
+    expect(pkg.dependencies).toMatchObject({ 'jsonapi-gen': '^0.1.0', '@jsonapi-gen/kysely': '^0.1.0' });
+    expect(pkg.devDependencies).toMatchObject({ '@jsonapi-gen/cli': '^0.1.0' });
+    expect(existsSync(join(target, 'vendor'))).toBe(false);
+    const both = await cli(['init', join(dir, 'both'), '--registry', '--from-checkout']);
+    expect(both.code).toBe(1);
+    expect(both.stderr).toMatch(/option '--from-checkout' cannot be used with option '--registry'/);
+  }, 60_000);
 
   it('refuses a directory that already has the files, writing nothing', async () => {
     const target = join(dir, 'taken');

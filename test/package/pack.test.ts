@@ -1,42 +1,67 @@
+/**
+ * The three packages as a user receives them: `npm pack` of each workspace (its prepack builds
+ * dist/), then the runtime tarball installed ALONE into an empty folder: nothing else comes
+ * with it, its install size is reported, and a plain Node ESM host and a strict TypeScript host
+ * use it. `npm publish --dry-run` accepts each tarball (nothing is published). The whole path
+ * through `jsonapi-gen init` with all three tarballs is test/cli/init.test.ts.
+ */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Packed, ROOT, WORKSPACES, npm, packWorkspaces } from './support.js';
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
-const run = (cmd: string, args: string[], cwd: string) =>
-  execFileSync(cmd, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+/** Bytes of every file under `dir`. */
+function sizeOf(dir: string): number {
+  return readdirSync(dir, { withFileTypes: true, recursive: true })
+    .filter((entry) => entry.isFile())
+    .reduce((sum, entry) => sum + statSync(join(entry.parentPath, entry.name)).size, 0);
+}
 
-// What a host does: install the packed tarball into a plain ESM project and use it.
-describe('npm pack', () => {
+describe('the packed packages', () => {
   let dir: string;
-  let files: string[];
+  let host: string;
+  let packed: Record<string, Packed>;
 
   beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), 'jsonapi-gen-pack-'));
-    const out = JSON.parse(run('npm', ['pack', '--json', '--pack-destination', dir], root)) as Array<{ filename: string; files: Array<{ path: string }> }>;
-    files = out[0]!.files.map((f) => f.path);
-    writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'host', private: true, type: 'module' }));
-    run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', join(dir, out[0]!.filename)], dir);
+    packed = packWorkspaces(dir);
+    host = join(dir, 'host');
+    execFileSync('mkdir', [host]);
+    writeFileSync(join(host, 'package.json'), JSON.stringify({ name: 'host', private: true, type: 'module' }));
+    npm(['install', packed['jsonapi-gen']!.file], host);
   }, 300_000);
 
   afterAll(() => {
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  it('ships compiled JavaScript with declarations, and no sources or tests', () => {
-    expect(files).toContain('dist/runtime/index.js');
-    expect(files).toContain('dist/runtime/index.d.ts');
-    expect(files).toContain('dist/runtime/adapters/node.js');
-    expect(files.filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'))).toEqual([]);
-    expect(files.filter((f) => f.includes('.test.'))).toEqual([]);
+  it('ship compiled JavaScript with declarations, and no TypeScript sources or tests', () => {
+    expect(Object.keys(packed).sort()).toEqual(WORKSPACES.map((w) => w.name).sort());
+    for (const { files } of Object.values(packed)) {
+      expect(files.filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'))).toEqual([]);
+      expect(files.filter((f) => f.includes('.test.') && !f.endsWith('.tpl'))).toEqual([]);
+      expect(files).toContain('README.md');
+    }
+    expect(packed['jsonapi-gen']!.files).toEqual(expect.arrayContaining(['dist/index.js', 'dist/index.d.ts', 'dist/adapters/node.js', 'dist/adapters/node.d.ts']));
+    expect(packed['@jsonapi-gen/kysely']!.files).toEqual(expect.arrayContaining(['dist/index.js', 'dist/index.d.ts']));
+    expect(packed['@jsonapi-gen/cli']!.files).toEqual(expect.arrayContaining(['bin/jsonapi-gen.js', 'dist/cli.js', 'templates/init/src/schema.ts.tpl', 'templates/data-layer.ts.tpl']));
   });
 
-  it('imports in a plain Node ESM project and serves a request', () => {
+  it('the runtime installs alone: no dependency at all, and its install size is small', () => {
+    const tree = JSON.parse(npm(['ls', '--all', '--json'], host)) as { dependencies: Record<string, { dependencies?: unknown }> };
+    expect(Object.keys(tree.dependencies)).toEqual(['jsonapi-gen']);
+    expect(tree.dependencies['jsonapi-gen']!.dependencies).toBeUndefined();
+    expect(readdirSync(join(host, 'node_modules')).filter((name) => !name.startsWith('.'))).toEqual(['jsonapi-gen']);
+    const bytes = sizeOf(join(host, 'node_modules', 'jsonapi-gen'));
+    console.log(`jsonapi-gen installs alone: ${(bytes / 1024).toFixed(0)} kB on disk (tarball ${(packed['jsonapi-gen']!.size / 1024).toFixed(0)} kB, ${packed['jsonapi-gen']!.files.length} files)`);
+    expect(bytes).toBeLessThan(300 * 1024);
+  });
+
+  it('the runtime imports in a plain Node ESM project and serves a request', () => {
     writeFileSync(
-      join(dir, 'host.mjs'),
+      join(host, 'host.mjs'),
       `import { JsonApi, Attribute, Index, Show, defineResource } from 'jsonapi-gen';
 import { toNodeHandler } from 'jsonapi-gen/node';
 const tags = [{ id: 1, name: 'news' }, { id: 2, name: 'tech' }];
@@ -50,8 +75,7 @@ const response = await api.fetch(new Request('http://localhost/tags/2'));
 console.log(JSON.stringify({ status: response.status, type: response.headers.get('content-type'), body: await response.json(), node: typeof toNodeHandler }));
 `,
     );
-    const result = JSON.parse(run('node', ['host.mjs'], dir));
-    expect(result).toEqual({
+    expect(JSON.parse(execFileSync(process.execPath, ['host.mjs'], { cwd: host, encoding: 'utf8' }))).toEqual({
       status: 200,
       type: 'application/vnd.api+json',
       node: 'function',
@@ -63,21 +87,9 @@ console.log(JSON.stringify({ status: response.status, type: response.headers.get
     });
   });
 
-  it('runs the jsonapi-gen command from the installed package on a host schema', () => {
-    writeFileSync(
-      join(dir, 'schema.ts'),
-      `import { Attribute, Index, Show, defineResource } from 'jsonapi-gen';
-export const tags = defineResource({ type: 'tags', fields: [Attribute.make('name').type('string')], endpoints: [Show.make(), Index.make()] });
-`,
-    );
-    const out = run('npx', ['--no-install', 'jsonapi-gen', 'build', 'schema.ts', '--out', 'generated'], dir);
-    expect(out).toMatch(/written/);
-    expect(readdirSync(join(dir, 'generated')).sort()).toEqual(expect.arrayContaining(['index.ts', 'openapi.json']));
-  });
-
   it('type-checks a TypeScript host against the shipped declarations', () => {
     writeFileSync(
-      join(dir, 'host.ts'),
+      join(host, 'host.ts'),
       `import { JsonApi, Attribute, Show, defineResource, type Findable } from 'jsonapi-gen';
 const store: Findable<{ id: number; name: string }> = { find: (id) => ({ id: Number(id), name: 'x' }) };
 new JsonApi().resource({ ...defineResource({ type: 'tags', fields: [Attribute.make('name')], endpoints: [Show.make()] }), ...store });
@@ -87,10 +99,20 @@ void wrong;
 `,
     );
     writeFileSync(
-      join(dir, 'tsconfig.json'),
+      join(host, 'tsconfig.json'),
       JSON.stringify({ compilerOptions: { strict: true, module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022', lib: ['ES2023', 'DOM'], noEmit: true, skipLibCheck: false, types: [] }, files: ['host.ts'] }),
     );
-    expect(readdirSync(join(dir, 'node_modules', 'jsonapi-gen', 'dist', 'runtime'))).toContain('index.d.ts');
-    run(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], dir);
+    // The Node adapter's declarations need @types/node, which this host does not have: the core's only.
+    execFileSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], { cwd: host, encoding: 'utf8' });
   });
+
+  it('npm publish --dry-run accepts each package (nothing is published)', () => {
+    for (const workspace of WORKSPACES) {
+      const out = npm(['publish', '--dry-run', '--json', '--ignore-scripts', '--workspace', workspace.folder], ROOT);
+      const report = JSON.parse(out.slice(out.indexOf('{'))) as Record<string, { name: string; version: string; files: unknown[] }>;
+      const entry = report[workspace.name]!;
+      expect(entry).toMatchObject({ name: workspace.name, version: packed[workspace.name]!.version });
+      expect(entry.files.length).toBe(packed[workspace.name]!.files.length);
+    }
+  }, 120_000);
 });

@@ -1,0 +1,89 @@
+/**
+ * The packages' manifests: one version for all (and the peer ranges between them pinned to it),
+ * what a registry user expects of each, and the ranges `init` writes into a new host in step
+ * with the packages'.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { HOST_DEPENDENCIES } from '../../generator/init.js';
+import { ROOT, WORKSPACES } from './support.js';
+
+interface Manifest {
+  name: string;
+  version: string;
+  private?: boolean;
+  workspaces?: string[];
+  dependencies?: Record<string, string>;
+  devDependencies?: Record<string, string>;
+  peerDependencies?: Record<string, string>;
+  peerDependenciesMeta?: Record<string, { optional?: boolean }>;
+  exports?: Record<string, unknown>;
+  [key: string]: unknown;
+}
+
+const read = (folder: string) => JSON.parse(readFileSync(join(ROOT, folder, 'package.json'), 'utf8')) as Manifest;
+const root = read('.');
+const manifests = Object.fromEntries(WORKSPACES.map((w) => [w.name, read(w.folder)]));
+const runtime = manifests['jsonapi-gen']!;
+const kysely = manifests['@jsonapi-gen/kysely']!;
+const cli = manifests['@jsonapi-gen/cli']!;
+
+describe('package manifests', () => {
+  it('the root is the private development workspace of the three packages', () => {
+    expect(root.private).toBe(true);
+    expect(root.workspaces).toEqual(WORKSPACES.map((w) => w.folder));
+    for (const w of WORKSPACES) expect(read(w.folder).name).toBe(w.name);
+  });
+
+  it('versions move together', () => {
+    for (const manifest of Object.values(manifests)) expect(`${manifest.name}@${manifest.version}`).toBe(`${manifest.name}@${root.version}`);
+    expect(kysely.peerDependencies?.['jsonapi-gen']).toBe(root.version);
+    expect(cli.peerDependencies?.['jsonapi-gen']).toBe(root.version);
+  });
+
+  it('the runtime has no dependencies, no side effects, and types first in every export', () => {
+    expect(runtime.dependencies ?? {}).toEqual({});
+    expect(runtime.peerDependencies ?? {}).toEqual({});
+    expect(runtime.sideEffects).toBe(false);
+    expect(Object.keys(runtime.exports ?? {})).toEqual(['.', './node', './internal', './package.json']);
+    for (const manifest of [runtime, kysely]) {
+      for (const [path, target] of Object.entries(manifest.exports ?? {})) {
+        if (path === './package.json') continue;
+        expect(Object.keys(target as object), `${manifest.name} ${path}`).toEqual(['types', 'default']);
+      }
+    }
+  });
+
+  it('the Kysely integration takes kysely and its drivers as peers, the drivers optional', () => {
+    expect(kysely.dependencies ?? {}).toEqual({});
+    expect(Object.keys(kysely.peerDependencies ?? {}).sort()).toEqual(['better-sqlite3', 'jsonapi-gen', 'kysely', 'pg']);
+    expect(kysely.peerDependenciesMeta).toEqual({ 'better-sqlite3': { optional: true }, pg: { optional: true } });
+  });
+
+  it('the CLI carries the generator and the schema loader, and the jsonapi-gen bin', () => {
+    expect(Object.keys(cli.dependencies ?? {}).sort()).toEqual(['commander', 'openapi3-ts', 'prettier', 'ts-morph', 'tsx', 'typescript']);
+    expect(cli.bin).toEqual({ 'jsonapi-gen': 'bin/jsonapi-gen.js' });
+  });
+
+  it('each package has what a registry user expects', () => {
+    for (const [i, manifest] of Object.values(manifests).entries()) {
+      expect(manifest, manifest.name).toMatchObject({
+        type: 'module',
+        license: 'MIT',
+        engines: { node: '>=20' },
+        repository: { type: 'git', directory: WORKSPACES[i]!.folder },
+        files: expect.arrayContaining(['dist', 'README.md']),
+        scripts: { prepack: 'npm run build' },
+      });
+      expect((manifest.keywords as string[]).length).toBeGreaterThan(3);
+    }
+  });
+
+  it('init writes the ranges of the packages it scaffolds for', () => {
+    expect(HOST_DEPENDENCIES.dependencies.kysely).toBe(kysely.peerDependencies?.kysely);
+    expect(HOST_DEPENDENCIES.dependencies['better-sqlite3']).toBe(kysely.peerDependencies?.['better-sqlite3']);
+    // The host's tools are the ranges this repository develops and tests with.
+    for (const [name, range] of Object.entries(HOST_DEPENDENCIES.devDependencies)) expect(range, name).toBe(root.devDependencies?.[name]);
+  });
+});
