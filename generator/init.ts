@@ -133,7 +133,7 @@ export function scaffold(name: string, packages: Readonly<Record<string, string>
       build,
       watch: `${build} --watch`,
       check: `${build} --check`,
-      test: `${build} --quiet && vitest run`,
+      test: `${build} --quiet && tsc && vitest run`,
       typecheck: 'tsc',
     },
     dependencies: sorted({ ...ours(false), ...HOST_DEPENDENCIES.dependencies }),
