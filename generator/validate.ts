@@ -92,7 +92,7 @@ export function validate(loaded: LoadedSchema): Issue[] {
     for (const [part, list] of [['filters', schema.filters?.() ?? []], ['sorts', schema.sorts?.() ?? []]] as const) {
       const what = part === 'filters' ? 'filter' : 'sort';
       const count = new Map<string, number>();
-      for (const { name } of list) {
+      for (const { name, declares } of list) {
         const occurrence = count.get(name) ?? 0;
         count.set(name, occurrence + 1);
         const on = { part, name, occurrence } as const;
@@ -100,6 +100,11 @@ export function validate(loaded: LoadedSchema): Issue[] {
         if (typeof name !== 'string' || !name.split('.').every((n) => MEMBER_NAME.test(n))) issue(`${what} "${name}" is not a legal member name (${LEGAL})`, on);
         if (occurrence === 1) issue(`${what} "${name}" is declared twice`, on);
         if (part === 'sorts') sortNames.add(name);
+        // Where and SortBy compare a field of the resource: an attribute (or, for Where, a to-one's id).
+        const field = schema.fields().find((f) => f.name === name);
+        const attribute = field !== undefined && field.cardinality === undefined;
+        if (declares === 'where' && !attribute && field?.cardinality !== 'one') issue(`Where.make('${name}') names no attribute or to-one relationship of ${type}`, on);
+        if (declares === 'field' && !attribute) issue(`SortBy.make('${name}') names no attribute of ${type}`, on);
       }
     }
     for (const term of index?.defaultSortValue?.split(',') ?? []) {

@@ -8,8 +8,10 @@ import {
   Index,
   JsonApi,
   Show,
+  SortBy,
   ToMany,
   ToOne,
+  Where,
   defineResource,
   type ResourceDefinition,
   type ResourceSpec,
@@ -76,6 +78,26 @@ describe('registration refuses malformed resources', () => {
     ['a default sort that is not a sort', { endpoints: [Index.make().defaultSort('-createdAt')] }, /default sort names "createdAt"/],
   ])('%s', (_, spec, message) => {
     expect(register({ type: 'articles', ...spec })).toThrow(message);
+  });
+
+  const blog = { type: 'articles', fields: [Attribute.make('title'), ToOne.make('author').type('people'), ToMany.make('tags').type('tags')] };
+  const layer = { ...dataLayer, where: noop, orderBy: noop };
+  test.each([
+    ['a Where on no field', { filters: [Where.make('titel')] }, /Where.make\('titel'\) names no attribute or to-one relationship/],
+    ['a Where on a to-many', { filters: [Where.make('tags')] }, /Where.make\('tags'\) names no attribute or to-one/],
+    ['a SortBy on no field', { sorts: [SortBy.make('titel')] }, /SortBy.make\('titel'\) names no attribute/],
+    ['a SortBy on a relationship', { sorts: [SortBy.make('author')] }, /SortBy.make\('author'\) names no attribute/],
+  ])('%s', (_, spec, message) => {
+    expect(register({ ...blog, ...spec }, layer)).toThrow(message);
+  });
+
+  test('Where on an attribute and a to-one, SortBy on an attribute register', () => {
+    expect(register({ ...blog, filters: [Where.make('title'), Where.make('author')], sorts: [SortBy.make('title')] }, layer)).not.toThrow();
+  });
+
+  test('a custom filter or sort given a function twice, in the schema and in the data layer', () => {
+    expect(register({ ...blog, filters: [CustomFilter.make('q', noop)] }, { ...layer, customFilters: { q: noop } })).toThrow(/filter "q" has a function in the schema and one in the data layer/);
+    expect(register({ ...blog, sorts: [CustomSort.make('s', noop)] }, { ...layer, customSorts: { s: noop } })).toThrow(/sort "s" has a function in the schema and one in the data layer/);
   });
 
   test('legal member names register', () => {

@@ -74,8 +74,8 @@ export class RegisteredResource {
     this.collectionMethods = [...(has('index') ? ['GET', 'HEAD'] : []), ...(has('create') ? ['POST'] : [])];
     this.resourceMethods = [...(has('show') ? ['GET', 'HEAD'] : []), ...(has('update') ? ['PATCH'] : []), ...(has('delete') ? ['DELETE'] : [])];
 
-    this.filters = new Map([...byName(definition.filters?.() ?? [], `${where}: filter`)].map(([name, filter]) => [name, boundFilter(definition, filter, where)]));
-    this.sorts = new Map([...byName(definition.sorts?.() ?? [], `${where}: sort`)].map(([name, sort]) => [name, boundSort(definition, sort, where)]));
+    this.filters = new Map([...byName(definition.filters?.() ?? [], `${where}: filter`)].map(([name, filter]) => [name, boundFilter(definition, filter, where, this.fields)]));
+    this.sorts = new Map([...byName(definition.sorts?.() ?? [], `${where}: sort`)].map(([name, sort]) => [name, boundSort(definition, sort, where, this.fields)]));
     const related = definition.related;
     const unloaded = related ? this.relationships.filter((r) => typeof related[r.name] !== 'function') : [];
     if (unloaded.length > 0) throw new TypeError(`${where}: the data layer's related has no loader for "${unloaded[0]!.name}"`);
@@ -126,10 +126,17 @@ export class RegisteredResource {
 }
 
 /** A declared filter with the implementation this resource's data layer gives it. */
-function boundFilter(definition: ResourceDefinition, filter: Filter, where: string): Filter {
+function boundFilter(definition: ResourceDefinition, filter: Filter, where: string, fields: ReadonlyMap<string, AnyField>): Filter {
   if (filter instanceof Where) {
+    const field = fields.get(filter.name);
+    if (!(field instanceof Attribute) && !(field instanceof Relationship && field.cardinality === 'one')) {
+      throw new TypeError(`${where}: Where.make('${filter.name}') names no attribute or to-one relationship of the resource`);
+    }
     if (!definition.where) throw new TypeError(`${where}: filter "${filter.name}" (Where) needs the data layer's where()`);
     return new BoundFilter(filter, (query, value, context) => definition.where!(query, filter.name, typeof value === 'string' ? [value] : value, context));
+  }
+  if (filter instanceof CustomFilter && filter.implementation && definition.customFilters?.[filter.name]) {
+    throw new TypeError(`${where}: filter "${filter.name}" has a function in the schema and one in the data layer's customFilters: keep one`);
   }
   if (filter instanceof CustomFilter && !filter.implementation) {
     const implementation = definition.customFilters?.[filter.name];
@@ -140,10 +147,14 @@ function boundFilter(definition: ResourceDefinition, filter: Filter, where: stri
 }
 
 /** A declared sort with the implementation this resource's data layer gives it. */
-function boundSort(definition: ResourceDefinition, sort: Sort, where: string): Sort {
+function boundSort(definition: ResourceDefinition, sort: Sort, where: string, fields: ReadonlyMap<string, AnyField>): Sort {
   if (sort instanceof SortBy) {
+    if (!(fields.get(sort.name) instanceof Attribute)) throw new TypeError(`${where}: SortBy.make('${sort.name}') names no attribute of the resource`);
     if (!definition.orderBy) throw new TypeError(`${where}: sort "${sort.name}" (SortBy) needs the data layer's orderBy()`);
     return new BoundSort(sort, (query, direction, context) => definition.orderBy!(query, sort.name, direction, context));
+  }
+  if (sort instanceof CustomSort && sort.implementation && definition.customSorts?.[sort.name]) {
+    throw new TypeError(`${where}: sort "${sort.name}" has a function in the schema and one in the data layer's customSorts: keep one`);
   }
   if (sort instanceof CustomSort && !sort.implementation) {
     const implementation = definition.customSorts?.[sort.name];
@@ -153,7 +164,7 @@ function boundSort(definition: ResourceDefinition, sort: Sort, where: string): S
   return sort;
 }
 
-/** A declaration's visibility with the data layer's implementation. */
+/** A declared filter applied by the data layer: the declaration's visibility, the data layer's implementation. */
 class BoundFilter extends Filter {
   readonly #declaration: Filter;
   readonly #apply: (query: unknown, value: FilterValue, context: Context) => MaybePromise<unknown>;
@@ -173,7 +184,7 @@ class BoundFilter extends Filter {
   }
 }
 
-/** A declaration's visibility with the data layer's implementation. */
+/** A declared sort applied by the data layer: the declaration's visibility, the data layer's implementation. */
 class BoundSort extends Sort {
   readonly #declaration: Sort;
   readonly #apply: (query: unknown, direction: SortDirection, context: Context) => MaybePromise<unknown>;

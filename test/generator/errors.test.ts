@@ -51,6 +51,7 @@ const cases: Array<[string, { given: string; want: Want }]> = [
     'duplicate sort',
     { given: 'duplicate-sort.ts', want: { line: 7, column: 63, message: 'sort "title" is declared twice', quoted: "CustomSort.make('title', (q) => q)]" } },
   ],
+  ['Where on a to-many', { given: 'where-on-to-many.ts', want: { line: 7, column: 24, message: "Where.make('tags') names no attribute or to-one relationship of articles", quoted: "Where.make('tags')" } }],
   ['duplicate endpoint', { given: 'duplicate-endpoint.ts', want: { line: 6, column: 28, message: 'the show endpoint is declared twice', quoted: 'Show.make(), Show.make()' } }],
   [
     'default sort naming no sort',

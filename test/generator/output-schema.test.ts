@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import * as ajvFormats from 'ajv-formats';
-import { Attribute, JsonApi, ToMany, ToOne, type ResourceSchema } from 'jsonapi-gen';
+import { Attribute, CustomFilter, CustomSort, JsonApi, ToMany, ToOne, type ResourceSchema } from 'jsonapi-gen';
 import { describe, expect, it } from 'vitest';
 import { writeFiles } from '../../generator/files.js';
 import { FIXTURES, TMP, generateFixture } from './fixtures.js';
@@ -61,8 +61,9 @@ function layerOf(resource: ResourceSchema, rows: Json[]): Json {
     count: (query: Json[]) => query.length,
     where: keep,
     orderBy: keep,
-    customFilters: Object.fromEntries((resource.filters?.() ?? []).map((f) => [f.name, keep])),
-    customSorts: Object.fromEntries((resource.sorts?.() ?? []).map((s) => [s.name, keep])),
+    // Only for the custom filters and sorts the schema declares without a function.
+    customFilters: Object.fromEntries((resource.filters?.() ?? []).filter((f) => f instanceof CustomFilter && !f.implementation).map((f) => [f.name, keep])),
+    customSorts: Object.fromEntries((resource.sorts?.() ?? []).filter((s) => s instanceof CustomSort && !s.implementation).map((s) => [s.name, keep])),
     can: () => true,
     create: () => rows[0],
     update: (model: Json) => model,
