@@ -3,9 +3,9 @@
  * JavaScript in `outDir`, file by file with TypeScript's own transpiler, as `npm run build`
  * ships the package. Servers then run on plain `node`: no loader hooks, and none of the
  * per-closure `__name` calls tsx's esbuild transform adds, which would tax both servers
- * (and the library more than hand-written code). `jsonapi-gen` resolves to the compiled
- * runtime through the package's self-reference (`outDir/package.json` exports); other packages
- * through a `node_modules` link to the project's.
+ * (and the library more than hand-written code). `jsonapi-gen` and `@jsonapi-gen/kysely`
+ * resolve to the compiled workspaces through `outDir/node_modules` links (each given a
+ * package.json naming its entry points); every other package to the project's own.
  */
 import { mkdirSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
@@ -44,15 +44,35 @@ export function compile(root: string, outDir: string): number {
       count++;
     }
   }
-  const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { name: string };
-  writeFileSync(
-    join(outDir, 'package.json'),
-    JSON.stringify({
-      name: pkg.name,
-      type: 'module',
-      exports: { '.': './runtime/index.js', './node': './runtime/adapters/node.js', './kysely': './integrations/kysely/index.js' },
-    }),
-  );
-  symlinkSync(join(root, 'node_modules'), join(outDir, 'node_modules'), 'dir');
+  // Everything compiled is ESM.
+  writeFileSync(join(outDir, 'package.json'), JSON.stringify({ private: true, type: 'module' }));
+  linkPackages(root, outDir);
   return count;
+}
+
+/** The compiled workspaces, by package name: where they are and the entry points they export. */
+const WORKSPACES: Record<string, { dir: string; exports: Record<string, string> }> = {
+  'jsonapi-gen': { dir: 'runtime', exports: { '.': './index.js', './node': './adapters/node.js', './internal': './internal.js' } },
+  '@jsonapi-gen/kysely': { dir: 'integrations/kysely', exports: { '.': './index.js' } },
+};
+
+/** `outDir/node_modules`: the compiled workspaces, and a link to every other package of the project. */
+function linkPackages(root: string, outDir: string): void {
+  const modules = join(outDir, 'node_modules');
+  mkdirSync(modules, { recursive: true });
+  for (const entry of readdirSync(join(root, 'node_modules'))) {
+    if (entry.startsWith('.')) continue;
+    if (entry.startsWith('@')) {
+      mkdirSync(join(modules, entry), { recursive: true });
+      for (const scoped of readdirSync(join(root, 'node_modules', entry))) {
+        if (!WORKSPACES[`${entry}/${scoped}`]) symlinkSync(join(root, 'node_modules', entry, scoped), join(modules, entry, scoped), 'dir');
+      }
+    } else if (!WORKSPACES[entry]) {
+      symlinkSync(join(root, 'node_modules', entry), join(modules, entry), 'dir');
+    }
+  }
+  for (const [name, { dir, exports }] of Object.entries(WORKSPACES)) {
+    writeFileSync(join(outDir, dir, 'package.json'), JSON.stringify({ name, type: 'module', exports }));
+    symlinkSync(join(outDir, dir), join(modules, name), 'dir');
+  }
 }
