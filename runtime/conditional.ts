@@ -9,13 +9,22 @@
 
 type Digest = (text: string) => string;
 
-/** SHA-1 of the UTF-8 text, base64url: node:crypto where the platform has it (Node, Bun, Deno). */
+/**
+ * SHA-1 of the UTF-8 text, base64url: node:crypto where the platform has it (Node, Bun, Deno),
+ * its one-shot `hash` when there is one (measured: 0.8 µs against createHash's 1.2 µs for a
+ * 782-byte document, 8.6 against 9.4 µs for 14.6 kB).
+ */
 function nativeDigest(): Digest | undefined {
   const host = globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } };
   const crypto = host.process?.getBuiltinModule?.('node:crypto') as
-    | { createHash(algorithm: string): { update(text: string): { digest(encoding: string): string } } }
+    | {
+        hash?(algorithm: string, text: string, encoding: string): string;
+        createHash(algorithm: string): { update(text: string): { digest(encoding: string): string } };
+      }
     | undefined;
-  return crypto && ((text) => crypto.createHash('sha1').update(text).digest('base64url'));
+  if (!crypto) return undefined;
+  const hash = crypto.hash;
+  return hash ? (text) => hash('sha1', text, 'base64url') : (text) => crypto.createHash('sha1').update(text).digest('base64url');
 }
 
 /** A 64-bit hash of the UTF-16 code units in pure JavaScript, for platforms without node:crypto. */
