@@ -14,7 +14,8 @@
  *
  * Prints the tables with targets met or missed, and writes them to bench/results.md.
  * Options: --quick, --out FILE (default bench/results.md), --profile DIR (CPU profiles of the
- * demo processes, `node --cpu-prof`).
+ * demo processes, `node --cpu-prof`), --db postgres (section 2 only, on a throwaway PostgreSQL
+ * cluster against bench/baseline/pg-server.ts, with PostgreSQL's CPU; see bench/postgres.ts).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
