@@ -17,10 +17,12 @@
  *
  * Prints the tables with targets met or missed, and writes them to bench/results.md.
  * Options: --quick, --out FILE (default bench/results.md), --profile DIR (CPU profiles of the
- * demo processes, `node --cpu-prof`), --generator (only section 6, printed; written only with --out).
+ * demo processes, `node --cpu-prof`), --generator (only section 6, printed; written only with --out),
+ * --db postgres (section 2 only, on a throwaway PostgreSQL cluster against bench/baseline/pg-server.ts,
+ * with PostgreSQL's CPU; see bench/postgres.ts).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -32,6 +34,7 @@ import { startDemo } from '../examples/blog/server.js';
 import { startBaseline } from './baseline/server.js';
 import { compile } from './compile.js';
 import { SIZES, generatorReport, runGenerator } from './generator/measure.js';
+import { PG_HEADING, type PgBench, countPgStatements, startPgBench, withPgSection } from './postgres.js';
 import type { InProcessResult } from './inprocess.js';
 import { ROUTES, type Route, SEEDED_ARTICLES, routeB } from './routes.js';
 
@@ -47,6 +50,8 @@ const OUT = resolve(option('--out') ?? join(here, 'results.md'));
 const PROFILE = option('--profile') && resolve(option('--profile')!);
 const GENERATOR_ONLY = args.includes('--generator');
 const GENERATOR_SIZES = QUICK ? [20, 100] : SIZES;
+const DB = option('--db') ?? 'sqlite';
+if (DB !== 'sqlite' && DB !== 'postgres') throw new Error(`--db ${DB}: sqlite or postgres`);
 
 // autocannon counts durations in whole seconds (0.25 runs for 1 s, and so does any `amount`):
 // measured runs last whole seconds; warm-ups are bursts of fetches (see burst()).
@@ -63,9 +68,12 @@ const children = new Set<ChildProcess>();
 let workDir: string | undefined;
 /** Where the compiled JavaScript the servers run lives (see compile.ts). */
 let compiled: string | undefined;
+let pgBench: PgBench | undefined;
 function cleanup(): void {
   for (const child of children) child.kill('SIGKILL');
   children.clear();
+  pgBench?.stop();
+  pgBench = undefined;
   if (workDir) rmSync(workDir, { recursive: true, force: true });
   workDir = undefined;
 }
@@ -141,6 +149,8 @@ interface Load {
   p99: number;
   bytes: number;
   requests: number;
+  /** PostgreSQL's CPU time per request, µs (its processes, from /proc), on PostgreSQL only. */
+  dbCpu?: number;
 }
 
 async function load(url: string, route: Route, seconds: number, amount?: number): Promise<Load> {
@@ -192,24 +202,26 @@ async function burst(url: string, route: Route, requests: number, ms: number): P
  * long enough for V8 to shrink its heap), and its first measured run (route a) cost it 10-25%
  * more CPU than its next ones; taking turns, that first run sits with the others.
  */
-async function warm(servers: readonly ServerProcess[], routes: readonly Route[], file: string | undefined, rounds = 1, ms = 500): Promise<void> {
+async function warm(servers: readonly ServerProcess[], routes: readonly Route[], reset: (() => Promise<void>) | undefined, rounds = 1, ms = 500): Promise<void> {
   for (let round = 0; round < rounds; round++) {
     for (const route of routes) {
       for (const server of servers) {
         // Later rounds only revisit what the first one optimized.
         await burst(server.url, route, 5_000, round === 0 ? ms : ms * 0.6);
-        if (route.method === 'POST' && file) await removeCreated(file, SEEDED_ARTICLES);
+        if (route.method === 'POST' && reset) await reset();
       }
     }
   }
 }
 
-/** `config.warmupRequests` requests, then `seconds` measured. */
-async function measure(server: ServerProcess, route: Route, seconds: number): Promise<Load> {
+/** `config.warmupRequests` requests, then `seconds` measured; `extraCpu`: see `httpRoutes`. */
+async function measure(server: ServerProcess, route: Route, seconds: number, extraCpu?: () => number): Promise<Load> {
   await burst(server.url, route, config.warmupRequests, 500);
   const before = await server.cpu();
+  const extraBefore = extraCpu?.() ?? 0;
   const result = await load(server.url, route, seconds);
   result.cpu = ((await server.cpu()) - before) / result.requests;
+  if (extraCpu) result.dbCpu = (extraCpu() - extraBefore) / result.requests;
   return result;
 }
 
@@ -231,6 +243,7 @@ const medianLoad = (loads: Load[]): Load => ({
   p99: median(loads.map((l) => l.p99)),
   bytes: median(loads.map((l) => l.bytes)),
   requests: loads.reduce((n, l) => n + l.requests, 0),
+  ...(loads[0]?.dbCpu !== undefined && { dbCpu: median(loads.map((l) => l.dbCpu!)) }),
 });
 
 /**
@@ -325,21 +338,27 @@ interface HttpRow {
   ratios: number[];
 }
 
-async function httpRoutes(file: string, log: (line: string) => void): Promise<HttpRow[]> {
-  const demo = await serve('demo', file);
-  const baseline = await serve('baseline', file);
+/**
+ * Routes a-f, demo against baseline. `db` is the SQLite file or, with `pg`, the PostgreSQL URL
+ * (servers `demo-pg` and `baseline-pg`); `reset` removes route d's rows; `extraCpu` adds CPU
+ * time spent elsewhere on the server's behalf (PostgreSQL's backends), µs so far.
+ */
+async function httpRoutes(db: string, log: (line: string) => void, pg?: { reset(): Promise<void>; extraCpu(): number }): Promise<HttpRow[]> {
+  const demo = await serve(pg ? 'demo-pg' : 'demo', db);
+  const baseline = await serve(pg ? 'baseline-pg' : 'baseline', db);
+  const reset = pg ? () => pg.reset() : () => removeCreated(db, SEEDED_ARTICLES);
   try {
-    await warm([demo, baseline], ROUTES, file, WARM_ROUNDS);
+    await warm([demo, baseline], ROUTES, reset, WARM_ROUNDS);
     const samples = new Map<string, { demo: Load[]; baseline: Load[] }>(ROUTES.map((r) => [r.name, { demo: [], baseline: [] }]));
     for (let rep = 0; rep < config.reps; rep++) {
       for (const route of ROUTES) {
         // Alternate which server goes first, so neither always runs on a warmer machine.
         const order = (rep + ROUTES.indexOf(route)) % 2 === 0 ? [demo, baseline] : [baseline, demo];
         for (const server of order) {
-          const result = await measure(server, route, QUICK ? config.duration : (route.seconds ?? config.duration));
-          samples.get(route.name)![server.kind as 'demo' | 'baseline'].push(result);
-          if (route.method === 'POST') await removeCreated(file, SEEDED_ARTICLES);
-          log(`  rep ${rep + 1} ${route.name} ${server.kind.padEnd(8)} ${result.rps.toFixed(0).padStart(6)} req/s  ${result.cpu.toFixed(0).padStart(5)} µs CPU/request  p50 ${result.p50} ms  p99 ${result.p99} ms`);
+          const result = await measure(server, route, QUICK ? config.duration : (route.seconds ?? config.duration), pg?.extraCpu);
+          samples.get(route.name)![server.kind.replace('-pg', '') as 'demo' | 'baseline'].push(result);
+          if (route.method === 'POST') await reset();
+          log(`  rep ${rep + 1} ${route.name} ${server.kind.padEnd(11)} ${result.rps.toFixed(0).padStart(6)} req/s  ${result.cpu.toFixed(0).padStart(5)}${pg ? ` + ${result.dbCpu!.toFixed(0)}` : ''} µs CPU/request  p50 ${result.p50} ms  p99 ${result.p99} ms`);
         }
       }
     }
@@ -348,7 +367,7 @@ async function httpRoutes(file: string, log: (line: string) => void): Promise<Ht
       const s = samples.get(route.name)!;
       const demoBytes = await bodyBytes(demo.url, route);
       const baselineBytes = await bodyBytes(baseline.url, route);
-      if (route.method === 'POST') await removeCreated(file, SEEDED_ARTICLES);
+      if (route.method === 'POST') await reset();
       // Each repetition runs both servers back to back: their ratio cancels the machine's drift
       // between repetitions, which the ratio of the two medians would not.
       const ratios = s.demo.map((d, i) => d.rps / s.baseline[i]!.rps);
@@ -641,11 +660,50 @@ async function main(): Promise<void> {
 
   const text = lines.join('\n');
   process.stdout.write(`\n${text}\n`);
-  writeFileSync(OUT, text);
+  // Keep the PostgreSQL section (written by --db postgres) beside the SQLite tables.
+  const previous = existsSync(OUT) ? readFileSync(OUT, 'utf8') : '';
+  const pgAt = previous.indexOf(PG_HEADING);
+  writeFileSync(OUT, pgAt === -1 ? text : withPgSection(text, previous.slice(pgAt)));
   log(`written to ${OUT}`);
 }
 
-main()
+/** `--db postgres`: routes a-f on a throwaway cluster, demo against the node-postgres baseline. */
+async function mainPostgres(): Promise<void> {
+  const started = performance.now();
+  const log = (line: string) => process.stderr.write(`[${((performance.now() - started) / 1000).toFixed(0).padStart(3)} s] ${line}\n`);
+  const load0 = loadavg();
+  const machine = `${cpus().length} × ${cpus()[0]?.model.trim() ?? 'unknown CPU'}, ${mb(totalmem())} MB, Node ${process.version}, ${process.platform}`;
+  log(`jsonapi-gen PostgreSQL benchmark${QUICK ? ' (--quick)' : ''} on ${machine}; load average ${load0.map((l) => l.toFixed(2)).join(' ')}`);
+  workDir = mkdtempSync(join(tmpdir(), 'jsonapi-gen-bench-'));
+  compiled = join(workDir, 'js');
+  log(`compiled ${compile(root, compiled)} files to plain JavaScript`);
+  pgBench = await startPgBench();
+  const bench = pgBench;
+  log(`seeded ${f0(SEEDED_ARTICLES)} articles into a throwaway cluster`);
+  const sql = await countPgStatements(bench);
+  log('HTTP, routes a-f ...');
+  const http = await httpRoutes(bench.url, log, { reset: () => bench.reset(), extraCpu: () => bench.cpu() });
+  const load1 = loadavg();
+  const lines: string[] = [PG_HEADING, ''];
+  lines.push(`\`npm run bench -- --db postgres${QUICK ? ' --quick' : ''}\` on ${machine}; load average ${load0.map((l) => l.toFixed(2)).join(' ')} at the start, ${load1.map((l) => l.toFixed(2)).join(' ')} at the end; ${((performance.now() - started) / 1000).toFixed(0)} s in all. A throwaway cluster (test/support/pg-cluster.ts: fsync off) seeded like \`npm run demo -- --seed 1000\`, one database for both servers; the demo (\`startDemo({ databaseUrl })\`, Kysely, pool of 10) against bench/baseline/pg-server.ts (node:http + node-postgres, pool of 10, named statements, batched includes, the same documents: bench/baseline/pg-baseline.test.ts); otherwise as the SQLite table (${CONNECTIONS} connections, ${config.reps} repetition(s), order alternated, medians of paired ratios). CPU is the server process's, then PostgreSQL's (every process of the cluster, from /proc/PID/stat), per request.`, '');
+  lines.push('| route | demo req/s | baseline req/s | demo / baseline (range) | CPU µs/request node + PostgreSQL (demo / baseline) | demo p50 / p99 ms | baseline p50 / p99 ms | SQL (demo / baseline) | target >= 0.8 |');
+  lines.push('|---|---:|---:|---:|---:|---:|---:|---:|---|');
+  const range = (ratios: number[]) => (ratios.length > 1 ? ` (${f2(Math.min(...ratios))}-${f2(Math.max(...ratios))})` : '');
+  for (const row of http) {
+    const counts = sql.find((s) => s.route === row.name);
+    const cpu = (l: Load) => `${f0(l.cpu)} + ${f0(l.dbCpu ?? NaN)}`;
+    lines.push(`| ${row.name} \`${row.label}\` | ${f0(row.demo.rps)} | ${f0(row.baseline.rps)} | ${f2(row.ratio)}${range(row.ratios)} | ${cpu(row.demo)} / ${cpu(row.baseline)} | ${row.demo.p50} / ${row.demo.p99} | ${row.baseline.p50} / ${row.baseline.p99} | ${counts ? `${counts.demo} / ${counts.baseline}` : '-'} | ${mark(row.ratio >= 0.8)} |`);
+  }
+  lines.push('', 'The demo\'s statements per request on PostgreSQL (Kysely\'s `log`; route d\'s include `begin`, `commit` and the group commit\'s `savepoint` / `release`):', '');
+  for (const s of sql) lines.push(`- ${s.route}: ${s.statements.map((q) => `\`${q.length > 90 ? `${q.slice(0, 87)}...` : q}\``).join('; ')}`);
+  lines.push('');
+  const section = lines.join('\n');
+  process.stdout.write(`\n${section}\n`);
+  writeFileSync(OUT, withPgSection(existsSync(OUT) ? readFileSync(OUT, 'utf8') : '', section));
+  log(`written to ${OUT}`);
+}
+
+(DB === 'postgres' ? mainPostgres() : main())
   .catch((error: unknown) => {
     console.error(error);
     process.exitCode = 1;

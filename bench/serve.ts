@@ -1,7 +1,8 @@
 /**
  * One server of the benchmark, in its own process: `node --import tsx bench/serve.ts KIND FILE`.
  * KIND: `demo` (examples/blog on the generated API, Kysely, the Node adapter), `baseline`
- * (bench/baseline), `floor-raw` (node:http answering a constant document), `floor-adapter`
+ * (bench/baseline), `demo-pg` and `baseline-pg` (the same on PostgreSQL: FILE is then a
+ * `postgres://` URL), `floor-raw` (node:http answering a constant document), `floor-adapter`
  * (the same constant document through `toNodeHandler`, as the runtime answers: `stringResponse`),
  * `floor-adapter-platform` (the same as a platform `new Response`). Prints `{"url": ...}` on stdout once
  * listening; answers IPC messages: `{ memory: true }` with `process.memoryUsage()` before and after a
@@ -13,6 +14,7 @@ import type { AddressInfo } from 'node:net';
 import { stringResponse } from 'jsonapi-gen';
 import { toNodeHandler } from 'jsonapi-gen/node';
 import { startDemo } from '../examples/blog/server.js';
+import { startPgBaseline } from './baseline/pg-server.js';
 import { startBaseline } from './baseline/server.js';
 
 /** The constant document of the floor rows: route c's document, as the demo serves it. */
@@ -54,6 +56,10 @@ async function start(kind: string, file: string | undefined): Promise<{ url: str
       return startDemo({ port: 0, db: file!, seed: 1 });
     case 'baseline':
       return startBaseline({ db: file!, port: 0 });
+    case 'demo-pg':
+      return startDemo({ port: 0, seed: 1, databaseUrl: file! });
+    case 'baseline-pg':
+      return startPgBaseline({ databaseUrl: file!, port: 0 });
     case 'floor-raw':
       return listen((_req, res) => {
         res.writeHead(200, { ...FLOOR_HEADERS, 'content-length': Buffer.byteLength(FLOOR_BODY) });

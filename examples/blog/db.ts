@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { type ColumnType, type Generated, Kysely, type LogConfig, Migrator, PostgresDialect } from 'kysely';
 import pg from 'pg';
-import { sqliteDialect } from '@jsonapi-gen/kysely';
+import { preparedPool, sqliteDialect } from '@jsonapi-gen/kysely';
 import { createMigrations } from './migrations/index.js';
 
 /** A timestamp: written as an ISO string; read back as a string (SQLite) or a Date (PostgreSQL). */
@@ -95,7 +95,8 @@ export function openDatabase(options: OpenOptions = {}): OpenDatabase {
     pool.on('error', (error) => {
       if (!closing) console.error(`PostgreSQL connection lost: ${error.message}`);
     });
-    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), ...(log && { log }) });
+    // Statements go out named: PostgreSQL parses and plans each once per connection.
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparedPool(pool) }), ...(log && { log }) });
     return {
       db,
       dialect: 'postgres',

@@ -99,3 +99,12 @@ export { executorFor, kyselyTransaction, withTransaction, type TransactionOption
  */
 export { cachedStatements, sqliteDialect, type DirectDatabase, type PreparingDatabase } from './statements.js';
 export { idempotencyMigration, kyselyIdempotency, type KyselyIdempotencyOptions } from './idempotency.js';
+/**
+ * Prepared statements on PostgreSQL: wrap the `pg` Pool you give Kysely's `PostgresDialect`, so
+ * its statements go out named (parsed and planned once per connection), with a bounded number
+ * of names.
+ *
+ * @example
+ * const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparedPool(new pg.Pool({ max: 10 })) }) });
+ */
+export { type NamedQueryClient, type NamedQueryPool, type PreparedPoolOptions, preparedPool } from './prepared-pool.js';

@@ -80,14 +80,18 @@ export async function serveCollection(state: RequestState, source: CollectionSou
     if (isPromise(q)) q = await q;
   }
   // Counting costs a query: only an Index declared countable() gets `last` and `meta.total`.
+  // The count and the page do not depend on each other: the page is asked for before the count
+  // is awaited, so a data layer with a connection pool (PostgreSQL) runs both at once.
   let total = index?.isCountable && definition.count ? definition.count(q, context) : undefined;
-  if (isPromise(total)) total = await total;
+  // Awaited below; if a step in between throws first, its rejection is not left unhandled.
+  if (isPromise(total)) total.catch(() => undefined);
   if (page) {
     q = definition.paginate!(q, page, context);
     if (isPromise(q)) q = await q;
   }
   let models = definition.results!(q, context);
   if (isPromise(models)) models = await models;
+  if (isPromise(total)) total = await total;
 
   const links: Record<string, string | null> = { self: uriOf(context.target), ...source.links };
   if (page) Object.assign(links, paginationLinks(context.target, page, models.length, total));

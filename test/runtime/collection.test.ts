@@ -234,6 +234,39 @@ describe('the index pipeline', () => {
       'results(query,filter,sort,paginate(4,2))',
     ]);
   });
+  test('asks for the page before awaiting the count, so a pooled data layer runs both at once', async () => {
+    const log: string[] = [];
+    let finishCount: (total: number) => void = () => undefined;
+    const api = new JsonApi().resource({
+      ...defineResource({ type: 'tags', endpoints: [Index.make().paginate().countable()] }),
+      query: () => [] as string[],
+      // The count answers only once the page was asked for: awaited first, it would never answer.
+      count: () => (log.push('count'), new Promise<number>((resolve) => (finishCount = resolve))),
+      paginate: (query: string[]) => query,
+      results: async () => {
+        log.push('results');
+        finishCount(7);
+        return [];
+      },
+    });
+    const document = await json(await api.fetch(request('/tags?page[limit]=2')));
+    expect(log).toEqual(['count', 'results']);
+    expect(document.meta).toEqual({ total: 7 });
+  });
+
+  test('a count that fails after a later step failed first leaves no unhandled rejection, and the error is a 500', async () => {
+    const api = new JsonApi().resource({
+      ...defineResource({ type: 'tags', endpoints: [Index.make().paginate().countable()] }),
+      query: () => [] as string[],
+      count: () => Promise.reject(new Error('count failed')),
+      paginate: (query: string[]) => query,
+      results: async () => {
+        throw new Error('results failed');
+      },
+    });
+    const response = await api.fetch(request('/tags'));
+    expect(response.status).toBe(500);
+  });
 });
 
 describe('index visibility', () => {

@@ -2,19 +2,15 @@
  * Vitest globalSetup: a PostgreSQL server for the suites that run on both dialects.
  *
  * With DATABASE_URL set, that server is used (its role needs CREATEDB). Otherwise a throwaway
- * cluster: find the binaries under /usr/lib/postgresql/<version>/bin (installing the Debian
+ * cluster (`./pg-cluster.ts`): find the binaries under /usr/lib/postgresql/<version>/bin (installing the Debian
  * package as root when absent), `initdb` in a temp dir owned by the `postgres` user (root cannot
  * run postgres), start it on 127.0.0.1 on a free port with trust auth and its socket in that
  * dir, and stop it and remove the dir at teardown. Tests read the server's URL with
  * `inject('postgresUrl')` and create their own database (see `./databases.ts`).
  * When no server can be had the run fails with the reason; it never skips.
  */
-import { execFileSync } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir, userInfo } from 'node:os';
-import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
-import { freePort } from './net.js';
+import { startCluster } from './pg-cluster.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -22,34 +18,6 @@ declare module 'vitest' {
     postgresUrl: string;
   }
 }
-
-const ROOT = '/usr/lib/postgresql';
-
-function findBinaries(): string | undefined {
-  if (!existsSync(ROOT)) return undefined;
-  const versions = readdirSync(ROOT)
-    .filter((v) => existsSync(join(ROOT, v, 'bin', 'initdb')) && existsSync(join(ROOT, v, 'bin', 'pg_ctl')))
-    .sort((a, b) => Number(b) - Number(a));
-  return versions[0] === undefined ? undefined : join(ROOT, versions[0], 'bin');
-}
-
-function fail(reason: string): never {
-  throw new Error(`PostgreSQL for the test suite: ${reason}. Set DATABASE_URL to a server whose role may CREATE DATABASE, or install PostgreSQL (apt-get install postgresql).`);
-}
-
-function installBinaries(): string {
-  if (process.getuid?.() !== 0) fail(`no binaries under ${ROOT}/*/bin and not root, so cannot install them`);
-  console.log('[postgres] installing PostgreSQL with apt-get (once per machine)...');
-  try {
-    const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-    execFileSync('apt-get', ['update'], { stdio: 'inherit', env });
-    execFileSync('apt-get', ['install', '-y', '--no-install-recommends', 'postgresql'], { stdio: 'inherit', env });
-  } catch (error) {
-    fail(`apt-get install postgresql failed: ${(error as Error).message}`);
-  }
-  return findBinaries() ?? fail(`apt-get installed postgresql but no initdb under ${ROOT}/*/bin`);
-}
-
 
 /** The test files that use PostgreSQL (through `./databases.ts`). */
 const NEEDS_POSTGRES = /[\\/]test[\\/](kysely|e2e|security)[\\/]/;
@@ -74,47 +42,7 @@ export default async function setup(project: TestProject): Promise<(() => void) 
     project.provide('postgresUrl', process.env.DATABASE_URL);
     return undefined;
   }
-  const bin = findBinaries() ?? installBinaries();
-  const root = process.getuid?.() === 0;
-  // As root, run the server as `postgres`; as anyone else, as oneself.
-  const run = (command: string, args: string[]) =>
-    root
-      ? execFileSync('runuser', ['-u', 'postgres', '--', join(bin, command), ...args], { stdio: 'pipe' })
-      : execFileSync(join(bin, command), args, { stdio: 'pipe' });
-  if (root && userInfo().uid === 0) {
-    try {
-      execFileSync('id', ['postgres'], { stdio: 'pipe' });
-    } catch {
-      fail('there is no "postgres" user to run the server as');
-    }
-  }
-
-  const dir = mkdtempSync(join(tmpdir(), 'jsonapi-gen-pg-'));
-  const data = join(dir, 'data');
-  const log = join(dir, 'server.log');
-  const cleanup = () => rmSync(dir, { recursive: true, force: true });
-  try {
-    if (root) {
-      const uid = Number(execFileSync('id', ['-u', 'postgres']).toString().trim());
-      const gid = Number(execFileSync('id', ['-g', 'postgres']).toString().trim());
-      chownSync(dir, uid, gid);
-    }
-    run('initdb', ['-D', data, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--no-locale', '--no-sync']);
-    const port = await freePort();
-    const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200`;
-    run('pg_ctl', ['-D', data, '-l', log, '-o', options, '-w', '-t', '60', 'start']);
-    project.provide('postgresUrl', `postgres://postgres@127.0.0.1:${port}/postgres`);
-  } catch (error) {
-    const serverLog = existsSync(log) ? readFileSync(log, 'utf8').slice(-2000) : '';
-    const output = (error as { stderr?: Buffer }).stderr?.toString() ?? '';
-    cleanup();
-    fail(`could not start a server: ${(error as Error).message}\n${output}\n${serverLog}`);
-  }
-  return () => {
-    try {
-      run('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']);
-    } finally {
-      cleanup();
-    }
-  };
+  const cluster = await startCluster();
+  project.provide('postgresUrl', cluster.url);
+  return () => cluster.stop();
 }

@@ -1,0 +1,131 @@
+/**
+ * The PostgreSQL side of `npm run bench -- --db postgres`: a throwaway cluster seeded like
+ * `npm run demo -- --seed 1000`, the CPU time of its processes read from /proc, route d's rows
+ * removed between runs, statements per request counted, and the results section written beside
+ * the SQLite tables of bench/results.md.
+ */
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import pg from 'pg';
+import { migrate, openDatabase } from '../examples/blog/db.js';
+import { seed } from '../examples/blog/seed.js';
+import { startDemo } from '../examples/blog/server.js';
+import { type Cluster, startCluster } from '../test/support/pg-cluster.js';
+import { startPgBaseline } from './baseline/pg-server.js';
+import { ROUTES, SEEDED_ARTICLES } from './routes.js';
+
+export interface PgBench {
+  cluster: Cluster;
+  /** The seeded database's URL. */
+  url: string;
+  /** Removes what route d created. */
+  reset(): Promise<void>;
+  /** CPU time (user + system) of the cluster's processes so far, µs. */
+  cpu(): number;
+  stop(): void;
+}
+
+/** Linux's clock ticks per second for /proc/PID/stat (USER_HZ, 100 on every Linux build). */
+const TICK_US = 1_000_000 / 100;
+
+/**
+ * CPU of the postmaster and its children (backends, background workers). A backend that exits
+ * takes its time with it, but the pools keep their connections open through a run.
+ */
+function clusterCpu(postmaster: number): number {
+  let ticks = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(join('/proc', entry, 'stat'), 'utf8');
+    } catch {
+      continue; // gone meanwhile
+    }
+    // Fields after the command (which may hold spaces): state ppid ... utime(14) stime(15).
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const pid = Number(entry);
+    if (pid === postmaster || Number(fields[1]) === postmaster) ticks += Number(fields[11]) + Number(fields[12]);
+  }
+  return ticks * TICK_US;
+}
+
+/** Starts the cluster and seeds database `blog` with the demo's 1,000 articles. */
+export async function startPgBench(): Promise<PgBench> {
+  const cluster = await startCluster();
+  try {
+    const admin = new pg.Client(cluster.url);
+    await admin.connect();
+    await admin.query('create database blog');
+    await admin.end();
+    const url = cluster.url.replace(/\/postgres$/, '/blog');
+    const database = openDatabase({ databaseUrl: url });
+    await migrate(database.db, 'postgres');
+    await seed(database.db, SEEDED_ARTICLES);
+    await database.close();
+    const postmaster = Number(readFileSync(join(cluster.data, 'postmaster.pid'), 'utf8').split('\n')[0]);
+    return {
+      cluster,
+      url,
+      cpu: () => clusterCpu(postmaster),
+      reset: async () => {
+        // autocannon returns with requests still in flight: let the servers finish them.
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        const client = new pg.Client(url);
+        await client.connect();
+        await client.query('delete from article_tags where article_id > $1', [SEEDED_ARTICLES]);
+        await client.query('delete from articles where id > $1', [SEEDED_ARTICLES]);
+        await client.end();
+      },
+      stop: () => cluster.stop(),
+    };
+  } catch (error) {
+    cluster.stop();
+    throw error;
+  }
+}
+
+export interface PgCount {
+  route: string;
+  demo: number;
+  baseline: number;
+  statements: string[];
+}
+
+/** Statements per request on each bench route: the demo through Kysely's `log`, the baseline through its hook. */
+export async function countPgStatements(bench: PgBench): Promise<PgCount[]> {
+  const demoStatements: string[] = [];
+  const baselineStatements: string[] = [];
+  const demo = await startDemo({ port: 0, seed: 1, databaseUrl: bench.url, log: (event) => {
+      if (event.level === 'query') demoStatements.push(event.query.sql);
+    },
+  });
+  const baseline = await startPgBaseline({ databaseUrl: bench.url, onStatement: (sql) => baselineStatements.push(sql) });
+  const counts: PgCount[] = [];
+  try {
+    for (const route of ROUTES) {
+      demoStatements.length = 0;
+      baselineStatements.length = 0;
+      const init = { method: route.method, headers: route.headers, body: route.body };
+      const a = await fetch(demo.url + route.path, init);
+      await a.arrayBuffer();
+      const b = await fetch(baseline.url + route.path, init);
+      await b.arrayBuffer();
+      if (a.status >= 300 || b.status >= 300) throw new Error(`${route.path}: ${a.status} / ${b.status}`);
+      counts.push({ route: route.name, demo: demoStatements.length, baseline: baselineStatements.length, statements: [...demoStatements] });
+    }
+  } finally {
+    await demo.close();
+    await baseline.close();
+    await bench.reset();
+  }
+  return counts;
+}
+
+/** Replaces the PostgreSQL section of a results file (from its heading to the end) with `section`. */
+export function withPgSection(existing: string, section: string): string {
+  const at = existing.indexOf(PG_HEADING);
+  return `${(at === -1 ? existing : existing.slice(0, at)).trimEnd()}\n\n${section}`;
+}
+
+export const PG_HEADING = '# PostgreSQL: demo against the hand-written node-postgres baseline';
