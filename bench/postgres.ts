@@ -12,7 +12,7 @@ import { seed } from '../examples/blog/seed.js';
 import { startDemo } from '../examples/blog/server.js';
 import { type Cluster, startCluster } from '../test/support/pg-cluster.js';
 import { startPgBaseline } from './baseline/pg-server.js';
-import { ROUTES, SEEDED_ARTICLES } from './routes.js';
+import { ROUTES, SEEDED_ARTICLES, statementsFor } from './routes.js';
 
 export interface PgBench {
   cluster: Cluster;
@@ -104,15 +104,7 @@ export async function countPgStatements(bench: PgBench): Promise<PgCount[]> {
   const counts: PgCount[] = [];
   try {
     for (const route of ROUTES) {
-      demoStatements.length = 0;
-      baselineStatements.length = 0;
-      const init = { method: route.method, headers: route.headers, body: route.body };
-      const a = await fetch(demo.url + route.path, init);
-      await a.arrayBuffer();
-      const b = await fetch(baseline.url + route.path, init);
-      await b.arrayBuffer();
-      if (a.status >= 300 || b.status >= 300) throw new Error(`${route.path}: ${a.status} / ${b.status}`);
-      counts.push({ route: route.name, demo: demoStatements.length, baseline: baselineStatements.length, statements: [...demoStatements] });
+      counts.push({ route: route.name, ...(await statementsFor(route, { demo: demo.url, baseline: baseline.url }, { demo: demoStatements, baseline: baselineStatements })) });
     }
   } finally {
     await demo.close();

@@ -53,3 +53,19 @@ export const routeB = (limit: number): Route => ({
 
 /** Articles the seed creates before the benchmark writes any (route d's rows are removed after each run). */
 export const SEEDED_ARTICLES = 1000;
+
+/**
+ * Sends `route` to the demo and to the baseline in turn and returns the statements each ran for
+ * it, from their statement logs (emptied first).
+ */
+export async function statementsFor(route: Route, urls: { demo: string; baseline: string }, logs: { demo: string[]; baseline: string[] }) {
+  logs.demo.length = 0;
+  logs.baseline.length = 0;
+  const init = { method: route.method, headers: route.headers, body: route.body };
+  const a = await fetch(urls.demo + route.path, init);
+  await a.arrayBuffer();
+  const b = await fetch(urls.baseline + route.path, init);
+  await b.arrayBuffer();
+  if (a.status >= 300 || b.status >= 300) throw new Error(`${route.path}: ${a.status} / ${b.status}`);
+  return { demo: logs.demo.length, baseline: logs.baseline.length, statements: [...logs.demo] };
+}

@@ -36,7 +36,7 @@ import { compile } from './compile.js';
 import { SIZES, generatorReport, runGenerator } from './generator/measure.js';
 import { PG_HEADING, type PgBench, countPgStatements, startPgBench, withPgSection } from './postgres.js';
 import type { InProcessResult } from './inprocess.js';
-import { ROUTES, type Route, SEEDED_ARTICLES, routeB } from './routes.js';
+import { ROUTES, type Route, SEEDED_ARTICLES, routeB, statementsFor } from './routes.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, '..');
@@ -307,15 +307,7 @@ async function countStatements(file: string): Promise<SqlCounts[]> {
   const counts: SqlCounts[] = [];
   try {
     for (const route of routes) {
-      demoStatements.length = 0;
-      baselineStatements.length = 0;
-      const init = { method: route.method, headers: route.headers, body: route.body };
-      const a = await fetch(demo.url + route.path, init);
-      await a.arrayBuffer();
-      const b = await fetch(baseline.url + route.path, init);
-      await b.arrayBuffer();
-      if (a.status >= 300 || b.status >= 300) throw new Error(`${route.path}: ${a.status} / ${b.status}`);
-      counts.push({ route: route.name, method: route.method, path: route.path, demo: demoStatements.length, baseline: baselineStatements.length, statements: [...demoStatements] });
+      counts.push({ route: route.name, method: route.method, path: route.path, ...(await statementsFor(route, { demo: demo.url, baseline: baseline.url }, { demo: demoStatements, baseline: baselineStatements })) });
     }
   } finally {
     await demo.close();

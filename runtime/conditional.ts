@@ -7,6 +7,8 @@
  * body, and so the tag).
  */
 
+import { JsonApiError } from './errors.js';
+
 type Digest = (text: string) => string;
 
 /**
@@ -88,6 +90,18 @@ export function noneMatchHits(header: string | null, tag: string): boolean {
     if ((candidate.startsWith('W/') ? candidate.slice(2) : candidate) === tag) return true;
   }
   return false;
+}
+
+/**
+ * 412 for a write whose `If-Match` names a version the resource no longer has: what the runtime
+ * answers when it sees it, and what a versioned data layer throws when its conditional write
+ * finds the row changed meanwhile.
+ *
+ * @example
+ * if (updatedRows === 0) throw staleVersion('articles');
+ */
+export function staleVersion(type: string, detail = `This ${type} resource has changed since that ETag: GET it again`): JsonApiError {
+  return new JsonApiError(412, { detail, source: { header: 'If-Match' }, code: 'stale' });
 }
 
 /** `Cache-Control` of a read unless the host says otherwise: authorised content, revalidated each time. */

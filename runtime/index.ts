@@ -1,4 +1,5 @@
 export { JsonApi, type JsonApiOptions } from './json-api.js';
+export { staleVersion } from './conditional.js';
 export type { DocumentQuery, ResourceCollectionDocument, ResourceDocument, TypeRegistry } from './client-types.js';
 export type { IdempotencyClaim, IdempotencyOptions, IdempotencyStore, StoredResponse } from './idempotency.js';
 export { bindResource, type DataLayer } from './bind.js';

@@ -27,7 +27,7 @@ import type {
   Versioned,
   WriteValues,
 } from 'jsonapi-gen';
-import { JsonApiError } from 'jsonapi-gen';
+import { staleVersion } from 'jsonapi-gen';
 import { andThen, flow, type Steps } from 'jsonapi-gen/internal';
 import { runStatement, type Written } from './errors.js';
 import type { StoreMapping, StoreModel } from './checked.js';
@@ -572,7 +572,7 @@ function dataLayer(
   /** 412 when a conditional write found its row at another version (a concurrent write won). */
   function stillCurrent(changed: bigint | undefined, context: Context): void {
     if (resource.version && context.ifMatch && changed === 0n) {
-      throw new JsonApiError(412, { detail: `This ${resource.type} resource has changed since that ETag: GET it again`, source: { header: 'If-Match' }, code: 'stale' });
+      throw staleVersion(resource.type);
     }
   }
 

@@ -342,15 +342,16 @@ function stringBody(response: Response): string | undefined {
  */
 export async function writeResponse(response: Response, res: ServerResponse): Promise<void> {
   if (writeOwn(response, res)) return;
-  const headers: Record<string, string | string[]> = {};
+  // Each Set-Cookie its own entry (Headers joins the others with commas, as HTTP allows).
+  const headers: string[] = [];
   response.headers.forEach((value, name) => {
-    if (name !== 'set-cookie') headers[name] = value;
+    if (name !== 'set-cookie') headers.push(name, value);
   });
-  const cookies = response.headers.getSetCookie();
-  if (cookies.length > 0) headers['set-cookie'] = cookies;
-  if (response.body === null) return writeText(res, response.status, headers, null);
+  for (const cookie of response.headers.getSetCookie()) headers.push('set-cookie', cookie);
+  const hasLength = response.headers.has('content-length');
+  if (response.body === null) return writeText(res, response.status, headers, null, hasLength);
   const text = stringBody(response);
-  if (text !== undefined) return writeText(res, response.status, headers, text);
+  if (text !== undefined) return writeText(res, response.status, headers, text, hasLength);
   const reader = response.body.getReader();
   let closed = false; // before the end, 'close' means the client went away
   const onClose = () => (closed = true);
@@ -360,7 +361,7 @@ export async function writeResponse(response: Response, res: ServerResponse): Pr
     const second = first.done ? first : await reader.read();
     if (second.done) {
       const body = first.value ?? new Uint8Array(0);
-      if (!response.headers.has('content-length')) headers['content-length'] = String(body.byteLength);
+      if (!hasLength) headers.push('content-length', String(body.byteLength));
       res.writeHead(response.status, headers);
       res.end(body);
       return;
@@ -386,21 +387,20 @@ export async function writeResponse(response: Response, res: ServerResponse): Pr
 function writeOwn(response: Response, res: ServerResponse): boolean {
   const parts = responseParts(response);
   if (!parts) return false;
-  // Headers as one flat [name, value, ...] list: Node stores them without building and
-  // walking an object (measured on route c of the bench: about 9 µs a request less than an
-  // object with the ETag and Cache-Control of a read).
   const headers: string[] = [];
   for (const name in parts.headers) headers.push(name, parts.headers[name]!);
-  if (parts.body !== null && parts.headers['content-length'] === undefined) headers.push('content-length', String(Buffer.byteLength(parts.body)));
-  res.writeHead(parts.status, headers);
-  if (parts.body === null) res.end();
-  else res.end(parts.body);
+  writeText(res, parts.status, headers, parts.body, parts.headers['content-length'] !== undefined);
   return true;
 }
 
-/** Writes a whole response at once: no body, or a string with its Content-Length (unless one is set). */
-function writeText(res: ServerResponse, status: number, headers: Record<string, string | string[]>, text: string | null): void {
-  if (text !== null && headers['content-length'] === undefined) headers['content-length'] = String(Buffer.byteLength(text));
+/**
+ * Writes a whole response at once: no body, or a string with its Content-Length (unless one is
+ * set). Headers go as one flat [name, value, ...] list: Node stores them without building and
+ * walking an object (measured on route c of the bench: about 9 µs a request less than an object
+ * with the ETag and Cache-Control of a read).
+ */
+function writeText(res: ServerResponse, status: number, headers: string[], text: string | null, hasLength: boolean): void {
+  if (text !== null && !hasLength) headers.push('content-length', String(Buffer.byteLength(text)));
   res.writeHead(status, headers);
   if (text === null) res.end();
   else res.end(text);

@@ -1,5 +1,5 @@
 import { checkFields, checkInclude } from '../document.js';
-import { matchVersions } from '../conditional.js';
+import { matchVersions, staleVersion } from '../conditional.js';
 import { BadRequestError, ForbiddenError, JsonApiError, NotFoundError } from '../errors.js';
 import type { QueryParameters } from '../query.js';
 import { andThen, isPromise, type MaybePromise } from '../types.js';
@@ -79,11 +79,7 @@ export function checkIfMatch(state: RequestState, resource: RegisteredResource, 
   if (versions === '*') return;
   const current = versionOf(state, resource, model);
   if (current === undefined || !versions.includes(current)) {
-    throw new JsonApiError(412, {
-      detail: current === undefined ? `${resource.type} resources have no versions: If-Match can only be *` : `This ${resource.type} resource has changed since that ETag: GET it again`,
-      source: { header: 'If-Match' },
-      code: 'stale',
-    });
+    throw staleVersion(resource.type, current === undefined ? `${resource.type} resources have no versions: If-Match can only be *` : undefined);
   }
   state.context.ifMatch = true;
 }
