@@ -3,7 +3,7 @@
  * KIND: `demo` (examples/blog on the generated API, Kysely, the Node adapter), `baseline`
  * (bench/baseline), `demo-pg` and `baseline-pg` (the same on PostgreSQL: FILE is then a
  * `postgres://` URL), `floor-raw` (node:http answering a constant document), `floor-adapter`
- * (the same constant document through `toNodeHandler`, as the runtime answers: `stringResponse`),
+ * (the same constant document through `toNodeHandler`, as the runtime's own result),
  * `floor-adapter-platform` (the same as a platform `new Response`). Prints `{"url": ...}` on stdout once
  * listening; answers IPC messages: `{ memory: true }` with `process.memoryUsage()` before and after a
  * forced GC (when started with --expose-gc), `{ cpu: true }` with `process.cpuUsage()`, `{ close: true }` by closing and exiting. Exits when
@@ -11,7 +11,6 @@
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { stringResponse } from 'jsonapi-gen';
 import { toNodeHandler } from 'jsonapi-gen/node';
 import { startDemo } from '../examples/blog/server.js';
 import { startPgBaseline } from './baseline/pg-server.js';
@@ -66,7 +65,7 @@ async function start(kind: string, file: string | undefined): Promise<{ url: str
         res.end(FLOOR_BODY);
       });
     case 'floor-adapter':
-      return listen(toNodeHandler(async () => stringResponse({ status: 200, headers: FLOOR_HEADERS, body: FLOOR_BODY })));
+      return listen(toNodeHandler({ serve: async () => ({ status: 200, headers: FLOOR_HEADERS, body: FLOOR_BODY }) }));
     case 'floor-adapter-platform':
       return listen(toNodeHandler(async () => new Response(FLOOR_BODY, { headers: FLOOR_HEADERS })));
     default:

@@ -4,7 +4,8 @@ import { MEDIA_TYPE } from './negotiate.js';
 import type { Limits } from './limits.js';
 import { escape, readJson } from './payload.js';
 import { matchRoute } from './router.js';
-import { noContent } from './response.js';
+import { type HttpRequest, memoryRequest } from './http/request.js';
+import { type HttpResult, NO_CONTENT } from './http/result.js';
 
 /** The Atomic Operations extension's URI. */
 export const ATOMIC_EXT = 'https://jsonapi.org/ext/atomic';
@@ -23,7 +24,7 @@ export interface Extension {
   /** The path (below the base path) the extension serves. */
   readonly path: string;
   /** Serves a request to `path`; `serve` runs one REST request through the API's pipeline. */
-  handle(request: Request, options: HandleOptions, api: ExtensionHost): Promise<Response>;
+  handle(request: HttpRequest, options: HandleOptions, api: ExtensionHost): Promise<HttpResult>;
 }
 
 /** What an extension may use of the API. */
@@ -31,10 +32,10 @@ export interface ExtensionHost {
   basePath: string;
   limits: Readonly<Limits>;
   /** Runs a request through the pipeline, inside the current transaction. */
-  serve(request: Request, options: HandleOptions): Promise<Response>;
+  serve(request: HttpRequest, options: HandleOptions): Promise<HttpResult>;
   /** Runs `run` as one transaction (when the API has one). */
-  transaction<T>(run: () => Promise<T>, request: Request, options: HandleOptions): Promise<T>;
-  respond(document: Record<string, unknown>, status: number): Response;
+  transaction<T>(run: () => Promise<T>, request: HttpRequest, options: HandleOptions): Promise<T>;
+  respond(document: Record<string, unknown>, status: number): HttpResult;
 }
 
 type Json = Record<string, unknown>;
@@ -84,7 +85,7 @@ export function atomic(options: AtomicOptions = {}): Extension {
         request,
         handleOptions,
       );
-      if (results.every((r) => !('data' in r))) return noContent();
+      if (results.every((r) => !('data' in r))) return NO_CONTENT;
       return host.respond({ 'atomic:results': results }, 200);
     },
   };
@@ -206,7 +207,7 @@ function resolve(value: unknown, lids: Map<string, string>): unknown {
   return { ...rest, id: lids.get(`${value.type}\u0000${lid}`) };
 }
 
-async function run(operation: Operation, lids: Map<string, string>, request: Request, options: HandleOptions, host: ExtensionHost): Promise<Json> {
+async function run(operation: Operation, lids: Map<string, string>, request: HttpRequest, options: HandleOptions, host: ExtensionHost): Promise<Json> {
   const { op, pointer } = operation;
   const target = operation.target;
   const id = target?.lid !== undefined ? lids.get(`${target.type}\u0000${target.lid}`) : target?.id;
@@ -244,19 +245,20 @@ async function run(operation: Operation, lids: Map<string, string>, request: Req
     path = `/${enc(type)}/${enc(resourceId)}`;
   }
   const url = new URL(request.url);
-  const twin = new Request(`${url.origin}${host.basePath}${path}`, {
+  const twin = memoryRequest(
     method,
-    headers: { 'content-type': MEDIA_TYPE, accept: MEDIA_TYPE, ...(operation.ifMatch !== undefined && { 'if-match': operation.ifMatch }) },
-    ...(method !== 'DELETE' || target?.relationship !== undefined ? { body: JSON.stringify({ data }) } : {}),
-  });
-  let response: Response;
+    `${url.origin}${host.basePath}${path}`,
+    { 'content-type': MEDIA_TYPE, accept: MEDIA_TYPE, ...(operation.ifMatch !== undefined && { 'if-match': operation.ifMatch }) },
+    method !== 'DELETE' || target?.relationship !== undefined ? JSON.stringify({ data }) : undefined,
+  );
+  let result: HttpResult;
   try {
-    response = await host.serve(twin, options);
+    result = await host.serve(twin, options);
   } catch (thrown) {
     throw relocate(thrown, pointer);
   }
-  if (response.status === 204) return {};
-  const document = (await response.json()) as Json;
+  if (result.status === 204 || result.body === null) return {};
+  const document = JSON.parse(result.body) as Json;
   if (op === 'add' && target?.relationship === undefined && isObject(data) && typeof data.lid === 'string') {
     const created = document.data as Json;
     lids.set(`${created.type}\u0000${data.lid}`, created.id as string);

@@ -1,3 +1,4 @@
+import { type HttpRequest, fromFetch } from './http/request.js';
 import type { RequestTarget } from './target.js';
 
 /**
@@ -32,8 +33,8 @@ export interface HandleOptions {
  * await api.handle(request, { attributes: { user: '7' } });
  */
 export class Context {
-  /** The Fetch request being served. */
-  readonly request: Request;
+  /** The request being served, as the runtime reads it (method, URL, headers). */
+  readonly http: HttpRequest;
   /**
    * Whether the client made this write conditional with `If-Match` and the runtime found the
    * model's version current: a versioned data layer must then write only while the version is
@@ -45,8 +46,8 @@ export class Context {
   #target: RequestTarget | undefined;
 
   /** `target`: the request URL's parts when the caller has read them already (from `request.url`). */
-  constructor(request: Request, attributes: Readonly<Record<string, unknown>> = {}, target?: RequestTarget) {
-    this.request = request;
+  constructor(request: HttpRequest | Request, attributes: Readonly<Record<string, unknown>> = {}, target?: RequestTarget) {
+    this.http = request instanceof Request ? fromFetch(request) : request;
     this.#attributes = attributes;
     this.#target = target;
     if (target instanceof URL) this.#url = target;
@@ -57,9 +58,24 @@ export class Context {
     return Object.hasOwn(this.#attributes, name) ? (this.#attributes[name] as AttributeOf<K>) : undefined;
   }
 
+  /** The Fetch `Request` being served; under the Node adapter, built on first use. */
+  get request(): Request {
+    return this.http.toRequest();
+  }
+
+  /** The request method. */
+  get method(): string {
+    return this.http.method;
+  }
+
+  /** A request header's value, or null; cheaper than `request.headers` where no `Request` exists yet. */
+  header(name: string): string | null {
+    return this.http.header(name);
+  }
+
   /** The request URL, parsed once. */
   get url(): URL {
-    return (this.#url ??= new URL(this.request.url));
+    return (this.#url ??= new URL(this.http.url));
   }
 
   /** The request URL's origin, path and query: what links are made of, read without a `URL` when it can be (see `parseTarget`). */

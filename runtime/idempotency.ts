@@ -8,14 +8,13 @@
 import type { Context } from './context.js';
 import { entityTag } from './conditional.js';
 import { JsonApiError } from './errors.js';
+import { type HttpRequest, withBody } from './http/request.js';
+import type { HttpResult } from './http/result.js';
+import type { Limits } from './limits.js';
+import { tooLarge } from './payload.js';
 
-/** A response as the store keeps it. */
-export interface StoredResponse {
-  status: number;
-  /** Lower-case names. */
-  headers: Record<string, string>;
-  body: string | null;
-}
+/** A response as the store keeps it: the runtime's result (status, lower-case headers, body text). */
+export type StoredResponse = HttpResult;
 
 /** What a claim of a key found. */
 export type IdempotencyClaim =
@@ -61,24 +60,28 @@ const KEY = /^[\x21-\x7e]{1,255}$/;
  * same key for another request is 422, while the first is still running 409.
  */
 export async function serveIdempotently(
-  request: Request,
+  request: HttpRequest,
   context: Context,
   options: IdempotencyOptions,
-  serve: (request: Request) => Promise<Response>,
-): Promise<Response> {
-  const header = request.headers.get('idempotency-key')!.trim();
+  limits: Limits,
+  serve: (request: HttpRequest) => Promise<HttpResult>,
+): Promise<HttpResult> {
+  const header = request.header('idempotency-key')!.trim();
   const key = header.startsWith('"') && header.endsWith('"') && header.length > 1 ? header.slice(1, -1) : header;
   if (!KEY.test(key)) {
     throw new JsonApiError(400, { detail: 'Idempotency-Key must be 1 to 255 visible ASCII characters', source: { header: 'Idempotency-Key' }, code: 'invalid_idempotency_key' });
   }
-  const body = await request.text();
+  const declared = request.header('content-length');
+  if (declared !== null && Number(declared) > limits.bodyBytes) throw tooLarge(limits.bodyBytes);
+  const bytes = await request.body(limits.bodyBytes);
+  if (bytes === undefined) throw tooLarge(limits.bodyBytes);
   // Length-prefixed, so that no scope and key pair reads as another (and no NUL, which PostgreSQL text refuses).
   const scope = options.scope?.(context) ?? '';
   const scoped = `${scope.length}:${scope}:${key}`;
-  const fingerprint = entityTag(`${request.method} ${request.url}\n${request.headers.get('content-type') ?? ''}\n${body}`);
+  const fingerprint = entityTag(`${request.method} ${request.url}\n${request.header('content-type') ?? ''}\n${new TextDecoder().decode(bytes)}`);
   const claim = await options.store.claim(scoped, fingerprint);
   if (claim.state === 'done') {
-    return new Response(claim.response.body, { status: claim.response.status, headers: { ...claim.response.headers, 'idempotency-replayed': 'true' } });
+    return { ...claim.response, headers: { ...claim.response.headers, 'idempotency-replayed': 'true' } };
   }
   if (claim.state === 'mismatch') {
     throw new JsonApiError(422, { detail: 'This Idempotency-Key was used for another request', source: { header: 'Idempotency-Key' }, code: 'idempotency_key_reused' });
@@ -86,20 +89,17 @@ export async function serveIdempotently(
   if (claim.state === 'in-flight') {
     throw new JsonApiError(409, { detail: 'A request with this Idempotency-Key is still being processed: retry later', source: { header: 'Idempotency-Key' }, code: 'idempotency_key_in_flight' });
   }
-  let response: Response;
+  let result: HttpResult;
   try {
-    const headers = new Headers(request.headers);
-    headers.delete('idempotency-key');
-    response = await serve(new Request(request.url, { method: request.method, headers, body, signal: request.signal }));
+    result = await serve(withBody(request, bytes, (name) => (name.toLowerCase() === 'idempotency-key' ? null : request.header(name))));
   } catch (error) {
     await options.store.release(scoped);
     throw error;
   }
-  if (response.status >= 500) {
+  if (result.status >= 500) {
     await options.store.release(scoped);
-    return response;
+    return result;
   }
-  const stored: StoredResponse = { status: response.status, headers: Object.fromEntries(response.headers), body: response.status === 204 ? null : await response.text() };
-  await options.store.complete(scoped, stored);
-  return new Response(stored.body, { status: stored.status, headers: stored.headers });
+  await options.store.complete(scoped, result);
+  return result;
 }

@@ -53,7 +53,8 @@ export {
 } from './errors.js';
 export { MEDIA_TYPE } from './negotiate.js';
 export { dateTimeJson, dateTimeText, normalizeDateTime } from './date-time.js';
-export { stringResponse, type ResponseParts } from './response.js';
+export { type HttpRequest, fromFetch, memoryRequest } from './http/request.js';
+export { type HttpResult, toResponse } from './http/result.js';
 export { DEFAULT_LIMITS, type Limits } from './limits.js';
 export { ATOMIC_EXT, atomic, type AtomicOptions, type Extension, type ExtensionHost } from './atomic.js';
 export type { Linkage, ResourceIdentifier, ResourceObject, TopLevelDocument, WriteValues } from './vocabulary.js';

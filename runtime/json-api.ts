@@ -20,7 +20,8 @@ import { readJson } from './payload.js';
 import { checkQueryEncoding, parseQuery } from './query.js';
 import { RegisteredResource } from './registry.js';
 import type { ResourceDefinition } from './resource.js';
-import { stringResponse, withoutBody } from './response.js';
+import { type HttpRequest, fromFetch } from './http/request.js';
+import { type HttpResult, toResponse, withoutBody } from './http/result.js';
 import { type Route, matchRoute } from './router.js';
 import { type RequestTarget, parseTarget } from './target.js';
 import type { TopLevelDocument } from './vocabulary.js';
@@ -128,10 +129,26 @@ export class JsonApi {
   }
 
   /**
-   * Serves a request. Resolves with the response, or rejects with what went wrong: pass that
-   * to `error()` (or use `fetch`, which does both).
+   * Serves a Fetch request. Resolves with the response, or rejects with what went wrong: pass
+   * that to `error()` (or use `fetch`, which does both).
+   *
+   * @example
+   * const response = await api.handle(new Request('http://localhost/articles'), { attributes: { user: '7' } });
    */
-  handle = (request: Request, options: HandleOptions = {}): Promise<Response> => {
+  handle = (request: Request, options: HandleOptions = {}): Promise<Response> => this.#handle(fromFetch(request), options).then(toResponse);
+
+  /**
+   * Serves the runtime's own request value and never rejects: anything thrown becomes an error
+   * result. What adapters call (the Node adapter builds the request straight from Node's).
+   *
+   * @example
+   * const result = await api.serve(memoryRequest('GET', 'http://localhost/articles/1', {}));
+   * result.status; // 200
+   */
+  serve = (request: HttpRequest, options: HandleOptions = {}): Promise<HttpResult> =>
+    this.#handle(request, options).catch((thrown: unknown) => this.#failure(request, thrown));
+
+  #handle = (request: HttpRequest, options: HandleOptions): Promise<HttpResult> => {
     // Not async: the promise of #serve is handed on as it is, one promise and turn fewer a request.
     try {
       this.#checkRelationships();
@@ -140,9 +157,10 @@ export class JsonApi {
       }
       const url = parseTarget(request.url);
       const extension = this.#extensionAt.get(url.pathname);
-      if (this.#idempotency && request.method === 'POST' && request.headers.has('idempotency-key')) {
+      if (this.#idempotency && request.method === 'POST' && request.header('idempotency-key') !== null) {
         if (extension || matchRoute(url.pathname, this.#basePath)?.id === undefined) {
-          return serveIdempotently(request, new Context(request, options.attributes, url), this.#idempotency, (inner) => this.fetch(inner, options));
+          const context = new Context(request, options.attributes, url);
+          return serveIdempotently(request, context, this.#idempotency, this.#limits, (inner) => this.serve(inner, options));
         }
       }
       return extension ? this.#serveExtension(extension, request, options) : this.#serve(request, options, url, true);
@@ -151,7 +169,7 @@ export class JsonApi {
     }
   };
 
-  #serve = async (request: Request, options: HandleOptions, url: RequestTarget, transactional: boolean): Promise<Response> => {
+  #serve = async (request: HttpRequest, options: HandleOptions, url: RequestTarget, transactional: boolean): Promise<HttpResult> => {
     const route = matchRoute(url.pathname, this.#basePath);
     const resource = route && this.#resources.get(route.type);
     if (!route || !resource) throw new NotFoundError({ detail: `Nothing is served at ${url.pathname}` });
@@ -161,9 +179,9 @@ export class JsonApi {
       if (allowed.length === 0) throw new NotFoundError({ detail: `Nothing is served at ${url.pathname}` });
       throw new MethodNotAllowedError(allowed, { detail: `${request.method} is not allowed here` });
     }
-    negotiateAccept(request.headers.get('accept'), this.#extensionUris);
+    negotiateAccept(request.header('accept'), this.#extensionUris);
     const hasBody = method === 'POST' || method === 'PATCH' || (method === 'DELETE' && route.linkage);
-    if (hasBody) negotiateContentType(request.headers.get('content-type'), this.#extensionUris);
+    if (hasBody) negotiateContentType(request.header('content-type'), this.#extensionUris);
     // The body is read before the transaction begins, so that no transaction (on SQLite, the
     // one connection) waits on a slow client; its errors surface where the handler reads it.
     const body = hasBody ? settle(readJson(request, this.#limits)) : undefined;
@@ -189,7 +207,7 @@ export class JsonApi {
       respond: (document, status = 200, headers, version) =>
         (method === 'GET' && status === 200) || version !== undefined
           ? this.#tagged({ jsonapi: { version: '1.1' }, ...document }, state, status, method === 'GET', version)
-          : jsonResponse({ jsonapi: { version: '1.1' }, ...document }, status, headers),
+          : jsonResult({ jsonapi: { version: '1.1' }, ...document }, status, headers),
     };
     const response =
       method === 'GET' || !this.#transaction || !transactional
@@ -201,33 +219,42 @@ export class JsonApi {
   /**
    * Turns anything thrown into a JSON:API errors response. Unexpected errors become a 500 that
    * leaks nothing; they are passed to `onError`.
+   *
+   * @example
+   * const response = await api.handle(request).catch(api.error);
    */
-  error = (thrown: unknown): Response => {
+  error = (thrown: unknown): Response => toResponse(this.#errorResult(thrown));
+
+  /**
+   * `handle`, with anything thrown turned into an error response: it never rejects.
+   *
+   * @example
+   * export default { fetch: api.fetch };
+   */
+  fetch = (request: Request, options?: HandleOptions): Promise<Response> => this.serve(fromFetch(request), options).then(toResponse);
+
+  /** What `serve` answers when the pipeline threw. */
+  #failure(request: HttpRequest, thrown: unknown): HttpResult {
+    // The client went away (its adapter aborted the request): not a server error, and nobody
+    // is left to read an answer.
+    if (request.aborted) return { status: 499, headers: {}, body: null };
+    const result = this.#errorResult(thrown);
+    // HEAD is GET without a body, errors included.
+    return request.method === 'HEAD' ? withoutBody(result) : result;
+  }
+
+  #errorResult(thrown: unknown): HttpResult {
     const errors = thrown instanceof JsonApiErrors ? thrown.errors : thrown instanceof JsonApiError ? [thrown] : undefined;
     if (!errors || errors.length === 0) {
       this.#onError(thrown);
-      return jsonResponse({ jsonapi: { version: '1.1' }, errors: [new JsonApiError(500).toObject()] }, 500);
+      return jsonResult({ jsonapi: { version: '1.1' }, errors: [new JsonApiError(500).toObject()] }, 500);
     }
     const status = thrown instanceof JsonApiErrors ? thrown.status : errors[0]!.status;
     const headers = Object.assign({}, ...errors.map((e) => e.headers));
-    return jsonResponse({ jsonapi: { version: '1.1' }, errors: errors.map((e) => e.toObject()) }, status, headers);
-  };
+    return jsonResult({ jsonapi: { version: '1.1' }, errors: errors.map((e) => e.toObject()) }, status, headers);
+  }
 
-  /** `handle`, with anything thrown turned into an error response: it never rejects. */
-  fetch = async (request: Request, options?: HandleOptions): Promise<Response> => {
-    try {
-      return await this.handle(request, options);
-    } catch (thrown) {
-      // The client went away (its adapter aborted the request): not a server error, and nobody
-      // is left to read an answer.
-      if (request.signal.aborted) return stringResponse({ status: 499, headers: {}, body: null });
-      const response = this.error(thrown);
-      // HEAD is GET without a body, errors included.
-      return request.method === 'HEAD' ? withoutBody(response) : response;
-    }
-  };
-
-  async #serveExtension(extension: Extension, request: Request, options: HandleOptions): Promise<Response> {
+  async #serveExtension(extension: Extension, request: HttpRequest, options: HandleOptions): Promise<HttpResult> {
     if (request.method !== 'POST') throw new MethodNotAllowedError(['POST'], { detail: `${request.method} is not allowed here` });
     negotiateExtension(request, extension.uri);
     const host: ExtensionHost = {
@@ -236,12 +263,11 @@ export class JsonApi {
       serve: (inner, innerOptions) => this.#serve(inner, innerOptions, parseTarget(inner.url), false),
       transaction: (run, outer, outerOptions) =>
         this.#transaction ? this.#transaction(run, new Context(outer, outerOptions.attributes)) : run(),
-      respond: (document, status) =>
-        stringResponse({
-          status,
-          headers: { 'content-type': `${MEDIA_TYPE}; ext="${extension.uri}"`, vary: 'Accept' },
-          body: JSON.stringify({ jsonapi: { version: '1.1', ext: [extension.uri] }, ...document }),
-        }),
+      respond: (document, status) => ({
+        status,
+        headers: { 'content-type': `${MEDIA_TYPE}; ext="${extension.uri}"`, vary: 'Accept' },
+        body: JSON.stringify({ jsonapi: { version: '1.1', ext: [extension.uri] }, ...document }),
+      }),
     };
     return extension.handle(request, options, host);
   }
@@ -250,20 +276,20 @@ export class JsonApi {
    * A response with its `ETag`: a successful read (with `Cache-Control`, or 304 when the
    * client's copy is current), or a write's answer naming the new version.
    */
-  #tagged(document: TopLevelDocument, state: RequestState, status: number, read: boolean, version: string | undefined): Response {
+  #tagged(document: TopLevelDocument, state: RequestState, status: number, read: boolean, version: string | undefined): HttpResult {
     const body = documentJson(document);
     const tag = entityTag(body, version);
-    if (!read) return stringResponse({ status, headers: { ...JSON_HEADERS, etag: tag }, body });
+    if (!read) return { status, headers: { ...JSON_HEADERS, etag: tag }, body };
     const cacheControl = this.#cacheControl?.(state.resource.type, state.context) ?? DEFAULT_CACHE_CONTROL;
     const headers = { ...JSON_HEADERS, etag: tag, 'cache-control': cacheControl };
-    if (noneMatchHits(state.context.request.headers.get('if-none-match'), tag)) {
+    if (noneMatchHits(state.context.header('if-none-match'), tag)) {
       // 304 carries what a 200 would have said about caching, and no content headers (RFC 9110 §15.4.5).
-      return stringResponse({ status: 304, headers: { etag: tag, 'cache-control': cacheControl, vary: JSON_HEADERS.vary! }, body: null });
+      return { status: 304, headers: { etag: tag, 'cache-control': cacheControl, vary: JSON_HEADERS.vary! }, body: null };
     }
-    return stringResponse({ status: 200, headers, body });
+    return { status: 200, headers, body };
   }
 
-  #dispatch(state: RequestState, method: string): Promise<Response> {
+  #dispatch(state: RequestState, method: string): Promise<HttpResult> {
     const { route, resource } = state;
     if (route.id === undefined) {
       if (method === 'POST') return serveCreate(state);
@@ -327,11 +353,11 @@ function allowedMethods(resource: RegisteredResource, route: Route): readonly st
   return methods;
 }
 
-function jsonResponse(document: TopLevelDocument, status: number, headers?: Record<string, string>): Response {
+function jsonResult(document: TopLevelDocument, status: number, headers?: Record<string, string>): HttpResult {
   let all: Record<string, string> = JSON_HEADERS;
   if (headers) {
     all = { ...JSON_HEADERS };
     for (const name in headers) all[name.toLowerCase()] = headers[name]!;
   }
-  return stringResponse({ status, headers: all, body: documentJson(document) });
+  return { status, headers: all, body: documentJson(document) };
 }

@@ -1,3 +1,4 @@
+import type { HttpRequest } from './http/request.js';
 import { NotAcceptableError, UnsupportedMediaTypeError } from './errors.js';
 
 /** The JSON:API media type. */
@@ -128,8 +129,8 @@ export function negotiateAccept(header: string | null, supported: ReadonlySet<st
  * For an extension's own endpoint: the request must be sent with the extension (415
  * otherwise), and an `Accept` that names the JSON:API media type must accept it (406).
  */
-export function negotiateExtension(request: Request, uri: string): void {
-  const contentType = request.headers.get('content-type');
+export function negotiateExtension(request: HttpRequest, uri: string): void {
+  const contentType = request.header('content-type');
   const [media] = contentType ? parseMediaTypes(contentType) : [];
   if (!media || media.type !== MEDIA_TYPE || !extensions(media.params).includes(uri)) {
     throw new UnsupportedMediaTypeError({
@@ -138,7 +139,7 @@ export function negotiateExtension(request: Request, uri: string): void {
     });
   }
   negotiateContentType(contentType, new Set([uri]));
-  const accept = request.headers.get('accept');
+  const accept = request.header('accept');
   if (!accept || !accept.includes(MEDIA_TYPE)) return;
   const acceptable = parseMediaTypes(accept).some(
     (m) =>

@@ -1,4 +1,5 @@
 import type { Context } from './context.js';
+import type { HttpRequest } from './http/request.js';
 import type { ResourceLookup } from './document.js';
 import { BadRequestError, ConflictError, ForbiddenError, JsonApiError, JsonApiErrors, NotFoundError, UnprocessableEntityError } from './errors.js';
 import { DEFAULT_LIMITS, type Limits } from './limits.js';
@@ -16,20 +17,8 @@ function structure(pointer: string, detail: string): BadRequestError {
   return new BadRequestError({ detail, source: { pointer }, code: 'invalid_document' });
 }
 
-/**
- * A request whose server adapter can hand over its body without a web stream implements this
- * (the Node adapter does): the body's bytes, or undefined once it exceeds `limit` bytes (the
- * rest left unread); null to read `request.body` as usual.
- *
- * @example
- * class MyRequest { [READ_BODY](limit: number) { return readAll(this.stream, limit); } }
- */
-export const READ_BODY: unique symbol = Symbol.for('jsonapi-gen.readBody');
-
-/** The method under `READ_BODY`. */
-export type BodyReader = (limit: number) => Promise<Uint8Array | undefined> | null;
-
-function tooLarge(limit: number): JsonApiError {
+/** 413: the body passes `limit` bytes. */
+export function tooLarge(limit: number): JsonApiError {
   return new JsonApiError(413, {
     detail: `The request body may be at most ${limit} bytes`,
     source: { header: 'Content-Length' },
@@ -43,33 +32,14 @@ function tooLarge(limit: number): JsonApiError {
  * reading, else while streaming), 400 when it is empty, not UTF-8, malformed or nested deeper
  * than `limits.jsonDepth`.
  */
-export async function readJson(request: Request, limits: Limits = DEFAULT_LIMITS): Promise<unknown> {
-  const declared = request.headers.get('content-length');
+export async function readJson(request: HttpRequest, limits: Limits = DEFAULT_LIMITS): Promise<unknown> {
+  const declared = request.header('content-length');
   if (declared !== null && Number(declared) > limits.bodyBytes) throw tooLarge(limits.bodyBytes);
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  const direct = (request as { [READ_BODY]?: BodyReader })[READ_BODY]?.(limits.bodyBytes);
-  if (direct) {
-    const bytes = await direct;
-    if (bytes === undefined) throw tooLarge(limits.bodyBytes);
-    chunks.push(bytes);
-    size = bytes.byteLength;
-  } else if (request.body) {
-    const reader = request.body.getReader();
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      size += value.byteLength;
-      if (size > limits.bodyBytes) {
-        await reader.cancel();
-        throw tooLarge(limits.bodyBytes);
-      }
-      chunks.push(value);
-    }
-  }
+  const bytes = await request.body(limits.bodyBytes);
+  if (bytes === undefined) throw tooLarge(limits.bodyBytes);
   let text: string;
   try {
-    text = UTF8.decode(concat(chunks, size));
+    text = UTF8.decode(bytes);
   } catch {
     throw new BadRequestError({ detail: 'The request body is not valid UTF-8', code: 'invalid_json' });
   }
@@ -86,17 +56,6 @@ export async function readJson(request: Request, limits: Limits = DEFAULT_LIMITS
 
 /** One decoder for every body: making one costs more than decoding a typical document (each `decode` starts afresh). */
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
-
-function concat(chunks: readonly Uint8Array[], size: number): Uint8Array {
-  if (chunks.length === 1) return chunks[0]!;
-  const bytes = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return bytes;
-}
 
 /** The deepest nesting of arrays and objects in JSON text, counted without parsing (strings skipped). */
 function nestingDepth(text: string): number {

@@ -22,6 +22,7 @@ import { createStore } from './store.js';
 import { startWorkers, workerDatabase } from './workers.js';
 
 const OPENAPI = JSON.stringify(openapi);
+const NO_ATTRIBUTES = Object.freeze({});
 
 // --- The API reference page: GET /docs renders /openapi.json with Swagger UI, whose browser
 // assets are served from node_modules/swagger-ui-dist under /docs/assets/ (no CDN, no network).
@@ -75,8 +76,8 @@ export interface Demo {
 }
 
 /** The demo's stand-in for authentication: `Authorization: Bearer <personId>` is that person. */
-export function userOf(request: Request): string | undefined {
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.get('authorization') ?? '');
+export function userOf(authorization: string | null | undefined): string | undefined {
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
   return match?.[1];
 }
 
@@ -110,22 +111,24 @@ export async function startDemo(options: DemoOptions = {}): Promise<Demo> {
   let server: Server | undefined;
   try {
 
-    const serveApi = (request: Request): Promise<Response> => {
-      const user = userOf(request);
-      return api.fetch(request, { attributes: user === undefined ? {} : { user } });
-    };
-    const serveDocs = async (request: Request): Promise<Response> => {
+    // The API through the adapter's direct path (no Fetch Request or Response is built), with
+    // the signed-in user as a context attribute.
+    const serveApi = toNodeHandler(api, {
+      attributes: (req) => {
+        const user = userOf(req.headers.authorization);
+        return user === undefined ? NO_ATTRIBUTES : { user };
+      },
+    });
+    const serveDocs = toNodeHandler(async (request: Request): Promise<Response> => {
       const { pathname } = new URL(request.url);
       if (pathname === '/openapi.json' && (request.method === 'GET' || request.method === 'HEAD')) {
         return new Response(request.method === 'HEAD' ? null : OPENAPI, { headers: { 'content-type': 'application/json' } });
       }
-      return (await docs(request, pathname)) ?? (await serveApi(request));
-    };
+      const user = userOf(request.headers.get('authorization'));
+      return (await docs(request, pathname)) ?? (await api.fetch(request, { attributes: user === undefined ? NO_ATTRIBUTES : { user } }));
+    });
     // Only /openapi.json and /docs need the path here; the API parses the URL itself.
-    const serve = (request: Request): Promise<Response> =>
-      /^[a-z]+:\/\/[^/]*\/(openapi\.json|docs)/i.test(request.url) ? serveDocs(request) : serveApi(request);
-
-    server = createServer(toNodeHandler(serve));
+    server = createServer((req, res) => (/^\/(openapi\.json|docs)/i.test(req.url ?? '') ? serveDocs(req, res) : serveApi(req, res)));
     const port = options.port ?? Number(process.env.PORT ?? 3000);
     await new Promise<void>((resolve, reject) => {
       server!.once('error', reject);

@@ -345,7 +345,7 @@ type LoadedRows = WeakMap<Context, Map<TableResource, Map<string, Model>>>;
 
 function isRead(context: Context): boolean {
   // A context a host made up for a direct call may have no request: then no reuse.
-  const method = (context.request as Request | undefined)?.method;
+  const method = (context.http as Context['http'] | undefined)?.method;
   return method === 'GET' || method === 'HEAD';
 }
 

@@ -64,7 +64,7 @@ export function versionOf(state: RequestState, resource: RegisteredResource, mod
  * while the version is still this one.
  */
 export function checkIfMatch(state: RequestState, resource: RegisteredResource, model: unknown, kind: 'update' | 'delete'): void {
-  const header = state.context.request.headers.get('if-match');
+  const header = state.context.header('if-match');
   if (header === null) {
     if (resource.endpoint(kind)?.requiresIfMatch) {
       throw new JsonApiError(428, {

@@ -1,3 +1,4 @@
+import type { HttpResult } from '../http/result.js';
 import type { Index } from '../endpoints.js';
 import { BadRequestError } from '../errors.js';
 import { toUri, uriOf } from '../document.js';
@@ -26,7 +27,7 @@ export interface CollectionSource {
  * Serves a collection: checks every parameter first, then runs the seed's order: `query`,
  * filters, sorts, `count` (when Countable), `paginate`, `results`; then the document.
  */
-export async function serveCollection(state: RequestState, source: CollectionSource): Promise<Response> {
+export async function serveCollection(state: RequestState, source: CollectionSource): Promise<HttpResult> {
   const { context, query } = state;
   const { resource, index } = source;
   const definition = resource.definition;

@@ -1,3 +1,4 @@
+import type { HttpResult } from '../http/result.js';
 import { ConflictError } from '../errors.js';
 import { checkLinkageExists, readResourceDocument } from '../payload.js';
 import { isPromise } from '../types.js';
@@ -8,7 +9,7 @@ import type { RequestState } from './request.js';
  * `POST /{type}`: checks the document, then `create`; 201 with `Location` and the new resource.
  * Awaits only what is a promise (see `serveShow`).
  */
-export async function serveCreate(state: RequestState): Promise<Response> {
+export async function serveCreate(state: RequestState): Promise<HttpResult> {
   const { resource, query, context } = state;
   const endpoint = resource.endpoint('create')!;
   const create = supported(resource.definition.create, `Creating ${resource.type} is not supported`);

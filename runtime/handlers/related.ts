@@ -1,3 +1,4 @@
+import type { HttpResult } from '../http/result.js';
 import { uriOf } from '../document.js';
 import { NotFoundError } from '../errors.js';
 import { Relationship } from '../fields.js';
@@ -10,7 +11,7 @@ import type { RequestState } from './request.js';
  * `GET /{type}/{id}/relationships/{relationship}` (linkage). A to-many relationship whose data
  * layer implements `queryRelated` is served like an index of the related type.
  */
-export async function serveRelated(state: RequestState, id: string, name: string): Promise<Response> {
+export async function serveRelated(state: RequestState, id: string, name: string): Promise<HttpResult> {
   const { resource, query, context, route } = state;
   const relationship = resource.fields.get(name);
   const unknown = () => new NotFoundError({ detail: `${resource.type} has no relationship "${name}"` });

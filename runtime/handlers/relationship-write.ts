@@ -3,14 +3,14 @@ import { Relationship, type ToMany, type ToOne } from '../fields.js';
 import { checkLinkageExists, linkageTypeErrors, readLinkage, topLevelData } from '../payload.js';
 import { checkIfMatch, findOr404, mustBeVisible, onlyParameters, supported } from './checks.js';
 import type { RequestState } from './request.js';
-import { noContent } from '../response.js';
+import { type HttpResult, NO_CONTENT } from '../http/result.js';
 
 /**
  * `PATCH` (replace or clear), `POST` (add, no duplicates) and `DELETE` (remove) on
  * `/{type}/{id}/relationships/{name}`; 204 on success. Only writable relationships of
  * resources with an Update endpoint; `POST`/`DELETE` only on to-many (403 otherwise).
  */
-export async function serveRelationshipWrite(state: RequestState, id: string, name: string, method: string): Promise<Response> {
+export async function serveRelationshipWrite(state: RequestState, id: string, name: string, method: string): Promise<HttpResult> {
   const { resource, query, context } = state;
   const field = resource.fields.get(name);
   const unknown = () => new NotFoundError({ detail: `${resource.type} has no relationship "${name}"` });
@@ -50,7 +50,7 @@ export async function serveRelationshipWrite(state: RequestState, id: string, na
       if (identifiers.length > 0) await remove.call(definition, model, relationship as ToMany, identifiers, context);
     }
   }
-  return noContent();
+  return NO_CONTENT;
 }
 
 function unique(identifiers: { type: string; id: string }[]): { type: string; id: string }[] {

@@ -1,3 +1,4 @@
+import type { HttpResult } from '../http/result.js';
 import type { Context } from '../context.js';
 import type { Limits } from '../limits.js';
 import type { DocumentBuilder, ResourceLookup } from '../document.js';
@@ -21,10 +22,9 @@ export interface RequestState {
   body(): MaybePromise<unknown>;
   /** A document builder for this request. */
   builder(): DocumentBuilder;
-  /** A JSON:API response for a document. */
   /**
    * The response of a document; a successful read gets its `ETag` (304 when `If-None-Match`
    * names it), and so does any response given the `version` of its primary resource.
    */
-  respond(document: Omit<TopLevelDocument, 'jsonapi'>, status?: number, headers?: Record<string, string>, version?: string): Response;
+  respond(document: Omit<TopLevelDocument, 'jsonapi'>, status?: number, headers?: Record<string, string>, version?: string): HttpResult;
 }

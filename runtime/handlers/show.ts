@@ -1,3 +1,4 @@
+import type { HttpResult } from '../http/result.js';
 import { uriOf } from '../document.js';
 import { isPromise } from '../types.js';
 import { checkDocumentParameters, findOr404, mustBeVisible, onlyParameters, versionOf } from './checks.js';
@@ -7,7 +8,7 @@ import type { RequestState } from './request.js';
  * `GET /{type}/{id}`. Like every read handler, it awaits only what is a promise: callbacks and
  * data layers that answer at once (direct SQLite reads do) cost no turn of the microtask queue.
  */
-export async function serveShow(state: RequestState, id: string): Promise<Response> {
+export async function serveShow(state: RequestState, id: string): Promise<HttpResult> {
   const { resource, query, context } = state;
   const visible = mustBeVisible(resource.endpoint('show')!.permits(context), `You may not view ${resource.type}`);
   if (visible) await visible;

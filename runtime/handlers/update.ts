@@ -1,9 +1,10 @@
+import type { HttpResult } from '../http/result.js';
 import { checkLinkageExists, readResourceDocument } from '../payload.js';
 import { checkDocumentParameters, checkIfMatch, findOr404, mustBeVisible, onlyParameters, supported, versionOf } from './checks.js';
 import type { RequestState } from './request.js';
 
 /** `PATCH /{type}/{id}`: `find`, the endpoint's callbacks with the model, `If-Match`, `update`; 200 with the result. */
-export async function serveUpdate(state: RequestState, id: string): Promise<Response> {
+export async function serveUpdate(state: RequestState, id: string): Promise<HttpResult> {
   const { resource, query, context } = state;
   const update = supported(resource.definition.update, `Updating ${resource.type} is not supported`);
   onlyParameters(query, ['include', 'fields'], 'an update request');

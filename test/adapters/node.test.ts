@@ -5,7 +5,7 @@
  */
 import { type IncomingMessage, type RequestListener, type Server, type ServerResponse, createServer, request as httpRequest } from 'node:http';
 import { type AddressInfo, connect } from 'node:net';
-import { Attribute, Index, JsonApi, defineResource } from 'jsonapi-gen';
+import { Attribute, Create, Index, JsonApi, Show, defineResource } from 'jsonapi-gen';
 import { toNodeHandler } from 'jsonapi-gen/node';
 import { afterEach, describe, expect, test, vi } from 'vitest';
 import { createApi } from '../../examples/shared/api.js';
@@ -155,13 +155,14 @@ describe('toNodeHandler', () => {
     expect(closed).toBe(true);
   });
 
-  test('a host that reads the request body after the API read it gets the same bytes', async () => {
+  test('a Fetch handler that clones the request reads the same body bytes the API read', async () => {
     const api = createApi();
     let after = '';
     const origin = await listen(
       toNodeHandler(async (request) => {
+        const copy = request.clone();
         const response = await api.fetch(request);
-        after = await request.text();
+        after = await copy.text();
         return response;
       }),
     );
@@ -332,6 +333,24 @@ describe('toNodeHandler', () => {
     await jsonError(response, 500);
     expect(body).not.toContain('hunter2');
     expect(onError).toHaveBeenCalledOnce();
+  });
+
+  test('given a JsonApi, the attributes option names the caller, and ctx.request is a real Request with the headers and the body bytes the API read', async () => {
+    const seen: unknown[] = [];
+    const api = new JsonApi().resource({
+      ...defineResource<{ id: string; name: string }>({ type: 'tags', fields: [Attribute.make('name').type('string').writable()], endpoints: [Show.make(), Create.make()] }),
+      find: () => undefined,
+      create: async ({ attributes }, ctx) => {
+        const request = ctx.request;
+        seen.push(ctx.getAttribute('user'), request instanceof Request, request.headers.get('x-tag'), ctx.header('X-Tag'), await request.text());
+        return { id: '1', name: attributes.name as string };
+      },
+    });
+    const origin = await listen(toNodeHandler(api, { attributes: (req) => ({ user: req.headers['x-user'] }) }));
+    const sent = JSON.stringify({ data: { type: 'tags', attributes: { name: 'ts' } } });
+    const response = await fetch(`${origin}/tags`, { method: 'POST', headers: { 'content-type': JSON_API, 'x-user': '7', 'x-tag': 'a', 'X-Tag': 'b' }, body: sent });
+    expect(response.status).toBe(201);
+    expect(seen).toEqual(['7', true, 'a, b', 'a, b', sent]);
   });
 
   test('a stream that fails after the headers went out cuts the connection rather than ending it as if complete', async () => {
