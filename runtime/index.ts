@@ -1,13 +1,13 @@
-export { JsonApi, type JsonApiOptions } from './json-api.js';
-export { staleVersion } from './conditional.js';
+export { JsonApi, type JsonApiOptions } from './api.js';
+export { staleVersion } from './http/conditional.js';
 export type { DocumentQuery, ResourceCollectionDocument, ResourceDocument, TypeRegistry } from './client-types.js';
-export type { IdempotencyClaim, IdempotencyOptions, IdempotencyStore, StoredResponse } from './idempotency.js';
-export { bindResource, type DataLayer } from './bind.js';
+export type { IdempotencyClaim, IdempotencyOptions, IdempotencyStore, StoredResponse } from './write/idempotency.js';
+export { bindResource, type DataLayer } from './schema/bind.js';
 export { Context, type AttributeOf, type ContextAttributes, type HandleOptions } from './context.js';
-export type { RequestTarget } from './target.js';
-export { Attribute, Field, Relationship, ToMany, ToOne, type AttributeKind, type Getter } from './fields.js';
-export { Create, Delete, Endpoint, Index, Show, Update, WriteEndpoint, can, type Ability, type AnyEndpoint, type EndpointKind, type PaginationOptions, type Policy, type PolicyCallback } from './endpoints.js';
-export { CustomFilter, CustomSort, Filter, Sort, SortBy, Where, type FilterValue, type SortDirection } from './filters.js';
+export type { RequestTarget } from './http/target.js';
+export { Attribute, Field, Relationship, ToMany, ToOne, type AttributeKind, type Getter } from './schema/fields.js';
+export { Create, Delete, Endpoint, Index, Show, Update, WriteEndpoint, can, type Ability, type AnyEndpoint, type EndpointKind, type PaginationOptions, type Policy, type PolicyCallback } from './schema/endpoints.js';
+export { CustomFilter, CustomSort, Filter, Sort, SortBy, Where, type FilterValue, type SortDirection } from './schema/filters.js';
 export {
   defineResource,
   type DeclaredResource,
@@ -34,7 +34,7 @@ export {
   type ResourceSchema,
   type ResourceSpec,
   type ResourceTypes,
-} from './resource.js';
+} from './schema/resource.js';
 export {
   BadRequestError,
   ConflictError,
@@ -51,13 +51,13 @@ export {
   type ErrorSource,
   type ErrorStatus,
 } from './errors.js';
-export { MEDIA_TYPE } from './negotiate.js';
-export { dateTimeJson, dateTimeText, normalizeDateTime } from './date-time.js';
+export { MEDIA_TYPE } from './http/negotiate.js';
+export { dateTimeJson, dateTimeText, normalizeDateTime } from './schema/date-time.js';
 export { type HttpRequest, fromFetch, memoryRequest } from './http/request.js';
 export { type HttpResult, toResponse } from './http/result.js';
 export { DEFAULT_LIMITS, type Limits } from './limits.js';
-export { ATOMIC_EXT, atomic, type AtomicOptions, type Extension, type ExtensionHost } from './atomic.js';
+export { ATOMIC_EXT, atomic, type AtomicOptions, type Extension, type ExtensionHost } from './atomic/operations.js';
 export type { Linkage, ResourceIdentifier, ResourceObject, TopLevelDocument, WriteValues } from './vocabulary.js';
-export type { VisibilityCallback } from './visibility.js';
-export type { AttributeConstraints, AttributeValidator, StandardSchema } from './fields.js';
+export type { VisibilityCallback } from './schema/visibility.js';
+export type { AttributeConstraints, AttributeValidator, StandardSchema } from './schema/fields.js';
 export type { MaybePromise } from './types.js';

@@ -7,4 +7,4 @@
  * import { isPromise } from 'jsonapi-gen/internal';
  */
 export { andThen, flow, isPromise, type Steps } from './types.js';
-export { escape } from './payload.js';
+export { escape } from './write/payload.js';

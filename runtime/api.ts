@@ -1,0 +1,311 @@
+import type { Extension, ExtensionHost } from './atomic/operations.js';
+import { DEFAULT_LIMITS, type Limits } from './limits.js';
+import { Context, type HandleOptions } from './context.js';
+import { type IdempotencyOptions, serveIdempotently } from './write/idempotency.js';
+import type { ResourceLookup } from './document/builder.js';
+import { JsonApiError, JsonApiErrors, MethodNotAllowedError, NotFoundError } from './errors.js';
+import { Relationship } from './schema/fields.js';
+import { serveCollection } from './read/collection.js';
+import { serveCreate } from './write/create.js';
+import { serveDelete } from './write/delete.js';
+import { type RequestState, type Settled, settle } from './state.js';
+import { serveRelated } from './read/related.js';
+import { serveRelationshipWrite } from './write/relationship.js';
+import { serveShow } from './read/show.js';
+import { serveUpdate } from './write/update.js';
+import { MEDIA_TYPE, negotiateAccept, negotiateContentType, negotiateExtension } from './http/negotiate.js';
+import { readJson } from './write/body.js';
+import { checkQueryEncoding, parseQuery } from './query/parse.js';
+import { RegisteredResource } from './schema/registry.js';
+import type { ResourceDefinition } from './schema/resource.js';
+import { type HttpRequest, fromFetch } from './http/request.js';
+import { type HttpResult, toResponse, withoutBody } from './http/result.js';
+import { jsonResult } from './http/respond.js';
+import { type Route, matchRoute } from './http/router.js';
+import { type RequestTarget, parseTarget } from './http/target.js';
+
+/** Options of a `JsonApi`. */
+export interface JsonApiOptions {
+  /** Where the API is mounted, such as `/api/v1`; every link carries it. Default: the root. */
+  basePath?: string;
+  /**
+   * Called with every unexpected error before it becomes a 500 whose body says nothing of it.
+   * Default: `console.error`.
+   */
+  onError?: (error: unknown) => void;
+  /** Implementation-specific query parameters the API accepts and ignores (camelCase names). */
+  queryParameters?: readonly string[];
+  /**
+   * Runs each write request (POST, PATCH, DELETE) as one unit: every data-layer call of the
+   * request happens inside `run`, so when any part fails, nothing is written. The Kysely
+   * integration provides one; without it, writes run as they come.
+   *
+   * @example
+   * new JsonApi({ transaction: (run) => db.transaction().execute(() => run()) });
+   */
+  transaction?: <T>(run: () => Promise<T>, context: Context) => Promise<T>;
+  /** Bounds on what one request may ask; see `Limits` for each default. */
+  limits?: Partial<Limits>;
+  /** Extensions the API serves, such as `atomic()` (Atomic Operations at `POST /operations`). */
+  extensions?: readonly Extension[];
+  /**
+   * The `Cache-Control` of successful reads, by the resource type of the URL (a related or
+   * relationship URL counts as its owner's). Default: `private, no-cache` for every type
+   * (responses may depend on the caller; a cache must revalidate, which the `ETag` makes cheap).
+   *
+   * @example
+   * new JsonApi({ cacheControl: (type) => (type === 'tags' ? 'public, max-age=60' : 'private, no-cache') });
+   */
+  cacheControl?: (type: string, context: Context) => string;
+  /**
+   * Idempotent retries: `POST` to a collection or an extension with an `Idempotency-Key` header
+   * runs once per key and caller; a retry gets the first response (see `IdempotencyStore`).
+   *
+   * @example
+   * new JsonApi({ idempotency: { store: kyselyIdempotency(db), scope: (ctx) => ctx.getAttribute('user') } });
+   */
+  idempotency?: IdempotencyOptions;
+}
+
+
+/**
+ * A JSON:API server on Fetch `Request` and `Response`.
+ *
+ * @example
+ * const api = new JsonApi({ basePath: '/api' });
+ * api.resource({ ...articlesSchema, ...articlesStore });
+ * export default { fetch: api.fetch }; // Bun, Deno, Cloudflare, Hono: c => api.fetch(c.req.raw)
+ */
+export class JsonApi {
+  readonly #resources = new Map<string, RegisteredResource>();
+  readonly #basePath: string;
+  readonly #onError: (error: unknown) => void;
+  readonly #queryParameters: ReadonlySet<string>;
+  readonly #transaction: JsonApiOptions['transaction'];
+  readonly #cacheControl: JsonApiOptions['cacheControl'];
+  readonly #idempotency: IdempotencyOptions | undefined;
+  /** The extensions by the path they answer at (basePath included); the first one declared wins. */
+  readonly #extensionAt = new Map<string, Extension>();
+  readonly #limits: Readonly<Limits>;
+  readonly #extensionUris: ReadonlySet<string>;
+  #checked = false;
+  readonly #lookup: ResourceLookup = (type) => this.#resources.get(type);
+
+  constructor(options: JsonApiOptions = {}) {
+    this.#basePath = (options.basePath ?? '').replace(/\/+$/, '');
+    if (this.#basePath && !this.#basePath.startsWith('/')) throw new TypeError(`basePath must start with "/": ${options.basePath}`);
+    this.#onError = options.onError ?? ((error) => console.error(error));
+    this.#queryParameters = new Set(options.queryParameters ?? []);
+    this.#transaction = options.transaction;
+    this.#cacheControl = options.cacheControl;
+    this.#idempotency = options.idempotency;
+    const extensions = options.extensions ?? [];
+    for (const extension of extensions) {
+      const path = this.#basePath + extension.path;
+      if (!this.#extensionAt.has(path)) this.#extensionAt.set(path, extension);
+    }
+    this.#limits = Object.freeze({ ...DEFAULT_LIMITS, ...options.limits });
+    this.#extensionUris = new Set(extensions.map((e) => e.uri));
+  }
+
+  /**
+   * Registers a resource under its type. Throws when the resource is malformed or lacks a
+   * data-layer method an enabled endpoint needs.
+   */
+  resource(definition: ResourceDefinition): this {
+    const registered = new RegisteredResource(definition);
+    if (this.#resources.has(registered.type)) throw new TypeError(`resource "${registered.type}" is registered twice`);
+    this.#resources.set(registered.type, registered);
+    this.#checked = false;
+    return this;
+  }
+
+  /** The registered resources' types. */
+  get types(): string[] {
+    return [...this.#resources.keys()];
+  }
+
+  /**
+   * Serves a Fetch request. Resolves with the response, or rejects with what went wrong: pass
+   * that to `error()` (or use `fetch`, which does both).
+   *
+   * @example
+   * const response = await api.handle(new Request('http://localhost/articles'), { attributes: { user: '7' } });
+   */
+  handle = (request: Request, options: HandleOptions = {}): Promise<Response> => this.#handle(fromFetch(request), options).then(toResponse);
+
+  /**
+   * Serves the runtime's own request value and never rejects: anything thrown becomes an error
+   * result. What adapters call (the Node adapter builds the request straight from Node's).
+   *
+   * @example
+   * const result = await api.serve(memoryRequest('GET', 'http://localhost/articles/1', {}));
+   * result.status; // 200
+   */
+  serve = (request: HttpRequest, options: HandleOptions = {}): Promise<HttpResult> =>
+    this.#handle(request, options).catch((thrown: unknown) => this.#failure(request, thrown));
+
+  #handle = (request: HttpRequest, options: HandleOptions): Promise<HttpResult> => {
+    // Not async: the promise of #serve is handed on as it is, one promise and turn fewer a request.
+    try {
+      this.#checkRelationships();
+      if (request.url.length > this.#limits.urlLength) {
+        throw new JsonApiError(414, { detail: `URLs may be at most ${this.#limits.urlLength} characters`, code: 'limit_exceeded', meta: { limit: this.#limits.urlLength } });
+      }
+      const url = parseTarget(request.url);
+      const extension = this.#extensionAt.get(url.pathname);
+      if (this.#idempotency && request.method === 'POST' && request.header('idempotency-key') !== null) {
+        if (extension || matchRoute(url.pathname, this.#basePath)?.id === undefined) {
+          const context = new Context(request, options.attributes, url);
+          return serveIdempotently(request, context, this.#idempotency, this.#limits, (inner) => this.serve(inner, options));
+        }
+      }
+      return extension ? this.#serveExtension(extension, request, options) : this.#serve(request, options, url, true);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  };
+
+  #serve = async (request: HttpRequest, options: HandleOptions, url: RequestTarget, transactional: boolean): Promise<HttpResult> => {
+    const route = matchRoute(url.pathname, this.#basePath);
+    const resource = route && this.#resources.get(route.type);
+    if (!route || !resource) throw new NotFoundError({ detail: `Nothing is served at ${url.pathname}` });
+    const method = request.method === 'HEAD' ? 'GET' : request.method;
+    const allowed = allowedMethods(resource, route);
+    if (!allowed.includes(method)) {
+      if (allowed.length === 0) throw new NotFoundError({ detail: `Nothing is served at ${url.pathname}` });
+      throw new MethodNotAllowedError(allowed, { detail: `${request.method} is not allowed here` });
+    }
+    negotiateAccept(request.header('accept'), this.#extensionUris);
+    const hasBody = method === 'POST' || method === 'PATCH' || (method === 'DELETE' && route.linkage);
+    if (hasBody) negotiateContentType(request.header('content-type'), this.#extensionUris);
+    // The body is read before the transaction begins, so that no transaction (on SQLite, the
+    // one connection) waits on a slow client; its errors surface where the handler reads it.
+    const body = hasBody ? settle(readJson(request, this.#limits)) : undefined;
+    let read: Settled<unknown> | undefined;
+    if (body && transactional && this.#transaction) read = await body;
+    // Only a `%` can be a bad escape: the common query pays one scan for it.
+    if (url.search.includes('%')) checkQueryEncoding(url.search);
+    const context = new Context(request, options.attributes, url);
+    const baseUrl = url.origin + this.#basePath;
+    const state: RequestState = {
+      context,
+      route,
+      resource,
+      query: parseQuery(url.searchParams, this.#queryParameters, this.#limits),
+      limits: this.#limits,
+      lookup: this.#lookup,
+      baseUrl,
+      method,
+      body: read ?? body,
+      cacheControl: this.#cacheControl,
+    };
+    const response =
+      method === 'GET' || !this.#transaction || !transactional
+        ? await this.#dispatch(state, method)
+        : await this.#transaction(() => this.#dispatch(state, method), context);
+    return request.method === 'HEAD' ? withoutBody(response) : response;
+  };
+
+  /**
+   * Turns anything thrown into a JSON:API errors response. Unexpected errors become a 500 that
+   * leaks nothing; they are passed to `onError`.
+   *
+   * @example
+   * const response = await api.handle(request).catch(api.error);
+   */
+  error = (thrown: unknown): Response => toResponse(this.#errorResult(thrown));
+
+  /**
+   * `handle`, with anything thrown turned into an error response: it never rejects.
+   *
+   * @example
+   * export default { fetch: api.fetch };
+   */
+  fetch = (request: Request, options?: HandleOptions): Promise<Response> => this.serve(fromFetch(request), options).then(toResponse);
+
+  /** What `serve` answers when the pipeline threw. */
+  #failure(request: HttpRequest, thrown: unknown): HttpResult {
+    // The client went away (its adapter aborted the request): not a server error, and nobody
+    // is left to read an answer.
+    if (request.aborted) return { status: 499, headers: {}, body: null };
+    const result = this.#errorResult(thrown);
+    // HEAD is GET without a body, errors included.
+    return request.method === 'HEAD' ? withoutBody(result) : result;
+  }
+
+  #errorResult(thrown: unknown): HttpResult {
+    const errors = thrown instanceof JsonApiErrors ? thrown.errors : thrown instanceof JsonApiError ? [thrown] : undefined;
+    if (!errors || errors.length === 0) {
+      this.#onError(thrown);
+      return jsonResult({ jsonapi: { version: '1.1' }, errors: [new JsonApiError(500).toObject()] }, 500);
+    }
+    const status = thrown instanceof JsonApiErrors ? thrown.status : errors[0]!.status;
+    const headers = Object.assign({}, ...errors.map((e) => e.headers));
+    return jsonResult({ jsonapi: { version: '1.1' }, errors: errors.map((e) => e.toObject()) }, status, headers);
+  }
+
+  async #serveExtension(extension: Extension, request: HttpRequest, options: HandleOptions): Promise<HttpResult> {
+    if (request.method !== 'POST') throw new MethodNotAllowedError(['POST'], { detail: `${request.method} is not allowed here` });
+    negotiateExtension(request, extension.uri);
+    const host: ExtensionHost = {
+      basePath: this.#basePath,
+      limits: this.#limits,
+      serve: (inner, innerOptions) => this.#serve(inner, innerOptions, parseTarget(inner.url), false),
+      transaction: (run, outer, outerOptions) =>
+        this.#transaction ? this.#transaction(run, new Context(outer, outerOptions.attributes)) : run(),
+      respond: (document, status) => ({
+        status,
+        headers: { 'content-type': `${MEDIA_TYPE}; ext="${extension.uri}"`, vary: 'Accept' },
+        body: JSON.stringify({ jsonapi: { version: '1.1', ext: [extension.uri] }, ...document }),
+      }),
+    };
+    return extension.handle(request, options, host);
+  }
+
+  #dispatch(state: RequestState, method: string): Promise<HttpResult> {
+    const { route, resource } = state;
+    if (route.id === undefined) {
+      if (method === 'POST') return serveCreate(state);
+      return serveCollection(state, {
+        resource,
+        index: resource.endpoint('index'),
+        start: () => resource.definition.query!(state.context),
+        identifiersOnly: false,
+      });
+    }
+    if (route.relationship !== undefined) {
+      if (method !== 'GET') return serveRelationshipWrite(state, route.id, route.relationship, method);
+      return serveRelated(state, route.id, route.relationship);
+    }
+    if (method === 'DELETE') return serveDelete(state, route.id);
+    if (method === 'PATCH') return serveUpdate(state, route.id);
+    return serveShow(state, route.id);
+  }
+
+  /** Every relationship must point at a registered type; checked once, at the first request. */
+  #checkRelationships(): void {
+    if (this.#checked) return;
+    const problems: string[] = [];
+    for (const resource of this.#resources.values()) {
+      for (const relationship of resource.relationships) {
+        if (!this.#resources.has(relationship.relatedType)) {
+          problems.push(`${resource.type}.${relationship.name} relates to "${relationship.relatedType}", which is not registered`);
+        }
+      }
+    }
+    if (problems.length > 0) throw new TypeError(problems.join('; '));
+    this.#checked = true;
+  }
+}
+
+/** The methods a route answers, from the endpoints its resource enables. */
+function allowedMethods(resource: RegisteredResource, route: Route): readonly string[] {
+  if (route.id === undefined) return resource.collectionMethods;
+  if (route.relationship === undefined) return resource.resourceMethods;
+  // Read-only relationships and POST/DELETE on to-one ones are refused with 403 by the handler.
+  if (!(resource.fields.get(route.relationship) instanceof Relationship)) return [];
+  const methods = resource.endpoints.has('show') ? ['GET', 'HEAD'] : [];
+  if (route.linkage && resource.endpoints.has('update')) methods.push('PATCH', 'POST', 'DELETE');
+  return methods;
+}

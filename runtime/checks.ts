@@ -1,0 +1,85 @@
+import { checkFields, checkInclude } from './document/builder.js';
+import { matchVersions, staleVersion } from './http/conditional.js';
+import { BadRequestError, ForbiddenError, JsonApiError, NotFoundError } from './errors.js';
+import type { QueryParameters } from './query/parse.js';
+import { andThen, isPromise, type MaybePromise } from './types.js';
+import type { RegisteredResource } from './schema/registry.js';
+import type { RequestState } from './state.js';
+
+type Family = 'include' | 'fields' | 'sort' | 'filter' | 'page';
+
+/** 400 for the query parameters an endpoint does not take (sort on a single resource, ...). */
+export function onlyParameters(query: QueryParameters, allowed: readonly Family[], where: string): void {
+  // Checked family by family, in this order, naming the first parameter given; nothing is built unless one is refused.
+  if (query.include && !allowed.includes('include')) refuse('include', where);
+  if (query.fields.size > 0 && !allowed.includes('fields')) refuse(`fields[${[...query.fields.keys()][0]}]`, where);
+  if (query.sort && !allowed.includes('sort')) refuse('sort', where);
+  if (query.filter.size > 0 && !allowed.includes('filter')) refuse(`filter[${[...query.filter.keys()][0]}]`, where);
+  const page = query.page.offset !== undefined ? 'page[offset]' : query.page.limit !== undefined ? 'page[limit]' : undefined;
+  if (page && !allowed.includes('page')) refuse(page, where);
+}
+
+function refuse(parameter: string, where: string): never {
+  throw new BadRequestError({ detail: `${parameter} is not supported on ${where}`, source: { parameter } });
+}
+
+/** 400 for `include` paths and `fields[type]` names this request may not use. */
+export function checkDocumentParameters(state: RequestState, resource: RegisteredResource): void {
+  if (state.query.include) checkInclude(resource, state.query.include, state.lookup, state.context);
+  checkFields(state.query.fields, state.lookup, state.context);
+}
+
+/** Finds the model a route's id names, or 404 (a promise only when `find` answers with one). */
+export function findOr404(state: RequestState, resource: RegisteredResource, id: string): MaybePromise<unknown> {
+  return andThen(resource.definition.find!(id, state.context), (model) => {
+    if (model === null || model === undefined) {
+      throw new NotFoundError({ detail: `There is no ${resource.type} with id "${id}"` });
+    }
+    return model;
+  });
+}
+
+/** 403 unless the endpoint's callbacks permit (`Visibility.permits`: a promise only when a callback is async). */
+export function mustBeVisible(visible: MaybePromise<boolean>, detail: string): MaybePromise<void> {
+  if (isPromise(visible)) return visible.then((permitted) => mustBeVisible(permitted, detail));
+  if (!visible) throw new ForbiddenError({ detail });
+}
+
+/** JSON:API: "A server MUST return 403 Forbidden in response to an unsupported request". */
+export function supported<T>(method: T | undefined, detail: string): T {
+  if (method === undefined) throw new ForbiddenError({ detail, code: 'unsupported' });
+  return method;
+}
+
+/** The version of `model`, when its data layer is `Versioned`. */
+export function versionOf(state: RequestState, resource: RegisteredResource, model: unknown): string | undefined {
+  const definition = resource.definition;
+  return definition.versionOf ? definition.versionOf(model, state.context) : undefined;
+}
+
+/**
+ * `If-Match` on a write of `model` (RFC 9110 §13.1.1), read in the write's transaction: 428
+ * when the endpoint requires it and it is missing, 412 when it names another version (or the
+ * resource has none). When it matches, `context.ifMatch` tells the data layer to write only
+ * while the version is still this one.
+ */
+export function checkIfMatch(state: RequestState, resource: RegisteredResource, model: unknown, kind: 'update' | 'delete'): void {
+  const header = state.context.header('if-match');
+  if (header === null) {
+    if (resource.endpoint(kind)?.requiresIfMatch) {
+      throw new JsonApiError(428, {
+        detail: `${kind === 'update' ? 'Changing' : 'Deleting'} a ${resource.type} resource needs If-Match with the ETag of its GET`,
+        source: { header: 'If-Match' },
+        code: 'if_match_required',
+      });
+    }
+    return;
+  }
+  const versions = matchVersions(header);
+  if (versions === '*') return;
+  const current = versionOf(state, resource, model);
+  if (current === undefined || !versions.includes(current)) {
+    throw staleVersion(resource.type, current === undefined ? `${resource.type} resources have no versions: If-Match can only be *` : undefined);
+  }
+  state.context.ifMatch = true;
+}

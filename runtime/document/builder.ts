@@ -1,0 +1,289 @@
+import type { Context } from '../context.js';
+import { dateTimeJson } from '../schema/date-time.js';
+import { BadRequestError } from '../errors.js';
+import type { AttributeKind, Relationship } from '../schema/fields.js';
+import { BuiltResource, plainInJson } from './serialize.js';
+import type { IncludeTree, QueryParameters } from '../query/parse.js';
+import type { RegisteredResource } from '../schema/registry.js';
+import type { RequestTarget } from '../http/target.js';
+import type { ResourceIdentifier, ResourceObject, RelationshipObject } from '../vocabulary.js';
+
+interface Node {
+  resource: RegisteredResource;
+  model: unknown;
+  object: ResourceObject;
+}
+
+/** Converts an attribute value to its JSON form: dates to ISO 8601 (date-times normalized, see `dateTimeJson`), undefined to null. */
+export function toJsonValue(kind: AttributeKind, value: unknown): unknown {
+  if (kind === 'date-time') return dateTimeJson(value);
+  if (value === undefined) return null;
+  if (value instanceof Date) return kind === 'date' ? value.toISOString().slice(0, 10) : value.toISOString();
+  return value;
+}
+
+/**
+ * `url` as an RFC 3986 URI, as links must be: WHATWG URLs leave `[`, `]`, `|`, `^`, `{`, `}`,
+ * backtick and stray `%` raw (`?filter[x]=a` stays as typed), so those are percent-encoded.
+ */
+export function uriOf(url: Pick<RequestTarget, 'origin' | 'pathname' | 'search'>): string {
+  return toUri(url.origin + url.pathname + url.search);
+}
+
+/** Whether a text may hold a character to encode (a `%` may also start a valid escape). */
+const MAYBE_NOT_IN_URI = /[[\]{}|\\^`%]/;
+
+/** A WHATWG URL's text (or a prefix of it) as an RFC 3986 URI; see `uriOf`. */
+export function toUri(text: string): string {
+  // Most links have nothing to encode, the rest are short: a loop beats a replace with a callback.
+  if (!MAYBE_NOT_IN_URI.test(text)) return text;
+  let uri = '';
+  let start = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    const bracketOrSymbol = c === 91 || c === 93 || c === 123 || c === 125 || c === 124 || c === 92 || c === 94 || c === 96;
+    const strayPercent = c === 37 && !(isHex(text.charCodeAt(i + 1)) && isHex(text.charCodeAt(i + 2)));
+    if (bracketOrSymbol || strayPercent) {
+      uri += `${text.slice(start, i)}%${c.toString(16).toUpperCase()}`;
+      start = i + 1;
+    }
+  }
+  return start === 0 ? text : uri + text.slice(start);
+}
+
+function isHex(c: number): boolean {
+  return (c >= 48 && c <= 57) || (c >= 65 && c <= 70) || (c >= 97 && c <= 102);
+}
+
+/** The resources the API knows, by type: what a document needs to follow relationships. */
+export type ResourceLookup = (type: string) => RegisteredResource | undefined;
+
+/**
+ * Builds one response document: resource objects honouring sparse fieldsets, and a compound
+ * document whose related data is loaded once per relationship per include level.
+ */
+export class DocumentBuilder {
+  readonly #context: Context;
+  readonly #lookup: ResourceLookup;
+  readonly #baseUrl: string;
+  readonly #fields: QueryParameters['fields'];
+  readonly #nodes = new Map<string, Node>();
+  /** Primary nodes not yet in `#nodes`: only an include needs them there (so that they are not included again). */
+  readonly #unregistered: Node[] = [];
+  readonly #included: ResourceObject[] = [];
+  /** The base URL holds nothing JSON escapes: with a resource's `plainLinks`, its links are written without a look. */
+  readonly #plainBase: boolean;
+
+  constructor(context: Context, lookup: ResourceLookup, baseUrl: string, fields: QueryParameters['fields']) {
+    this.#context = context;
+    this.#lookup = lookup;
+    this.#baseUrl = baseUrl;
+    this.#fields = fields;
+    this.#plainBase = plainInJson(baseUrl);
+  }
+
+  /** The URL of a resource. */
+  resourceUrl(resource: RegisteredResource, id: string): string {
+    return `${this.#baseUrl}/${resource.typeSegment}/${encodeURIComponent(id)}`;
+  }
+
+  /** Serializes the primary data; its resources never repeat in `included`. */
+  primary(resource: RegisteredResource, models: readonly unknown[]): Node[] {
+    return models.map((model) => {
+      const node = { resource, model, object: this.serialize(resource, model) };
+      this.#unregistered.push(node);
+      return node;
+    });
+  }
+
+  /** The included resources gathered so far. */
+  get included(): ResourceObject[] {
+    return this.#included;
+  }
+
+  /** The resource identifier of a model. */
+  identifier(resource: RegisteredResource, model: unknown): ResourceIdentifier {
+    return { type: resource.type, id: resource.getId(model, this.#context) };
+  }
+
+  /**
+   * Loads the relationships `tree` names (and those that always carry linkage) for `nodes`,
+   * one `loadRelated` call per relationship, then descends a level. Undefined, at once, when
+   * there is nothing to load. No `tree`: nothing included.
+   */
+  expand(resource: RegisteredResource, nodes: readonly Node[], tree: IncludeTree = NO_INCLUDES): Promise<void> | undefined {
+    if (nodes.length === 0) return undefined;
+    const fieldset = this.#fields.get(resource.type);
+    const wanted = resource.relationships.filter(
+      (r) => tree.has(r.name) || (r.hasLinkage && (!fieldset || fieldset.has(r.name))),
+    );
+    if (wanted.length === 0) return undefined;
+    return this.#load(resource, nodes, tree, fieldset, wanted);
+  }
+
+  async #load(resource: RegisteredResource, nodes: readonly Node[], tree: IncludeTree, fieldset: ReadonlySet<string> | undefined, wanted: Relationship[]): Promise<void> {
+    if (tree.size > 0) {
+      for (const node of this.#unregistered) {
+        const k = keyOf(node.resource.type, node.object.id);
+        if (!this.#nodes.has(k)) this.#nodes.set(k, node);
+      }
+      this.#unregistered.length = 0;
+    }
+    // Per relationship, only the nodes for which it is visible (its callbacks see each model).
+    const sets = wanted.map((relationship) =>
+      relationship.isConditional ? nodes.filter((n) => relationship.isVisibleFor(n.model, this.#context)) : nodes,
+    );
+    const loaded = await Promise.all(
+      wanted.map((relationship, i) =>
+        sets[i]!.length === 0 ? [] : resource.loadRelated!(relationship, sets[i]!.map((n) => n.model), this.#context),
+      ),
+    );
+    const next: Array<[RegisteredResource, Node[], IncludeTree]> = [];
+    wanted.forEach((relationship, i) => {
+      const related = this.#lookup(relationship.relatedType)!;
+      const results = loaded[i]!;
+      const group = sets[i]!;
+      if (!Array.isArray(results) || results.length !== group.length) {
+        throw new TypeError(
+          `${resource.type}.loadRelated(${relationship.name}) returned ${Array.isArray(results) ? results.length : typeof results} results for ${group.length} models`,
+        );
+      }
+      const subtree = tree.get(relationship.name);
+      const children = new Map<string, Node>();
+      const showLinkage = !fieldset || fieldset.has(relationship.name);
+      group.forEach((node, j) => {
+        const linkage = this.#linkage(relationship, related, results[j], subtree ? children : undefined);
+        if (showLinkage) node.object.relationships![relationship.name]!.data = linkage;
+      });
+      // Descend for deeper includes, and for relationships that always carry linkage.
+      if (subtree && (subtree.size > 0 || related.relationships.some((r) => r.hasLinkage))) {
+        next.push([related, [...children.values()], subtree]);
+      }
+    });
+    for (const [related, children, subtree] of next) await this.expand(related, children, subtree);
+  }
+
+  #linkage(
+    relationship: Relationship,
+    related: RegisteredResource,
+    value: unknown,
+    include: Map<string, Node> | undefined,
+  ): ResourceIdentifier | ResourceIdentifier[] | null {
+    if (relationship.cardinality === 'one') return value === null || value === undefined ? null : this.#link(related, value, include);
+    if (!Array.isArray(value)) throw new TypeError(`loadRelated(${relationship.name}) must give an array per model for a to-many relationship`);
+    const linkage: ResourceIdentifier[] = new Array(value.length);
+    for (let i = 0; i < value.length; i++) linkage[i] = this.#link(related, value[i], include);
+    return linkage;
+  }
+
+  /** The identifier of a related model; when included, its node joins `include` (and `included` if new). */
+  #link(related: RegisteredResource, model: unknown, include: Map<string, Node> | undefined): ResourceIdentifier {
+    if (!include) return this.identifier(related, model);
+    const id = related.getId(model, this.#context);
+    const k = keyOf(related.type, id);
+    let node = this.#nodes.get(k);
+    if (!node) {
+      node = this.#node(related, model, id, k);
+      this.#included.push(node.object);
+    }
+    include.set(k, node);
+    return { type: node.object.type, id: node.object.id };
+  }
+
+  #node(resource: RegisteredResource, model: unknown, id = resource.getId(model, this.#context), k = keyOf(resource.type, id)): Node {
+    const existing = this.#nodes.get(k);
+    if (existing) return existing;
+    const node = { resource, model, object: this.serialize(resource, model, id) };
+    this.#nodes.set(k, node);
+    return node;
+  }
+
+  /** One resource object, with the fields `fields[type]` allows. */
+  serialize(resource: RegisteredResource, model: unknown, id = resource.getId(model, this.#context)): ResourceObject {
+    const context = this.#context;
+    const self = this.resourceUrl(resource, id);
+    const fieldset = this.#fields.get(resource.type);
+    // Built member by member so the JSON reads type, id, attributes, relationships, links
+    // (the order `documentJson` writes a BuiltResource in).
+    const object = new BuiltResource(resource.type, id, this.#plainBase && resource.plainLinks) as ResourceObject;
+    let attributes: Record<string, unknown>;
+    const serializeAttributes = resource.definition.serializeAttributes;
+    if (serializeAttributes) {
+      attributes = serializeAttributes.call(resource.definition, model, context);
+      if (fieldset) for (const name of Object.keys(attributes)) if (!fieldset.has(name)) delete attributes[name];
+      for (const attribute of resource.conditionalAttributes) {
+        if (!attribute.isVisibleFor(model, context)) delete attributes[attribute.name];
+      }
+    } else {
+      attributes = {};
+      for (const attribute of resource.attributes) {
+        if (fieldset && !fieldset.has(attribute.name)) continue;
+        if (attribute.isConditional && !attribute.isVisibleFor(model, context)) continue;
+        const value = attribute.getter ? attribute.getter(model, context) : (model as Record<string, unknown>)[attribute.name];
+        if (value === undefined && attribute.isOptional && !attribute.getter) continue;
+        attributes[attribute.name] = toJsonValue(attribute.kind, value);
+      }
+    }
+    for (const _ in attributes) {
+      object.attributes = attributes;
+      break;
+    }
+    let relationships: Record<string, RelationshipObject> | undefined;
+    for (const relationship of resource.relationships) {
+      if (fieldset && !fieldset.has(relationship.name)) continue;
+      if (relationship.isConditional && !relationship.isVisibleFor(model, context)) continue;
+      relationships ??= {};
+      relationships[relationship.name] = {
+        links: { self: `${self}/relationships/${relationship.name}`, related: `${self}/${relationship.name}` },
+      };
+    }
+    if (relationships) object.relationships = relationships;
+    object.links = { self };
+    return object;
+  }
+}
+
+/** The include tree of a request without `include` (never written to). */
+const NO_INCLUDES: IncludeTree = new Map();
+
+function keyOf(type: string, id: string): string {
+  return `${type}\u0000${id}`;
+}
+
+/**
+ * Checks `include` against the includable relationships, level by level (400 otherwise).
+ */
+export function checkInclude(
+  resource: RegisteredResource,
+  tree: IncludeTree,
+  lookup: ResourceLookup,
+  context: Context,
+  path = '',
+): void {
+  for (const [name, subtree] of tree) {
+    const field = resource.fields.get(name);
+    const full = path ? `${path}.${name}` : name;
+    if (!field || !('cardinality' in field) || !field.isIncludable || !field.isVisibleFor(undefined, context)) {
+      throw new BadRequestError({
+        detail: `"${full}" is not an includable relationship of ${resource.type}`,
+        source: { parameter: 'include' },
+        code: 'invalid_include',
+      });
+    }
+    checkInclude(lookup(field.relatedType)!, subtree, lookup, context, full);
+  }
+}
+
+/** Checks `fields[type]`: known types, known fields (400 otherwise). */
+export function checkFields(fields: QueryParameters['fields'], lookup: ResourceLookup, context: Context): void {
+  for (const [type, names] of fields) {
+    const resource = lookup(type);
+    const parameter = `fields[${type}]`;
+    if (!resource) throw new BadRequestError({ detail: `There is no resource type "${type}"`, source: { parameter } });
+    for (const name of names) {
+      if (!resource.fields.get(name)?.isVisibleFor(undefined, context)) {
+        throw new BadRequestError({ detail: `${type} has no field "${name}"`, source: { parameter } });
+      }
+    }
+  }
+}

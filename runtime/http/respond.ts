@@ -1,0 +1,55 @@
+import { documentJson } from '../document/serialize.js';
+import type { RequestState } from '../state.js';
+import type { TopLevelDocument } from '../vocabulary.js';
+import { DEFAULT_CACHE_CONTROL, entityTag, noneMatchHits } from './conditional.js';
+import { MEDIA_TYPE } from './negotiate.js';
+import type { HttpResult } from './result.js';
+
+const JSON_HEADERS: Readonly<Record<string, string>> = Object.freeze({ 'content-type': MEDIA_TYPE, vary: 'Accept' });
+
+/**
+ * The result of a handler's document: a successful read gets its `ETag` and `Cache-Control`
+ * (304 when `If-None-Match` names the tag), and so does any response given the `version` of its
+ * primary resource; anything else is the document with the JSON:API headers.
+ *
+ * @example
+ * return respond(state, { data: builder.resource(resource, model) });
+ */
+export function respond(
+  state: RequestState,
+  document: Omit<TopLevelDocument, 'jsonapi'>,
+  status = 200,
+  headers?: Record<string, string>,
+  version?: string,
+): HttpResult {
+  const full = { jsonapi: { version: '1.1' as const }, ...document };
+  const read = state.method === 'GET' && status === 200;
+  if (!read && version === undefined) return jsonResult(full, status, headers);
+  const body = documentJson(full);
+  const tag = entityTag(body, version);
+  if (!read) return { status, headers: { ...withHeaders(headers), etag: tag }, body };
+  const cacheControl = state.cacheControl?.(state.resource.type, state.context) ?? DEFAULT_CACHE_CONTROL;
+  if (noneMatchHits(state.context.header('if-none-match'), tag)) {
+    // 304 carries what a 200 would have said about caching, and no content headers (RFC 9110 §15.4.5).
+    return { status: 304, headers: { etag: tag, 'cache-control': cacheControl, vary: JSON_HEADERS.vary! }, body: null };
+  }
+  return { status: 200, headers: { ...JSON_HEADERS, etag: tag, 'cache-control': cacheControl }, body };
+}
+
+/**
+ * A document with the JSON:API headers (and `headers`, names lower-cased).
+ *
+ * @example
+ * jsonResult({ jsonapi: { version: '1.1' }, errors: [{ status: '404' }] }, 404);
+ */
+export function jsonResult(document: TopLevelDocument, status: number, headers?: Record<string, string>): HttpResult {
+  return { status, headers: withHeaders(headers), body: documentJson(document) };
+}
+
+/** The JSON:API headers plus `headers` (names lower-cased). */
+function withHeaders(headers: Record<string, string> | undefined): Readonly<Record<string, string>> {
+  if (!headers) return JSON_HEADERS;
+  const all: Record<string, string> = { ...JSON_HEADERS };
+  for (const name in headers) all[name.toLowerCase()] = headers[name]!;
+  return all;
+}

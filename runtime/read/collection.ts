@@ -1,0 +1,163 @@
+import { respond } from '../http/respond.js';
+import type { HttpResult } from '../http/result.js';
+import type { Index } from '../schema/endpoints.js';
+import { BadRequestError } from '../errors.js';
+import { toUri, uriOf } from '../document/builder.js';
+import { filterValue } from '../query/filter-lists.js';
+import { parseSort } from '../query/parse.js';
+import type { RegisteredResource } from '../schema/registry.js';
+import type { OffsetPagination } from '../schema/resource.js';
+import type { RequestTarget } from '../http/target.js';
+import { isPromise } from '../types.js';
+import { checkDocumentParameters, mustBeVisible, onlyParameters } from '../checks.js';
+import { type RequestState, documentBuilder } from '../state.js';
+
+/** What a collection is served from: the resource listed, the query to start from, how to render. */
+export interface CollectionSource {
+  resource: RegisteredResource;
+  /** The Index whose pagination and default sort apply, if any. */
+  index: Index | undefined;
+  start(): unknown;
+  /** Resource identifiers only (a relationship endpoint) rather than resource objects. */
+  identifiersOnly: boolean;
+  /** Links besides `self` and pagination (a relationship document's `related`). */
+  links?: Record<string, string>;
+}
+
+/**
+ * Serves a collection: checks every parameter first, then runs the seed's order: `query`,
+ * filters, sorts, `count` (when Countable), `paginate`, `results`; then the document.
+ */
+export async function serveCollection(state: RequestState, source: CollectionSource): Promise<HttpResult> {
+  const { context, query } = state;
+  const { resource, index } = source;
+  const definition = resource.definition;
+  // GET /{type}: the Index's callbacks decide, as Show's do for a single resource.
+  if (state.route.relationship === undefined && index) {
+    const visible = mustBeVisible(index.permits(context), `You may not list ${resource.type}`);
+    if (visible) await visible;
+  }
+  onlyParameters(query, source.identifiersOnly ? ['sort', 'filter', 'page'] : ['include', 'fields', 'sort', 'filter', 'page'], 'this endpoint');
+  checkDocumentParameters(state, resource);
+
+  const filters = [];
+  for (const [name, value] of query.filter) {
+    const filter = resource.filters.get(name);
+    if (!filter || hiddenField(resource, name, context) || !(await filter.permits(context))) {
+      throw new BadRequestError({ detail: `${resource.type} has no filter "${name}"`, source: { parameter: `filter[${name}]` }, code: 'unknown_filter' });
+    }
+    filters.push({ filter, value: filterValue(resource, name, value) });
+  }
+
+  const sorts = [];
+  const requested = query.sort !== undefined;
+  for (const term of query.sort ?? (index?.defaultSortValue ? parseSort(index.defaultSortValue) : [])) {
+    const sort = resource.sorts.get(term.name);
+    let permitted = sort !== undefined && !hiddenField(resource, term.name, context) && sort.permits(context);
+    if (isPromise(permitted)) permitted = await permitted;
+    if (!sort || !permitted) {
+      if (!requested) continue;
+      throw new BadRequestError({ detail: `${resource.type} cannot be sorted by "${term.name}"`, source: { parameter: 'sort' }, code: 'unknown_sort' });
+    }
+    sorts.push({ sort, direction: term.direction });
+  }
+
+  let page: OffsetPagination | undefined;
+  const options = index?.pagination;
+  if (options) {
+    page = { offset: query.page.offset ?? 0, limit: Math.min(query.page.limit ?? options.defaultLimit, options.maxLimit) };
+  } else {
+    onlyParameters(query, ['include', 'fields', 'sort', 'filter'], `${resource.type}, which is not paginated`);
+  }
+
+  // Each step is awaited only when it answers with a promise (see serveShow).
+  let q = source.start();
+  if (isPromise(q)) q = await q;
+  for (const { filter, value } of filters) {
+    q = filter.apply(q, value, context);
+    if (isPromise(q)) q = await q;
+  }
+  for (const { sort, direction } of sorts) {
+    q = sort.apply(q, direction, context);
+    if (isPromise(q)) q = await q;
+  }
+  // Counting costs a query: only an Index declared countable() gets `last` and `meta.total`.
+  // The count and the page do not depend on each other: the page is asked for before the count
+  // is awaited, so a data layer with a connection pool (PostgreSQL) runs both at once.
+  let total = index?.isCountable && definition.count ? definition.count(q, context) : undefined;
+  // Awaited below; if a step in between throws first, its rejection is not left unhandled.
+  if (isPromise(total)) total.catch(() => undefined);
+  if (page) {
+    q = definition.paginate!(q, page, context);
+    if (isPromise(q)) q = await q;
+  }
+  let models = definition.results!(q, context);
+  if (isPromise(models)) models = await models;
+  if (isPromise(total)) total = await total;
+
+  const links: Record<string, string | null> = { self: uriOf(context.target), ...source.links };
+  if (page) Object.assign(links, paginationLinks(context.target, page, models.length, total));
+  const meta = total === undefined ? undefined : { total };
+
+  const builder = documentBuilder(state);
+  if (source.identifiersOnly) {
+    return respond(state, { links, data: models.map((m) => builder.identifier(resource, m)), ...(meta && { meta }) });
+  }
+  const nodes = builder.primary(resource, models);
+  const expanding = builder.expand(resource, nodes, query.include);
+  if (expanding) await expanding;
+  return respond(state, {
+    links,
+    data: nodes.map((n) => n.object),
+    ...(query.include && { included: builder.included }),
+    ...(meta && { meta }),
+  });
+}
+
+/** A filter or sort named after a field the request may not see is as unknown as the field. */
+function hiddenField(resource: RegisteredResource, name: string, context: RequestState['context']): boolean {
+  const field = resource.fields.get(name);
+  return field !== undefined && field.isConditional && !field.isVisibleFor(undefined, context);
+}
+
+/**
+ * first / prev / next / last for offset pagination, each keeping every other query parameter.
+ * Without a total, `next` appears when the page is full; `last` needs the total.
+ */
+export function paginationLinks(
+  url: RequestTarget,
+  page: OffsetPagination,
+  count: number,
+  total: number | undefined,
+): Record<string, string | null> {
+  // Every link is the request's URI with its page parameters moved to the end: the prefix and
+  // the other parameters are encoded once (URLSearchParams' form encoding leaves nothing that
+  // uriOf would change), not once per link.
+  const rest = onlyPage(url.searchParams) ? '' : withoutPage(url.search);
+  const prefix = `${toUri(url.origin + url.pathname)}?${rest ? `${rest}&` : ''}`;
+  const limitParameter = `page%5Blimit%5D=${page.limit}`;
+  const at = (offset: number): string => (offset > 0 ? `${prefix}page%5Boffset%5D=${offset}&${limitParameter}` : prefix + limitParameter);
+  const { offset, limit } = page;
+  const hasNext = total === undefined ? count >= limit : offset + limit < total;
+  const links: Record<string, string | null> = {
+    first: at(0),
+    prev: offset > 0 ? at(Math.max(0, offset - limit)) : null,
+    next: hasNext ? at(offset + limit) : null,
+  };
+  if (total !== undefined) links.last = at(total === 0 ? 0 : Math.floor((total - 1) / limit) * limit);
+  return links;
+}
+
+/** Whether a query has no parameters but the page's (the request parsed it already: nothing to copy). */
+function onlyPage(parameters: URLSearchParams): boolean {
+  for (const name of parameters.keys()) if (name !== 'page[offset]' && name !== 'page[limit]') return false;
+  return true;
+}
+
+/** A query string without its page parameters, form-encoded. */
+function withoutPage(search: string): string {
+  const params = new URLSearchParams(search);
+  params.delete('page[offset]');
+  params.delete('page[limit]');
+  return params.toString();
+}

@@ -1,0 +1,202 @@
+import type { Context } from '../context.js';
+import type { MaybePromise } from '../types.js';
+import { Visibility } from './visibility.js';
+
+/** The abilities `can()` asks about; any string works, these are the ones endpoints use. */
+export type Ability = 'view' | 'create' | 'update' | 'delete' | (string & {});
+
+/** The five endpoint kinds a resource can enable. */
+export type EndpointKind = 'show' | 'index' | 'create' | 'update' | 'delete';
+
+/** Offset pagination settings of an Index. */
+export interface PaginationOptions {
+  readonly defaultLimit: number;
+  readonly maxLimit: number;
+}
+
+/** An endpoint: its kind, and the callbacks that decide who may use it. */
+export abstract class Endpoint<Args extends unknown[] = [Context]> extends Visibility<Args> {
+  abstract readonly kind: EndpointKind;
+}
+
+/**
+ * `GET /{type}/{id}`, and the related and relationship endpoints below it.
+ *
+ * @example
+ * Show.make().visible((ctx) => ctx.getAttribute('user') !== undefined);
+ */
+export class Show extends Endpoint<[Context]> {
+  readonly kind = 'show' as const;
+
+  /** A new Show endpoint. */
+  static make(): Show {
+    return new Show();
+  }
+}
+
+/**
+ * `GET /{type}`: filtered, sorted, paginated collections.
+ *
+ * @example
+ * Index.make().paginate(20, 50).defaultSort('-createdAt').countable();
+ */
+export class Index extends Endpoint<[Context]> {
+  readonly kind = 'index' as const;
+  #pagination: PaginationOptions | undefined;
+  #defaultSort: string | undefined;
+  #countable = false;
+
+  /** A new Index endpoint. */
+  static make(): Index {
+    return new Index();
+  }
+
+  /** Offset pagination: `page[limit]` defaults to `defaultLimit` and is clamped to `maxLimit`. */
+  paginate(defaultLimit = 20, maxLimit = 50): this {
+    if (!Number.isSafeInteger(defaultLimit) || defaultLimit < 1 || !Number.isSafeInteger(maxLimit) || maxLimit < defaultLimit) {
+      throw new TypeError(`paginate(${defaultLimit}, ${maxLimit}): limits must be positive integers, default <= max`);
+    }
+    this.#pagination = Object.freeze({ defaultLimit, maxLimit });
+    return this;
+  }
+
+  /** The sort used when the client sends none, in `sort` syntax (`'title,-createdAt'`). */
+  defaultSort(sort: string): this {
+    this.#defaultSort = sort;
+    return this;
+  }
+
+  /**
+   * Counts the collection (the resource must implement `Countable`, checked at registration):
+   * pagination then has a `last` link and `meta.total`. Without it nothing is counted, even
+   * when the data layer could.
+   */
+  countable(): this {
+    this.#countable = true;
+    return this;
+  }
+
+  get pagination(): PaginationOptions | undefined {
+    return this.#pagination;
+  }
+
+  get defaultSortValue(): string | undefined {
+    return this.#defaultSort;
+  }
+
+  get isCountable(): boolean {
+    return this.#countable;
+  }
+}
+
+/**
+ * `POST /{type}`.
+ *
+ * @example
+ * Create.make().visible((ctx) => ctx.getAttribute('user') !== undefined);
+ */
+export class Create extends Endpoint<[Context]> {
+  readonly kind = 'create' as const;
+  #clientIds = false;
+
+  /** Accept client-generated ids in `data.id` (403 otherwise); an id already taken is 409. */
+  clientIds(): this {
+    this.#clientIds = true;
+    return this;
+  }
+
+  get acceptsClientIds(): boolean {
+    return this.#clientIds;
+  }
+
+  /** A new Create endpoint. */
+  static make(): Create {
+    return new Create();
+  }
+}
+
+/**
+ * An endpoint that changes a resource: its callbacks see the model, and it may insist on
+ * `If-Match` (optimistic concurrency; the data layer must be `Versioned`).
+ */
+export abstract class WriteEndpoint extends Endpoint<[unknown, Context, Policy]> {
+  #ifMatch = false;
+
+  /**
+   * Refuse the write with 428 unless it names the version the client read (`If-Match` with the
+   * `ETag` of a GET; in Atomic Operations, `meta.ifMatch`).
+   *
+   * @example
+   * Update.make().requireIfMatch()
+   */
+  requireIfMatch(): this {
+    this.#ifMatch = true;
+    return this;
+  }
+
+  /** Whether `requireIfMatch()` was called. */
+  get requiresIfMatch(): boolean {
+    return this.#ifMatch;
+  }
+}
+
+/**
+ * `PATCH /{type}/{id}`; its callbacks see the model being updated.
+ *
+ * @example
+ * Update.make().visible((article: Article, ctx) => article.authorId === ctx.getAttribute('user'));
+ */
+export class Update extends WriteEndpoint {
+  readonly kind = 'update' as const;
+
+  /** A new Update endpoint. */
+  static make(): Update {
+    return new Update();
+  }
+}
+
+/**
+ * `DELETE /{type}/{id}`; its callbacks see the model being deleted.
+ *
+ * @example
+ * Delete.make().visible((article: Article, ctx) => String(article.authorId) === ctx.getAttribute('user'));
+ */
+export class Delete extends WriteEndpoint {
+  readonly kind = 'delete' as const;
+
+  /** A new Delete endpoint. */
+  static make(): Delete {
+    return new Delete();
+  }
+}
+
+/**
+ * The data layer's policy as Update and Delete callbacks receive it (their third argument):
+ * `can(ability, model, ctx)` of the resource's data layer, or undefined when it has none.
+ */
+export type Policy = ((ability: Ability, model: unknown, context: Context) => MaybePromise<boolean>) | undefined;
+
+/**
+ * An Update or Delete callback that asks the data layer's policy (`can(ability, model, ctx)`,
+ * typed with the model in the generated data-layer interface). A data layer without `can` is
+ * a configuration error: the request fails with a 500 that names it rather than permit anything.
+ *
+ * @example
+ * // schema.ts
+ * Delete.make().visible(can('delete'));
+ * // the data layer
+ * can: (ability, article, ctx) => String(article.authorId) === ctx.getAttribute('user')
+ */
+export function can(ability: Ability): PolicyCallback {
+  const callback = (model: unknown, context: Context, policy: Policy): MaybePromise<boolean> => {
+    if (!policy) throw new TypeError(`can('${ability}'): the resource's data layer has no can() method`);
+    return policy(ability, model, context);
+  };
+  return Object.assign(callback, { ability });
+}
+
+/** What `can()` returns: a visibility callback that names the ability it asks about. */
+export type PolicyCallback = ((model: unknown, context: Context, policy: Policy) => MaybePromise<boolean>) & { readonly ability: Ability };
+
+/** Any endpoint. */
+export type AnyEndpoint = Show | Index | Create | Update | Delete;

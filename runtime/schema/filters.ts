@@ -1,0 +1,139 @@
+import type { Context } from '../context.js';
+import type { MaybePromise } from '../types.js';
+import { Visibility } from './visibility.js';
+
+/** A filter value: a string for `filter[x]=a`, an array for `filter[x][]=a&filter[x][]=b`. */
+export type FilterValue = string | string[];
+
+/** A sort direction. */
+export type SortDirection = 'asc' | 'desc';
+
+/**
+ * A filter usable as `filter[name]=...` on an Index. Subclass it, or use `CustomFilter.make`.
+ * The query is the data layer's own object: return it, or a new one for immutable builders.
+ */
+export abstract class Filter<Q = unknown> extends Visibility<[Context]> {
+  readonly name: string;
+
+  constructor(name: string) {
+    super();
+    this.name = name;
+  }
+
+  /** Narrow `query` by `value`. */
+  abstract apply(query: Q, value: FilterValue, context: Context): MaybePromise<Q>;
+}
+
+/** A sort usable as `sort=name` or `sort=-name` on an Index. Subclass it, or use `CustomSort.make`. */
+export abstract class Sort<Q = unknown> extends Visibility<[Context]> {
+  readonly name: string;
+
+  constructor(name: string) {
+    super();
+    this.name = name;
+  }
+
+  /** Order `query` by this sort in `direction`. */
+  abstract apply(query: Q, direction: SortDirection, context: Context): MaybePromise<Q>;
+}
+
+/**
+ * A filter of the resource's own meaning (`filter[search]=...`). In a schema it is declared by
+ * name only, and the data layer implements it (`customFilters.search` of the generated data-layer
+ * interface, which the Kysely store takes from its mapping's `filters`). A host without
+ * generated code may pass the implementation here instead.
+ *
+ * @example
+ * CustomFilter.make('search');                        // schema.ts: declared
+ * CustomFilter.make('status', (rows, value) => rows.filter((r) => [value].flat().includes(r.status)));
+ */
+export class CustomFilter<Q = unknown> extends Filter<Q> {
+  readonly declares = 'custom' as const;
+  /** The implementation given with the declaration, if any (else the data layer's). */
+  readonly implementation: ((query: Q, value: FilterValue, context: Context) => MaybePromise<Q>) | undefined;
+
+  constructor(name: string, apply?: (query: Q, value: FilterValue, context: Context) => MaybePromise<Q>) {
+    super(name);
+    this.implementation = apply;
+  }
+
+  /** A filter named `name`, implemented by the data layer or by `apply`. */
+  static make<Q = unknown>(name: string, apply?: (query: Q, value: FilterValue, context: Context) => MaybePromise<Q>): CustomFilter<Q> {
+    return new CustomFilter(name, apply);
+  }
+
+  apply(query: Q, value: FilterValue, context: Context): MaybePromise<Q> {
+    if (!this.implementation) throw new TypeError(`filter "${this.name}" is declared without an implementation: the data layer's customFilters must give it`);
+    return this.implementation(query, value, context);
+  }
+}
+
+/**
+ * A sort of the resource's own meaning. In a schema it is declared by name only, and the data
+ * layer implements it (`customSorts.<name>` of the generated data-layer interface); a host
+ * without generated code may pass the implementation here instead.
+ *
+ * @example
+ * CustomSort.make('popularity');                       // schema.ts: declared
+ * CustomSort.make('title', (rows, dir) => rows.sortBy('title', dir));
+ */
+export class CustomSort<Q = unknown> extends Sort<Q> {
+  readonly declares = 'custom' as const;
+  /** The implementation given with the declaration, if any (else the data layer's). */
+  readonly implementation: ((query: Q, direction: SortDirection, context: Context) => MaybePromise<Q>) | undefined;
+
+  constructor(name: string, apply?: (query: Q, direction: SortDirection, context: Context) => MaybePromise<Q>) {
+    super(name);
+    this.implementation = apply;
+  }
+
+  /** A sort named `name`, implemented by the data layer or by `apply`. */
+  static make<Q = unknown>(name: string, apply?: (query: Q, direction: SortDirection, context: Context) => MaybePromise<Q>): CustomSort<Q> {
+    return new CustomSort(name, apply);
+  }
+
+  apply(query: Q, direction: SortDirection, context: Context): MaybePromise<Q> {
+    if (!this.implementation) throw new TypeError(`sort "${this.name}" is declared without an implementation: the data layer's customSorts must give it`);
+    return this.implementation(query, direction, context);
+  }
+}
+
+/**
+ * An equality filter on a field: `filter[title]=a` keeps resources whose `title` is `a`,
+ * `filter[author][]=1&filter[author][]=2` those whose author is either (a to-one relationship
+ * compares the related id). Declared in the schema; the data layer's `where` implements it
+ * (the Kysely store from its mapping).
+ *
+ * @example
+ * filters: [Where.make('title'), Where.make('author')]
+ */
+export class Where extends Filter<unknown> {
+  readonly declares = 'where' as const;
+  /** A filter on the field `name`. */
+  static make(name: string): Where {
+    return new Where(name);
+  }
+
+  apply(): never {
+    throw new TypeError(`filter "${this.name}": a Where filter is applied by the data layer's where()`);
+  }
+}
+
+/**
+ * A sort on a field: `sort=title` ascending, `sort=-title` descending. Declared in the schema;
+ * the data layer's `orderBy` implements it (the Kysely store from its mapping).
+ *
+ * @example
+ * sorts: [SortBy.make('title'), SortBy.make('createdAt')]
+ */
+export class SortBy extends Sort<unknown> {
+  readonly declares = 'field' as const;
+  /** A sort on the field `name`. */
+  static make(name: string): SortBy {
+    return new SortBy(name);
+  }
+
+  apply(): never {
+    throw new TypeError(`sort "${this.name}": a SortBy sort is applied by the data layer's orderBy()`);
+  }
+}

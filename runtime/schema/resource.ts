@@ -1,0 +1,285 @@
+import type { Context } from '../context.js';
+import type { Ability, AnyEndpoint } from './endpoints.js';
+import type { Attribute, Relationship, ToMany, ToOne } from './fields.js';
+import type { Filter, FilterValue, Sort, SortDirection } from './filters.js';
+import type { MaybePromise } from '../types.js';
+import type { ResourceIdentifier, WriteValues } from '../vocabulary.js';
+
+/** Any field of a resource. */
+export type AnyField = Attribute | ToOne | ToMany;
+
+/**
+ * What the runtime needs to know of a resource besides its data: its type, fields, endpoints,
+ * filters and sorts. `defineResource` builds one; generated code builds one per resource.
+ */
+export interface ResourceSchema<M = unknown> {
+  type(): string;
+  fields(): readonly AnyField[];
+  endpoints(): readonly AnyEndpoint[];
+  filters?(): readonly Filter[];
+  sorts?(): readonly Sort[];
+  /** The id of a model as a string; defaults to `String(model.id)`. */
+  getId?(model: M, context: Context): string;
+  /**
+   * All attributes of a model, already in their JSON form. Generated code supplies this as
+   * straight-line code; without it the runtime reads each attribute through its getter.
+   */
+  serializeAttributes?(model: M, context: Context): Record<string, unknown>;
+}
+
+/** Finds one model by id (Show, Delete, related endpoints). */
+export interface Findable<M = unknown> {
+  find(id: string, context: Context): MaybePromise<M | null | undefined>;
+  /**
+   * Optional: the models of `ids` (at most 100, distinct), in the same order, null where there
+   * is none the request may see: exactly what `find` would say of each. With it, written
+   * relationship linkage is checked with one call per related type rather than one `find` per
+   * identifier.
+   *
+   * @example
+   * findMany: async (ids) => { const rows = await byIds(ids); return ids.map((id) => rows.get(id) ?? null); }
+   */
+  findMany?(ids: readonly string[], context: Context): MaybePromise<ReadonlyArray<M | null | undefined>>;
+}
+
+/** Deletes a model that `find` returned (Delete). */
+export interface Deletable<M = unknown> {
+  delete(model: M, context: Context): MaybePromise<void>;
+}
+
+/** Starts a query and runs it after filters, sorts and pagination applied (Index). */
+export interface Listable<M = unknown, Q = unknown> {
+  query(context: Context): MaybePromise<Q>;
+  results(query: Q, context: Context): MaybePromise<readonly M[]>;
+}
+
+/** One page of a collection, by offset. */
+export interface OffsetPagination {
+  readonly offset: number;
+  readonly limit: number;
+}
+
+/** Restricts a query to one page (an Index with `paginate()`). */
+export interface Paginatable<Q = unknown> {
+  paginate(query: Q, pagination: OffsetPagination, context: Context): MaybePromise<Q>;
+}
+
+/** Counts a filtered query before pagination: gives `last` links and `meta.total`. */
+export interface Countable<Q = unknown> {
+  count(query: Q, context: Context): MaybePromise<number>;
+}
+
+/**
+ * A method type written so that it compares its parameters bivariantly, as method declarations
+ * do: a data layer of a richer model than the generated one still fits `DataLayers`.
+ */
+type Method<F extends (...args: never[]) => unknown> = { bivariant(...args: Parameters<F>): ReturnType<F> }['bivariant'];
+
+/**
+ * Reads each relationship in batches, typed per relationship: `related.author(models)` gives,
+ * in the same order, the related model or null of each model (to-one) or an array each
+ * (to-many). One call per relationship per include level, never one per row. `R` maps each
+ * relationship name to what one model's entry is (`PeopleModel | null`, `readonly TagsModel[]`).
+ * The relationship's declaration comes third, for loaders that serve several alike.
+ *
+ * @example
+ * related: { author: async (articles) => articles.map((a) => people.get(a.authorId) ?? null) }
+ */
+export interface RelatedLoaders<M, R extends object> {
+  related: { [K in keyof R]: Method<(models: readonly M[], context: Context, relationship: Relationship) => MaybePromise<ReadonlyArray<R[K]>>> };
+  /**
+   * Optional: a query of the related resource's data layer holding `model`'s related rows, so
+   * that `GET /{type}/{id}/{to-many}` takes the related type's filters, sorts and pagination.
+   */
+  queryRelated?(relationship: Relationship, model: M, context: Context): MaybePromise<unknown>;
+}
+
+/**
+ * Implements the schema's `Where` filters: narrow `query` to resources whose `field` equals one
+ * of `values` (a to-one relationship's field compares the related id).
+ */
+export interface Filterable<Q, F extends string> {
+  where(query: Q, field: F, values: readonly string[], context: Context): MaybePromise<Q>;
+}
+
+/** Implements the schema's `CustomFilter`s, one function each: `F` maps a name to its value type. */
+export interface CustomFilterable<Q, F extends object> {
+  customFilters: { [K in keyof F]: Method<(query: Q, value: F[K], context: Context) => MaybePromise<Q>> };
+}
+
+/** Implements the schema's `SortBy` sorts: order `query` by `field`. */
+export interface Sortable<Q, F extends string> {
+  orderBy(query: Q, field: F, direction: SortDirection, context: Context): MaybePromise<Q>;
+}
+
+/** Implements the schema's `CustomSort`s, one function each. */
+export interface CustomSortable<Q, S extends string> {
+  customSorts: { [K in S]: Method<(query: Q, direction: SortDirection, context: Context) => MaybePromise<Q>> };
+}
+
+/**
+ * The types generated code states for one resource, gathered for typed integrations: the
+ * model the serializer reads, what each relationship loader gives per model, the custom filters
+ * (with their value types) and sorts the data layer implements, and whether `can()` is used.
+ *
+ * @example
+ * const layer: KyselyDataLayer<ArticlesTypes> = store.articles;
+ */
+export interface ResourceTypes {
+  model: object;
+  related: object;
+  customFilters: object;
+  customSorts: string;
+  policy: boolean;
+}
+
+/**
+ * The policy the schema's `can(ability)` callbacks consult: whether the request may do
+ * `ability` to `model`.
+ *
+ * @example
+ * can: (ability, article, ctx) => ability !== 'delete' || String(article.authorId) === ctx.getAttribute('user')
+ */
+export interface Authorizable<M> {
+  can(ability: Ability, model: M, context: Context): MaybePromise<boolean>;
+}
+
+/**
+ * Reads relationships in batches: one call per relationship per include level, never one per
+ * row. The untyped form of `RelatedLoaders`, for data layers that serve any relationship alike.
+ */
+export interface Relatable<M = unknown> {
+  /**
+   * The related models of every model in `models`, in the same order: for a to-one
+   * relationship a model or null each, for a to-many an array each.
+   */
+  loadRelated(relationship: Relationship, models: readonly M[], context: Context): MaybePromise<readonly unknown[]>;
+  /**
+   * Optional: a query of the related resource restricted to `model`'s related rows, so that
+   * `GET /{type}/{id}/{to-many}` gets the related type's filters, sorts and pagination.
+   */
+  queryRelated?(relationship: Relationship, model: M, context: Context): MaybePromise<unknown>;
+}
+
+/**
+ * Stores a new resource (Create) from checked values: attributes by name (defaults applied),
+ * relationships as resource identifiers. Returns the stored model, with its id and every
+ * server-set value, as Show would read it.
+ */
+export interface Creatable<M = unknown, V = WriteValues> {
+  create(values: V, context: Context): MaybePromise<M>;
+}
+
+/**
+ * Changes a model `find` returned (Update, and `PATCH` of a relationship): only the fields in
+ * `values` change. Returns the model as Show would now read it.
+ */
+export interface Updatable<M = unknown, V = WriteValues> {
+  update(model: M, values: V, context: Context): MaybePromise<M>;
+}
+
+/** Adds to and removes from a to-many relationship (`POST` / `DELETE` on its relationship URL). */
+export interface ToManyMutable<M = unknown> {
+  /** Adds identifiers that are not already members (the runtime leaves out existing ones). */
+  addToRelationship(model: M, relationship: ToMany, identifiers: readonly ResourceIdentifier[], context: Context): MaybePromise<void>;
+  /** Removes identifiers; ones that are not members are ignored. */
+  removeFromRelationship(model: M, relationship: ToMany, identifiers: readonly ResourceIdentifier[], context: Context): MaybePromise<void>;
+}
+
+/**
+ * Optimistic concurrency: each model's version, which every write of the resource changes (its
+ * attributes or its relationships). With it, reads of the resource carry an `ETag` naming the
+ * version, and `PATCH`, `DELETE` and relationship writes honour `If-Match`: the runtime compares
+ * the client's tag with the version of the model it read in the write's transaction (412 when
+ * stale) and sets `context.ifMatch`; the data layer's write must then change the row only while
+ * its version is still the one it read (`UPDATE ... WHERE version = ?`), and throw
+ * `new JsonApiError(412)` otherwise, so that of concurrent writers with one tag only one wins.
+ * The Kysely store does all of this for a mapping with `version: 'column'`.
+ *
+ * @example
+ * versionOf: (article) => String(article.version)
+ */
+export interface Versioned<M = unknown> {
+  versionOf(model: M, context: Context): string;
+}
+
+/** A resource as `api.resource()` takes it: its schema plus the data-layer methods it implements. */
+export type ResourceDefinition<M = unknown, Q = unknown> = ResourceSchema<M> &
+  Partial<
+    Findable<M> &
+      Deletable<M> &
+      Listable<M, Q> &
+      Paginatable<Q> &
+      Countable<Q> &
+      Relatable<M> &
+      Creatable<M> &
+      Updatable<M> &
+      ToManyMutable<M> &
+      Versioned<M> &
+      RelatedLoaders<M, Record<string, unknown>> &
+      Filterable<Q, string> &
+      CustomFilterable<Q, Record<string, FilterValue>> &
+      Sortable<Q, string> &
+      CustomSortable<Q, string> &
+      Authorizable<M>
+  >;
+
+/** A resource schema that keeps the types of its declared fields (for generated model types). */
+export interface DeclaredResource<M = unknown, F extends readonly AnyField[] = readonly AnyField[]> extends ResourceSchema<M> {
+  /** Type level only: the declared fields, in order. */
+  readonly declaredFields?: F;
+}
+
+/**
+ * What the `.get()` getter of the field at `index` of a declared resource reads from a model:
+ * generated model types intersect it, so a model without it does not compile.
+ *
+ * @example
+ * type Needs = GetterModel<typeof articles, 3>; // { body: string | null }
+ */
+export type GetterModel<S, I extends number> = S extends { readonly declaredFields?: infer F }
+  ? F extends readonly unknown[]
+    ? F[I] extends { readonly modelRequirement?: infer R }
+      ? unknown extends R
+        ? unknown
+        : R
+      : unknown
+    : unknown
+  : unknown;
+
+/** What `defineResource` takes. */
+export interface ResourceSpec<M = unknown, F extends readonly AnyField[] = readonly AnyField[]> {
+  type: string;
+  fields?: F;
+  endpoints?: readonly AnyEndpoint[];
+  filters?: readonly Filter[];
+  sorts?: readonly Sort[];
+  getId?: (model: M, context: Context) => string;
+}
+
+/**
+ * A resource schema from a plain description; spread a data layer into it to serve it.
+ *
+ * @example
+ * const tags = defineResource({
+ *   type: 'tags',
+ *   fields: [Attribute.make('name').type('string')],
+ *   endpoints: [Show.make(), Index.make()],
+ * });
+ * api.resource({ ...tags, ...tagStore });
+ */
+export function defineResource<M = unknown, const F extends readonly AnyField[] = readonly AnyField[]>(spec: ResourceSpec<M, F>): DeclaredResource<M, F> {
+  const fields = Object.freeze([...(spec.fields ?? [])]);
+  const endpoints = Object.freeze([...(spec.endpoints ?? [])]);
+  const filters = Object.freeze([...(spec.filters ?? [])]);
+  const sorts = Object.freeze([...(spec.sorts ?? [])]);
+  const schema: DeclaredResource<M, F> = {
+    type: () => spec.type,
+    fields: () => fields,
+    endpoints: () => endpoints,
+    filters: () => filters,
+    sorts: () => sorts,
+  };
+  if (spec.getId) schema.getId = spec.getId;
+  return schema;
+}

@@ -1,0 +1,14 @@
+import { checkIfMatch, findOr404, mustBeVisible, onlyParameters } from '../checks.js';
+import type { RequestState } from '../state.js';
+import { type HttpResult, NO_CONTENT } from '../http/result.js';
+
+/** `DELETE /{type}/{id}`: `find`, the endpoint's callbacks with the model, `delete`, 204. */
+export async function serveDelete(state: RequestState, id: string): Promise<HttpResult> {
+  const { resource, query, context } = state;
+  onlyParameters(query, [], 'a delete request');
+  const model = await findOr404(state, resource, id);
+  await mustBeVisible(resource.endpoint('delete')!.permits(model, context, resource.policy), `You may not delete this ${resource.type} resource`);
+  checkIfMatch(state, resource, model, 'delete');
+  await resource.definition.delete!(model, context);
+  return NO_CONTENT;
+}

@@ -1,0 +1,192 @@
+/** Reading request documents: their structure, identifiers, linkage and the values a write carries. */
+import type { Context } from '../context.js';
+import { BadRequestError, ConflictError, ForbiddenError, JsonApiError, JsonApiErrors, UnprocessableEntityError } from '../errors.js';
+import { Attribute, Relationship, type ToMany, type ToOne } from '../schema/fields.js';
+import type { RegisteredResource } from '../schema/registry.js';
+import { flow, type MaybePromise, type Steps } from '../types.js';
+import { type ValidationResult, validateValue } from '../schema/validation.js';
+import type { Linkage, ResourceIdentifier, WriteValues } from '../vocabulary.js';
+
+type Json = Record<string, unknown>;
+
+const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+function structure(pointer: string, detail: string): BadRequestError {
+  return new BadRequestError({ detail, source: { pointer }, code: 'invalid_document' });
+}
+
+/** Checks the top level of a request document and returns `data` (400 for the first wrong member). */
+export function topLevelData(body: unknown): unknown {
+  if (!isObject(body)) throw structure('', 'The request document must be a JSON object');
+  for (const member of Object.keys(body)) {
+    if (member !== 'data' && member !== 'meta' && member !== 'jsonapi' && member !== 'links') {
+      throw structure(`/${escape(member)}`, `"${member}" is not a member a request document may have`);
+    }
+  }
+  if (!('data' in body)) throw structure('', 'The request document must have a "data" member');
+  return body.data;
+}
+
+/** Escapes a member name for a JSON Pointer (RFC 6901). */
+export function escape(member: string): string {
+  return member.replace(/~/g, '~0').replace(/\//g, '~1');
+}
+
+/** Reads a resource identifier object at `pointer` (400 when malformed). */
+export function readIdentifier(value: unknown, pointer: string): ResourceIdentifier {
+  if (!isObject(value)) throw structure(pointer, 'A resource identifier object must be a JSON object');
+  for (const member of Object.keys(value)) {
+    if (member !== 'type' && member !== 'id' && member !== 'meta') {
+      throw structure(`${pointer}/${escape(member)}`, `"${member}" is not a member of a resource identifier object`);
+    }
+  }
+  if (typeof value.type !== 'string') throw structure('type' in value ? `${pointer}/type` : pointer, 'A resource identifier needs a string "type"');
+  if (typeof value.id !== 'string') throw structure('id' in value ? `${pointer}/id` : pointer, 'A resource identifier needs a string "id"');
+  return { type: value.type, id: value.id };
+}
+
+/** Reads relationship linkage (`data` of a relationship) for `relationship` at `pointer`. */
+export function readLinkage(relationship: ToOne | ToMany, value: unknown, pointer: string): Linkage {
+  if (relationship.cardinality === 'one') {
+    if (value === null) return null;
+    if (Array.isArray(value)) throw structure(pointer, `${relationship.name} is a to-one relationship: data must be a resource identifier or null`);
+    return readIdentifier(value, pointer);
+  }
+  if (!Array.isArray(value)) throw structure(pointer, `${relationship.name} is a to-many relationship: data must be an array of resource identifiers`);
+  return value.map((item, i) => readIdentifier(item, `${pointer}/${i}`));
+}
+
+/** 409 for identifiers of another type than the relationship's. */
+export function linkageTypeErrors(relationship: ToOne | ToMany, linkage: Linkage, pointer: string): JsonApiError[] {
+  const list = linkage === null ? [] : Array.isArray(linkage) ? linkage : [linkage];
+  return list.flatMap((identifier, i) =>
+    identifier.type === relationship.relatedType
+      ? []
+      : [
+          new ConflictError({
+            detail: `${relationship.name} relates to ${relationship.relatedType}, not ${identifier.type}`,
+            source: { pointer: Array.isArray(linkage) ? `${pointer}/${i}/type` : `${pointer}/type` },
+            code: 'type_mismatch',
+          }),
+        ],
+  );
+}
+
+/** What the resource document of a create or update is checked against. */
+export interface ResourceDocumentOptions {
+  resource: RegisteredResource;
+  context: Context;
+  mode: 'create' | 'update';
+  /** Update: the id in the URL. */
+  id?: string;
+  /** Create: whether client-generated ids are accepted. */
+  clientIds?: boolean;
+  /** Update: the model being changed (field visibility callbacks see it). */
+  model?: unknown;
+}
+
+/**
+ * Reads the resource document of a create or update. Structure problems are answered at once
+ * (400, first wrong member); every field problem is gathered and answered together. A promise
+ * only when a validator answers with one.
+ */
+export function readResourceDocument(body: unknown, options: ResourceDocumentOptions): MaybePromise<WriteValues> {
+  return flow(readDocument(body, options));
+}
+
+function* readDocument(body: unknown, options: ResourceDocumentOptions): Steps<WriteValues> {
+  const { resource, mode, context } = options;
+  const data = topLevelData(body);
+  if (!isObject(data)) throw structure('/data', 'data must be a resource object');
+  for (const member of Object.keys(data)) {
+    if (!['type', 'id', 'lid', 'attributes', 'relationships', 'meta', 'links'].includes(member)) {
+      throw structure(`/data/${escape(member)}`, `"${member}" is not a member of a resource object`);
+    }
+  }
+  if (typeof data.type !== 'string') throw structure('type' in data ? '/data/type' : '/data', 'data needs a string "type"');
+  if ('id' in data && typeof data.id !== 'string') throw structure('/data/id', '"id" must be a string');
+  if ('attributes' in data && !isObject(data.attributes)) throw structure('/data/attributes', 'attributes must be an object');
+  if ('relationships' in data && !isObject(data.relationships)) throw structure('/data/relationships', 'relationships must be an object');
+
+  if (data.type !== resource.type) {
+    throw new ConflictError({ detail: `This endpoint takes ${resource.type}, not ${data.type}`, source: { pointer: '/data/type' }, code: 'type_mismatch' });
+  }
+  const values: WriteValues = { attributes: Object.create(null), relationships: Object.create(null) };
+  if (mode === 'update') {
+    if (typeof data.id !== 'string') throw structure('/data', 'data needs the "id" of the resource being updated');
+    if (data.id !== options.id) {
+      throw new ConflictError({ detail: `The id ${data.id} does not match the URL's ${options.id}`, source: { pointer: '/data/id' }, code: 'id_mismatch' });
+    }
+  } else if (typeof data.id === 'string') {
+    if (!options.clientIds) throw new ForbiddenError({ detail: `${resource.type} does not accept client-generated ids`, source: { pointer: '/data/id' }, code: 'client_id' });
+    values.id = data.id;
+  }
+
+  const errors: JsonApiError[] = [];
+  const invalid = (pointer: string, detail: string, code = 'invalid_value') =>
+    errors.push(new UnprocessableEntityError({ detail, source: { pointer }, code }));
+  // Writing a read-only field is an unsupported update: 403 (JSON:API 1.1, "Updating a
+  // Resource's Attributes/Relationships"). It outranks the 422s: the request is refused as such.
+  const refused: JsonApiError[] = [];
+  const readOnly = (pointer: string, name: string) =>
+    refused.push(new ForbiddenError({ detail: `${name} is read-only`, source: { pointer }, code: 'read_only' }));
+
+  // A field the request may not see is, to it, a field that does not exist.
+  const known = (name: string) => {
+    const field = resource.fields.get(name);
+    return field && field.isVisibleFor(options.model, context) ? field : undefined;
+  };
+  const attributes = (data.attributes ?? {}) as Json;
+  for (const name of Object.keys(attributes)) {
+    const pointer = `/data/attributes/${escape(name)}`;
+    const field = known(name);
+    if (!(field instanceof Attribute)) {
+      invalid(pointer, field ? `${name} is a relationship; send it under relationships` : `${resource.type} has no attribute "${name}"`, 'unknown_field');
+    } else if (!field.isWritable) {
+      readOnly(pointer, name);
+    } else {
+      const result: ValidationResult = yield validateValue(field, attributes[name], context);
+      if (result.ok) values.attributes[name] = result.value;
+      else for (const problem of result.problems) invalid(pointer, `${name} ${problem}`);
+    }
+  }
+
+  const relationships = (data.relationships ?? {}) as Json;
+  for (const name of Object.keys(relationships)) {
+    const pointer = `/data/relationships/${escape(name)}`;
+    const field = known(name);
+    if (!(field instanceof Relationship)) {
+      invalid(pointer, field ? `${name} is an attribute; send it under attributes` : `${resource.type} has no relationship "${name}"`, 'unknown_field');
+      continue;
+    }
+    const member = relationships[name];
+    if (!isObject(member) || !('data' in member)) throw structure(pointer, `relationship ${name} must be an object with a "data" member`);
+    const linkage = readLinkage(field as ToOne | ToMany, member.data, `${pointer}/data`);
+    if (!field.isWritable) {
+      readOnly(pointer, name);
+      continue;
+    }
+    if (linkage === null && field.isRequired) {
+      invalid(`${pointer}/data`, `${name} is required and cannot be cleared`, 'required');
+      continue;
+    }
+    const conflicts = linkageTypeErrors(field as ToOne | ToMany, linkage, `${pointer}/data`);
+    errors.push(...conflicts);
+    if (conflicts.length === 0) values.relationships[name] = linkage;
+  }
+
+  if (mode === 'create') {
+    for (const field of resource.fields.values()) {
+      if (field.name in values.attributes || field.name in values.relationships || !known(field.name)) continue;
+      if (field instanceof Attribute && field.hasDefault) {
+        values.attributes[field.name] = field.defaultValue(context);
+      } else if (field.isRequired && !(field.name in attributes) && !(field.name in relationships)) {
+        const where = field instanceof Attribute ? ('attributes' in data ? '/data/attributes' : '/data') : 'relationships' in data ? '/data/relationships' : '/data';
+        invalid(where, `${field.name} is required`, 'required');
+      }
+    }
+  }
+  if (refused.length > 0) throw new JsonApiErrors(refused);
+  if (errors.length > 0) throw new JsonApiErrors(errors);
+  return values;
+}

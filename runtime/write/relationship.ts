@@ -1,0 +1,60 @@
+import { ForbiddenError, JsonApiErrors, NotFoundError, UnprocessableEntityError } from '../errors.js';
+import { Relationship, type ToMany, type ToOne } from '../schema/fields.js';
+import { checkLinkageExists } from './linkage.js';
+import { linkageTypeErrors, readLinkage, topLevelData } from './payload.js';
+import { checkIfMatch, findOr404, mustBeVisible, onlyParameters, supported } from '../checks.js';
+import { type RequestState, requestBody } from '../state.js';
+import { type HttpResult, NO_CONTENT } from '../http/result.js';
+
+/**
+ * `PATCH` (replace or clear), `POST` (add, no duplicates) and `DELETE` (remove) on
+ * `/{type}/{id}/relationships/{name}`; 204 on success. Only writable relationships of
+ * resources with an Update endpoint; `POST`/`DELETE` only on to-many (403 otherwise).
+ */
+export async function serveRelationshipWrite(state: RequestState, id: string, name: string, method: string): Promise<HttpResult> {
+  const { resource, query, context } = state;
+  const field = resource.fields.get(name);
+  const unknown = () => new NotFoundError({ detail: `${resource.type} has no relationship "${name}"` });
+  if (!(field instanceof Relationship) || !field.isVisibleFor(undefined, context)) throw unknown();
+  const relationship = field as ToOne | ToMany;
+  onlyParameters(query, [], 'a relationship update');
+  if (!relationship.isWritable) throw new ForbiddenError({ detail: `${resource.type}.${name} is read-only`, code: 'read_only' });
+  if (method !== 'PATCH' && relationship.cardinality === 'one') {
+    throw new ForbiddenError({ detail: `${name} is a to-one relationship: replace it with PATCH`, code: 'to_one' });
+  }
+  const model = await findOr404(state, resource, id);
+  if (!relationship.isVisibleFor(model, context)) throw unknown();
+  await mustBeVisible(resource.endpoint('update')!.permits(model, context, resource.policy), `You may not update this ${resource.type} resource`);
+  checkIfMatch(state, resource, model, 'update');
+  const linkage = readLinkage(relationship, topLevelData(await requestBody(state)), '/data');
+  if (linkage === null && relationship.isRequired) {
+    throw new UnprocessableEntityError({ detail: `${name} is required and cannot be cleared`, source: { pointer: '/data' }, code: 'required' });
+  }
+  const conflicts = linkageTypeErrors(relationship, linkage, '/data');
+  if (conflicts.length > 0) throw new JsonApiErrors(conflicts);
+  const values = { attributes: Object.create(null), relationships: Object.assign(Object.create(null), { [name]: linkage }) };
+  await checkLinkageExists(values, resource, state.lookup, context, '/data');
+  const definition = resource.definition;
+  if (method === 'PATCH') {
+    await supported(definition.update, `Updating ${resource.type} is not supported`).call(definition, model, values, context);
+  } else {
+    const identifiers = unique(linkage as { type: string; id: string }[]);
+    if (method === 'POST') {
+      const [current] = await resource.loadRelated!(relationship, [model], context);
+      const related = state.lookup(relationship.relatedType)!;
+      const members = new Set((current as unknown[]).map((m) => related.getId(m, context)));
+      const added = identifiers.filter((i) => !members.has(i.id));
+      const add = supported(definition.addToRelationship, `Adding to ${resource.type}.${name} is not supported`);
+      if (added.length > 0) await add.call(definition, model, relationship as ToMany, added, context);
+    } else {
+      const remove = supported(definition.removeFromRelationship, `Removing from ${resource.type}.${name} is not supported`);
+      if (identifiers.length > 0) await remove.call(definition, model, relationship as ToMany, identifiers, context);
+    }
+  }
+  return NO_CONTENT;
+}
+
+function unique(identifiers: { type: string; id: string }[]): { type: string; id: string }[] {
+  const seen = new Set<string>();
+  return identifiers.filter((i) => !seen.has(i.id) && (seen.add(i.id), true));
+}

@@ -1,0 +1,33 @@
+import { respond } from '../http/respond.js';
+import type { HttpResult } from '../http/result.js';
+import { checkLinkageExists } from './linkage.js';
+import { readResourceDocument } from './payload.js';
+import { checkDocumentParameters, checkIfMatch, findOr404, mustBeVisible, onlyParameters, supported, versionOf } from '../checks.js';
+import { type RequestState, requestBody, documentBuilder } from '../state.js';
+
+/** `PATCH /{type}/{id}`: `find`, the endpoint's callbacks with the model, `If-Match`, `update`; 200 with the result. */
+export async function serveUpdate(state: RequestState, id: string): Promise<HttpResult> {
+  const { resource, query, context } = state;
+  const update = supported(resource.definition.update, `Updating ${resource.type} is not supported`);
+  onlyParameters(query, ['include', 'fields'], 'an update request');
+  checkDocumentParameters(state, resource);
+  const model = await findOr404(state, resource, id);
+  await mustBeVisible(resource.endpoint('update')!.permits(model, context, resource.policy), `You may not update this ${resource.type} resource`);
+  checkIfMatch(state, resource, model, 'update');
+  const values = await readResourceDocument(await requestBody(state), { resource, context, mode: 'update', id, model });
+  await checkLinkageExists(values, resource, state.lookup, context);
+  const updated = await update.call(resource.definition, model, values, context);
+  const builder = documentBuilder(state);
+  const nodes = builder.primary(resource, [updated]);
+  await builder.expand(resource, nodes, query.include);
+  return respond(state, 
+    {
+      links: { self: nodes[0]!.object.links.self },
+      data: nodes[0]!.object,
+      ...(query.include && { included: builder.included }),
+    },
+    200,
+    undefined,
+    versionOf(state, resource, updated),
+  );
+}
