@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { type ColumnType, type Generated, Kysely, type LogConfig, Migrator, PostgresDialect } from 'kysely';
 import pg from 'pg';
-import { preparedPool, sqliteDialect } from '@jsonapi-gen/kysely';
+import { preparedPool, sqliteKysely } from '@jsonapi-gen/kysely';
 import { createMigrations } from './migrations/index.js';
 
 /** A timestamp: written as an ISO string; read back as a string (SQLite) or a Date (PostgreSQL). */
@@ -124,7 +124,7 @@ export function openDatabase(options: OpenOptions = {}): OpenDatabase {
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
   sqlite.pragma('foreign_keys = ON');
-  const db = new Kysely<Database>({ dialect: sqliteDialect(sqlite), ...(log && { log }) });
+  const db = sqliteKysely<Database>(sqlite, log ? { log } : {});
   return {
     db,
     dialect: 'sqlite',

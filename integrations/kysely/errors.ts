@@ -19,7 +19,7 @@ export function runStatement<T>(statement: () => MaybePromise<T>, written?: Writ
   } catch (thrown) {
     return Promise.reject(clientError(thrown, written));
   }
-  // A statement run synchronously (see `sqliteDialect`) has its result already.
+  // A statement run synchronously (see `sqliteKysely`) has its result already.
   if (!isPromise(running)) return running;
   return running.catch((thrown: unknown) => {
     throw clientError(thrown, written);

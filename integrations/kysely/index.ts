@@ -31,7 +31,7 @@
  * const store = defineStore(db, { tags: { table: 'tags' } });
  * api.resource({ ...tagsSchema, ...store.tags });
  */
-export { defineStore, defineTableStore, type UntypedResource } from './store.js';
+export { ListQuery, defineStore, defineTableStore, type UntypedResource } from './store.js';
 /**
  * Types of a store: a row as the serializer reads it, one resource's data layer, the store.
  *
@@ -89,15 +89,15 @@ export type { CheckedTableMapping, FittingColumn, ResourceMapping, StoreMapping,
  */
 export { executorFor, kyselyTransaction, withTransaction, type TransactionOptions } from './transaction.js';
 /**
- * SQLite (better-sqlite3) for Kysely: `sqliteDialect` prepares each distinct SQL text once and
- * lets the store run its compiled statements on SQLite directly (reads outside transactions, and
- * everything inside its own); `cachedStatements` is the statement cache alone, for a
- * `SqliteDialect` of your own.
+ * SQLite (better-sqlite3) for Kysely: `sqliteKysely` makes a Kysely whose statements are
+ * prepared once per SQL text and that the store runs its compiled statements on directly
+ * (reads outside transactions, and everything inside its own); `sqliteDialect` is the
+ * statement cache as a dialect, `cachedStatements` the cache alone, for a `SqliteDialect` of your own.
  *
  * @example
- * new Kysely<Database>({ dialect: sqliteDialect(new SQLite(file)) });
+ * const db = sqliteKysely<Database>(new SQLite(file));
  */
-export { cachedStatements, sqliteDialect, type DirectDatabase, type PreparingDatabase } from './statements.js';
+export { cachedStatements, sqliteDialect, sqliteKysely, type DirectDatabase, type PreparingDatabase } from './statements.js';
 export { idempotencyMigration, kyselyIdempotency, type KyselyIdempotencyOptions } from './idempotency.js';
 /**
  * Prepared statements on PostgreSQL: wrap the `pg` Pool you give Kysely's `PostgresDialect`, so

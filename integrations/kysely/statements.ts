@@ -1,4 +1,4 @@
-import { type DatabaseConnection, type QueryResult, SqliteDialect, type SqliteDialectConfig, type SqliteDatabase, type SqliteStatement } from 'kysely';
+import { Kysely, type KyselyConfig, type QueryResult, SqliteDialect, type SqliteDialectConfig, type SqliteDatabase, type SqliteStatement } from 'kysely';
 
 /** What `cachedStatements` needs of a better-sqlite3 `Database`. */
 export interface PreparingDatabase {
@@ -55,7 +55,7 @@ export function cachedStatements(database: PreparingDatabase, size = 500): Sqlit
   };
 }
 
-/** What `sqliteDialect` needs of a better-sqlite3 `Database`: `cachedStatements`'s, and whether a transaction is open. */
+/** What `sqliteKysely` needs of a better-sqlite3 `Database`: `cachedStatements`'s, and whether a transaction is open. */
 export interface DirectDatabase extends PreparingDatabase {
   readonly inTransaction: boolean;
 }
@@ -74,42 +74,50 @@ export interface DirectSqlite {
   readonly inTransaction: boolean;
 }
 
-const direct = new WeakMap<DatabaseConnection, DirectSqlite>();
+/** The databases `sqliteKysely` made whose statements the store may run on SQLite directly. */
+const direct = new WeakMap<Kysely<any>, DirectSqlite>();
 
 /**
- * Kysely's `SqliteDialect` on a better-sqlite3 database, with `cachedStatements`, and known to
- * the Kysely store: outside transactions, a read the store has compiled once runs on the
- * database directly and synchronously, without Kysely's per-query layers (a mutex and a dozen
- * promises around a call that takes microseconds). Inside the transactions `withTransaction`
- * runs, `begin`, `commit` and those statements run on the database directly too (the
- * transaction holds the connection). A read from outside while a transaction is open, and
- * everything while Kysely's `log` is on (so that every statement is logged), goes through Kysely.
+ * Kysely's `SqliteDialect` on a better-sqlite3 database, with `cachedStatements`.
  *
  * @example
  * import SQLite from 'better-sqlite3';
  * const db = new Kysely<Database>({ dialect: sqliteDialect(new SQLite('blog.sqlite')) });
  */
-export function sqliteDialect(database: DirectDatabase, config: Omit<SqliteDialectConfig, 'database'> = {}): SqliteDialect {
-  const statements = cachedStatements(database);
-  return new SqliteDialect({
-    ...config,
-    database: statements,
-    onCreateConnection: async (connection) => {
-      direct.set(connection, {
-        prepare: statements.prepare,
-        get inTransaction() {
-          return database.inTransaction;
-        },
-      });
-      await config.onCreateConnection?.(connection);
-    },
-  });
+export function sqliteDialect(database: PreparingDatabase, config: Omit<SqliteDialectConfig, 'database'> = {}): SqliteDialect {
+  return new SqliteDialect({ ...config, database: cachedStatements(database) });
 }
 
-/** The database under a connection `sqliteDialect` made, when Kysely does not log its queries (it would not see these). */
-export function directSqlite(connection: DatabaseConnection): DirectSqlite | undefined {
-  // Kysely's `log` wraps each connection's executeQuery in one of its own.
-  return Object.hasOwn(connection, 'executeQuery') ? undefined : direct.get(connection);
+/**
+ * A Kysely on a better-sqlite3 database (`sqliteDialect`'s statement cache) that the Kysely
+ * store knows: outside transactions, a read the store has compiled once runs on the database
+ * directly and synchronously, without Kysely's per-query layers (a mutex and a dozen promises
+ * around a call that takes microseconds); inside the transactions `withTransaction` runs,
+ * `begin`, `commit` and the store's statements do too (the transaction holds the one
+ * connection). With `log` or `plugins` in `config`, everything goes through Kysely, so that
+ * every statement is logged and transformed.
+ *
+ * @example
+ * import SQLite from 'better-sqlite3';
+ * const db = sqliteKysely<Database>(new SQLite('blog.sqlite'));
+ */
+export function sqliteKysely<DB>(database: DirectDatabase, config: Omit<KyselyConfig, 'dialect'> = {}): Kysely<DB> {
+  const statements = cachedStatements(database);
+  const db = new Kysely<DB>({ ...config, dialect: new SqliteDialect({ database: statements }) });
+  if (config.log === undefined && (config.plugins ?? []).length === 0) {
+    direct.set(db, {
+      prepare: statements.prepare,
+      get inTransaction() {
+        return database.inTransaction;
+      },
+    });
+  }
+  return db;
+}
+
+/** The database under a Kysely `sqliteKysely` made (without `log` or plugins), for statements run on it directly. */
+export function directSqliteOf(db: Kysely<any>): DirectSqlite | undefined {
+  return direct.get(db);
 }
 
 /**

@@ -1,7 +1,7 @@
 import { AsyncLocalStorage, AsyncResource } from 'node:async_hooks';
-import { CompiledQuery, type DatabaseConnection, type Kysely, SqliteAdapter, type Transaction } from 'kysely';
+import { type Kysely, SqliteIntrospector, type Transaction, sql } from 'kysely';
 import type { Context } from 'jsonapi-gen';
-import { directSqlite, runDirect } from './statements.js';
+import { directSqliteOf, runDirect } from './statements.js';
 import { unavailable, unavailableError } from './errors.js';
 
 /** The transaction of the current request, per database, carried through the async call chain. */
@@ -9,19 +9,6 @@ const bound = new AsyncLocalStorage<{ db: Kysely<any>; transaction: Transaction<
 
 /** Transactions `withTransaction` runs `fn` in at the moment, in this process. */
 let running = 0;
-
-/** The connection under each transaction `withTransaction` opened. */
-const connections = new WeakMap<object, DatabaseConnection>();
-
-/**
- * The connection a transaction that `withTransaction` opened runs on (undefined for anything
- * else): a statement compiled already runs on it directly, without Kysely's per-query layers
- * (a dozen promises per statement, each one hooked while the AsyncLocalStorage is enabled).
- * The connection is the transaction's alone, and it logs as Kysely's `log` option says.
- */
-export function connectionOf(executor: Kysely<any>): DatabaseConnection | undefined {
-  return connections.get(executor);
-}
 
 /** Options of `withTransaction`. */
 export interface TransactionOptions<T> {
@@ -69,7 +56,6 @@ export async function withTransaction<DB, T>(
   const current = bound.getStore();
   if (current && current.db === db) return fn(current.transaction as Transaction<DB>);
   const body = async (transaction: Transaction<DB>) => {
-    if (!connections.has(transaction)) connections.set(transaction, await connectionUnder(transaction));
     running++;
     try {
       return await bound.run({ db, transaction: transaction as Transaction<any> }, async () => {
@@ -92,9 +78,14 @@ export async function withTransaction<DB, T>(
   }
 }
 
+/** Whether `db` is a SQLite database (its dialect's introspector says so), remembered per database. */
 function isSqlite(db: Kysely<any>): boolean {
-  return db.getExecutor().adapter instanceof SqliteAdapter;
+  let known = sqliteDatabases.get(db);
+  if (known === undefined) sqliteDatabases.set(db, (known = db.introspection instanceof SqliteIntrospector));
+  return known;
 }
+
+const sqliteDatabases = new WeakMap<Kysely<any>, boolean>();
 
 /**
  * A SQLite transaction begun with `BEGIN IMMEDIATE`: it takes the write lock first, waiting
@@ -112,7 +103,7 @@ function isSqlite(db: Kysely<any>): boolean {
  */
 function immediate<DB, T>(db: Kysely<DB>, fn: (transaction: Transaction<DB>) => Promise<T>, alone: boolean): Promise<T> {
   let state = sqliteStates.get(db);
-  if (state === undefined) sqliteStates.set(db, (state = { waiting: [], draining: false, kysely: undefined }));
+  if (state === undefined) sqliteStates.set(db, (state = { waiting: [], draining: false }));
   const queued = state;
   // Run in the caller's async context (the host's AsyncLocalStorages), not in that of whoever drains the queue.
   const member = AsyncResource.bind(fn as Member['fn']);
@@ -134,29 +125,20 @@ interface Member {
 /** The most transactions one commit takes: the first of them waits for the others' work. */
 const GROUP_COMMIT_LIMIT = 16;
 
-/**
- * Per SQLite database: the transactions waiting, whether a group is running, and the Kysely
- * of its one connection (Kysely's SQLite driver has one), made at its first transaction.
- */
+/** Per SQLite database: the transactions waiting, and whether a group is running. */
 const sqliteStates = new WeakMap<Kysely<any>, SqliteState>();
 
 interface SqliteState {
   readonly waiting: Member[];
   draining: boolean;
-  kysely: Kysely<any> | undefined;
 }
 
 /** Runs the waiting transactions, a group at a time, until none is left. */
 async function drain(db: Kysely<any>, state: SqliteState): Promise<void> {
   state.draining = true;
   try {
-    const kysely = (state.kysely ??= await connectionKysely(db));
-    while (state.waiting.length > 0) {
-      await db.getExecutor().provideConnection((connection) =>
-        // Another driver's SQLite connections may be several: then the connection's own Kysely, made anew.
-        connections.get(kysely) === connection ? group(kysely, state.waiting) : db.connection().execute((own) => group(own, state.waiting)),
-      );
-    }
+    // Each group holds one connection (`db.connection()`) for its transaction and its members' work.
+    while (state.waiting.length > 0) await db.connection().execute((own) => group(db, own, state.waiting));
   } catch (thrown) {
     // Taking the connection failed (the database was destroyed): nobody waiting can run.
     for (const member of state.waiting.splice(0)) member.reject(thrown);
@@ -167,16 +149,15 @@ async function drain(db: Kysely<any>, state: SqliteState): Promise<void> {
 
 /**
  * One SQLite transaction for the transactions waiting (as many as join while it runs, up to
- * `GROUP_COMMIT_LIMIT`), each in its savepoint, on the connection `kysely` runs on.
+ * `GROUP_COMMIT_LIMIT`), each in its savepoint, on the connection `kysely` holds.
  */
-async function group(kysely: Kysely<any>, waiting: Member[]): Promise<void> {
-  let connection = connections.get(kysely);
-  if (connection === undefined) connections.set(kysely, (connection = await connectionUnder(kysely)));
-  // Raw statements on the connection itself (on the database, when known, at once): nothing to compile, no layers on every write request.
-  const sqlite = directSqlite(connection);
-  const raw = (sql: string): Promise<unknown> | undefined => {
-    if (!sqlite) return connection.executeQuery(CompiledQuery.raw(sql));
-    runDirect(sqlite, sql, []);
+async function group(db: Kysely<any>, kysely: Kysely<any>, waiting: Member[]): Promise<void> {
+  // On a database `sqliteKysely` made, straight to better-sqlite3 (nothing to compile, no layers
+  // on every write request); otherwise through the connection's Kysely.
+  const sqlite = directSqliteOf(db);
+  const raw = (text: string): Promise<unknown> | undefined => {
+    if (!sqlite) return sql.raw(text).execute(kysely);
+    runDirect(sqlite, text, []);
     return undefined;
   };
   /** Members whose work is in the open transaction, with their results, to settle at its end. */
@@ -247,23 +228,6 @@ async function group(kysely: Kysely<any>, waiting: Member[]): Promise<void> {
   } finally {
     if (open) await end();
   }
-}
-
-/**
- * A Kysely bound to `db`'s connection, as `db.connection()` makes one (it runs on that
- * connection without taking it): the group holds the connection meanwhile, through
- * `provideConnection`, and making one per request costs more than the SQLite calls it makes.
- */
-function connectionKysely(db: Kysely<any>): Promise<Kysely<any>> {
-  return db.connection().execute(async (own) => {
-    connections.set(own, await connectionUnder(own));
-    return own;
-  });
-}
-
-/** The one connection a transaction's (or a `db.connection()`'s) Kysely runs on. */
-function connectionUnder(kysely: Kysely<any>): Promise<DatabaseConnection> {
-  return kysely.getExecutor().provideConnection(async (connection) => connection);
 }
 
 /**

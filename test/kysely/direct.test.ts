@@ -1,5 +1,5 @@
 /**
- * `sqliteDialect`: outside transactions the Kysely store runs its compiled reads on SQLite
+ * `sqliteKysely`: outside transactions the Kysely store runs its compiled reads on SQLite
  * directly. The same requests answer exactly as through Kysely (which the suites' logged
  * databases use), a read never sees what an open transaction has not committed, and a read
  * while a stream holds the connection runs alongside it. Inside the transactions of write
@@ -48,7 +48,7 @@ async function ready(store: ReturnType<typeof createStore>): Promise<void> {
   for (let i = 0; i < 100 && store.articles.find('1', context) instanceof Promise; i++) await new Promise((r) => setTimeout(r, 5));
 }
 
-describe('sqliteDialect: reads outside transactions run on SQLite directly', () => {
+describe('sqliteKysely: reads outside transactions run on SQLite directly', () => {
   it('answers every kind of read exactly as Kysely does, and runs them without it', async () => {
     const directStore = createStore(direct.db);
     await ready(directStore);
@@ -158,7 +158,7 @@ describe('sqliteDialect: reads outside transactions run on SQLite directly', () 
   });
 });
 
-describe('sqliteDialect: write requests run their transactions on SQLite directly', () => {
+describe('sqliteKysely: write requests run their transactions on SQLite directly', () => {
   const articles = async () => Number((await direct.db.selectFrom('articles').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
   const post = (api: ReturnType<typeof createApi>, path: string, body: unknown) =>
     api.fetch(new Request(`http://localhost${path}`, { method: 'POST', headers: { 'content-type': 'application/vnd.api+json; ext="https://jsonapi.org/ext/atomic"' }, body: JSON.stringify(body) }), signedIn);

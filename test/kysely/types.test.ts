@@ -3,7 +3,7 @@
  * errors (`npm test` type-checks this file; the functions below never run).
  */
 import type { Kysely } from 'kysely';
-import { defineTableStore, type KyselyDataLayer, type SelectQuery, type UntypedResource } from '@jsonapi-gen/kysely';
+import { defineTableStore, type KyselyDataLayer, type ListQuery, type UntypedResource } from '@jsonapi-gen/kysely';
 import { describe, expectTypeOf, it } from 'vitest';
 import type { Database } from '../../examples/blog/db.js';
 
@@ -25,7 +25,7 @@ describe('defineStore types', () => {
         tags: { table: 'tags' },
       });
     expectTypeOf<ReturnType<typeof build>['articles']>().toEqualTypeOf<KyselyDataLayer<UntypedResource>>();
-    expectTypeOf<Awaited<ReturnType<KyselyDataLayer['query']>>>().toEqualTypeOf<SelectQuery>();
+    expectTypeOf<Awaited<ReturnType<KyselyDataLayer['query']>>>().toEqualTypeOf<ListQuery>();
   });
 
   it('rejects unknown tables and columns', () => {

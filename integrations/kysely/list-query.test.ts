@@ -1,0 +1,76 @@
+import { DummyDriver, Kysely, SqliteAdapter, SqliteIntrospector, SqliteQueryCompiler } from 'kysely';
+import { describe, expect, it } from 'vitest';
+import { orderByColumn, whereColumn } from './filters.js';
+import { ListQuery } from './list-query.js';
+
+const db = new Kysely<any>({
+  dialect: {
+    createAdapter: () => new SqliteAdapter(),
+    createDriver: () => new DummyDriver(),
+    createIntrospector: (k) => new SqliteIntrospector(k),
+    createQueryCompiler: () => new SqliteQueryCompiler(),
+  },
+});
+const articles = () => ListQuery.from('articles', db, (on) => on.selectFrom('articles').selectAll('articles'), 'articles list');
+
+describe('ListQuery', () => {
+  it('one value is one bound value, compared with the table-qualified column', () => {
+    const q = articles().where('title', ["x' OR 1=1 --"]);
+    const compiled = q.build().compile();
+    expect(compiled.sql).toBe('select "articles".* from "articles" where "articles"."title" = ?');
+    expect(compiled.parameters).toEqual(["x' OR 1=1 --"]);
+    expect(q.values).toEqual(compiled.parameters);
+  });
+
+  it('several values are IN with one parameter per value; none match nothing', () => {
+    const compiled = articles().where('author_id', ['1', '1); DROP TABLE articles; --']).build().compile();
+    expect(compiled.sql).toBe('select "articles".* from "articles" where "articles"."author_id" in (?, ?)');
+    expect(compiled.parameters).toEqual(['1', '1); DROP TABLE articles; --']);
+    expect(articles().where('title', []).build().compile().sql).toMatch(/where 1 = 0$/);
+  });
+
+  it('keeps an already qualified column', () => {
+    expect(articles().where('people.name', ['x']).build().compile().sql).toContain('"people"."name" = ?');
+  });
+
+  it('binds its values in the order the SQL takes them: filters, then the page', () => {
+    const q = articles().where('author_id', ['1', '2']).orderBy('created_at', 'desc').where('status', ['published']).page('articles.id', 20, 40);
+    const compiled = q.build().compile();
+    expect(compiled.sql).toBe(
+      'select "articles".* from "articles" where "articles"."author_id" in (?, ?) and "articles"."status" = ? order by "articles"."created_at" desc, "articles"."id" limit ? offset ?',
+    );
+    expect(q.values).toEqual(compiled.parameters);
+  });
+
+  it('has one shape per SQL text: the same steps with other values share it, another column, arity or direction does not', () => {
+    const shape = (q: ListQuery) => q.shape;
+    expect(shape(articles().where('title', ['a']))).toBe(shape(articles().where('title', ['b'])));
+    const others = [
+      articles().where('title', ['a', 'b']),
+      articles().where('body', ['a']),
+      articles().where('title', ['a']).orderBy('title', 'asc'),
+      articles().where('title', ['a']).orderBy('title', 'desc'),
+      articles().where('title', ['a']).page('articles.id', 10, 0),
+    ];
+    expect(new Set([shape(articles().where('title', ['a'])), ...others.map(shape)]).size).toBe(6);
+  });
+
+  it('a step on the Kysely builder itself has no shape from then on: the query is built anew each time', () => {
+    const q = articles()
+      .where('title', ['a'])
+      .apply((b) => b.where('articles.body', 'like', '%x%'))
+      .orderBy('created_at', 'asc');
+    expect(q.shape).toBeUndefined();
+    expect(q.build().compile().sql).toBe('select "articles".* from "articles" where "articles"."title" = ? and "articles"."body" like ? order by "articles"."created_at" asc');
+  });
+});
+
+describe('whereColumn and orderByColumn (for hand-written data layers)', () => {
+  const plain = () => db.selectFrom('articles').selectAll('articles');
+  it('bind every value, = for one, in for several, nothing for none', () => {
+    expect(whereColumn(plain(), 'articles.title', ['x']).compile().sql).toMatch(/where "articles"."title" = \?$/);
+    expect(whereColumn(plain(), 'articles.author_id', ['1', '2']).compile().parameters).toEqual(['1', '2']);
+    expect(whereColumn(plain(), 'title', []).compile().sql).toMatch(/where 1 = 0$/);
+    expect(orderByColumn(plain(), 'articles.created_at', 'desc').compile().sql).toMatch(/order by "articles"."created_at" desc$/);
+  });
+});

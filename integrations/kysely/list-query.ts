@@ -1,0 +1,94 @@
+import type { SortDirection } from 'jsonapi-gen';
+import type { Kysely } from 'kysely';
+import { sql } from 'kysely';
+import type { SelectQuery } from './select-query.js';
+
+/**
+ * The query value of a Kysely-backed resource's Index (and related collections): a collection
+ * read described rather than built. The runtime narrows it step by step (`where`, `orderBy`,
+ * `page`); the store runs it. While every step is one of these, its SQL depends only on its
+ * `shape` (the table, each filter's column and arity, each sort, whether paged), so the store
+ * compiles it once per shape and binds each request's `values`; Kysely would otherwise build
+ * and compile every Index query anew, which costs more than the runtime's own work on a page
+ * of 20. A step only a builder can say (a mapping's scope, custom filter or sort) goes through
+ * `apply` with a real Kysely `SelectQueryBuilder`; from then on the query is built anew.
+ *
+ * @example
+ * const query = ListQuery.from('articles', db, (on) => on.selectFrom('articles').selectAll('articles'), 'articles list')
+ *   .where('author_id', ['1', '2'])
+ *   .orderBy('created_at', 'desc');
+ * await query.build().execute();
+ */
+export class ListQuery {
+  /** The table whose columns filters and sorts name (qualified with it). */
+  readonly table: string;
+  /** What the query runs on: the request's transaction, or the database. */
+  readonly executor: Kysely<any>;
+  /** Everything the SQL text depends on; undefined once a step the description cannot name was added. */
+  readonly shape: string | undefined;
+  /** The values the SQL binds, in the order its steps add them. */
+  readonly values: readonly unknown[];
+  readonly #build: (on: Kysely<any>) => SelectQuery;
+
+  private constructor(table: string, executor: Kysely<any>, shape: string | undefined, values: readonly unknown[], build: (on: Kysely<any>) => SelectQuery) {
+    this.table = table;
+    this.executor = executor;
+    this.shape = shape;
+    this.values = values;
+    this.#build = build;
+  }
+
+  /** A query of `table` that `start` begins on a database; `shape` undefined when its SQL may vary (a scope). */
+  static from(table: string, executor: Kysely<any>, start: (on: Kysely<any>) => SelectQuery, shape: string | undefined, values: readonly unknown[] = []): ListQuery {
+    return new ListQuery(table, executor, shape, values, start);
+  }
+
+  /** Rows whose `column` equals one of `values` (`=` for one, `in` for several, none for none); values are bound. */
+  where(column: string, values: readonly string[]): ListQuery {
+    const qualified = this.#qualify(column);
+    const arity = values.length === 1 ? '=' : String(values.length);
+    return this.#then(`where ${JSON.stringify(qualified)} ${arity}`, values, (q) =>
+      values.length === 1 ? q.where(qualified, '=', values[0]) : values.length === 0 ? q.where(sql<boolean>`1 = 0`) : q.where(qualified, 'in', values),
+    );
+  }
+
+  /** Ordered by `column`. */
+  orderBy(column: string, direction: SortDirection): ListQuery {
+    const qualified = this.#qualify(column);
+    return this.#then(`order ${JSON.stringify(qualified)} ${direction}`, [], (q) => q.orderBy(qualified, direction));
+  }
+
+  /** One page by offset; the table's `key` as a last sort keeps pages stable when the sort has ties. */
+  page(key: string, limit: number, offset: number): ListQuery {
+    return this.#then(`page ${JSON.stringify(key)}`, [limit, offset], (q) => q.orderBy(key).limit(limit).offset(offset));
+  }
+
+  /**
+   * A step on the Kysely builder itself (a mapping's custom filter or sort): the query is
+   * built anew on each run from here on.
+   */
+  apply(step: (query: SelectQuery) => SelectQuery): ListQuery {
+    const build = this.#build;
+    return new ListQuery(this.table, this.executor, undefined, this.values, (on) => step(build(on)));
+  }
+
+  /** The Kysely select query, on `on` (default: the executor it was started on). */
+  build(on: Kysely<any> = this.executor): SelectQuery {
+    return this.#build(on);
+  }
+
+  #then(shape: string, values: readonly unknown[], step: (query: SelectQuery) => SelectQuery): ListQuery {
+    const build = this.#build;
+    return new ListQuery(
+      this.table,
+      this.executor,
+      this.shape === undefined ? undefined : `${this.shape} ${shape}`,
+      values.length === 0 ? this.values : [...this.values, ...values],
+      (on) => step(build(on)),
+    );
+  }
+
+  #qualify(column: string): string {
+    return column.includes('.') ? column : `${this.table}.${column}`;
+  }
+}

@@ -1,0 +1,94 @@
+import type { Context, Linkage, ResourceIdentifier } from 'jsonapi-gen';
+import type { Steps } from 'jsonapi-gen/internal';
+import { runStatement } from './errors.js';
+import type { ThroughMapping, ToManyMapping } from './mapping.js';
+import type { StoreTables } from './store-tables.js';
+import type { TableResource } from './table-resource.js';
+import { executorFor } from './transaction.js';
+
+function toManyMapping(resource: TableResource, name: string): ToManyMapping<any> | ThroughMapping<any> {
+  const mapping = resource.relationships[name];
+  if (!mapping || mapping.type !== 'toMany') throw new TypeError(`defineStore: ${resource.type}.${name} is not mapped as toMany`);
+  return mapping;
+}
+
+/**
+ * The resource a to-many relationship's members belong to: by the mapping's table, else by the
+ * identifiers written. Undefined only for a join-table mapping without `table`, cleared.
+ */
+function membersOf(t: StoreTables, resource: TableResource, name: string, mapping: { table?: string }, identifiers: readonly ResourceIdentifier[]): TableResource | undefined {
+  const byTable = mapping.table === undefined ? undefined : [...t.tables.values()].filter((r) => r.table === mapping.table);
+  if (byTable?.length === 1) return byTable[0];
+  if (identifiers.length > 0) return t.resourceOf(identifiers[0]!);
+  if ([...t.tables.values()].some((r) => r.scope)) {
+    throw new TypeError(`defineStore: ${resource.type}.${name} needs its "table" so that replacing it can keep the members a scope hides`);
+  }
+  return undefined;
+}
+
+/**
+ * Adds (or, with `remove`, removes) members of a to-many relationship. Removal only touches
+ * members inside the related resource's scope (the runtime has checked them with `find`
+ * already; this holds for direct calls too).
+ */
+export function* changeMembers(t: StoreTables, resource: TableResource, key: unknown, name: string, identifiers: readonly ResourceIdentifier[], remove: boolean, context: Context): Steps<void> {
+  const mapping = toManyMapping(resource, name);
+  if (identifiers.length === 0) return;
+  const related = membersOf(t, resource, name, mapping, identifiers)!;
+  const keys = identifiers.map((i) => t.resourceOf(i).parseId(i.id));
+  const ex = executorFor(t.db);
+  const visible = remove ? related.visibleKeys(ex, context) : undefined;
+  if ('through' in mapping && mapping.through) {
+    const { table: join, from, to } = mapping.through;
+    if (remove) {
+      let statement = ex.deleteFrom(join).where(from, '=', key).where(to, 'in', keys);
+      if (visible) statement = statement.where(to, 'in', visible);
+      yield runStatement(() => statement.execute());
+    } else {
+      const rows = keys.map((k) => ({ [from]: key, [to]: k }));
+      yield runStatement(() => t.statements.execute(ex, `insert ${JSON.stringify([join, from, to])} ${keys.length}`, keys.flatMap((k) => [key, k]), (on) => on.insertInto(join).values(rows)));
+    }
+    return;
+  }
+  const { foreignKey } = mapping as { foreignKey: string };
+  let update = ex.updateTable(related.table).set({ [foreignKey]: remove ? null : key }).where(related.idColumn, 'in', keys);
+  if (remove) update = update.where(foreignKey, '=', key);
+  if (visible) update = update.where(related.idColumn, 'in', visible);
+  yield runStatement(() => update.execute());
+}
+
+/**
+ * Makes a to-many relationship hold exactly `identifiers` among the members the request may
+ * see: members outside the related resource's scope stay (the client cannot see them, so it
+ * cannot mean to unlink them).
+ */
+export function* replaceMembers(t: StoreTables, resource: TableResource, key: unknown, name: string, identifiers: readonly ResourceIdentifier[], context: Context): Steps<void> {
+  const mapping = toManyMapping(resource, name);
+  const related = membersOf(t, resource, name, mapping, identifiers);
+  const ex = executorFor(t.db);
+  const visible = related?.visibleKeys(ex, context);
+  if ('through' in mapping && mapping.through) {
+    const { table: join, from, to } = mapping.through;
+    let clear = ex.deleteFrom(join).where(from, '=', key);
+    if (visible) clear = clear.where(to, 'in', visible);
+    yield runStatement(() => clear.execute());
+  } else {
+    const { foreignKey, table: relatedTable } = mapping as { foreignKey: string; table: string };
+    const keep = identifiers.map((i) => t.resourceOf(i).parseId(i.id));
+    const idColumn = related?.idColumn ?? 'id';
+    let clear = ex.updateTable(relatedTable).set({ [foreignKey]: null }).where(foreignKey, '=', key);
+    if (keep.length > 0) clear = clear.where(idColumn, 'not in', keep);
+    if (visible) clear = clear.where(idColumn, 'in', visible);
+    yield runStatement(() => clear.execute());
+  }
+  yield* changeMembers(t, resource, key, name, identifiers, false, context);
+}
+
+/** Sets the to-many relationships written; a row just created has no members to clear first. */
+export function* writeToMany(t: StoreTables, resource: TableResource, key: unknown, relationships: Record<string, Linkage>, context: Context, created: boolean): Steps<void> {
+  for (const [name, linkage] of Object.entries(relationships)) {
+    if (!Array.isArray(linkage)) continue;
+    if (created) yield* changeMembers(t, resource, key, name, linkage, false, context);
+    else yield* replaceMembers(t, resource, key, name, linkage, context);
+  }
+}

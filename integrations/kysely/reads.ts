@@ -1,0 +1,91 @@
+import type { Context, Relationship } from 'jsonapi-gen';
+import type { Kysely } from 'kysely';
+import { runStatement } from './errors.js';
+import { ListQuery } from './list-query.js';
+import type { SelectQuery } from './select-query.js';
+import type { StoreTables } from './store-tables.js';
+import { type Model, OWNER, type TableResource } from './table-resource.js';
+import { executorFor } from './transaction.js';
+
+/** The keys among `values`, each once, without null or undefined. */
+export function distinct(values: readonly unknown[]): unknown[] {
+  const seen = new Set<unknown>();
+  const keys: unknown[] = [];
+  for (const value of values) {
+    if (value === null || value === undefined) continue;
+    // The keys of one column share a type: a number or a string is itself, anything else (a Date) its text.
+    const key = typeof value === 'number' || typeof value === 'string' ? value : String(value);
+    if (seen.has(key)) continue;
+    seen.add(key);
+    keys.push(value);
+  }
+  return keys;
+}
+
+/**
+ * The related models of each model (a model or null for a to-one relationship, a list for a
+ * to-many one): at most one statement, with the related resource's own mapping and scope.
+ */
+export async function loadRelated(t: StoreTables, resource: TableResource, relationship: Relationship, models: readonly Model[], context: Context): Promise<ReadonlyArray<Model | null | Model[]>> {
+  const { mapping, related } = t.relation(resource, relationship);
+  const ex = executorFor(t.db);
+  if (mapping.type === 'toOne') {
+    const property = resource.property(mapping.foreignKey);
+    const keys = distinct(models.map((m) => m[property]));
+    if (keys.length === 0) return models.map(() => null);
+    const byKey = await t.modelsByKey(related, keys, context);
+    return models.map((m) => (m[property] === null || m[property] === undefined ? null : (byKey.get(String(m[property])) ?? null)));
+  }
+  const keys = distinct(models.map((m) => resource.key(m)));
+  const groups = new Map<string, Model[]>(keys.map((k) => [String(k), []]));
+  if (keys.length > 0) {
+    const through = 'through' in mapping ? mapping.through : undefined;
+    const owner = through ? OWNER : (mapping as { foreignKey: string }).foreignKey;
+    const members = (start: SelectQuery) => {
+      if (!through) return start.where(`${related.table}.${owner}`, 'in', keys).orderBy(related.qualifiedId);
+      const { table: join, from, to } = through;
+      return start
+        .innerJoin(join, `${join}.${to}`, related.qualifiedId)
+        .select(`${join}.${from} as ${OWNER}`)
+        .where(`${join}.${from}`, 'in', keys)
+        .orderBy(related.qualifiedId);
+    };
+    const rows = await runStatement(() =>
+      related.scope
+        ? members(related.select(ex, context)).execute()
+        : t.statements.rows(ex, `${resource.type}.${relationship.name} in ${keys.length}`, keys, (on) => members(related.selectUnscoped(on))),
+    );
+    // A related row joined to several owners is one model.
+    const converted = related.toModels(rows, owner === OWNER ? OWNER : undefined);
+    const seen = new Map<string, Model>();
+    for (let i = 0; i < rows.length; i++) {
+      const row = rows[i]!;
+      const id = String(row[related.idColumn]);
+      let model = seen.get(id);
+      if (!model) seen.set(id, (model = converted[i]!));
+      groups.get(String(row[owner]))?.push(model);
+    }
+  }
+  return models.map((m) => groups.get(String(resource.key(m))) ?? []);
+}
+
+/** The related collection of one model, as a `ListQuery` the runtime filters, sorts and pages. */
+export function queryRelated(t: StoreTables, resource: TableResource, relationship: Relationship, model: Model, context: Context): ListQuery {
+  const { mapping, related } = t.relation(resource, relationship);
+  const start = (on: Kysely<any>) => (related.scope ? related.select(on, context) : related.selectUnscoped(on));
+  let key: unknown;
+  let members: (on: Kysely<any>) => SelectQuery;
+  if (mapping.type === 'toOne') {
+    key = model[resource.property(mapping.foreignKey)] ?? null;
+    members = (on) => start(on).where(related.qualifiedId, '=', key);
+  } else if ('through' in mapping && mapping.through) {
+    const { table: join, from, to } = mapping.through;
+    key = resource.key(model);
+    members = (on) => start(on).innerJoin(join, `${join}.${to}`, related.qualifiedId).where(`${join}.${from}`, '=', key);
+  } else {
+    key = resource.key(model);
+    members = (on) => start(on).where(`${related.table}.${(mapping as { foreignKey: string }).foreignKey}`, '=', key);
+  }
+  const shape = related.scope ? undefined : `${resource.type}.${relationship.name} related`;
+  return ListQuery.from(related.table, executorFor(t.db), members, shape, [key]);
+}
