@@ -2,7 +2,7 @@ import { checkFields, checkInclude } from './document/builder.js';
 import { matchVersions, staleVersion } from './http/conditional.js';
 import { BadRequestError, ForbiddenError, JsonApiError, NotFoundError } from './errors.js';
 import type { QueryParameters } from './query/parse.js';
-import { andThen, isPromise, type MaybePromise } from './types.js';
+import type { MaybePromise } from './types.js';
 import type { RegisteredResource } from './schema/registry.js';
 import type { RequestState } from './state.js';
 
@@ -29,20 +29,16 @@ export function checkDocumentParameters(state: RequestState, resource: Registere
   checkFields(state.query.fields, state.lookup, state.context);
 }
 
-/** Finds the model a route's id names, or 404 (a promise only when `find` answers with one). */
-export function findOr404(state: RequestState, resource: RegisteredResource, id: string): MaybePromise<unknown> {
-  return andThen(resource.definition.find!(id, state.context), (model) => {
-    if (model === null || model === undefined) {
-      throw new NotFoundError({ detail: `There is no ${resource.type} with id "${id}"` });
-    }
-    return model;
-  });
+/** Finds the model a route's id names, or 404. */
+export async function findOr404(state: RequestState, resource: RegisteredResource, id: string): Promise<unknown> {
+  const model = await resource.definition.find!(id, state.context);
+  if (model === null || model === undefined) throw new NotFoundError({ detail: `There is no ${resource.type} with id "${id}"` });
+  return model;
 }
 
-/** 403 unless the endpoint's callbacks permit (`Visibility.permits`: a promise only when a callback is async). */
-export function mustBeVisible(visible: MaybePromise<boolean>, detail: string): MaybePromise<void> {
-  if (isPromise(visible)) return visible.then((permitted) => mustBeVisible(permitted, detail));
-  if (!visible) throw new ForbiddenError({ detail });
+/** 403 unless the endpoint's callbacks permit (`Visibility.permits`). */
+export async function mustBeVisible(visible: MaybePromise<boolean>, detail: string): Promise<void> {
+  if (!(await visible)) throw new ForbiddenError({ detail });
 }
 
 /** JSON:API: "A server MUST return 403 Forbidden in response to an unsupported request". */

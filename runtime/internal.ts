@@ -4,7 +4,6 @@
  * them.
  *
  * @example
- * import { isPromise } from 'jsonapi-gen/internal';
+ * import { escape } from 'jsonapi-gen/internal';
  */
-export { andThen, flow, isPromise, type Steps } from './types.js';
 export { escape } from './write/payload.js';

@@ -1,6 +1,4 @@
 import type { Compilable, CompiledQuery, Kysely, QueryResult } from 'kysely';
-import type { MaybePromise } from 'jsonapi-gen';
-import { andThen } from 'jsonapi-gen/internal';
 import { type DirectSqlite, allRows, directSqliteOf, runDirect } from './statements.js';
 import type { Row } from './table-resource.js';
 
@@ -36,7 +34,7 @@ export class CompiledStatements {
    * Runs the statement `build` makes from `db` for `shape`, which binds exactly `values`, in
    * order, on `executor` (the request's transaction, or `db`).
    */
-  execute(executor: Kysely<any>, shape: string, values: readonly unknown[], build: (db: Kysely<any>) => Compilable): MaybePromise<QueryResult<any>> {
+  execute(executor: Kysely<any>, shape: string, values: readonly unknown[], build: (db: Kysely<any>) => Compilable): QueryResult<any> | Promise<QueryResult<any>> {
     let compiled = values.length <= MAX_CACHED_ARITY ? this.#cache.get(shape) : null;
     if (compiled === undefined) {
       const query = build(this.#db).compile();
@@ -65,7 +63,7 @@ export class CompiledStatements {
   }
 
   /** The rows of `execute`. */
-  rows(executor: Kysely<any>, shape: string, values: readonly unknown[], build: (db: Kysely<any>) => Compilable): MaybePromise<Row[]> {
-    return andThen(this.execute(executor, shape, values, build), (result) => result.rows as Row[]);
+  async rows(executor: Kysely<any>, shape: string, values: readonly unknown[], build: (db: Kysely<any>) => Compilable): Promise<Row[]> {
+    return (await this.execute(executor, shape, values, build)).rows as Row[];
   }
 }

@@ -1,6 +1,5 @@
 import { BadRequestError, ConflictError, JsonApiError, type MaybePromise, UnprocessableEntityError } from 'jsonapi-gen';
 import { escape } from 'jsonapi-gen/internal';
-import { isPromise } from 'jsonapi-gen/internal';
 
 /**
  * Runs a statement; a value the database cannot compare with its column (PostgreSQL's SQLSTATE
@@ -12,18 +11,12 @@ import { isPromise } from 'jsonapi-gen/internal';
  * (class 22, or 54000 for an index entry past PostgreSQL's btree limit) is then a 422 at the
  * attribute that holds it.
  */
-export function runStatement<T>(statement: () => MaybePromise<T>, written?: Written): MaybePromise<T> {
-  let running: MaybePromise<T>;
+export async function runStatement<T>(statement: () => MaybePromise<T>, written?: Written): Promise<T> {
   try {
-    running = statement();
+    return await statement();
   } catch (thrown) {
-    return Promise.reject(clientError(thrown, written));
-  }
-  // A statement run synchronously (see `sqliteKysely`) has its result already.
-  if (!isPromise(running)) return running;
-  return running.catch((thrown: unknown) => {
     throw clientError(thrown, written);
-  });
+  }
 }
 
 /** What `runStatement` throws for what a statement threw: a JSON:API error when the client caused it, else the same. */

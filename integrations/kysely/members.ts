@@ -1,5 +1,4 @@
 import type { Context, Linkage, ResourceIdentifier } from 'jsonapi-gen';
-import type { Steps } from 'jsonapi-gen/internal';
 import { runStatement } from './errors.js';
 import type { ThroughMapping, ToManyMapping } from './mapping.js';
 import type { StoreTables } from './store-tables.js';
@@ -31,7 +30,7 @@ function membersOf(t: StoreTables, resource: TableResource, name: string, mappin
  * members inside the related resource's scope (the runtime has checked them with `find`
  * already; this holds for direct calls too).
  */
-export function* changeMembers(t: StoreTables, resource: TableResource, key: unknown, name: string, identifiers: readonly ResourceIdentifier[], remove: boolean, context: Context): Steps<void> {
+export async function changeMembers(t: StoreTables, resource: TableResource, key: unknown, name: string, identifiers: readonly ResourceIdentifier[], remove: boolean, context: Context): Promise<void> {
   const mapping = toManyMapping(resource, name);
   if (identifiers.length === 0) return;
   const related = membersOf(t, resource, name, mapping, identifiers)!;
@@ -43,10 +42,10 @@ export function* changeMembers(t: StoreTables, resource: TableResource, key: unk
     if (remove) {
       let statement = ex.deleteFrom(join).where(from, '=', key).where(to, 'in', keys);
       if (visible) statement = statement.where(to, 'in', visible);
-      yield runStatement(() => statement.execute());
+      await runStatement(() => statement.execute());
     } else {
       const rows = keys.map((k) => ({ [from]: key, [to]: k }));
-      yield runStatement(() => t.statements.execute(ex, `insert ${JSON.stringify([join, from, to])} ${keys.length}`, keys.flatMap((k) => [key, k]), (on) => on.insertInto(join).values(rows)));
+      await runStatement(() => t.statements.execute(ex, `insert ${JSON.stringify([join, from, to])} ${keys.length}`, keys.flatMap((k) => [key, k]), (on) => on.insertInto(join).values(rows)));
     }
     return;
   }
@@ -54,7 +53,7 @@ export function* changeMembers(t: StoreTables, resource: TableResource, key: unk
   let update = ex.updateTable(related.table).set({ [foreignKey]: remove ? null : key }).where(related.idColumn, 'in', keys);
   if (remove) update = update.where(foreignKey, '=', key);
   if (visible) update = update.where(related.idColumn, 'in', visible);
-  yield runStatement(() => update.execute());
+  await runStatement(() => update.execute());
 }
 
 /**
@@ -62,7 +61,7 @@ export function* changeMembers(t: StoreTables, resource: TableResource, key: unk
  * see: members outside the related resource's scope stay (the client cannot see them, so it
  * cannot mean to unlink them).
  */
-export function* replaceMembers(t: StoreTables, resource: TableResource, key: unknown, name: string, identifiers: readonly ResourceIdentifier[], context: Context): Steps<void> {
+export async function replaceMembers(t: StoreTables, resource: TableResource, key: unknown, name: string, identifiers: readonly ResourceIdentifier[], context: Context): Promise<void> {
   const mapping = toManyMapping(resource, name);
   const related = membersOf(t, resource, name, mapping, identifiers);
   const ex = executorFor(t.db);
@@ -71,7 +70,7 @@ export function* replaceMembers(t: StoreTables, resource: TableResource, key: un
     const { table: join, from, to } = mapping.through;
     let clear = ex.deleteFrom(join).where(from, '=', key);
     if (visible) clear = clear.where(to, 'in', visible);
-    yield runStatement(() => clear.execute());
+    await runStatement(() => clear.execute());
   } else {
     const { foreignKey, table: relatedTable } = mapping as { foreignKey: string; table: string };
     const keep = identifiers.map((i) => t.resourceOf(i).parseId(i.id));
@@ -79,16 +78,16 @@ export function* replaceMembers(t: StoreTables, resource: TableResource, key: un
     let clear = ex.updateTable(relatedTable).set({ [foreignKey]: null }).where(foreignKey, '=', key);
     if (keep.length > 0) clear = clear.where(idColumn, 'not in', keep);
     if (visible) clear = clear.where(idColumn, 'in', visible);
-    yield runStatement(() => clear.execute());
+    await runStatement(() => clear.execute());
   }
-  yield* changeMembers(t, resource, key, name, identifiers, false, context);
+  await changeMembers(t, resource, key, name, identifiers, false, context);
 }
 
 /** Sets the to-many relationships written; a row just created has no members to clear first. */
-export function* writeToMany(t: StoreTables, resource: TableResource, key: unknown, relationships: Record<string, Linkage>, context: Context, created: boolean): Steps<void> {
+export async function writeToMany(t: StoreTables, resource: TableResource, key: unknown, relationships: Record<string, Linkage>, context: Context, created: boolean): Promise<void> {
   for (const [name, linkage] of Object.entries(relationships)) {
     if (!Array.isArray(linkage)) continue;
-    if (created) yield* changeMembers(t, resource, key, name, linkage, false, context);
-    else yield* replaceMembers(t, resource, key, name, linkage, context);
+    if (created) await changeMembers(t, resource, key, name, linkage, false, context);
+    else await replaceMembers(t, resource, key, name, linkage, context);
   }
 }

@@ -1,5 +1,4 @@
-import type { Context, MaybePromise, Relationship, ResourceIdentifier } from 'jsonapi-gen';
-import { andThen } from 'jsonapi-gen/internal';
+import type { Context, Relationship, ResourceIdentifier } from 'jsonapi-gen';
 import type { Kysely } from 'kysely';
 import type { CompiledStatements } from './compiled.js';
 import { runStatement } from './errors.js';
@@ -61,7 +60,7 @@ export class StoreTables {
   }
 
   /** The models of `keys` in `table` (within its scope), by key as a string: one `in (...)` read. */
-  modelsByKey(table: TableResource, keys: readonly unknown[], context: Context): MaybePromise<Map<string, Model>> {
+  async modelsByKey(table: TableResource, keys: readonly unknown[], context: Context): Promise<Map<string, Model>> {
     const ex = executorFor(this.db);
     let known: Map<string, Model> | undefined;
     if (ex === this.db && isRead(context)) {
@@ -71,21 +70,19 @@ export class StoreTables {
       if (known === undefined) byTable.set(table, (known = new Map()));
       else if (keys.every((key) => known!.has(String(key)))) return known;
     }
-    const rows = runStatement(() =>
+    const found = await runStatement(() =>
       table.scope
         ? table.select(ex, context).where(table.qualifiedId, 'in', keys).execute()
         : this.statements.rows(ex, `${table.type} in ${keys.length}`, keys, (on) => table.selectUnscoped(on).where(table.qualifiedId, 'in', keys)),
     );
-    return andThen(rows, (found) => {
-      const models = table.toModels(found);
-      const byKey = new Map(found.map((row, i) => [String(row[table.idColumn]), models[i]!]));
-      if (known) for (const [key, model] of byKey) known.set(key, model);
-      return byKey;
-    });
+    const models = table.toModels(found);
+    const byKey = new Map(found.map((row, i) => [String(row[table.idColumn]), models[i]!]));
+    if (known) for (const [key, model] of byKey) known.set(key, model);
+    return byKey;
   }
 
   /** The row of `key` in `table`, read without the scope (a compiled-once statement). */
-  byKey(table: TableResource, ex: Kysely<any>, key: unknown): MaybePromise<Row[]> {
+  byKey(table: TableResource, ex: Kysely<any>, key: unknown): Promise<Row[]> {
     return this.statements.rows(ex, `${table.type} by key`, [key], (on) => table.selectUnscoped(on).where(table.qualifiedId, '=', key));
   }
 }

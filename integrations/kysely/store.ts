@@ -12,7 +12,6 @@ import type {
   OffsetPagination,
   Paginatable,
   Creatable,
-  MaybePromise,
   RelatedLoaders,
   Relationship,
   ResourceIdentifier,
@@ -27,7 +26,6 @@ import type {
   WriteValues,
 } from 'jsonapi-gen';
 import { staleVersion } from 'jsonapi-gen';
-import { andThen, flow, type Steps } from 'jsonapi-gen/internal';
 import { runStatement, type Written } from './errors.js';
 import type { StoreMapping, StoreModel } from './checked.js';
 import { CompiledStatements } from './compiled.js';
@@ -164,29 +162,23 @@ function dataLayer(t: StoreTables, resource: TableResource): KyselyDataLayer {
   });
 
 
-
-
-
   /**
    * Reads back the row a create or update has just written, without the scope: the request
    * wrote it (an update's target passed the scope in `find`; a create's row is the client's).
    */
-  function* findByKey(key: unknown): Steps<Model> {
-    const [row]: Row[] = yield runStatement(() => t.byKey(resource, executorFor(db), key));
+  async function findByKey(key: unknown): Promise<Model> {
+    const [row]: Row[] = await runStatement(() => t.byKey(resource, executorFor(db), key));
     if (!row) throw new TypeError(`defineStore: ${resource.type} ${String(key)} was written but cannot be read back`);
     return resource.toModel(row);
   }
 
-
-
-
   /** Inserts a row, its to-many members, and reads it back. */
-  function* createRow(values: WriteValues, context: Context): Steps<Model> {
+  async function createRow(values: WriteValues, context: Context): Promise<Model> {
     const row = toRow(values, 'create', context);
     if (values.id !== undefined) row[resource.idColumn] = resource.parseId(values.id);
     // Kysely leaves out columns whose value is undefined; so does the statement's shape.
     const columns = Object.keys(row).filter((c) => row[c] !== undefined);
-    const [inserted]: Row[] = yield runStatement(
+    const [inserted]: Row[] = await runStatement(
       () =>
         statements.rows(executorFor(db), `${resource.type} insert ${JSON.stringify(columns)}`, columns.map((c) => row[c]), (on) =>
           on.insertInto(table).values(row).returning(`${resource.idColumn} as key`),
@@ -195,25 +187,25 @@ function dataLayer(t: StoreTables, resource: TableResource): KyselyDataLayer {
     );
     if (!inserted) throw new TypeError(`defineStore: inserting into ${table} returned no row`);
     const key = inserted.key;
-    yield* writeToMany(t, resource, key, values.relationships, context, true);
-    return yield* findByKey(key);
+    await writeToMany(t, resource, key, values.relationships, context, true);
+    return findByKey(key);
   }
 
   /** Updates a row and its to-many members, and reads it back. */
-  function* updateRow(model: Model, values: WriteValues, context: Context): Steps<Model> {
+  async function updateRow(model: Model, values: WriteValues, context: Context): Promise<Model> {
     const key = resource.key(model);
     const row = toRow(values, 'update', context);
     const version = resource.version;
     if (version) row[version.column] = sql`${sql.ref(version.column)} + 1`;
     if (Object.keys(row).length > 0) {
-      const results: Array<{ numUpdatedRows: bigint }> = yield runStatement(
+      const results: Array<{ numUpdatedRows: bigint }> = await runStatement(
         () => unlessChanged(executorFor(db).updateTable(table).set(row).where(resource.idColumn, '=', key), model, context).execute(),
         written(values),
       );
       stillCurrent(results[0]?.numUpdatedRows, context);
     }
-    yield* writeToMany(t, resource, key, values.relationships, context, false);
-    return yield* findByKey(key);
+    await writeToMany(t, resource, key, values.relationships, context, false);
+    return findByKey(key);
   }
 
   /** Narrows a write to the version the request read, when it came with a matching `If-Match`. */
@@ -230,36 +222,35 @@ function dataLayer(t: StoreTables, resource: TableResource): KyselyDataLayer {
   }
 
   /** A to-many change is a write of the owner: its version moves on (conditionally under If-Match). */
-  function* bumpVersion(model: Model, context: Context): Steps<void> {
+  async function bumpVersion(model: Model, context: Context): Promise<void> {
     const version = resource.version;
     if (!version) return;
     const update = executorFor(db).updateTable(table).set({ [version.column]: sql`${sql.ref(version.column)} + 1` }).where(resource.idColumn, '=', resource.key(model));
-    const results: Array<{ numUpdatedRows: bigint }> = yield runStatement(() => unlessChanged(update, model, context).execute());
+    const results: Array<{ numUpdatedRows: bigint }> = await runStatement(() => unlessChanged(update, model, context).execute());
     stillCurrent(results[0]?.numUpdatedRows, context);
   }
 
-  function* changeMembersOf(model: Model, name: string, identifiers: readonly ResourceIdentifier[], remove: boolean, context: Context): Steps<void> {
-    yield* bumpVersion(model, context);
-    yield* changeMembers(t, resource, resource.key(model), name, identifiers, remove, context);
+  async function changeMembersOf(model: Model, name: string, identifiers: readonly ResourceIdentifier[], remove: boolean, context: Context): Promise<void> {
+    await bumpVersion(model, context);
+    await changeMembers(t, resource, resource.key(model), name, identifiers, remove, context);
   }
 
   const layer = {
-    find(id: string, context: Context): MaybePromise<Model | null> {
+    async find(id: string, context: Context): Promise<Model | null> {
       const key = resource.parseId(id);
       if (key === undefined) return null;
       const ex = executorFor(db);
-      const rows = runStatement(() =>
+      const [row] = await runStatement(() =>
         resource.scope ? resource.select(ex, context).where(resource.qualifiedId, '=', key).execute() : t.byKey(resource, ex, key),
       );
-      return andThen(rows, ([row]) => (row ? resource.toModel(row) : null));
+      return row ? resource.toModel(row) : null;
     },
 
-    findMany(ids: readonly string[], context: Context) {
+    async findMany(ids: readonly string[], context: Context) {
       const parsed = ids.map((id) => resource.parseId(id));
       const keys = distinct(parsed);
-      return andThen(keys.length === 0 ? new Map<string, Model>() : t.modelsByKey(resource, keys, context), (byKey) =>
-        parsed.map((key) => (key === undefined ? null : (byKey.get(String(key)) ?? null))),
-      );
+      const byKey = keys.length === 0 ? new Map<string, Model>() : await t.modelsByKey(resource, keys, context);
+      return parsed.map((key) => (key === undefined ? null : (byKey.get(String(key)) ?? null)));
     },
 
     async delete(model: Model, context: Context) {
@@ -269,20 +260,15 @@ function dataLayer(t: StoreTables, resource: TableResource): KyselyDataLayer {
       if (resource.version && context.ifMatch && result?.numDeletedRows === 0n) stillCurrent(0n, context);
     },
 
-    create(values: WriteValues, context: Context) {
-      return flow(createRow(values, context));
-    },
-
-    update(model: Model, values: WriteValues, context: Context) {
-      return flow(updateRow(model, values, context));
-    },
+    create: createRow,
+    update: updateRow,
 
     addToRelationship(model: Model, relationship: ToMany, identifiers: readonly ResourceIdentifier[], context: Context) {
-      return flow(changeMembersOf(model, relationship.name, identifiers, false, context));
+      return changeMembersOf(model, relationship.name, identifiers, false, context);
     },
 
     removeFromRelationship(model: Model, relationship: ToMany, identifiers: readonly ResourceIdentifier[], context: Context) {
-      return flow(changeMembersOf(model, relationship.name, identifiers, true, context));
+      return changeMembersOf(model, relationship.name, identifiers, true, context);
     },
 
     ...(resource.version && {

@@ -108,17 +108,16 @@ export class DocumentBuilder {
 
   /**
    * Loads the relationships `tree` names (and those that always carry linkage) for `nodes`,
-   * one `loadRelated` call per relationship, then descends a level. Undefined, at once, when
-   * there is nothing to load. No `tree`: nothing included.
+   * one `loadRelated` call per relationship, then descends a level. No `tree`: nothing included.
    */
-  expand(resource: RegisteredResource, nodes: readonly Node[], tree: IncludeTree = NO_INCLUDES): Promise<void> | undefined {
-    if (nodes.length === 0) return undefined;
+  async expand(resource: RegisteredResource, nodes: readonly Node[], tree: IncludeTree = NO_INCLUDES): Promise<void> {
+    if (nodes.length === 0) return;
     const fieldset = this.#fields.get(resource.type);
     const wanted = resource.relationships.filter(
       (r) => tree.has(r.name) || (r.hasLinkage && (!fieldset || fieldset.has(r.name))),
     );
-    if (wanted.length === 0) return undefined;
-    return this.#load(resource, nodes, tree, fieldset, wanted);
+    if (wanted.length === 0) return;
+    await this.#load(resource, nodes, tree, fieldset, wanted);
   }
 
   async #load(resource: RegisteredResource, nodes: readonly Node[], tree: IncludeTree, fieldset: ReadonlySet<string> | undefined, wanted: Relationship[]): Promise<void> {

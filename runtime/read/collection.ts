@@ -8,7 +8,6 @@ import { parseSort } from '../query/parse.js';
 import type { RegisteredResource } from '../schema/registry.js';
 import type { OffsetPagination } from '../schema/resource.js';
 import type { RequestTarget } from '../http/target.js';
-import { isPromise } from '../types.js';
 import { checkDocumentParameters, mustBeVisible, onlyParameters } from '../checks.js';
 import { type RequestState, documentBuilder } from '../state.js';
 
@@ -34,8 +33,7 @@ export async function serveCollection(state: RequestState, source: CollectionSou
   const definition = resource.definition;
   // GET /{type}: the Index's callbacks decide, as Show's do for a single resource.
   if (state.route.relationship === undefined && index) {
-    const visible = mustBeVisible(index.permits(context), `You may not list ${resource.type}`);
-    if (visible) await visible;
+    await mustBeVisible(index.permits(context), `You may not list ${resource.type}`);
   }
   onlyParameters(query, source.identifiersOnly ? ['sort', 'filter', 'page'] : ['include', 'fields', 'sort', 'filter', 'page'], 'this endpoint');
   checkDocumentParameters(state, resource);
@@ -53,8 +51,7 @@ export async function serveCollection(state: RequestState, source: CollectionSou
   const requested = query.sort !== undefined;
   for (const term of query.sort ?? (index?.defaultSortValue ? parseSort(index.defaultSortValue) : [])) {
     const sort = resource.sorts.get(term.name);
-    let permitted = sort !== undefined && !hiddenField(resource, term.name, context) && sort.permits(context);
-    if (isPromise(permitted)) permitted = await permitted;
+    const permitted = sort !== undefined && !hiddenField(resource, term.name, context) && (await sort.permits(context));
     if (!sort || !permitted) {
       if (!requested) continue;
       throw new BadRequestError({ detail: `${resource.type} cannot be sorted by "${term.name}"`, source: { parameter: 'sort' }, code: 'unknown_sort' });
@@ -70,30 +67,18 @@ export async function serveCollection(state: RequestState, source: CollectionSou
     onlyParameters(query, ['include', 'fields', 'sort', 'filter'], `${resource.type}, which is not paginated`);
   }
 
-  // Each step is awaited only when it answers with a promise (see serveShow).
-  let q = source.start();
-  if (isPromise(q)) q = await q;
-  for (const { filter, value } of filters) {
-    q = filter.apply(q, value, context);
-    if (isPromise(q)) q = await q;
-  }
-  for (const { sort, direction } of sorts) {
-    q = sort.apply(q, direction, context);
-    if (isPromise(q)) q = await q;
-  }
+  let q = await source.start();
+  for (const { filter, value } of filters) q = await filter.apply(q, value, context);
+  for (const { sort, direction } of sorts) q = await sort.apply(q, direction, context);
   // Counting costs a query: only an Index declared countable() gets `last` and `meta.total`.
   // The count and the page do not depend on each other: the page is asked for before the count
   // is awaited, so a data layer with a connection pool (PostgreSQL) runs both at once.
-  let total = index?.isCountable && definition.count ? definition.count(q, context) : undefined;
+  const counting = index?.isCountable && definition.count ? Promise.resolve(definition.count(q, context)) : undefined;
   // Awaited below; if a step in between throws first, its rejection is not left unhandled.
-  if (isPromise(total)) total.catch(() => undefined);
-  if (page) {
-    q = definition.paginate!(q, page, context);
-    if (isPromise(q)) q = await q;
-  }
-  let models = definition.results!(q, context);
-  if (isPromise(models)) models = await models;
-  if (isPromise(total)) total = await total;
+  counting?.catch(() => undefined);
+  if (page) q = await definition.paginate!(q, page, context);
+  const models = await definition.results!(q, context);
+  const total = await counting;
 
   const links: Record<string, string | null> = { self: uriOf(context.target), ...source.links };
   if (page) Object.assign(links, paginationLinks(context.target, page, models.length, total));
@@ -104,8 +89,7 @@ export async function serveCollection(state: RequestState, source: CollectionSou
     return respond(state, { links, data: models.map((m) => builder.identifier(resource, m)), ...(meta && { meta }) });
   }
   const nodes = builder.primary(resource, models);
-  const expanding = builder.expand(resource, nodes, query.include);
-  if (expanding) await expanding;
+  await builder.expand(resource, nodes, query.include);
   return respond(state, {
     links,
     data: nodes.map((n) => n.object),

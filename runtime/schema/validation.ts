@@ -1,7 +1,6 @@
 import type { Context } from '../context.js';
 import type { Attribute, AttributeValidator, StandardSchema } from './fields.js';
 import { isRealDate, normalizeDateTime } from './date-time.js';
-import { flow, type MaybePromise, type Steps } from '../types.js';
 
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 
@@ -70,28 +69,22 @@ function isStandardSchema(validator: AttributeValidator): validator is StandardS
 
 /**
  * Validates a written value: kind and constraints first, then custom validators and Standard
- * Schemas in order (a schema's output becomes the value). A promise only when a validator
- * answers with one.
+ * Schemas in order (a schema's output becomes the value).
  */
-export function validateValue(attribute: Attribute, value: unknown, context: Context): MaybePromise<ValidationResult> {
+export async function validateValue(attribute: Attribute, value: unknown, context: Context): Promise<ValidationResult> {
   const problems = checkKind(attribute, value);
   if (problems.length > 0) return { ok: false, problems };
   // Stored in one form (UTC, milliseconds) so that the data layer compares and sorts instants.
   if (attribute.kind === 'date-time' && typeof value === 'string') value = normalizeDateTime(value);
   if (value === null || attribute.validators.length === 0) return { ok: true, value };
-  return flow(runValidators(attribute.validators, value, context));
-}
-
-/** The validators in order over `value`, each awaited only when it answers with a promise (see `flow`). */
-function* runValidators(validators: readonly AttributeValidator[], value: unknown, context: Context): Steps<ValidationResult> {
-  let current = value;
-  for (const validator of validators) {
+  let current: unknown = value;
+  for (const validator of attribute.validators) {
     if (isStandardSchema(validator)) {
-      const result: StandardResult = yield validator['~standard'].validate(current);
+      const result: StandardResult = await validator['~standard'].validate(current);
       if (result.issues) return { ok: false, problems: result.issues.map((issue) => issue.message) };
       current = result.value;
     } else {
-      const failure = validatorFailure(yield validator(current, context));
+      const failure = validatorFailure(await validator(current, context));
       if (failure) return failure;
     }
   }

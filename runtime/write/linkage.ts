@@ -4,7 +4,6 @@ import type { ResourceLookup } from '../document/builder.js';
 import { JsonApiErrors, NotFoundError } from '../errors.js';
 import type { ToMany, ToOne } from '../schema/fields.js';
 import type { RegisteredResource } from '../schema/registry.js';
-import { andThen, isPromise, type MaybePromise } from '../types.js';
 import type { ResourceIdentifier, WriteValues } from '../vocabulary.js';
 import { escape } from './payload.js';
 
@@ -20,13 +19,13 @@ const FIND_MANY_BATCH = 100;
  * costs a linear number of lookups, not a flood of concurrent ones (which a transaction's single
  * connection serves in quadratic time).
  */
-export function checkLinkageExists(
+export async function checkLinkageExists(
   values: Pick<WriteValues, 'relationships'>,
   resource: RegisteredResource,
   lookup: ResourceLookup,
   context: Context,
   base = '/data/relationships',
-): MaybePromise<void> {
+): Promise<void> {
   const lookups = new Map<string, { related: RegisteredResource; id: string }>();
   // Where each identifier was written; its pointer is built only if it turns out missing.
   const uses: Array<{ key: string; identifier: ResourceIdentifier; name: string; index: number | undefined }> = [];
@@ -43,59 +42,46 @@ export function checkLinkageExists(
   }
   const exists = new Map<string, boolean>();
   // One task per id, or per batch of ids (key and id) of a type whose data layer has findMany.
-  const tasks: Array<() => MaybePromise<void>> = [];
+  const tasks: Array<() => Promise<void>> = [];
   const filling = new Map<RegisteredResource, Array<[key: string, id: string]>>();
   for (const [key, { related, id }] of lookups) {
     const { find, findMany } = related.definition;
     if (!findMany) {
-      tasks.push(() =>
-        andThen(find ? find.call(related.definition, id, context) : null, (model) => {
-          exists.set(key, model !== null && model !== undefined);
-        }),
-      );
+      tasks.push(async () => {
+        const model = find ? await find.call(related.definition, id, context) : null;
+        exists.set(key, model !== null && model !== undefined);
+      });
       continue;
     }
     let batch = filling.get(related);
     if (!batch || batch.length === FIND_MANY_BATCH) {
       const chunk: Array<[string, string]> = (batch = []);
       filling.set(related, chunk);
-      tasks.push(() =>
-        andThen(findMany.call(related.definition, chunk.map(([, one]) => one), context), (models) => {
-          if (!Array.isArray(models) || models.length !== chunk.length) {
-            throw new TypeError(`${related.type}.findMany returned ${Array.isArray(models) ? models.length : typeof models} models for ${chunk.length} ids`);
-          }
-          chunk.forEach(([one], i) => exists.set(one, models[i] !== null && models[i] !== undefined));
-        }),
-      );
+      tasks.push(async () => {
+        const models = await findMany.call(related.definition, chunk.map(([, one]) => one), context);
+        if (!Array.isArray(models) || models.length !== chunk.length) {
+          throw new TypeError(`${related.type}.findMany returned ${Array.isArray(models) ? models.length : typeof models} models for ${chunk.length} ids`);
+        }
+        chunk.forEach(([one], i) => exists.set(one, models[i] !== null && models[i] !== undefined));
+      });
     }
     batch.push([key, id]);
   }
-  return andThen(runLookups(tasks), () => {
-    const errors = uses
-      .filter((use) => !exists.get(use.key))
-      .map(({ identifier, name, index }) => {
-        const pointer = `${base}${base.endsWith('/data') ? '' : `/${escape(name)}/data`}${index === undefined ? '' : `/${index}`}`;
-        return new NotFoundError({ detail: `There is no ${identifier.type} with id "${identifier.id}"`, source: { pointer }, code: 'related_not_found' });
-      });
-    if (errors.length > 0) throw new JsonApiErrors(errors);
-  });
+  await runLookups(tasks);
+  const errors = uses
+    .filter((use) => !exists.get(use.key))
+    .map(({ identifier, name, index }) => {
+      const pointer = `${base}${base.endsWith('/data') ? '' : `/${escape(name)}/data`}${index === undefined ? '' : `/${index}`}`;
+      return new NotFoundError({ detail: `There is no ${identifier.type} with id "${identifier.id}"`, source: { pointer }, code: 'related_not_found' });
+    });
+  if (errors.length > 0) throw new JsonApiErrors(errors);
 }
 
-/**
- * Runs lookups in order, synchronously while they answer at once; from the first one that
- * waits, up to `LINKAGE_LOOKUPS` at a time.
- */
-function runLookups(tasks: ReadonlyArray<() => MaybePromise<void>>): MaybePromise<void> {
+/** Runs lookups, up to `LINKAGE_LOOKUPS` at a time. */
+async function runLookups(tasks: ReadonlyArray<() => Promise<void>>): Promise<void> {
   let taken = 0;
-  while (taken < tasks.length) {
-    const running = tasks[taken++]!();
-    if (isPromise(running)) {
-      const worker = async (): Promise<void> => {
-        while (taken < tasks.length) await tasks[taken++]!();
-      };
-      const workers = Array.from({ length: Math.min(LINKAGE_LOOKUPS - 1, tasks.length - taken) }, worker);
-      return Promise.all([running, ...workers]).then(() => undefined);
-    }
-  }
-  return undefined;
+  const worker = async (): Promise<void> => {
+    while (taken < tasks.length) await tasks[taken++]!();
+  };
+  await Promise.all(Array.from({ length: Math.min(LINKAGE_LOOKUPS, tasks.length) }, worker));
 }

@@ -3,7 +3,6 @@ import type { Context } from '../context.js';
 import { BadRequestError, ConflictError, ForbiddenError, JsonApiError, JsonApiErrors, UnprocessableEntityError } from '../errors.js';
 import { Attribute, Relationship, type ToMany, type ToOne } from '../schema/fields.js';
 import type { RegisteredResource } from '../schema/registry.js';
-import { flow, type MaybePromise, type Steps } from '../types.js';
 import { type ValidationResult, validateValue } from '../schema/validation.js';
 import type { Linkage, ResourceIdentifier, WriteValues } from '../vocabulary.js';
 
@@ -87,14 +86,9 @@ export interface ResourceDocumentOptions {
 
 /**
  * Reads the resource document of a create or update. Structure problems are answered at once
- * (400, first wrong member); every field problem is gathered and answered together. A promise
- * only when a validator answers with one.
+ * (400, first wrong member); every field problem is gathered and answered together.
  */
-export function readResourceDocument(body: unknown, options: ResourceDocumentOptions): MaybePromise<WriteValues> {
-  return flow(readDocument(body, options));
-}
-
-function* readDocument(body: unknown, options: ResourceDocumentOptions): Steps<WriteValues> {
+export async function readResourceDocument(body: unknown, options: ResourceDocumentOptions): Promise<WriteValues> {
   const { resource, mode, context } = options;
   const data = topLevelData(body);
   if (!isObject(data)) throw structure('/data', 'data must be a resource object');
@@ -145,7 +139,7 @@ function* readDocument(body: unknown, options: ResourceDocumentOptions): Steps<W
     } else if (!field.isWritable) {
       readOnly(pointer, name);
     } else {
-      const result: ValidationResult = yield validateValue(field, attributes[name], context);
+      const result: ValidationResult = await validateValue(field, attributes[name], context);
       if (result.ok) values.attributes[name] = result.value;
       else for (const problem of result.problems) invalid(pointer, `${name} ${problem}`);
     }
