@@ -59,6 +59,8 @@ export interface ResourceModel {
   readonly relationships: readonly RelationshipModel[];
   readonly endpoints: EndpointsModel;
   readonly filters: readonly string[];
+  /** What the OpenAPI document says of each filter, in the order of `filters`. */
+  readonly filterDetails: readonly FilterModel[];
   readonly sorts: readonly string[];
   /** `Where` filters: the fields the data layer's `where` compares. */
   readonly whereFilters: readonly string[];
@@ -76,6 +78,20 @@ export interface ResourceModel {
   readonly clientIds: boolean;
   /** What the data layer must implement, in a fixed order. */
   readonly capabilities: readonly Capability[];
+}
+
+/** A filter as the OpenAPI document describes it. */
+export interface FilterModel {
+  readonly name: string;
+  /** `where` for `Where.make`, `custom` for `CustomFilter.make`, undefined for a host's own `Filter` subclass. */
+  readonly declares: 'where' | 'custom' | undefined;
+  /**
+   * Whether `filter[name]=a,b` means a or b (the runtime's `takesCommaList`): a filter named
+   * `id`, or after a relationship or an enum attribute. Any other takes its value verbatim.
+   */
+  readonly commaList: boolean;
+  /** The schema's `.description(text)`, if given. */
+  readonly description: string | undefined;
 }
 
 export interface AttributeModel {

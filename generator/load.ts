@@ -43,6 +43,8 @@ export interface NamedLike {
   readonly declares?: string;
   /** A CustomFilter's or CustomSort's own implementation. */
   readonly implementation?: unknown;
+  /** A filter's `.description(text)`. */
+  readonly descriptionText?: string;
 }
 
 /** A `ResourceSchema` as the generator sees it. */

@@ -1,8 +1,18 @@
 /** From a loaded, validated schema to the plain IR the emitters read. */
 import { relative } from 'node:path';
 import type { AttributeKind } from 'jsonapi-gen';
-import type { ApiModel, AttributeConstraintsModel, AttributeModel, Capability, EndpointsModel, ExtensionsModel, RelationshipModel, ResourceModel } from './ir.js';
-import type { FieldLike, LoadedResource, LoadedSchema } from './load.js';
+import type {
+  ApiModel,
+  AttributeConstraintsModel,
+  AttributeModel,
+  Capability,
+  EndpointsModel,
+  ExtensionsModel,
+  FilterModel,
+  RelationshipModel,
+  ResourceModel,
+} from './ir.js';
+import type { FieldLike, LoadedResource, LoadedSchema, NamedLike } from './load.js';
 import { camelCase, pascalCase } from './naming.js';
 
 /** The IR of `loaded` for output in `outDir` (the schema's path is taken relative to it). */
@@ -59,6 +69,7 @@ function toResource({ exportName, schema }: LoadedResource): ResourceModel {
     relationships,
     endpoints,
     filters: filters.map((f) => f.name),
+    filterDetails: filters.map((f) => toFilter(f, attributes, relationships)),
     sorts: sorts.map((s) => s.name),
     ...queries,
     usesPolicy,
@@ -73,6 +84,19 @@ function toResource({ exportName, schema }: LoadedResource): ResourceModel {
       ...(usesPolicy ? (['Authorizable'] as const) : []),
     ],
   };
+}
+
+/**
+ * A filter's description and value rule. `commaList` follows the runtime's `takesCommaList`
+ * (runtime/filter-lists.ts), which reads the registered fields; the generator reads the same
+ * declaration by duck typing, so the rule is restated here from the model's fields.
+ */
+function toFilter(filter: NamedLike, attributes: readonly AttributeModel[], relationships: readonly RelationshipModel[]): FilterModel {
+  const { name } = filter;
+  const commaList = name === 'id' || relationships.some((r) => r.name === name) || attributes.some((a) => a.name === name && a.kind === 'enum');
+  const declares = filter.declares === 'where' || filter.declares === 'custom' ? filter.declares : undefined;
+  const description = typeof filter.descriptionText === 'string' && filter.descriptionText.trim() !== '' ? filter.descriptionText.trim() : undefined;
+  return { name, declares, commaList, description };
 }
 
 function toAttribute(field: FieldLike): AttributeModel {

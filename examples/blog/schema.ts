@@ -57,8 +57,10 @@ export const articles = defineResource({
     Where.make('title'),
     Where.make('author'),
     Where.make('status').visible(signedIn),
-    // Case-insensitive substring of the title: the data layer implements it (store.ts).
-    CustomFilter.make('search'),
+    // The data layer implements it (store.ts); the description goes into the OpenAPI document.
+    CustomFilter.make('search').description(
+      'Articles whose title contains the value, case-insensitively; `%` and `_` are plain characters, not wildcards.',
+    ),
   ],
   sorts: [SortBy.make('title'), SortBy.make('createdAt'), SortBy.make('updatedAt')],
 });

@@ -104,7 +104,17 @@ export function dataLayerTypes(resource: ResourceModel, attributeType: (a: Attri
       : []),
     ...(has('Filterable') ? [typeAliasOf(`${pascal}WhereField`, union(resource.whereFilters.map(literal)), 'The fields `where` compares (`Where` filters).')] : []),
     ...(has('CustomFilterable')
-      ? [interfaceOf(`${pascal}CustomFilters`, resource.customFilters.map((name) => ({ name, type: 'FilterValue' })), { docs: 'The custom filters and the value each receives.' })]
+      ? [
+          interfaceOf(
+            `${pascal}CustomFilters`,
+            resource.customFilters.map((name) => {
+              // The schema's description, where it gives one, tells the implementer what to keep (`*/` would end the comment).
+              const docs = resource.filterDetails.find((f) => f.name === name)?.description?.replaceAll('*/', '*\\/');
+              return { name, type: 'FilterValue', ...(docs && { docs }) };
+            }),
+            { docs: 'The custom filters and the value each receives.' },
+          ),
+        ]
       : []),
     ...(has('Sortable') ? [typeAliasOf(`${pascal}SortField`, union(resource.sortFields.map(literal)), 'The fields `orderBy` orders by (`SortBy` sorts).')] : []),
     ...(has('CustomSortable') ? [typeAliasOf(`${pascal}CustomSort`, union(resource.customSorts.map(literal)), 'The custom sorts.')] : []),

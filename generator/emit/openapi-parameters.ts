@@ -6,7 +6,7 @@
  */
 import { DEFAULT_LIMITS } from 'jsonapi-gen';
 import type { ParameterObject, ReferenceObject, SchemaObject } from 'openapi3-ts/oas31';
-import type { ResourceModel } from '../ir.js';
+import type { FilterModel, ResourceModel } from '../ir.js';
 import { pascalCase } from '../naming.js';
 import { parameterRef } from './openapi-vocabulary.js';
 
@@ -114,22 +114,7 @@ export function resourceParameters(resource: ResourceModel, byType: ByType): Arr
       },
     ]);
   }
-  for (const filter of resource.filters) {
-    parameters.push(
-      [names.filter(resource, filter), { name: `filter[${filter}]`, in: 'query', description: `Filter by ${filter}: one value.`, schema: { type: 'string' } }],
-      [
-        names.filterList(resource, filter),
-        {
-          name: `filter[${filter}][]`,
-          in: 'query',
-          description: `Filter by ${filter}: any of several values, \`filter[${filter}][]=a&filter[${filter}][]=b\` (not together with \`filter[${filter}]\`).`,
-          style: 'form',
-          explode: true,
-          schema: { type: 'array', items: { type: 'string' }, maxItems: DEFAULT_LIMITS.filterValues },
-        },
-      ],
-    );
-  }
+  for (const filter of resource.filterDetails) parameters.push(...filterParameters(resource, filter));
   if (index.pagination) {
     parameters.push([
       names.pageLimit(resource),
@@ -142,6 +127,70 @@ export function resourceParameters(resource: ResourceModel, byType: ByType): Arr
     ]);
   }
   return parameters;
+}
+
+/**
+ * The two parameters of one filter: `filter[name]` and its list form `filter[name][]`. Both
+ * open with what the filter keeps (the schema's `.description(text)`, else a sentence from its
+ * declaration) and state how the value is read, as the runtime reads it (runtime/filter-lists.ts):
+ * a filter on `id`, a relationship or an enum attribute splits `filter[name]` on commas (a
+ * comma list: `style: form, explode: false`), any other takes it verbatim; the list form is
+ * never split.
+ */
+export function filterParameters(resource: ResourceModel, filter: FilterModel): Array<[string, ParameterObject]> {
+  const { name } = filter;
+  const what = sentence(filter.description ?? keeps(resource, filter));
+  const single: ParameterObject = filter.commaList
+    ? {
+        name: `filter[${name}]`,
+        in: 'query',
+        description: `${what} A comma-separated list matches any of its values: \`filter[${name}]=a,b\`.`,
+        style: 'form',
+        explode: false,
+        schema: { type: 'array', items: { type: 'string' } },
+      }
+    : {
+        name: `filter[${name}]`,
+        in: 'query',
+        description: `${what} The value is taken verbatim, commas included (\`filter[${name}]=a,b\` is the one value \`a,b\`); for any of several values use \`filter[${name}][]\`.`,
+        schema: { type: 'string' },
+      };
+  const list: ParameterObject = {
+    name: `filter[${name}][]`,
+    in: 'query',
+    description: `${what} Several values, \`filter[${name}][]=a&filter[${name}][]=b\`, match any of them; each is taken as it is, never split on commas. Not together with \`filter[${name}]\`.`,
+    style: 'form',
+    explode: true,
+    schema: { type: 'array', items: { type: 'string' }, maxItems: DEFAULT_LIMITS.filterValues },
+  };
+  return [
+    [names.filter(resource, name), single],
+    [names.filterList(resource, name), list],
+  ];
+}
+
+/** What a filter without a description keeps, from its declaration. */
+function keeps(resource: ResourceModel, filter: FilterModel): string {
+  const code = (text: string) => `\`${text}\``;
+  const the = `Keeps the ${resource.type}`;
+  if (filter.declares === 'where') {
+    const relationship = resource.relationships.find((r) => r.name === filter.name);
+    if (relationship) return `${the} whose ${code(filter.name)} is the ${relationship.relatedType} resource with this id`;
+    const attribute = resource.attributes.find((a) => a.name === filter.name);
+    if (attribute?.kind === 'enum') return `${the} whose ${code(filter.name)} is the value: ${alternatives(attribute.enumValues.map(code))}`;
+    return `${the} whose ${code(filter.name)} equals the value`;
+  }
+  return `${the} that the server's ${code(filter.name)} filter selects`;
+}
+
+/** `a`, `a or b`, `a, b or c`. */
+function alternatives(words: readonly string[]): string {
+  return words.length <= 1 ? (words[0] ?? '') : `${words.slice(0, -1).join(', ')} or ${words.at(-1)}`;
+}
+
+/** `text` as a sentence: ending with a full stop unless it ends with other punctuation. */
+function sentence(text: string): string {
+  return /[.!?]$/.test(text) ? text : `${text}.`;
 }
 
 /** What a GET returning `resource` takes: its `include`, and `fields[...]` of each type the response can hold. */

@@ -14,10 +14,30 @@ export type SortDirection = 'asc' | 'desc';
  */
 export abstract class Filter<Q = unknown> extends Visibility<[Context]> {
   readonly name: string;
+  #description: string | undefined;
 
   constructor(name: string) {
     super();
     this.name = name;
+  }
+
+  /**
+   * What the filter keeps, in a sentence: the generated OpenAPI document gives it as the
+   * `filter[name]` parameter's description (followed by the rule for comma lists, which the
+   * generator adds), so clients read the schema author's words rather than a generic one.
+   *
+   * @example
+   * CustomFilter.make('search').description('Articles whose title contains the value, case-insensitively.')
+   */
+  description(text: string): this {
+    if (typeof text !== 'string' || text.trim() === '') throw new TypeError(`filter "${this.name}": description() takes a non-empty text`);
+    this.#description = text.trim();
+    return this;
+  }
+
+  /** The text given to `description()`, if any. */
+  get descriptionText(): string | undefined {
+    return this.#description;
   }
 
   /** Narrow `query` by `value`. */
@@ -45,6 +65,7 @@ export abstract class Sort<Q = unknown> extends Visibility<[Context]> {
  *
  * @example
  * CustomFilter.make('search');                        // schema.ts: declared
+ * CustomFilter.make('search').description('Articles whose title contains the value.'); // and described in the OpenAPI document
  * CustomFilter.make('status', (rows, value) => rows.filter((r) => [value].flat().includes(r.status)));
  */
 export class CustomFilter<Q = unknown> extends Filter<Q> {

@@ -122,6 +122,7 @@ export type ArticlesWhereField = 'title' | 'author' | 'status';
 
 /** The custom filters and the value each receives. */
 export interface ArticlesCustomFilters {
+  /** Articles whose title contains the value, case-insensitively; `%` and `_` are plain characters, not wildcards. */
   search: FilterValue;
 }
 
