@@ -1,5 +1,6 @@
 /** From a loaded, validated schema to the plain IR the emitters read. */
-import { relative } from 'node:path';
+import { realpathSync } from 'node:fs';
+import { basename, dirname, join, relative, resolve } from 'node:path';
 import type { AttributeKind } from 'jsonapi-gen';
 import type {
   ApiModel,
@@ -15,9 +16,28 @@ import type {
 import type { FieldLike, LoadedResource, LoadedSchema, NamedLike } from './load.js';
 import { camelCase, pascalCase } from './naming.js';
 
-/** The IR of `loaded` for output in `outDir` (the schema's path is taken relative to it). */
+/**
+ * The IR of `loaded` for output in `outDir` (the schema's path is taken relative to it). Both
+ * paths are taken with symbolic links resolved: the generated headers and the schema import
+ * must not depend on how the command line spelled them (through a linked folder, or not), or
+ * one build's output would be stale for the next one's `--check`.
+ */
 export function modelFor(loaded: LoadedSchema, outDir: string): ApiModel {
-  return buildModel(loaded, importPath(relative(outDir, loaded.file)));
+  return buildModel(loaded, importPath(relative(canonicalPath(outDir), canonicalPath(loaded.file))));
+}
+
+/** `path`, absolute, with symbolic links resolved; a part that does not exist yet (an output directory) is kept as written. */
+export function canonicalPath(path: string): string {
+  const absolute = resolve(path);
+  const missing: string[] = [];
+  for (let at = absolute; ; at = dirname(at)) {
+    try {
+      return join(realpathSync(at), ...missing.reverse());
+    } catch {
+      if (dirname(at) === at) return absolute;
+      missing.push(basename(at));
+    }
+  }
 }
 
 /** A relative path as an import specifier: forward slashes, starting with `.`. */

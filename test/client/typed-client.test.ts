@@ -5,17 +5,23 @@
  * path must be an error), and the compiled program is then run, as its own Node process, against
  * the running demo: list articles with include and page[limit], create one (Bearer auth,
  * application/vnd.api+json), read it back. Its typed reads must match what the server sent.
+ *
+ * The README's typed-client recipe is run the same way, as printed: taken from README.md, its
+ * `baseUrl` pointed at the demo's port and a line appended that prints what it got, so that it
+ * stops passing here when it stops working for a reader (as it did when it let openapi-fetch
+ * send its POST as application/json, which the server refuses with 415).
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import openapiTS, { astToString } from 'openapi-typescript';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Demo, startDemo } from '../../examples/blog/server.js';
+import { typeScriptBlocks } from '../docs/readme.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const DOCUMENT = join(ROOT, 'examples', 'blog', 'generated', 'openapi.json');
@@ -79,15 +85,60 @@ export async function main(baseUrl: string) {
 console.log(JSON.stringify(await main(process.argv[2]!)));
 `;
 
+/** Appended to the README's recipe: what it got, for the test to check. */
+const REPORT = `
+console.log(JSON.stringify({
+  list: { status: list.response.status, titles: list.data?.data.map((article) => article.attributes?.title) },
+  created: { status: created.response.status, id: created.data?.data.id, title: created.data?.data.attributes?.title, location: created.response.headers.get('location') },
+}));
+`;
+
+interface Diagnostic {
+  readonly file: string;
+  /** 0-based. */
+  readonly line: number;
+  readonly text: string;
+}
+
+/** Compiles `entry` (in `dir`) as a client author would, strictly, into `dir/out`; what tsc said. */
+function compileStrictly(dir: string, entry: string): Diagnostic[] {
+  const program = ts.createProgram([join(dir, entry)], {
+    strict: true,
+    noUncheckedIndexedAccess: true,
+    exactOptionalPropertyTypes: true,
+    target: ts.ScriptTarget.ES2022,
+    module: ts.ModuleKind.NodeNext,
+    moduleResolution: ts.ModuleResolutionKind.NodeNext,
+    lib: ['lib.es2023.d.ts', 'lib.dom.d.ts'],
+    types: ['node'],
+    typeRoots: [join(dir, 'node_modules', '@types')],
+    skipLibCheck: true,
+    rootDir: dir,
+    outDir: join(dir, 'out'),
+  });
+  const emitted = program.emit();
+  return [...ts.getPreEmitDiagnostics(program), ...emitted.diagnostics].map((d) => ({
+    file: d.file ? relative(dir, d.file.fileName) : '',
+    line: d.file && d.start !== undefined ? d.file.getLineAndCharacterOfPosition(d.start).line : -1,
+    text: ts.formatDiagnostic(d, { getCanonicalFileName: (f) => f, getCurrentDirectory: () => dir, getNewLine: () => '\n' }),
+  }));
+}
+
 describe('a typed client generated from openapi.json', () => {
   let dir: string;
   let demo: Demo;
+  let types: string;
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'jsonapi-gen-client-'));
     // The program resolves openapi-fetch (and the compiler its types) from the repository.
     symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
     writeFileSync(join(dir, 'package.json'), JSON.stringify({ type: 'module', private: true }));
+    types = astToString(await openapiTS(pathToFileURL(DOCUMENT), { immutable: false }));
+    // Where each program imports them from: the test's program, and the README's recipe.
+    writeFileSync(join(dir, 'blog.ts'), types);
+    mkdirSync(join(dir, 'client'));
+    writeFileSync(join(dir, 'client', 'api.ts'), types);
     demo = await startDemo({ port: 0, seed: 10, databaseUrl: null });
   });
 
@@ -97,30 +148,9 @@ describe('a typed client generated from openapi.json', () => {
   });
 
   it('openapi-typescript accepts the document, the program compiles strictly, and it runs against the demo', async () => {
-    const ast = await openapiTS(pathToFileURL(DOCUMENT), { immutable: false });
-    const types = astToString(ast);
     expect(types).toContain('"/articles/{id}"');
-    writeFileSync(join(dir, 'blog.ts'), types);
     writeFileSync(join(dir, 'program.ts'), PROGRAM);
-
-    const program = ts.createProgram([join(dir, 'program.ts')], {
-      strict: true,
-      noUncheckedIndexedAccess: true,
-      exactOptionalPropertyTypes: true,
-      target: ts.ScriptTarget.ES2022,
-      module: ts.ModuleKind.NodeNext,
-      moduleResolution: ts.ModuleResolutionKind.NodeNext,
-      lib: ['lib.es2023.d.ts', 'lib.dom.d.ts'],
-      types: ['node'],
-      typeRoots: [join(dir, 'node_modules', '@types')],
-      skipLibCheck: true,
-      outDir: join(dir, 'out'),
-    });
-    const emitted = program.emit();
-    const diagnostics = [...ts.getPreEmitDiagnostics(program), ...emitted.diagnostics].map((d) =>
-      ts.formatDiagnostic(d, { getCanonicalFileName: (f) => f, getCurrentDirectory: () => dir, getNewLine: () => '\n' }),
-    );
-    expect(diagnostics).toEqual([]);
+    expect(compileStrictly(dir, 'program.ts').map((d) => d.text)).toEqual([]);
 
     const { stdout } = await promisify(execFile)(process.execPath, [join(dir, 'out', 'program.js'), demo.url], { cwd: dir });
     const result = JSON.parse(stdout);
@@ -143,5 +173,33 @@ describe('a typed client generated from openapi.json', () => {
     expect(result.read).toEqual({ status: 200, title: 'Typed clients', articleStatus: 'draft', author: person.data.attributes.name, authorId: '1', tags: ['1'] });
     expect(result.missing).toEqual({ status: 404, code: '404' });
     expect(JSON.parse(readFileSync(DOCUMENT, 'utf8')).openapi).toBe('3.1.0');
+  }, 60_000);
+
+  it("runs the README's recipe as printed: it lists, and its POST is created (not refused as application/json)", async () => {
+    const recipes = typeScriptBlocks('README.md').filter((block) => block.code.includes("from 'openapi-fetch'"));
+    expect(recipes).toHaveLength(1);
+    const { code, line } = recipes[0]!;
+    // The one change: the demo's port is the test's, not 3000.
+    const baseUrl = "baseUrl: 'http://127.0.0.1:3000',";
+    expect(code.split(baseUrl)).toHaveLength(2);
+    writeFileSync(join(dir, 'recipe.ts'), code.replace(baseUrl, `baseUrl: ${JSON.stringify(demo.url)},`) + REPORT);
+
+    // Strictly compiled, its only errors are on the line the README calls a compile error.
+    const marked = code.split('\n').flatMap((text, i) => (text.includes('// compile error') ? [i] : []));
+    expect(marked).toHaveLength(1);
+    const diagnostics = compileStrictly(dir, 'recipe.ts');
+    expect(diagnostics.filter((d) => d.file !== 'recipe.ts' || d.line !== marked[0]).map((d) => `README.md:${line + d.line}: ${d.text}`)).toEqual([]);
+    expect(diagnostics.length).toBeGreaterThan(0);
+
+    const { stdout } = await promisify(execFile)(process.execPath, [join(dir, 'out', 'recipe.js')], { cwd: dir });
+    const result = JSON.parse(stdout) as { list: { status: number; titles: string[] }; created: { status: number; id: string; title: string; location: string } };
+    expect(result.list.status).toBe(200);
+    expect(result.list.titles).toHaveLength(2);
+    expect(result.created).toEqual({ status: 201, id: expect.any(String), title: 'Typed', location: `${demo.url}/articles/${result.created.id}` });
+    const stored = await fetch(`${demo.url}/articles/${result.created.id}?include=author`);
+    expect(stored.status).toBe(200);
+    const document = (await stored.json()) as { data: { attributes: { title: string } }; included: Array<{ type: string; id: string }> };
+    expect(document.data.attributes.title).toBe('Typed');
+    expect(document.included.map((r) => `${r.type}:${r.id}`)).toEqual(['people:1']);
   }, 60_000);
 });

@@ -80,6 +80,32 @@ describe('package manifests', () => {
     }
   });
 
+  it('each package ships what its manifest points at: main, types, bin and every export are under `files`', () => {
+    const targets = (value: unknown): string[] =>
+      typeof value === 'string' ? [value] : value && typeof value === 'object' ? Object.values(value).flatMap(targets) : [];
+    for (const manifest of Object.values(manifests)) {
+      const files = manifest.files as string[];
+      const shipped = (path: string) => files.some((entry) => path.replace(/^\.\//, '') === entry || path.replace(/^\.\//, '').startsWith(`${entry}/`));
+      // package.json is always in a tarball; everything else only when `files` says so.
+      const pointed = [manifest.main, manifest.types, manifest.bin, manifest.exports].flatMap(targets).filter((path) => path !== './package.json');
+      expect(pointed.length, manifest.name).toBeGreaterThan(0);
+      expect(pointed.filter((path) => !shipped(path)), manifest.name).toEqual([]);
+    }
+    // The command reads its templates at run time (init, --stubs): the build copies them in.
+    expect(cli.files).toContain('templates');
+    expect(cli.scripts).toMatchObject({ build: expect.stringContaining('cp -R ../templates templates') });
+  });
+
+  it('the CHANGELOG has the version the packages carry, and what each of them contains', () => {
+    const changelog = readFileSync(join(ROOT, 'CHANGELOG.md'), 'utf8');
+    const start = changelog.indexOf(`\n## [${root.version}]`);
+    expect(start, `CHANGELOG.md: no "## [${root.version}]" section`).toBeGreaterThan(0);
+    const entry = changelog.slice(start + 1).split(/\n## \[/)[0]!;
+    for (const w of WORKSPACES) expect(entry, w.name).toContain(`\`${w.name}\` (${w.folder}/)`);
+    // The packages' READMEs send their readers there.
+    for (const w of WORKSPACES) expect(readFileSync(join(ROOT, w.folder, 'README.md'), 'utf8'), w.name).toContain('CHANGELOG.md');
+  });
+
   it('init writes the ranges of the packages it scaffolds for', () => {
     expect(HOST_DEPENDENCIES.dependencies.kysely).toBe(kysely.peerDependencies?.kysely);
     expect(HOST_DEPENDENCIES.dependencies['better-sqlite3']).toBe(kysely.peerDependencies?.['better-sqlite3']);
