@@ -2,7 +2,7 @@
  * The generator's intermediate representation: plain, serializable data describing the API,
  * built once from the loaded schema and read by every emitter.
  */
-import type { AttributeKind } from 'jsonapi-gen';
+import type { AttributeKind, Operator } from 'jsonapi-gen';
 
 /** The data-layer capabilities a resource needs, named after the runtime interfaces. */
 export type Capability =
@@ -92,6 +92,10 @@ export interface FilterModel {
   readonly commaList: boolean;
   /** The schema's `.description(text)`, if given. */
   readonly description: string | undefined;
+  /** A `Where` filter's `.operators(...)`, if declared (else the defaults of its field's kind). */
+  readonly operators: readonly Operator[] | undefined;
+  /** Whether a `Where` filter's text operators ignore letter case. */
+  readonly caseInsensitive: boolean;
 }
 
 export interface AttributeModel {

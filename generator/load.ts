@@ -45,6 +45,10 @@ export interface NamedLike {
   readonly implementation?: unknown;
   /** A filter's `.description(text)`. */
   readonly descriptionText?: string;
+  /** A `Where` filter's `.operators(...)`. */
+  readonly declaredOperators?: readonly string[];
+  /** A `Where` filter's `.caseInsensitive()`. */
+  readonly isCaseInsensitive?: boolean;
 }
 
 /** A `ResourceSchema` as the generator sees it. */

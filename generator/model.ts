@@ -1,7 +1,7 @@
 /** From a loaded, validated schema to the plain IR the emitters read. */
 import { realpathSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
-import type { AttributeKind } from 'jsonapi-gen';
+import type { AttributeKind, Operator } from 'jsonapi-gen';
 import type {
   ApiModel,
   AttributeConstraintsModel,
@@ -116,7 +116,8 @@ function toFilter(filter: NamedLike, attributes: readonly AttributeModel[], rela
   const commaList = name === 'id' || relationships.some((r) => r.name === name) || attributes.some((a) => a.name === name && a.kind === 'enum');
   const declares = filter.declares === 'where' || filter.declares === 'custom' ? filter.declares : undefined;
   const description = typeof filter.descriptionText === 'string' && filter.descriptionText.trim() !== '' ? filter.descriptionText.trim() : undefined;
-  return { name, declares, commaList, description };
+  const operators = Array.isArray(filter.declaredOperators) ? (filter.declaredOperators as Operator[]) : undefined;
+  return { name, declares, commaList, description, operators, caseInsensitive: filter.isCaseInsensitive === true };
 }
 
 function toAttribute(field: FieldLike): AttributeModel {

@@ -22,9 +22,11 @@ export function validate(loaded: LoadedSchema): Issue[] {
   const issues: Issue[] = [];
   const types = new Map<string, string>();
   const prefixes = new Map<string, string>();
+  const schemas = new Map<string, SchemaLike>();
   for (const { schema } of loaded.resources) {
     const type = safeType(schema);
     if (type !== undefined && !types.has(type)) types.set(type, '');
+    if (type !== undefined && !schemas.has(type)) schemas.set(type, schema);
   }
   const seenTypes = new Set<string>();
   for (const { exportName, schema } of loaded.resources) {
@@ -101,10 +103,18 @@ export function validate(loaded: LoadedSchema): Issue[] {
         if (occurrence === 1) issue(`${what} "${name}" is declared twice`, on);
         if (part === 'sorts') sortNames.add(name);
         // Where and SortBy compare a field of the resource: an attribute (or, for Where, a to-one's id).
-        const field = schema.fields().find((f) => f.name === name);
+        const [first, path] = typeof name === 'string' ? name.split('.') : [];
+        const field = schema.fields().find((f) => f.name === first);
         const attribute = field !== undefined && field.cardinality === undefined;
-        if (declares === 'where' && !attribute && field?.cardinality !== 'one') issue(`Where.make('${name}') names no attribute or to-one relationship of ${type}`, on);
-        if (declares === 'field' && !attribute) issue(`SortBy.make('${name}') names no attribute of ${type}`, on);
+        if (declares === 'where' && path !== undefined) {
+          // A path: a relationship of this resource, then an attribute of the related resource.
+          const related = field?.relatedType === undefined ? undefined : schemas.get(field.relatedType);
+          const target = related?.fields().find((f) => f.name === path);
+          if (!target || target.cardinality !== undefined) issue(`Where.make('${name}') names no relationship.attribute path of ${type}`, on);
+        } else if (declares === 'where' && !attribute && field?.cardinality !== 'one') {
+          issue(`Where.make('${name}') names no attribute or to-one relationship of ${type}`, on);
+        }
+        if (declares === 'field' && (!attribute || path !== undefined)) issue(`SortBy.make('${name}') names no attribute of ${type}`, on);
       }
     }
     for (const term of index?.defaultSortValue?.split(',') ?? []) {

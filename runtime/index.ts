@@ -8,6 +8,7 @@ export type { RequestTarget } from './http/target.js';
 export { Attribute, Field, Relationship, ToMany, ToOne, type AttributeKind, type Getter } from './schema/fields.js';
 export { Create, Delete, Endpoint, Index, Show, Update, WriteEndpoint, can, type Ability, type AnyEndpoint, type EndpointKind, type PaginationOptions, type Policy, type PolicyCallback } from './schema/endpoints.js';
 export { CustomFilter, CustomSort, Filter, Sort, SortBy, Where, type FilterValue, type SortDirection } from './schema/filters.js';
+export { OPERATORS, defaultOperators, type Condition, type ConditionPath, type ConditionValue, type Operator } from './query/operators.js';
 export {
   defineResource,
   type DeclaredResource,

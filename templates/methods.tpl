@@ -40,9 +40,10 @@
     throw new Error(`{{type}}: removeFromRelationship(${relationship.name}) is not implemented`);
   },
 //# where
-  where(query, field, values, context) {
-    // Keep the resources whose `field` is one of `values` (a to-one relationship: its related id).
-    throw new Error(`{{type}}: where(${field}) is not implemented`);
+  where(query, condition, context) {
+    // Keep the resources whose `condition.field` satisfies `condition.op` with `condition.value`
+    // (a to-one relationship: its related id; a path such as `author.name`: any related match).
+    throw new Error(`{{type}}: where(${condition.field} ${condition.op}) is not implemented`);
   },
 //# orderBy
   orderBy(query, field, direction, context) {

@@ -5,7 +5,7 @@
  * back by restoring a snapshot. `startDemo({ memory: true })` serves it; the e2e suites run on
  * it beside SQLite and PostgreSQL.
  */
-import { ConflictError, type Context, type IdempotencyStore, type SortDirection, type StoredResponse, type WriteValues } from 'jsonapi-gen';
+import { type Condition, type ConditionValue, ConflictError, type Context, type IdempotencyStore, type SortDirection, type StoredResponse, type WriteValues } from 'jsonapi-gen';
 import type {
   ArticlesDataLayer,
   ArticlesModel,
@@ -47,17 +47,52 @@ const nextId = (rows: ReadonlyArray<{ id: number }>) => rows.reduce((max, row) =
 const duplicate = (pointer?: string) =>
   new ConflictError({ detail: 'A resource with these values already exists', ...(pointer && { source: { pointer } }), code: 'unique_violation' });
 
-/** List and read members every table shares; `column` maps a filter or sort field to the model's property. */
-function table<M extends { id: number }>(rows: () => M[], column: (field: string) => keyof M & string) {
+/** Whether a stored value satisfies a condition, as SQL has it: a null matches no comparison but `null`. */
+function satisfies(stored: unknown, { op, value, caseInsensitive }: Condition): boolean {
+  if (op === 'null') return (stored === null || stored === undefined) === value;
+  if (stored === null || stored === undefined) return false;
+  // Ids and numbers compare as numbers when the condition's value is one; everything else as text.
+  const read = (v: unknown) => (typeof value === 'number' || (Array.isArray(value) && typeof value[0] === 'number') ? Number(v) : typeof v === 'boolean' ? v : String(v));
+  const x = read(stored);
+  const list = (value as readonly ConditionValue[]).map?.(read) ?? [];
+  const fold = (text: unknown) => (caseInsensitive ? String(text).toLowerCase() : String(text));
+  switch (op) {
+    case 'eq': return x === read(value);
+    case 'ne': return x !== read(value);
+    case 'in': return list.includes(x);
+    case 'nin': return !list.includes(x);
+    case 'lt': return x < read(value);
+    case 'lte': return x <= read(value);
+    case 'gt': return x > read(value);
+    case 'gte': return x >= read(value);
+    case 'contains': return fold(x).includes(fold(value));
+    case 'startsWith': return fold(x).startsWith(fold(value));
+    case 'endsWith': return fold(x).endsWith(fold(value));
+  }
+}
+
+/**
+ * List and read members every table shares; `column` maps a filter or sort field to the model's
+ * property, `related` gives a row's related rows for a path filter (`author.name`: any match).
+ */
+function table<M extends { id: number }>(
+  rows: () => M[],
+  column: (field: string) => keyof M & string,
+  related: (row: M, relationship: string) => readonly object[] = () => [],
+) {
   return {
     find: (id: string) => {
       const k = key(id);
       return k === undefined ? null : byId(rows(), k);
     },
     query: (): Query<M> => ({ rows: rows(), sorts: [] }),
-    where: (query: Query<M>, field: string, values: readonly string[]): Query<M> => ({
+    where: (query: Query<M>, condition: Condition): Query<M> => ({
       ...query,
-      rows: query.rows.filter((row) => values.includes(String(row[column(field)]))),
+      rows: query.rows.filter((row) =>
+        condition.path
+          ? related(row, condition.path.relationship).some((other) => satisfies((other as Record<string, unknown>)[condition.path!.attribute], condition))
+          : satisfies(row[column(condition.field)], condition),
+      ),
     }),
     orderBy: (query: Query<M>, field: string, direction: SortDirection): Query<M> => ({ ...query, sorts: [...query.sorts, [column(field), direction]] }),
     paginate: (query: Query<M>, page: { offset: number; limit: number }): Query<M> => ({ ...query, page }),
@@ -138,7 +173,11 @@ export function memoryStore(db: Tables) {
   };
 
   const articles: ArticlesDataLayer<Article, Query<Article>> = {
-    ...table(() => db.articles, (field) => (field === 'author' ? 'authorId' : (field as 'title' | 'status' | 'createdAt' | 'updatedAt'))),
+    ...table(
+      () => db.articles,
+      (field) => (field === 'author' ? 'authorId' : (field as 'title' | 'status' | 'createdAt' | 'updatedAt')),
+      (article, relationship): readonly object[] => (relationship === 'author' ? [byId(db.people, article.authorId)].filter((p) => p !== null) : tagsOf(article.id)),
+    ),
     related: {
       author: (models) => models.map((a) => byId(db.people, a.authorId)),
       comments: (models) => models.map((a) => db.comments.filter((c) => c.articleId === a.id)),

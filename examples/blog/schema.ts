@@ -54,9 +54,14 @@ export const articles = defineResource({
     Delete.make().visible(can('delete')),
   ],
   filters: [
-    Where.make('title'),
+    // Operators as shared/DEMO.md lists them: filter[title][contains]=ts, filter[createdAt][gte]=...
+    Where.make('title').operators('eq', 'contains', 'startsWith', 'endsWith'),
     Where.make('author'),
-    Where.make('status').visible(signedIn),
+    Where.make('status').operators('eq', 'ne', 'in', 'nin').visible(signedIn),
+    Where.make('createdAt').operators('eq', 'ne', 'lt', 'lte', 'gt', 'gte'),
+    Where.make('updatedAt').operators('eq', 'ne', 'lt', 'lte', 'gt', 'gte'),
+    Where.make('author.name').operators('eq', 'contains'),
+    Where.make('tags.name').operators('eq', 'in'),
     // The data layer implements it (store.ts); the description goes into the OpenAPI document.
     CustomFilter.make('search').description(
       'Articles whose title contains the value, case-insensitively; `%` and `_` are plain characters, not wildcards.',

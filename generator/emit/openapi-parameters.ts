@@ -4,9 +4,9 @@
  * references each GET carries. A GET lists `fields[...]` only for the types its response can
  * hold: its own and those an `include` can reach within the runtime's include depth.
  */
-import { DEFAULT_LIMITS } from 'jsonapi-gen';
+import { DEFAULT_LIMITS, type Operator, defaultOperators } from 'jsonapi-gen';
 import type { ParameterObject, ReferenceObject, SchemaObject } from 'openapi3-ts/oas31';
-import type { FilterModel, ResourceModel } from '../ir.js';
+import type { AttributeModel, FilterModel, ResourceModel } from '../ir.js';
 import { pascalCase } from '../naming.js';
 import { parameterRef } from './openapi-vocabulary.js';
 
@@ -65,6 +65,7 @@ const names = {
   sort: (r: ResourceModel) => `${r.names.pascal}Sort`,
   filter: (r: ResourceModel, filter: string) => `${r.names.pascal}Filter${pascalCase(filter)}`,
   filterList: (r: ResourceModel, filter: string) => `${r.names.pascal}Filter${pascalCase(filter)}List`,
+  filterOperator: (r: ResourceModel, filter: string, op: Operator) => `${r.names.pascal}Filter${pascalCase(filter)}${pascalCase(op)}`,
   pageLimit: (r: ResourceModel) => `${r.names.pascal}PageLimit`,
 };
 
@@ -114,7 +115,7 @@ export function resourceParameters(resource: ResourceModel, byType: ByType): Arr
       },
     ]);
   }
-  for (const filter of resource.filterDetails) parameters.push(...filterParameters(resource, filter));
+  for (const filter of resource.filterDetails) parameters.push(...filterParameters(resource, filter), ...operatorParameters(resource, filter, byType));
   if (index.pagination) {
     parameters.push([
       names.pageLimit(resource),
@@ -169,6 +170,85 @@ export function filterParameters(resource: ResourceModel, filter: FilterModel): 
   ];
 }
 
+/** What a `Where` filter compares: the attribute (of the resource, or at the end of a path), or a to-one's id (undefined). */
+function comparedAttribute(resource: ResourceModel, name: string, byType: ByType): AttributeModel | undefined {
+  const [first, path] = name.split('.') as [string, string | undefined];
+  if (path === undefined) return resource.attributes.find((a) => a.name === first);
+  const relationship = resource.relationships.find((r) => r.name === first);
+  return relationship && byType.get(relationship.relatedType)?.attributes.find((a) => a.name === path);
+}
+
+/** The operators a `Where` filter takes, as the runtime decides them (declared, else by the field's kind). */
+export function filterOperators(resource: ResourceModel, filter: FilterModel, byType: ByType): readonly Operator[] {
+  if (filter.declares !== 'where') return [];
+  if (filter.operators) return filter.operators;
+  const attribute = comparedAttribute(resource, filter.name, byType);
+  if (attribute) return defaultOperators(attribute.kind, attribute.nullable);
+  return defaultOperators('id', !resource.relationships.find((r) => r.name === filter.name)?.required);
+}
+
+/** The JSON Schema of one value a condition on `attribute` (or an id) takes. */
+function valueSchema(attribute: AttributeModel | undefined): SchemaObject {
+  switch (attribute?.kind) {
+    case 'integer':
+      return { type: 'integer' };
+    case 'number':
+      return { type: 'number' };
+    case 'boolean':
+      return { type: 'boolean' };
+    case 'date-time':
+      return { type: 'string', format: 'date-time' };
+    case 'date':
+      return { type: 'string', format: 'date' };
+    case 'enum':
+      return { type: 'string', enum: [...attribute.enumValues] };
+    default:
+      return { type: 'string' };
+  }
+}
+
+const OPERATOR_WORDS: Record<Operator, string> = {
+  eq: 'equal to the value',
+  ne: 'not equal to the value (a null matches neither)',
+  in: 'equal to one of the comma-separated values',
+  nin: 'equal to none of the comma-separated values (a null matches neither)',
+  lt: 'less than the value',
+  lte: 'at most the value',
+  gt: 'greater than the value',
+  gte: 'at least the value',
+  contains: 'containing the value literally (`%` and `_` are plain characters)',
+  startsWith: 'starting with the value literally',
+  endsWith: 'ending with the value literally',
+  null: 'null (`true`) or not null (`false`)',
+};
+
+/**
+ * The `filter[name][op]` parameters of a `Where` filter, one per operator it takes, each with
+ * the schema of its value (by the compared attribute's kind: `format: date-time`, enum members,
+ * integers), so that a generated client offers exactly what the server accepts.
+ */
+export function operatorParameters(resource: ResourceModel, filter: FilterModel, byType: ByType): Array<[string, ParameterObject]> {
+  const attribute = comparedAttribute(resource, filter.name, byType);
+  const [first, path] = filter.name.split('.');
+  const subject = path === undefined ? `\`${filter.name}\`` : `\`${path}\` of a related ${first} (any of them, for a to-many relationship)`;
+  return filterOperators(resource, filter, byType).map((op): [string, ParameterObject] => {
+    const one = valueSchema(attribute);
+    const schema: SchemaObject =
+      op === 'null' ? { type: 'boolean' } : op === 'in' || op === 'nin' ? { type: 'array', items: one, maxItems: DEFAULT_LIMITS.filterValues } : one;
+    const caseRule = op === 'contains' || op === 'startsWith' || op === 'endsWith' ? (filter.caseInsensitive ? ', ignoring letter case' : ', letter case counting') : '';
+    return [
+      names.filterOperator(resource, filter.name, op),
+      {
+        name: `filter[${filter.name}][${op}]`,
+        in: 'query',
+        description: `Keeps the ${resource.type} whose ${subject} is ${OPERATOR_WORDS[op]}${caseRule}.`,
+        ...(schema.type === 'array' && { style: 'form', explode: false }),
+        schema,
+      },
+    ];
+  });
+}
+
 /** What a filter without a description keeps, from its declaration. */
 function keeps(resource: ResourceModel, filter: FilterModel): string {
   const code = (text: string) => `\`${text}\``;
@@ -202,11 +282,14 @@ export function readParameters(resource: ResourceModel, byType: ByType): Referen
 }
 
 /** What the Index of `resource` takes besides `readParameters`: sort, filters, pagination. */
-export function collectionParameters(resource: ResourceModel): ReferenceObject[] {
+export function collectionParameters(resource: ResourceModel, byType: ByType): ReferenceObject[] {
   const index = resource.endpoints.index!;
   const refs: ReferenceObject[] = [];
   if (resource.sorts.length > 0) refs.push(parameterRef(names.sort(resource)));
-  for (const filter of resource.filters) refs.push(parameterRef(names.filter(resource, filter)), parameterRef(names.filterList(resource, filter)));
+  for (const filter of resource.filterDetails) {
+    refs.push(parameterRef(names.filter(resource, filter.name)), parameterRef(names.filterList(resource, filter.name)));
+    for (const op of filterOperators(resource, filter, byType)) refs.push(parameterRef(names.filterOperator(resource, filter.name, op)));
+  }
   if (index.pagination) refs.push(parameterRef('PageOffset'), parameterRef(names.pageLimit(resource)));
   return refs;
 }

@@ -38,7 +38,7 @@ export function pathItems(resource: ResourceModel, byType: ReadonlyMap<string, R
       operationId: `list${pascal}`,
       summary: `List ${type}`,
       tags,
-      parameters: [...readParameters(resource, byType), ...collectionParameters(resource)],
+      parameters: [...readParameters(resource, byType), ...collectionParameters(resource, byType)],
       responses: responses(ok(`A page of ${type}.`, ref(`${pascal}CollectionDocument`)), ['400', '403', '406']),
     };
   }

@@ -14,7 +14,17 @@ export type LikePosition = 'contains' | 'startsWith' | 'endsWith' | 'equals';
  *   query.where((eb) => eb(eb.fn('lower', ['articles.title']), 'like', likePattern(String(value).toLowerCase(), 'contains'))) }
  */
 export function likePattern(term: string, position: LikePosition): RawBuilder<string> {
+  return sql<string>`${likeText(term, position)} escape '\\'`;
+}
+
+/**
+ * The pattern text `likePattern` binds: `term` with `%`, `_` and `\` escaped, wildcards where
+ * `position` says.
+ *
+ * @example
+ * likeText('50%', 'contains'); // '%50\\%%'
+ */
+export function likeText(term: string, position: LikePosition): string {
   const escaped = term.replace(/[\\%_]/g, (c) => `\\${c}`);
-  const pattern = position === 'contains' ? `%${escaped}%` : position === 'startsWith' ? `${escaped}%` : position === 'endsWith' ? `%${escaped}` : escaped;
-  return sql<string>`${pattern} escape '\\'`;
+  return position === 'contains' ? `%${escaped}%` : position === 'startsWith' ? `${escaped}%` : position === 'endsWith' ? `%${escaped}` : escaped;
 }

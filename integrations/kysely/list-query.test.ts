@@ -15,7 +15,7 @@ const articles = () => ListQuery.from('articles', db, (on) => on.selectFrom('art
 
 describe('ListQuery', () => {
   it('one value is one bound value, compared with the table-qualified column', () => {
-    const q = articles().where('title', ["x' OR 1=1 --"]);
+    const q = articles().condition('title', { op: 'eq', value: "x' OR 1=1 --" }, true);
     const compiled = q.build().compile();
     expect(compiled.sql).toBe('select "articles".* from "articles" where "articles"."title" = ?');
     expect(compiled.parameters).toEqual(["x' OR 1=1 --"]);
@@ -23,18 +23,18 @@ describe('ListQuery', () => {
   });
 
   it('several values are IN with one parameter per value; none match nothing', () => {
-    const compiled = articles().where('author_id', ['1', '1); DROP TABLE articles; --']).build().compile();
+    const compiled = articles().condition('author_id', { op: 'in', value: ['1', '1); DROP TABLE articles; --'] }, true).build().compile();
     expect(compiled.sql).toBe('select "articles".* from "articles" where "articles"."author_id" in (?, ?)');
     expect(compiled.parameters).toEqual(['1', '1); DROP TABLE articles; --']);
-    expect(articles().where('title', []).build().compile().sql).toMatch(/where 1 = 0$/);
+    expect(articles().condition('title', { op: 'in', value: [] }, true).build().compile().sql).toMatch(/where 1 = 0$/);
   });
 
   it('keeps an already qualified column', () => {
-    expect(articles().where('people.name', ['x']).build().compile().sql).toContain('"people"."name" = ?');
+    expect(articles().condition('people.name', { op: 'eq', value: 'x' }, true).build().compile().sql).toContain('"people"."name" = ?');
   });
 
   it('binds its values in the order the SQL takes them: filters, then the page', () => {
-    const q = articles().where('author_id', ['1', '2']).orderBy('created_at', 'desc').where('status', ['published']).page('articles.id', 20, 40);
+    const q = articles().condition('author_id', { op: 'in', value: ['1', '2'] }, true).orderBy('created_at', 'desc').condition('status', { op: 'eq', value: 'published' }, true).page('articles.id', 20, 40);
     const compiled = q.build().compile();
     expect(compiled.sql).toBe(
       'select "articles".* from "articles" where "articles"."author_id" in (?, ?) and "articles"."status" = ? order by "articles"."created_at" desc, "articles"."id" limit ? offset ?',
@@ -44,20 +44,20 @@ describe('ListQuery', () => {
 
   it('has one shape per SQL text: the same steps with other values share it, another column, arity or direction does not', () => {
     const shape = (q: ListQuery) => q.shape;
-    expect(shape(articles().where('title', ['a']))).toBe(shape(articles().where('title', ['b'])));
+    expect(shape(articles().condition('title', { op: 'eq', value: 'a' }, true))).toBe(shape(articles().condition('title', { op: 'eq', value: 'b' }, true)));
     const others = [
-      articles().where('title', ['a', 'b']),
-      articles().where('body', ['a']),
-      articles().where('title', ['a']).orderBy('title', 'asc'),
-      articles().where('title', ['a']).orderBy('title', 'desc'),
-      articles().where('title', ['a']).page('articles.id', 10, 0),
+      articles().condition('title', { op: 'in', value: ['a', 'b'] }, true),
+      articles().condition('body', { op: 'eq', value: 'a' }, true),
+      articles().condition('title', { op: 'eq', value: 'a' }, true).orderBy('title', 'asc'),
+      articles().condition('title', { op: 'eq', value: 'a' }, true).orderBy('title', 'desc'),
+      articles().condition('title', { op: 'eq', value: 'a' }, true).page('articles.id', 10, 0),
     ];
-    expect(new Set([shape(articles().where('title', ['a'])), ...others.map(shape)]).size).toBe(6);
+    expect(new Set([shape(articles().condition('title', { op: 'eq', value: 'a' }, true)), ...others.map(shape)]).size).toBe(6);
   });
 
   it('a step on the Kysely builder itself has no shape from then on: the query is built anew each time', () => {
     const q = articles()
-      .where('title', ['a'])
+      .condition('title', { op: 'eq', value: 'a' }, true)
       .apply((b) => b.where('articles.body', 'like', '%x%'))
       .orderBy('created_at', 'asc');
     expect(q.shape).toBeUndefined();

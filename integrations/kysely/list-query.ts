@@ -1,6 +1,6 @@
-import type { SortDirection } from 'jsonapi-gen';
+import type { Condition, SortDirection } from 'jsonapi-gen';
+import { conditionShape, conditionValues, whereCondition } from './conditions.js';
 import type { Kysely } from 'kysely';
-import { sql } from 'kysely';
 import type { SelectQuery } from './select-query.js';
 
 /**
@@ -15,7 +15,7 @@ import type { SelectQuery } from './select-query.js';
  *
  * @example
  * const query = ListQuery.from('articles', db, (on) => on.selectFrom('articles').selectAll('articles'), 'articles list')
- *   .where('author_id', ['1', '2'])
+ *   .condition('author_id', { op: 'in', value: ['1', '2'] }, true)
  *   .orderBy('created_at', 'desc');
  * await query.build().execute();
  */
@@ -43,12 +43,30 @@ export class ListQuery {
     return new ListQuery(table, executor, shape, values, start);
   }
 
-  /** Rows whose `column` equals one of `values` (`=` for one, `in` for several, none for none); values are bound. */
-  where(column: string, values: readonly string[]): ListQuery {
+  /** Rows matching one condition on `column` (see `conditionSql`; `sqlite` picks its case-sensitive text match). */
+  condition(column: string, condition: Pick<Condition, 'op' | 'value' | 'caseInsensitive'>, sqlite: boolean): ListQuery {
     const qualified = this.#qualify(column);
-    const arity = values.length === 1 ? '=' : String(values.length);
-    return this.#then(`where ${JSON.stringify(qualified)} ${arity}`, values, (q) =>
-      values.length === 1 ? q.where(qualified, '=', values[0]) : values.length === 0 ? q.where(sql<boolean>`1 = 0`) : q.where(qualified, 'in', values),
+    return this.#then(`cond ${JSON.stringify(qualified)} ${conditionShape(condition)}`, conditionValues(condition, sqlite), (q) =>
+      whereCondition(q, qualified, condition, sqlite),
+    );
+  }
+
+  /**
+   * Rows whose `column` is among the keys `members` selects on a database (a relationship path:
+   * the related rows that match). `shape` names everything the subquery's SQL depends on, or is
+   * undefined when it may vary (a scope); `values` are what it binds, in order.
+   */
+  whereIn(column: string, shape: string | undefined, values: readonly unknown[], members: (on: Kysely<any>) => SelectQuery): ListQuery {
+    const qualified = this.#qualify(column);
+    const step = (q: SelectQuery, on: Kysely<any>) => q.where(qualified, 'in', members(on));
+    const build = this.#build;
+    const next = (on: Kysely<any>) => step(build(on), on);
+    return new ListQuery(
+      this.table,
+      this.executor,
+      this.shape === undefined || shape === undefined ? undefined : `${this.shape} in ${JSON.stringify(qualified)} (${shape})`,
+      [...this.values, ...values],
+      next,
     );
   }
 

@@ -1,6 +1,7 @@
 import { type Kysely, sql } from 'kysely';
 import type {
   Authorizable,
+  Condition,
   Context,
   Countable,
   CustomFilterable,
@@ -35,6 +36,7 @@ import type { AnyTableMapping } from './mapping.js';
 import { changeMembers, writeToMany } from './members.js';
 import { distinct, loadRelated, queryRelated } from './reads.js';
 import { StoreTables } from './store-tables.js';
+import { whereQuery } from './where.js';
 import { type Model, type Row, TableResource } from './table-resource.js';
 import { executorFor } from './transaction.js';
 
@@ -308,7 +310,7 @@ function dataLayer(t: StoreTables, resource: TableResource): KyselyDataLayer {
   return {
     ...methods,
     related,
-    where: (query: ListQuery, field: string, values: readonly string[]) => query.where(resource.filterColumn(field), values),
+    where: (query: ListQuery, condition: Condition, context: Context) => whereQuery(t, resource, query, condition, context),
     orderBy: (query: ListQuery, field: string, direction: SortDirection) => query.orderBy(resource.column(field), direction),
     // The mapping's own filters and sorts get the Kysely builder itself.
     customFilters: Object.fromEntries(

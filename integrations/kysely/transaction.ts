@@ -79,7 +79,7 @@ export async function withTransaction<DB, T>(
 }
 
 /** Whether `db` is a SQLite database (its dialect's introspector says so), remembered per database. */
-function isSqlite(db: Kysely<any>): boolean {
+export function isSqlite(db: Kysely<any>): boolean {
   let known = sqliteDatabases.get(db);
   if (known === undefined) sqliteDatabases.set(db, (known = db.introspection instanceof SqliteIntrospector));
   return known;

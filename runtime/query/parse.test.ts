@@ -29,7 +29,7 @@ describe('parseQuery', () => {
   });
 
   test('nothing given is nothing parsed', () => {
-    expect(parse('')).toEqual({ include: undefined, fields: new Map(), sort: undefined, filter: new Map(), page: {} });
+    expect(parse('')).toEqual({ include: undefined, fields: new Map(), sort: undefined, filter: new Map(), operators: new Map(), page: {} });
   });
 
   test.each([

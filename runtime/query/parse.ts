@@ -2,6 +2,7 @@ import { BadRequestError } from '../errors.js';
 import type { FilterValue, SortDirection } from '../schema/filters.js';
 import { DEFAULT_LIMITS, type Limits } from '../limits.js';
 import { isMemberName } from '../schema/member-name.js';
+import { OPERATORS, type Operator, isOperator } from './operators.js';
 
 /** Include paths as a tree: `author,comments.author` is `{ author: {}, comments: { author: {} } }`. */
 export type IncludeTree = Map<string, IncludeTree>;
@@ -19,6 +20,8 @@ export interface QueryParameters {
   fields: Map<string, Set<string>>;
   sort: SortTerm[] | undefined;
   filter: Map<string, FilterValue>;
+  /** `filter[name][op]=value`: the operator values by filter name. */
+  operators: Map<string, Map<Operator, string>>;
   page: { offset?: number; limit?: number };
 }
 
@@ -116,6 +119,7 @@ export function parseQuery(
     fields: new Map(),
     sort: undefined,
     filter: new Map(),
+    operators: new Map(),
     page: {},
   };
   const seen = new Set<string>();
@@ -145,6 +149,14 @@ export function parseQuery(
         throw tooMany(key, `filter[${brackets[0]}] may have at most ${limits.filterValues} values`, limits.filterValues);
       }
       query.filter.set(brackets[0]!, [...(existing ?? []), value]);
+    } else if (family === 'filter' && brackets.length === 2 && brackets[0] !== '' && brackets[1] !== '') {
+      const [name, op] = brackets as [string, string];
+      if (!isOperator(op)) {
+        throw new BadRequestError({ detail: `"${op}" is not a filter operator; the operators are ${OPERATORS.join(', ')}`, source: { parameter: key }, code: 'unknown_operator' });
+      }
+      let byOperator = query.operators.get(name);
+      if (!byOperator) query.operators.set(name, (byOperator = new Map()));
+      byOperator.set(op, value);
     } else if (family === 'page' && brackets.length === 1 && brackets[0] === 'offset') {
       query.page.offset = parsePageNumber(key, value, 0);
       if (query.page.offset > limits.pageOffset) throw tooMany(key, `page[offset] may be at most ${limits.pageOffset}`, limits.pageOffset);

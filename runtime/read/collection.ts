@@ -3,7 +3,7 @@ import type { HttpResult } from '../http/result.js';
 import type { Index } from '../schema/endpoints.js';
 import { BadRequestError } from '../errors.js';
 import { toUri, uriOf } from '../document/builder.js';
-import { filterValue } from '../query/filter-lists.js';
+import { requestFilters } from './conditions.js';
 import { parseSort } from '../query/parse.js';
 import type { RegisteredResource } from '../schema/registry.js';
 import type { OffsetPagination } from '../schema/resource.js';
@@ -38,14 +38,7 @@ export async function serveCollection(state: RequestState, source: CollectionSou
   onlyParameters(query, source.identifiersOnly ? ['sort', 'filter', 'page'] : ['include', 'fields', 'sort', 'filter', 'page'], 'this endpoint');
   checkDocumentParameters(state, resource);
 
-  const filters = [];
-  for (const [name, value] of query.filter) {
-    const filter = resource.filters.get(name);
-    if (!filter || hiddenField(resource, name, context) || !(await filter.permits(context))) {
-      throw new BadRequestError({ detail: `${resource.type} has no filter "${name}"`, source: { parameter: `filter[${name}]` }, code: 'unknown_filter' });
-    }
-    filters.push({ filter, value: filterValue(resource, name, value) });
-  }
+  const filters = await requestFilters(resource, query, state.lookup, context);
 
   const sorts = [];
   const requested = query.sort !== undefined;
@@ -68,7 +61,8 @@ export async function serveCollection(state: RequestState, source: CollectionSou
   }
 
   let q = await source.start();
-  for (const { filter, value } of filters) q = await filter.apply(q, value, context);
+  for (const { filter, value } of filters.custom) q = await filter.apply(q, value, context);
+  for (const { filter, condition } of filters.conditions) q = await filter.where(q, condition, context);
   for (const { sort, direction } of sorts) q = await sort.apply(q, direction, context);
   // Counting costs a query: only an Index declared countable() gets `last` and `meta.total`.
   // The count and the page do not depend on each other: the page is asked for before the count
@@ -100,7 +94,7 @@ export async function serveCollection(state: RequestState, source: CollectionSou
 
 /** A filter or sort named after a field the request may not see is as unknown as the field. */
 function hiddenField(resource: RegisteredResource, name: string, context: RequestState['context']): boolean {
-  const field = resource.fields.get(name);
+  const field = resource.fields.get(name.split('.')[0]!);
   return field !== undefined && field.isConditional && !field.isVisibleFor(undefined, context);
 }
 

@@ -1,5 +1,6 @@
 import type { Context } from '../context.js';
 import type { MaybePromise } from '../types.js';
+import { OPERATORS, type Operator, isOperator } from '../query/operators.js';
 import { Visibility } from './visibility.js';
 
 /** A filter value: a string for `filter[x]=a`, an array for `filter[x][]=a&filter[x][]=b`. */
@@ -120,19 +121,62 @@ export class CustomSort<Q = unknown> extends Sort<Q> {
 }
 
 /**
- * An equality filter on a field: `filter[title]=a` keeps resources whose `title` is `a`,
- * `filter[author][]=1&filter[author][]=2` those whose author is either (a to-one relationship
- * compares the related id). Declared in the schema; the data layer's `where` implements it
- * (the Kysely store from its mapping).
+ * A filter on a field, with operators: `filter[createdAt][gte]=2024-01-01T00:00:00Z`,
+ * `filter[title][contains]=ts`, `filter[status]=draft` (`eq`), `filter[author][]=1&filter[author][]=2`
+ * or `filter[author]=1,2` (`in`). The field is an attribute, a to-one relationship (compared by
+ * the related id), or a path through a relationship to an attribute of the related resource:
+ * `author.name` (to-one), `tags.name` (to-many: resources with any related match). The
+ * operators default by the kind of the attribute (see `defaultOperators`); `operators(...)`
+ * narrows or widens them. Values are read by that kind (400 for a bad one). Declared in the
+ * schema; the data layer's `where` receives each condition as a plain `Condition`.
  *
  * @example
- * filters: [Where.make('title'), Where.make('author')]
+ * filters: [Where.make('title').caseInsensitive(), Where.make('createdAt'), Where.make('status').operators('eq', 'in'), Where.make('author.name')]
  */
 export class Where extends Filter<unknown> {
   readonly declares = 'where' as const;
-  /** A filter on the field `name`. */
+  #operators: readonly Operator[] | undefined;
+  #caseInsensitive = false;
+
+  /** A filter on the field (or path) `name`. */
   static make(name: string): Where {
     return new Where(name);
+  }
+
+  /**
+   * The operators `filter[name][op]` takes, instead of the defaults for the field's kind.
+   *
+   * @example
+   * Where.make('createdAt').operators('gte', 'lte')
+   */
+  operators(...operators: Operator[]): this {
+    const unknown = operators.filter((op) => !isOperator(op));
+    if (operators.length === 0 || unknown.length > 0) {
+      throw new TypeError(`filter "${this.name}": operators() takes one or more of ${OPERATORS.join(', ')}${unknown.length > 0 ? `, not ${unknown.join(', ')}` : ''}`);
+    }
+    this.#operators = Object.freeze([...new Set(operators)]);
+    return this;
+  }
+
+  /**
+   * `contains`, `startsWith` and `endsWith` ignore letter case.
+   *
+   * @example
+   * Where.make('title').caseInsensitive()
+   */
+  caseInsensitive(): this {
+    this.#caseInsensitive = true;
+    return this;
+  }
+
+  /** The operators declared with `operators()`, if any (else the defaults of the field's kind). */
+  get declaredOperators(): readonly Operator[] | undefined {
+    return this.#operators;
+  }
+
+  /** Whether text operators ignore letter case. */
+  get isCaseInsensitive(): boolean {
+    return this.#caseInsensitive;
   }
 
   apply(): never {

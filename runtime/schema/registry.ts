@@ -7,6 +7,7 @@ import { assertMemberName, isMemberName } from './member-name.js';
 import { parseSort } from '../query/parse.js';
 import type { AnyField, ResourceDefinition } from './resource.js';
 import type { MaybePromise } from '../types.js';
+import type { Condition } from '../query/operators.js';
 
 const NEEDS: Record<EndpointKind, readonly string[]> = {
   show: ['find'],
@@ -128,12 +129,16 @@ export class RegisteredResource {
 /** A declared filter with the implementation this resource's data layer gives it. */
 function boundFilter(definition: ResourceDefinition, filter: Filter, where: string, fields: ReadonlyMap<string, AnyField>): Filter {
   if (filter instanceof Where) {
-    const field = fields.get(filter.name);
-    if (!(field instanceof Attribute) && !(field instanceof Relationship && field.cardinality === 'one')) {
-      throw new TypeError(`${where}: Where.make('${filter.name}') names no attribute or to-one relationship of the resource`);
+    const [first, attribute, ...rest] = filter.name.split('.');
+    const field = fields.get(first!);
+    const path = attribute !== undefined;
+    if (rest.length > 0 || (path ? !(field instanceof Relationship) : !(field instanceof Attribute) && !(field instanceof Relationship && field.cardinality === 'one'))) {
+      throw new TypeError(
+        `${where}: Where.make('${filter.name}') names no ${path ? 'relationship.attribute path' : 'attribute or to-one relationship'} of the resource`,
+      );
     }
     if (!definition.where) throw new TypeError(`${where}: filter "${filter.name}" (Where) needs the data layer's where()`);
-    return new BoundFilter(filter, (query, value, context) => definition.where!(query, filter.name, typeof value === 'string' ? [value] : value, context));
+    return new BoundWhere(filter, (query, condition, context) => definition.where!(query, condition, context));
   }
   if (filter instanceof CustomFilter && filter.implementation && definition.customFilters?.[filter.name]) {
     throw new TypeError(`${where}: filter "${filter.name}" has a function in the schema and one in the data layer's customFilters: keep one`);
@@ -181,6 +186,34 @@ class BoundFilter extends Filter {
 
   apply(query: unknown, value: FilterValue, context: Context): MaybePromise<unknown> {
     return this.#apply(query, value, context);
+  }
+}
+
+/**
+ * A `Where` filter with the data layer's `where`: the declaration's visibility, operators and
+ * case rule; the runtime hands it one `Condition` at a time.
+ */
+export class BoundWhere extends Filter {
+  readonly declaration: Where;
+  readonly #where: (query: unknown, condition: Condition, context: Context) => MaybePromise<unknown>;
+
+  constructor(declaration: Where, where: (query: unknown, condition: Condition, context: Context) => MaybePromise<unknown>) {
+    super(declaration.name);
+    this.declaration = declaration;
+    this.#where = where;
+  }
+
+  override permits(context: Context): MaybePromise<boolean> {
+    return this.declaration.permits(context);
+  }
+
+  /** Narrows `query` by one condition. */
+  where(query: unknown, condition: Condition, context: Context): MaybePromise<unknown> {
+    return this.#where(query, condition, context);
+  }
+
+  apply(): never {
+    throw new TypeError(`filter "${this.name}": a Where filter is applied one condition at a time (where())`);
   }
 }
 

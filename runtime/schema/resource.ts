@@ -3,6 +3,7 @@ import type { Ability, AnyEndpoint } from './endpoints.js';
 import type { Attribute, Relationship, ToMany, ToOne } from './fields.js';
 import type { Filter, FilterValue, Sort, SortDirection } from './filters.js';
 import type { MaybePromise } from '../types.js';
+import type { Condition } from '../query/operators.js';
 import type { ResourceIdentifier, WriteValues } from '../vocabulary.js';
 
 /** Any field of a resource. */
@@ -95,11 +96,16 @@ export interface RelatedLoaders<M, R extends object> {
 }
 
 /**
- * Implements the schema's `Where` filters: narrow `query` to resources whose `field` equals one
- * of `values` (a to-one relationship's field compares the related id).
+ * Implements the schema's `Where` filters: narrow `query` by one condition, `field op value`
+ * (see `Condition`: a to-one relationship's field compares the related id; a path
+ * `relationship.attribute` keeps resources with a related resource that matches, within that
+ * resource's own scope). Called once per condition of the request; together they all hold.
+ *
+ * @example
+ * where: (rows, { field, op, value }) => rows.filter((row) => compare(row[field], op, value))
  */
 export interface Filterable<Q, F extends string> {
-  where(query: Q, field: F, values: readonly string[], context: Context): MaybePromise<Q>;
+  where(query: Q, condition: Condition<F>, context: Context): MaybePromise<Q>;
 }
 
 /** Implements the schema's `CustomFilter`s, one function each: `F` maps a name to its value type. */

@@ -7,7 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Attribute, CustomFilter, Index, JsonApi, ToMany, ToOne, Where, defineResource, type FilterValue } from 'jsonapi-gen';
+import { Attribute, CustomFilter, Index, JsonApi, ToMany, ToOne, Where, defineResource, type Condition, type FilterValue } from 'jsonapi-gen';
 import type { ParameterObject } from 'openapi3-ts/oas31';
 import { describe, expect, it } from 'vitest';
 import * as blogSchema from '../../examples/blog/schema.js';
@@ -53,7 +53,7 @@ function recordingApi() {
     ...posts,
     query: () => [],
     results: (query: unknown[]) => query,
-    where: (query: unknown, field: string, values: readonly string[]) => record(field)(query, [...values]),
+    where: (query: unknown, condition: Condition) => record(condition.field)(query, [condition.value].flat().map(String)),
     customFilters: { labels: record('labels'), id: record('id'), text: record('text') },
     related: { writer: (models: readonly unknown[]) => models.map(() => null), labels: (models: readonly unknown[]) => models.map(() => []) },
   });
@@ -98,9 +98,12 @@ describe('OpenAPI filter parameters', () => {
     expect(singles.map((p) => p.name).sort()).toEqual(['filter[id]', 'filter[kind]', 'filter[labels]', 'filter[text]', 'filter[title]', 'filter[writer]']);
     for (const parameter of singles) {
       const name = parameter.name.slice('filter['.length, -1);
+      // An enum filter takes only its members (anything else is a 400), so it is sent two of them.
+      const [a, b] = name === 'kind' ? ['note', 'essay'] : ['a', 'b'];
       received.clear();
-      expect((await api.fetch(request(`/posts?${encodeURIComponent(parameter.name)}=a,b`))).status).toBe(200);
-      expect(received.get(name), name).toEqual(parameter.explode === false ? ['a', 'b'] : ['a,b']);
+      expect((await api.fetch(request(`/posts?${encodeURIComponent(parameter.name)}=${a},${b}`))).status).toBe(200);
+      expect(received.get(name), name).toEqual(parameter.explode === false ? [a, b] : [`${a},${b}`]);
+      if (name === 'kind') continue; // a member never holds a comma
       received.clear();
       expect((await api.fetch(request(`/posts?filter[${name}][]=a,b&filter[${name}][]=c`))).status).toBe(200);
       expect(received.get(name), name).toEqual(['a,b', 'c']);

@@ -35,7 +35,8 @@ describe('openapi.json', () => {
     const refs = paths['/articles'].get.parameters as Array<{ $ref: string }>;
     const parameters = refs.map(({ $ref }) => components.parameters[$ref.replace('#/components/parameters/', '')] as { name: string; schema: Record<string, any> });
     const byName = new Map(parameters.map((p) => [p.name, p]));
-    expect([...byName.keys()]).toEqual([
+    // Operator parameters (`filter[x][op]`) are checked below; the rest in order.
+    expect([...byName.keys()].filter((name) => !/\]\[[A-Za-z]+\]$/.test(name))).toEqual([
       'include',
       'fields[articles]',
       'fields[comments]',
@@ -48,11 +49,29 @@ describe('openapi.json', () => {
       'filter[author][]',
       'filter[status]',
       'filter[status][]',
+      'filter[createdAt]',
+      'filter[createdAt][]',
+      'filter[updatedAt]',
+      'filter[updatedAt][]',
+      'filter[author.name]',
+      'filter[author.name][]',
+      'filter[tags.name]',
+      'filter[tags.name][]',
       'filter[search]',
       'filter[search][]',
       'page[offset]',
       'page[limit]',
     ]);
+    // Each operator a filter takes, with the schema of its value by the compared attribute's kind.
+    const operators = (filter: string) => [...byName.keys()].filter((name) => name.startsWith(`filter[${filter}][`) && !name.endsWith('[]')).map((name) => name.slice(filter.length + 9, -1));
+    expect(operators('createdAt')).toEqual(['eq', 'ne', 'lt', 'lte', 'gt', 'gte']);
+    expect(operators('title')).toEqual(['eq', 'contains', 'startsWith', 'endsWith']);
+    expect(operators('author')).toEqual(['eq', 'in']);
+    expect(operators('tags.name')).toEqual(['eq', 'in']);
+    expect(operators('search')).toEqual([]);
+    expect(byName.get('filter[createdAt][gte]')!.schema).toEqual({ type: 'string', format: 'date-time' });
+    expect(byName.get('filter[status][in]')).toMatchObject({ style: 'form', explode: false, schema: { type: 'array', items: { type: 'string', enum: ['draft', 'published'] } } });
+    expect(byName.get('filter[author.name][contains]')!.schema).toEqual({ type: 'string' });
     expect(byName.get('include')!.schema.items.enum).toContain('comments.author');
     expect(byName.get('sort')!.schema.items.enum).toEqual(['title', '-title', 'createdAt', '-createdAt', 'updatedAt', '-updatedAt']);
     expect(byName.get('page[limit]')!.schema).toEqual({ type: 'integer', minimum: 1, maximum: 50, default: 20 });

@@ -18,7 +18,7 @@ const DIR = join(TMP, 'typecheck');
  * and must fail to compile where `want` says, with that text.
  */
 const LAYERS = `
-import type { Context, FilterValue, SortDirection } from 'jsonapi-gen';
+import type { Condition, Context, FilterValue, SortDirection } from 'jsonapi-gen';
 import type { ArticlesDataLayer, ArticlesModel, CommentsDataLayer, CommentsModel, PeopleDataLayer, PeopleModel, TagsDataLayer, TagsModel } from './generated/index.js';
 
 export type Person = PeopleModel & { id: number };
@@ -37,7 +37,7 @@ export function table<M extends { id: number }>(rows: M[]) {
     paginate: (query: M[], { offset, limit }: { offset: number; limit: number }) => query.slice(offset, offset + limit),
     count: (query: M[]) => query.length,
     delete: (model: M) => void rows.splice(rows.indexOf(model), 1),
-    where: (query: M[], field: string, values: readonly string[]) => query.filter((row) => values.includes(String((row as Record<string, unknown>)[field]))),
+    where: (query: M[], { field, value }: Condition) => query.filter((row) => [value].flat().map(String).includes(String((row as Record<string, unknown>)[field]))),
     orderBy: (query: M[], field: string, direction: SortDirection) =>
       [...query].sort((a, b) => (String((a as Record<string, unknown>)[field]) < String((b as Record<string, unknown>)[field]) ? -1 : 1) * (direction === 'asc' ? 1 : -1)),
     addToRelationship: () => {},

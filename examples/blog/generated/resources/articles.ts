@@ -82,7 +82,8 @@ export interface ArticlesUpdatePayload {
 }
 
 /** The filters of `GET /articles`: `filter[name]=...`. */
-export type ArticlesFilter = 'title' | 'author' | 'status' | 'search';
+export type ArticlesFilter =
+  'title' | 'author' | 'status' | 'createdAt' | 'updatedAt' | 'author.name' | 'tags.name' | 'search';
 /** The terms of `sort` on `GET /articles`. */
 export type ArticlesSort = 'title' | '-title' | 'createdAt' | '-createdAt' | 'updatedAt' | '-updatedAt';
 
@@ -118,7 +119,8 @@ export interface ArticlesRelated {
 }
 
 /** The fields `where` compares (`Where` filters). */
-export type ArticlesWhereField = 'title' | 'author' | 'status';
+export type ArticlesWhereField =
+  'title' | 'author' | 'status' | 'createdAt' | 'updatedAt' | 'author.name' | 'tags.name';
 
 /** The custom filters and the value each receives. */
 export interface ArticlesCustomFilters {

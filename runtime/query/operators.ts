@@ -1,0 +1,124 @@
+/**
+ * Filter operators: `filter[field][op]=value`. Which operators a field takes (by the kind of the
+ * attribute it names, or as its `Where` declares), how a value is read by that kind, and the
+ * plain description of a condition the data layer's `where` receives.
+ */
+import { BadRequestError } from '../errors.js';
+import { normalizeDateTime, isRealDate } from '../schema/date-time.js';
+import type { AttributeKind } from '../schema/fields.js';
+
+/** Every operator of `filter[field][op]`. */
+export const OPERATORS = ['eq', 'ne', 'in', 'nin', 'lt', 'lte', 'gt', 'gte', 'contains', 'startsWith', 'endsWith', 'null'] as const;
+
+/** An operator of `filter[field][op]`; `filter[field]=v` is `eq`, a list (`filter[field][]`, a comma list) `in`. */
+export type Operator = (typeof OPERATORS)[number];
+
+/** The operators that compare text. */
+export const TEXT_OPERATORS: readonly Operator[] = ['contains', 'startsWith', 'endsWith'];
+/** The operators that take a list of values. */
+export const LIST_OPERATORS: readonly Operator[] = ['in', 'nin'];
+
+/** A value a condition compares with, read by the field's kind: text (date-times in UTC), a number, a boolean. */
+export type ConditionValue = string | number | boolean;
+
+/**
+ * One condition of a request's filters, as the data layer's `where` receives it: the field (an
+ * attribute, a to-one relationship's id, or a path `relationship.attribute`), the operator, and
+ * the value read by the field's kind (a list for `in`/`nin`, a boolean for `null`: `true` keeps
+ * resources whose field is null).
+ *
+ * @example
+ * { field: 'createdAt', op: 'gte', value: '2024-01-01T00:00:00.000Z' }
+ * { field: 'status', op: 'in', value: ['draft', 'published'] }
+ * { field: 'author.name', op: 'eq', value: 'Ada Lovelace' }
+ * { field: 'title', op: 'contains', value: 'ts', caseInsensitive: true }
+ */
+export interface Condition<F extends string = string> {
+  readonly field: F;
+  /** For a path (`author.name`): the relationship, the related resource's type, its attribute compared, and whether the relationship is to-many. */
+  readonly path?: ConditionPath;
+  readonly op: Operator;
+  readonly value: ConditionValue | readonly ConditionValue[];
+  /** For `contains`, `startsWith`, `endsWith`: whether letter case is ignored (the filter declares it). */
+  readonly caseInsensitive?: boolean;
+}
+
+/** The relationship a path condition goes through (`author.name`: author, people, name, to-one). */
+export interface ConditionPath {
+  readonly relationship: string;
+  readonly type: string;
+  readonly attribute: string;
+  readonly many: boolean;
+}
+
+/** What a field compares: the kind of its value, and an enum's members. */
+export interface ComparedKind {
+  readonly kind: AttributeKind | 'id';
+  readonly enumValues?: readonly string[];
+}
+
+/**
+ * The operators a field of `kind` takes unless its `Where` says otherwise: equality and lists
+ * for every kind; ordering for numbers, dates and date-times; text operators for strings; `null`
+ * for attributes that may be null (`nullable`).
+ *
+ * @example
+ * defaultOperators('date-time', false); // ['eq', 'ne', 'in', 'nin', 'lt', 'lte', 'gt', 'gte']
+ */
+export function defaultOperators(kind: ComparedKind['kind'], nullable: boolean): Operator[] {
+  const ops: Operator[] = ['eq', 'in'];
+  if (kind === 'id' || kind === 'enum' || kind === 'boolean') return nullable ? [...ops, 'null'] : ops;
+  ops.push('ne', 'nin');
+  if (kind === 'integer' || kind === 'number' || kind === 'date' || kind === 'date-time') ops.push('lt', 'lte', 'gt', 'gte');
+  if (kind === 'string') ops.push(...TEXT_OPERATORS);
+  if (nullable) ops.push('null');
+  return ops;
+}
+
+/** Whether `name` is an operator word. */
+export function isOperator(name: string): name is Operator {
+  return (OPERATORS as readonly string[]).includes(name);
+}
+
+function badValue(parameter: string, detail: string): BadRequestError {
+  return new BadRequestError({ detail, source: { parameter }, code: 'invalid_filter_value' });
+}
+
+/**
+ * One value of `parameter` read by the field's kind: a number for integer and number fields, a
+ * boolean for booleans, a date-time normalized to UTC with milliseconds, a calendar date, an enum
+ * member; 400 naming `parameter` for anything else.
+ *
+ * @example
+ * readValue('filter[createdAt][gte]', { kind: 'date-time' }, '2024-01-01T10:00:00+02:00'); // '2024-01-01T08:00:00.000Z'
+ */
+export function readValue(parameter: string, compared: ComparedKind, text: string): ConditionValue {
+  switch (compared.kind) {
+    case 'integer':
+    case 'number': {
+      const number = text.trim() === '' ? Number.NaN : Number(text);
+      if (!Number.isFinite(number) || (compared.kind === 'integer' && !Number.isInteger(number))) {
+        throw badValue(parameter, `${parameter} must be ${compared.kind === 'integer' ? 'an integer' : 'a number'}, not "${text}"`);
+      }
+      return number;
+    }
+    case 'boolean':
+      if (text !== 'true' && text !== 'false') throw badValue(parameter, `${parameter} must be true or false, not "${text}"`);
+      return text === 'true';
+    case 'date-time': {
+      const normalized = normalizeDateTime(text);
+      if (normalized === undefined) throw badValue(parameter, `${parameter} must be an RFC 3339 date-time, such as 2024-01-01T10:00:00Z, not "${text}"`);
+      return normalized;
+    }
+    case 'date': {
+      const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text);
+      if (!m || !isRealDate(m[1]!, m[2]!, m[3]!)) throw badValue(parameter, `${parameter} must be a date, such as 2024-01-31, not "${text}"`);
+      return text;
+    }
+    case 'enum':
+      if (!compared.enumValues?.includes(text)) throw badValue(parameter, `${parameter} must be one of ${compared.enumValues?.join(', ')}, not "${text}"`);
+      return text;
+    default:
+      return text;
+  }
+}
