@@ -98,6 +98,7 @@ export function memoryDataLayers(file: string): DataLayers {
       results: async (query: MemoryQuery<M>) => query.rows(),
       paginate: (query: MemoryQuery<M>, page: OffsetPagination) => query.page(page),
       count: async () => models.length,
+      paginateCursor: unsupported,
       related: Object.fromEntries(Object.entries(related).map(([name, read]) => [name, async (list: readonly M[]) => list.map(read)])) as {
         [K in keyof R]: (list: readonly M[]) => Promise<Array<ReturnType<R[K]>>>;
       },

@@ -10,6 +10,7 @@ export type Capability =
   | 'Listable'
   | 'Paginatable'
   | 'Countable'
+  | 'CursorPaginatable'
   | 'Deletable'
   | 'Relatable'
   | 'Creatable'
@@ -136,6 +137,8 @@ export interface IndexModel {
   readonly pagination: { readonly defaultLimit: number; readonly maxLimit: number } | undefined;
   readonly defaultSort: string | undefined;
   readonly countable: boolean;
+  /** Cursor pagination too (`cursor()`): `page[size]`, `page[after]`, `page[before]`. */
+  readonly cursor: boolean;
 }
 
 export interface EndpointsModel {

@@ -35,6 +35,7 @@ export interface EndpointLike {
   readonly pagination?: { readonly defaultLimit: number; readonly maxLimit: number };
   readonly defaultSortValue?: string;
   readonly isCountable?: boolean;
+  readonly acceptsCursor?: boolean;
 }
 
 export interface NamedLike {

@@ -167,6 +167,7 @@ function toEndpoints(list: ReturnType<LoadedResource['schema']['endpoints']>): E
       pagination: index.pagination && { defaultLimit: index.pagination.defaultLimit, maxLimit: index.pagination.maxLimit },
       defaultSort: index.defaultSortValue,
       countable: index.isCountable === true,
+      cursor: index.acceptsCursor === true,
     },
     create: has('create'),
     update: has('update'),
@@ -183,6 +184,7 @@ export function capabilities(endpoints: EndpointsModel, relationships: readonly 
   if (endpoints.index) needs.push('Listable');
   if (endpoints.index?.pagination) needs.push('Paginatable');
   if (endpoints.index?.countable) needs.push('Countable');
+  if (endpoints.index?.cursor) needs.push('CursorPaginatable');
   if (endpoints.delete) needs.push('Deletable');
   if (relationships.length > 0 && (endpoints.show || endpoints.index || writableToMany)) needs.push('Relatable');
   if (endpoints.create) needs.push('Creatable');

@@ -38,6 +38,7 @@ const STUB_MEMBERS: Record<Capability, (resource: ResourceModel) => ReadonlyArra
   Listable: () => ['query', 'results'],
   Paginatable: () => ['paginate'],
   Countable: () => ['count'],
+  CursorPaginatable: () => ['paginateCursor'],
   Deletable: () => ['delete'],
   Relatable: (r) => [{ record: 'related', names: r.relationships.map((x) => x.name), params: 'models, context' }],
   Creatable: () => ['create'],

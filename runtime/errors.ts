@@ -16,6 +16,8 @@ export interface ErrorObject {
   detail?: string;
   source?: ErrorSource;
   meta?: Record<string, unknown>;
+  /** `type`: a link to what this kind of error means (a profile's error type). */
+  links?: { type?: string };
 }
 
 /** What an error is made of. */
@@ -24,6 +26,8 @@ export interface ErrorInit {
   detail?: string;
   source?: ErrorSource;
   meta?: Record<string, unknown>;
+  /** `links.type` of the error object: the URI of the error type it is (JSON:API 1.1), such as a profile's. */
+  type?: string;
   /** Extra response headers, such as `Allow` on a 405. */
   headers?: Record<string, string>;
 }
@@ -60,6 +64,7 @@ export class JsonApiError extends Error {
   readonly detail: string | undefined;
   readonly source: ErrorSource | undefined;
   readonly meta: Record<string, unknown> | undefined;
+  readonly type: string | undefined;
   readonly headers: Record<string, string>;
 
   constructor(status: ErrorStatus, init: ErrorInit = {}) {
@@ -71,6 +76,7 @@ export class JsonApiError extends Error {
     this.detail = init.detail;
     this.source = init.source;
     this.meta = init.meta;
+    this.type = init.type;
     this.headers = init.headers ?? {};
   }
 
@@ -81,6 +87,7 @@ export class JsonApiError extends Error {
     if (this.detail !== undefined) object.detail = this.detail;
     if (this.source !== undefined) object.source = this.source;
     if (this.meta !== undefined) object.meta = this.meta;
+    if (this.type !== undefined) object.links = { type: this.type };
     return object;
   }
 }

@@ -14,6 +14,11 @@
   paginate(query, { offset, limit }, context) {
     throw new Error('{{type}}: paginate() is not implemented');
   },
+//# paginateCursor
+  paginateCursor(query, page, context) {
+    // Order by page.sorts (the id last) and keep the rows after page.after, at most page.limit.
+    throw new Error(`{{type}}: paginateCursor is not implemented`);
+  },
 //# count
   count(query, context) {
     throw new Error('{{type}}: count() is not implemented');

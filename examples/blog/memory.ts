@@ -5,7 +5,7 @@
  * back by restoring a snapshot. `startDemo({ memory: true })` serves it; the e2e suites run on
  * it beside SQLite and PostgreSQL.
  */
-import { type Condition, type ConditionValue, ConflictError, type Context, type IdempotencyStore, type SortDirection, type StoredResponse, type WriteValues } from 'jsonapi-gen';
+import { type Condition, type ConditionValue, ConflictError, type Context, type CursorPage, type CursorValue, type IdempotencyStore, type SortDirection, type StoredResponse, type WriteValues } from 'jsonapi-gen';
 import type {
   ArticlesDataLayer,
   ArticlesModel,
@@ -38,6 +38,8 @@ interface Query<M> {
   rows: M[];
   sorts: Array<[keyof M & string, SortDirection]>;
   page?: { offset: number; limit: number };
+  /** Cursor pagination: the whole order (the id last), the values the page starts after, how many. */
+  keyset?: { order: Array<[keyof M & string, SortDirection]>; after?: readonly CursorValue[]; limit: number };
 }
 
 const now = () => new Date().toISOString();
@@ -96,8 +98,28 @@ function table<M extends { id: number }>(
     }),
     orderBy: (query: Query<M>, field: string, direction: SortDirection): Query<M> => ({ ...query, sorts: [...query.sorts, [column(field), direction]] }),
     paginate: (query: Query<M>, page: { offset: number; limit: number }): Query<M> => ({ ...query, page }),
+    paginateCursor: (query: Query<M>, page: CursorPage): Query<M> => ({
+      ...query,
+      keyset: { order: page.sorts.map(({ field, direction }) => [field === 'id' ? 'id' : column(field), direction]), after: page.after, limit: page.limit },
+    }),
     count: (query: Query<M>) => query.rows.length,
     results: (query: Query<M>): M[] => {
+      if (query.keyset) {
+        const { order, after, limit } = query.keyset;
+        // Compared as the database does: ids and numbers as numbers, the rest (normalized text) as text.
+        const value = (row: M | readonly CursorValue[], i: number) => {
+          const v = Array.isArray(row) ? row[i] : (row as M)[order[i]![0]];
+          return order[i]![0] === 'id' || typeof v === 'number' ? Number(v) : String(v);
+        };
+        const compare = (a: M | readonly CursorValue[], b: M | readonly CursorValue[]) => {
+          for (let i = 0; i < order.length; i++) {
+            const [x, y] = [value(a, i), value(b, i)];
+            if (x !== y) return (x < y ? -1 : 1) * (order[i]![1] === 'asc' ? 1 : -1);
+          }
+          return 0;
+        };
+        return query.rows.filter((row) => after === undefined || compare(row, after) > 0).sort(compare).slice(0, limit);
+      }
       const sorted = [...query.rows].sort((a, b) => {
         for (const [property, direction] of query.sorts) {
           const [x, y] = [String(a[property]), String(b[property])];

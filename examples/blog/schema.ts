@@ -48,7 +48,7 @@ export const articles = defineResource({
   ],
   endpoints: [
     Show.make(),
-    Index.make().paginate(20, 50).defaultSort('-createdAt').countable(),
+    Index.make().paginate(20, 50).cursor().defaultSort('-createdAt').countable(),
     Create.make(),
     Update.make().visible(can('update')),
     Delete.make().visible(can('delete')),
@@ -78,7 +78,7 @@ export const comments = defineResource({
     ToOne.make('author').type('people').includable().writable().required(),
     ToOne.make('article').type('articles').includable().writable().required(),
   ],
-  endpoints: [Show.make(), Index.make().paginate(10, 100).defaultSort('createdAt'), Create.make(), Update.make(), Delete.make()],
+  endpoints: [Show.make(), Index.make().paginate(10, 100).cursor().defaultSort('createdAt'), Create.make(), Update.make(), Delete.make()],
   filters: [Where.make('article'), Where.make('author')],
   sorts: [SortBy.make('createdAt')],
 });

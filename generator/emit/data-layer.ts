@@ -14,6 +14,7 @@ const CAPABILITY_TYPES: Record<Capability, (pascal: string) => string> = {
   Listable: () => 'Listable<M, Q>',
   Paginatable: () => 'Paginatable<Q>',
   Countable: () => 'Countable<Q>',
+  CursorPaginatable: () => 'CursorPaginatable<Q>',
   Deletable: () => 'Deletable<M>',
   Relatable: (p) => `RelatedLoaders<M, ${p}Related>`,
   Creatable: (p) => `Creatable<M, ${p}CreateValues>`,

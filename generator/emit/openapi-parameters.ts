@@ -67,14 +67,34 @@ const names = {
   filterList: (r: ResourceModel, filter: string) => `${r.names.pascal}Filter${pascalCase(filter)}List`,
   filterOperator: (r: ResourceModel, filter: string, op: Operator) => `${r.names.pascal}Filter${pascalCase(filter)}${pascalCase(op)}`,
   pageLimit: (r: ResourceModel) => `${r.names.pascal}PageLimit`,
+  pageSize: (r: ResourceModel) => `${r.names.pascal}PageSize`,
 };
 
-/** The parameters every resource shares: the path's `id` and `page[offset]`. */
-export function sharedParameters(): Array<[string, ParameterObject]> {
-  return [
+/** The parameters resources share: the path's `id`, `page[offset]`, and the cursors when an Index pages by cursor. */
+export function sharedParameters(cursors: boolean): Array<[string, ParameterObject]> {
+  const shared: Array<[string, ParameterObject]> = [
     ['id', { name: 'id', in: 'path', required: true, description: 'The resource id.', schema: { type: 'string' } }],
     ['PageOffset', { name: 'page[offset]', in: 'query', description: 'How many resources to skip.', schema: { type: 'integer', minimum: 0, default: 0 } }],
+    [
+      'PageAfter',
+      {
+        name: 'page[after]',
+        in: 'query',
+        description: 'Cursor pagination (the JSON:API cursor pagination profile): the page after this cursor, from `links.next`. Not together with `page[before]` or the offset parameters.',
+        schema: { type: 'string' },
+      },
+    ],
+    [
+      'PageBefore',
+      {
+        name: 'page[before]',
+        in: 'query',
+        description: 'Cursor pagination: the page before this cursor, from `links.prev`. Not together with `page[after]` or the offset parameters.',
+        schema: { type: 'string' },
+      },
+    ],
   ];
+  return cursors ? shared : shared.slice(0, 2);
 }
 
 /** The parameter components of one resource: what its GETs (and GETs that return it) reference. */
@@ -126,6 +146,17 @@ export function resourceParameters(resource: ResourceModel, byType: ByType): Arr
         schema: { type: 'integer', minimum: 1, maximum: index.pagination.maxLimit, default: index.pagination.defaultLimit },
       },
     ]);
+    if (index.cursor) {
+      parameters.push([
+        names.pageSize(resource),
+        {
+          name: 'page[size]',
+          in: 'query',
+          description: `Cursor pagination: how many resources per page (at most ${index.pagination.maxLimit}; more is a 400 whose error has the profile's \`max-size-exceeded\` type).`,
+          schema: { type: 'integer', minimum: 1, maximum: index.pagination.maxLimit, default: index.pagination.defaultLimit },
+        },
+      ]);
+    }
   }
   return parameters;
 }
@@ -291,5 +322,6 @@ export function collectionParameters(resource: ResourceModel, byType: ByType): R
     for (const op of filterOperators(resource, filter, byType)) refs.push(parameterRef(names.filterOperator(resource, filter.name, op)));
   }
   if (index.pagination) refs.push(parameterRef('PageOffset'), parameterRef(names.pageLimit(resource)));
+  if (index.pagination && index.cursor) refs.push(parameterRef(names.pageSize(resource)), parameterRef('PageAfter'), parameterRef('PageBefore'));
   return refs;
 }

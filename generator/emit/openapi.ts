@@ -35,7 +35,7 @@ export function emitOpenApi(model: ApiModel, options: OpenApiOptions = {}): Open
   });
   const byType = new Map(model.resources.map((r) => [r.type, r]));
   for (const [name, schema] of commonSchemas(model)) builder.addSchema(name, schema);
-  for (const [name, parameter] of sharedParameters()) builder.addParameter(name, parameter);
+  for (const [name, parameter] of sharedParameters(model.resources.some((r) => r.endpoints.index?.cursor === true && r.endpoints.index.pagination !== undefined))) builder.addParameter(name, parameter);
   for (const resource of model.resources) {
     for (const [name, schema] of resourceSchemas(resource)) builder.addSchema(name, schema);
     for (const [name, parameter] of resourceParameters(resource, byType)) builder.addParameter(name, parameter);

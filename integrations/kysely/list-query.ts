@@ -82,6 +82,34 @@ export class ListQuery {
   }
 
   /**
+   * One page by keyset: ordered by `order` (the key last, so the order is total), the rows after
+   * the row whose values of those columns are `after` (none: from the first), at most `limit`.
+   * "After" follows each column's direction: `(a > x) or (a = x and b > y) or ...` (`<` for a
+   * descending column), which an index on the sort columns serves without scanning the skipped rows.
+   */
+  keyset(order: ReadonlyArray<{ column: string; direction: SortDirection }>, after: readonly unknown[] | undefined, limit: number): ListQuery {
+    const columns = order.map((o) => ({ column: this.#qualify(o.column), direction: o.direction }));
+    const values: unknown[] = [];
+    if (after) for (let i = 0; i < columns.length; i++) values.push(...after.slice(0, i + 1));
+    values.push(limit);
+    const shape = `keyset ${JSON.stringify(columns.map((c) => `${c.column} ${c.direction}`))} ${after ? 'after' : 'first'}`;
+    return this.#then(shape, values, (q) => {
+      let query = q;
+      if (after) {
+        query = query.where((eb) =>
+          eb.or(
+            columns.map((c, i) =>
+              eb.and([...columns.slice(0, i).map((p, j) => eb(p.column, '=', after[j])), eb(c.column, c.direction === 'asc' ? '>' : '<', after[i])]),
+            ),
+          ),
+        );
+      }
+      for (const c of columns) query = query.orderBy(c.column, c.direction);
+      return query.limit(limit);
+    });
+  }
+
+  /**
    * A step on the Kysely builder itself (a mapping's custom filter or sort): the query is
    * built anew on each run from here on.
    */

@@ -2,6 +2,8 @@ import { type Kysely, sql } from 'kysely';
 import type {
   Authorizable,
   Condition,
+  CursorPage,
+  CursorPaginatable,
   Context,
   Countable,
   CustomFilterable,
@@ -52,6 +54,7 @@ export type KyselyDataLayer<R extends ResourceTypes = ResourceTypes> = Findable<
   Deletable<StoreModel<R>> &
   Listable<StoreModel<R>, ListQuery> &
   Paginatable<ListQuery> &
+  CursorPaginatable<ListQuery> &
   Countable<ListQuery> &
   RelatedLoaders<StoreModel<R>, R['related']> &
   Creatable<StoreModel<R>> &
@@ -294,6 +297,13 @@ function dataLayer(t: StoreTables, resource: TableResource): KyselyDataLayer {
 
     paginate(query: ListQuery, { offset, limit }: OffsetPagination, _context: Context) {
       return query.page(resource.qualifiedId, limit, offset);
+    },
+
+    paginateCursor(query: ListQuery, { sorts, after, limit }: CursorPage, _context: Context) {
+      const order = sorts.map(({ field, direction }) => ({ column: field === 'id' ? resource.idColumn : resource.column(field), direction }));
+      // The id as stored (an integer key is compared as one).
+      const boundary = after?.map((value, i) => (sorts[i]!.field === 'id' ? resource.parseId(String(value)) : value));
+      return query.keyset(order, boundary, limit);
     },
 
 

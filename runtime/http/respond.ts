@@ -33,7 +33,7 @@ export function respond(
     // 304 carries what a 200 would have said about caching, and no content headers (RFC 9110 §15.4.5).
     return { status: 304, headers: { etag: tag, 'cache-control': cacheControl, vary: JSON_HEADERS.vary! }, body: null };
   }
-  return { status: 200, headers: { ...JSON_HEADERS, etag: tag, 'cache-control': cacheControl }, body };
+  return { status: 200, headers: { ...withHeaders(headers), etag: tag, 'cache-control': cacheControl }, body };
 }
 
 /**

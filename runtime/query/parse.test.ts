@@ -46,7 +46,7 @@ describe('parseQuery', () => {
     ['filter[a][b]=c', 'filter[a][b]'],
     ['filter[a=b', 'filter[a'],
     ['page=1', 'page'],
-    ['page[size]=1', 'page[size]'],
+    ['page[number]=1', 'page[number]'],
     ['sort=a&sort=b', 'sort'],
     ['page[limit]=1&page[limit]=2', 'page[limit]'],
     ['filter[x]=a&filter[x]=b', 'filter[x]'],

@@ -22,7 +22,8 @@ export interface QueryParameters {
   filter: Map<string, FilterValue>;
   /** `filter[name][op]=value`: the operator values by filter name. */
   operators: Map<string, Map<Operator, string>>;
-  page: { offset?: number; limit?: number };
+  /** Offset pagination (`page[offset]`, `page[limit]`), or cursor pagination (`page[size]`, `page[after]`, `page[before]`). */
+  page: { offset?: number; limit?: number; size?: number; after?: string; before?: string };
 }
 
 const KEY = /^([^[\]]+)((?:\[[^[\]]*\])*)$/;
@@ -162,6 +163,10 @@ export function parseQuery(
       if (query.page.offset > limits.pageOffset) throw tooMany(key, `page[offset] may be at most ${limits.pageOffset}`, limits.pageOffset);
     } else if (family === 'page' && brackets.length === 1 && brackets[0] === 'limit') {
       query.page.limit = parsePageNumber(key, value, 1);
+    } else if (family === 'page' && brackets.length === 1 && brackets[0] === 'size') {
+      query.page.size = parsePageNumber(key, value, 1);
+    } else if (family === 'page' && brackets.length === 1 && (brackets[0] === 'after' || brackets[0] === 'before')) {
+      query.page[brackets[0]] = value;
     } else if (['include', 'sort', 'fields', 'filter', 'page'].includes(family)) {
       throw bad(key, `${key} is not a query parameter this API understands`);
     } else if (!isMemberName(family) || ONLY_A_TO_Z.test(family)) {

@@ -3,8 +3,9 @@ import type { HttpResult } from '../http/result.js';
 import type { Index } from '../schema/endpoints.js';
 import { BadRequestError } from '../errors.js';
 import { toUri, uriOf } from '../document/builder.js';
-import { requestFilters } from './conditions.js';
-import { parseSort } from '../query/parse.js';
+import { type RequestFilters, requestFilters } from './conditions.js';
+import { CURSOR_PROFILE, type CursorRequest, asksForCursor, cursorRequest, cursorValues, dataLayerPage, encodeCursor } from './cursor.js';
+import { type QueryParameters, parseSort } from '../query/parse.js';
 import type { RegisteredResource } from '../schema/registry.js';
 import type { OffsetPagination } from '../schema/resource.js';
 import type { RequestTarget } from '../http/target.js';
@@ -41,6 +42,7 @@ export async function serveCollection(state: RequestState, source: CollectionSou
   const filters = await requestFilters(resource, query, state.lookup, context);
 
   const sorts = [];
+  const terms = [];
   const requested = query.sort !== undefined;
   for (const term of query.sort ?? (index?.defaultSortValue ? parseSort(index.defaultSortValue) : [])) {
     const sort = resource.sorts.get(term.name);
@@ -50,19 +52,24 @@ export async function serveCollection(state: RequestState, source: CollectionSou
       throw new BadRequestError({ detail: `${resource.type} cannot be sorted by "${term.name}"`, source: { parameter: 'sort' }, code: 'unknown_sort' });
     }
     sorts.push({ sort, direction: term.direction });
+    terms.push(term);
   }
 
   let page: OffsetPagination | undefined;
   const options = index?.pagination;
-  if (options) {
+  if (asksForCursor(query)) {
+    if (!index?.acceptsCursor) {
+      const parameter = ['size', 'after', 'before'].map((p) => `page[${p}]`).find((p) => url(query, p) !== undefined)!;
+      throw new BadRequestError({ detail: `${parameter}: ${resource.type} is not paginated by cursor here`, source: { parameter }, code: 'invalid_query_parameter' });
+    }
+    return serveCursorPage(state, source, filters, cursorRequest(resource, index, query, terms));
+  } else if (options) {
     page = { offset: query.page.offset ?? 0, limit: Math.min(query.page.limit ?? options.defaultLimit, options.maxLimit) };
   } else {
     onlyParameters(query, ['include', 'fields', 'sort', 'filter'], `${resource.type}, which is not paginated`);
   }
 
-  let q = await source.start();
-  for (const { filter, value } of filters.custom) q = await filter.apply(q, value, context);
-  for (const { filter, condition } of filters.conditions) q = await filter.where(q, condition, context);
+  let q = await filtered(source, filters, context);
   for (const { sort, direction } of sorts) q = await sort.apply(q, direction, context);
   // Counting costs a query: only an Index declared countable() gets `last` and `meta.total`.
   // The count and the page do not depend on each other: the page is asked for before the count
@@ -78,18 +85,94 @@ export async function serveCollection(state: RequestState, source: CollectionSou
   if (page) Object.assign(links, paginationLinks(context.target, page, models.length, total));
   const meta = total === undefined ? undefined : { total };
 
+  return collectionDocument(state, source, models, links, meta);
+}
+
+/** The source's query with the request's filters. */
+async function filtered(source: CollectionSource, filters: RequestFilters, context: RequestState['context']): Promise<unknown> {
+  let q = await source.start();
+  for (const { filter, value } of filters.custom) q = await filter.apply(q, value, context);
+  for (const { filter, condition } of filters.conditions) q = await filter.where(q, condition, context);
+  return q;
+}
+
+/** The document of a page of `models`: identifiers (a relationship) or resources with their includes. */
+async function collectionDocument(
+  state: RequestState,
+  source: CollectionSource,
+  models: readonly unknown[],
+  links: Record<string, string | null>,
+  meta: Record<string, unknown> | undefined,
+  headers?: Record<string, string>,
+): Promise<HttpResult> {
+  const { resource } = source;
   const builder = documentBuilder(state);
   if (source.identifiersOnly) {
-    return respond(state, { links, data: models.map((m) => builder.identifier(resource, m)), ...(meta && { meta }) });
+    return respond(state, { links, data: models.map((m) => builder.identifier(resource, m)), ...(meta && { meta }) }, 200, headers);
   }
   const nodes = builder.primary(resource, models);
-  await builder.expand(resource, nodes, query.include);
-  return respond(state, {
-    links,
-    data: nodes.map((n) => n.object),
-    ...(query.include && { included: builder.included }),
-    ...(meta && { meta }),
-  });
+  await builder.expand(resource, nodes, state.query.include);
+  return respond(
+    state,
+    {
+      links,
+      data: nodes.map((n) => n.object),
+      ...(state.query.include && { included: builder.included }),
+      ...(meta && { meta }),
+    },
+    200,
+    headers,
+  );
+}
+
+/**
+ * A page by cursor: the data layer reads one item more than the size by keyset (backward for
+ * `page[before]`), which tells whether the page has a neighbour in that direction; `next` and
+ * `prev` carry the cursors of the page's last and first items (null where the profile says the
+ * server knows there is nothing); `meta.page` has `maxSize` and, on a countable Index, `total`.
+ */
+async function serveCursorPage(state: RequestState, source: CollectionSource, filters: RequestFilters, request: CursorRequest): Promise<HttpResult> {
+  const { context } = state;
+  const { resource, index } = source;
+  const definition = resource.definition;
+  let q = await filtered(source, filters, context);
+  const counting = index?.isCountable && definition.count ? Promise.resolve(definition.count(q, context)) : undefined;
+  counting?.catch(() => undefined);
+  q = await definition.paginateCursor!(q, dataLayerPage(request), context);
+  const read = await definition.results!(q, context);
+  const total = await counting;
+  const more = read.length > request.size;
+  const models = read.slice(0, request.size);
+  if (request.before !== undefined) models.reverse();
+  const cursorOf = (model: unknown) => encodeCursor(request, cursorValues(resource, request, model, context));
+  const first = models[0];
+  const last = models.at(-1);
+  const at = cursorLink(context.target, request.size);
+  const links: Record<string, string | null> = {
+    self: uriOf(context.target),
+    ...source.links,
+    // Without page[before] the server knows whether there is a next page; without page[after], a previous one.
+    prev: request.before !== undefined ? (more && first !== undefined ? at('before', cursorOf(first)) : null) : request.after === undefined || first === undefined ? null : at('before', cursorOf(first)),
+    next: request.before === undefined ? (more && last !== undefined ? at('after', cursorOf(last)) : null) : last === undefined ? null : at('after', cursorOf(last)),
+  };
+  const meta = { page: { maxSize: request.maxSize, ...(total !== undefined && { total }) } };
+  const accept = context.header('accept') ?? '';
+  // The profile named in the response's media type when the client asked for it.
+  const headers = accept.includes(CURSOR_PROFILE) ? { 'content-type': `application/vnd.api+json; profile="${CURSOR_PROFILE}"` } : undefined;
+  return collectionDocument(state, source, models, links, meta, headers);
+}
+
+/** A cursor link: the request's URI without its page parameters, then `page[size]` and the cursor. */
+function cursorLink(url: RequestTarget, size: number): (side: 'after' | 'before', cursor: string) => string {
+  const rest = withoutPage(url.search);
+  const prefix = `${toUri(url.origin + url.pathname)}?${rest ? `${rest}&` : ''}page%5Bsize%5D=${size}&`;
+  return (side, cursor) => `${prefix}page%5B${side}%5D=${cursor}`;
+}
+
+/** The raw value of a page parameter, if sent. */
+function url(query: QueryParameters, parameter: string): string | number | undefined {
+  const name = parameter.slice(5, -1) as 'size' | 'after' | 'before';
+  return query.page[name];
 }
 
 /** A filter or sort named after a field the request may not see is as unknown as the field. */
@@ -135,7 +218,6 @@ function onlyPage(parameters: URLSearchParams): boolean {
 /** A query string without its page parameters, form-encoded. */
 function withoutPage(search: string): string {
   const params = new URLSearchParams(search);
-  params.delete('page[offset]');
-  params.delete('page[limit]');
+  for (const name of ['offset', 'limit', 'size', 'after', 'before']) params.delete(`page[${name}]`);
   return params.toString();
 }

@@ -12,6 +12,7 @@ const METHODS = [
   'query',
   'results',
   'paginate',
+  'paginateCursor',
   'count',
   'loadRelated',
   'queryRelated',

@@ -45,6 +45,7 @@ export class Index extends Endpoint<[Context]> {
   #pagination: PaginationOptions | undefined;
   #defaultSort: string | undefined;
   #countable = false;
+  #cursor = false;
 
   /** A new Index endpoint. */
   static make(): Index {
@@ -76,8 +77,27 @@ export class Index extends Endpoint<[Context]> {
     return this;
   }
 
+  /**
+   * Cursor pagination besides offset (the JSON:API cursor pagination profile): `page[size]`,
+   * `page[after]`, `page[before]`, chosen when the client sends one of them; the sizes are the
+   * offset pagination's (default, max). Needs `paginate()` and the data layer's `paginateCursor`;
+   * cursor pages are sorted by `SortBy` sorts on attributes that are never null, the id last.
+   *
+   * @example
+   * Index.make().paginate(20, 50).cursor()
+   */
+  cursor(): this {
+    this.#cursor = true;
+    return this;
+  }
+
   get pagination(): PaginationOptions | undefined {
     return this.#pagination;
+  }
+
+  /** Whether the Index takes cursor pagination too. */
+  get acceptsCursor(): boolean {
+    return this.#cursor;
   }
 
   get defaultSortValue(): string | undefined {

@@ -31,6 +31,8 @@ export class RegisteredResource {
   readonly endpoints: ReadonlyMap<EndpointKind, AnyEndpoint>;
   readonly filters: ReadonlyMap<string, Filter>;
   readonly sorts: ReadonlyMap<string, Sort>;
+  /** What each sort is declared as: `field` for `SortBy` (a column the data layer can page by keyset), `custom`, or undefined (a host's own `Sort`). */
+  readonly sortDeclarations: ReadonlyMap<string, string | undefined>;
   /** The methods `/{type}` answers (405 with `Allow` for others), from the enabled endpoints. */
   readonly collectionMethods: readonly string[];
   /** The methods `/{type}/{id}` answers. */
@@ -77,6 +79,7 @@ export class RegisteredResource {
 
     this.filters = new Map([...byName(definition.filters?.() ?? [], `${where}: filter`)].map(([name, filter]) => [name, boundFilter(definition, filter, where, this.fields)]));
     this.sorts = new Map([...byName(definition.sorts?.() ?? [], `${where}: sort`)].map(([name, sort]) => [name, boundSort(definition, sort, where, this.fields)]));
+    this.sortDeclarations = new Map((definition.sorts?.() ?? []).map((sort) => [sort.name, (sort as { declares?: string }).declares]));
     const related = definition.related;
     const unloaded = related ? this.relationships.filter((r) => typeof related[r.name] !== 'function') : [];
     if (unloaded.length > 0) throw new TypeError(`${where}: the data layer's related has no loader for "${unloaded[0]!.name}"`);
@@ -101,6 +104,10 @@ export class RegisteredResource {
     const index = endpoints.get('index') as Index | undefined;
     if (index?.pagination) require(['paginate'], 'paginate() on the index endpoint (Paginatable)');
     if (index?.isCountable) require(['count'], 'countable() on the index endpoint (Countable)');
+    if (index?.acceptsCursor) {
+      if (!index.pagination) throw new TypeError(`${where}: cursor() on the index endpoint needs paginate() (its page sizes)`);
+      require(['paginateCursor'], 'cursor() on the index endpoint (CursorPaginatable)');
+    }
     if (this.relationships.length > 0 && (endpoints.has('show') || endpoints.has('index'))) {
       require(['loadRelated'], `reading relationships (${this.relationships.map((r) => r.name).join(', ')})`);
     }

@@ -65,6 +65,33 @@ export interface Paginatable<Q = unknown> {
   paginate(query: Q, pagination: OffsetPagination, context: Context): MaybePromise<Q>;
 }
 
+/** A value of a cursor: a sort field's value as served (text, a number), or the id. */
+export type CursorValue = string | number;
+
+/**
+ * One page by keyset (cursor pagination): the rows in the order `sorts` gives (each direction
+ * as written, the id last), after the row whose values of those fields are `after` (none: from
+ * the first row), at most `limit` of them.
+ *
+ * @example
+ * { sorts: [{ field: 'createdAt', direction: 'desc' }, { field: 'id', direction: 'asc' }], after: ['2024-01-01T08:00:00.000Z', '7'], limit: 21 }
+ */
+export interface CursorPage {
+  readonly sorts: ReadonlyArray<{ readonly field: string; readonly direction: SortDirection }>;
+  readonly after?: readonly CursorValue[];
+  readonly limit: number;
+}
+
+/**
+ * Pages by keyset for cursor pagination (`Index.make().cursor()`): orders `query` by the page's
+ * sorts and keeps the rows after its boundary, up to its limit. The runtime reverses the
+ * directions for `page[before]` and reads one row more than the page size, to know whether
+ * there are more.
+ */
+export interface CursorPaginatable<Q = unknown> {
+  paginateCursor(query: Q, page: CursorPage, context: Context): MaybePromise<Q>;
+}
+
 /** Counts a filtered query before pagination: gives `last` links and `meta.total`. */
 export interface Countable<Q = unknown> {
   count(query: Q, context: Context): MaybePromise<number>;
@@ -216,6 +243,7 @@ export type ResourceDefinition<M = unknown, Q = unknown> = ResourceSchema<M> &
       Deletable<M> &
       Listable<M, Q> &
       Paginatable<Q> &
+      CursorPaginatable<Q> &
       Countable<Q> &
       Relatable<M> &
       Creatable<M> &

@@ -71,7 +71,7 @@ describe('attribute types', () => {
 
 describe('data-layer capabilities', () => {
   const none: EndpointsModel = { show: false, index: undefined, create: false, update: false, delete: false, requiresIfMatch: false };
-  const index = { pagination: undefined, defaultSort: undefined, countable: false };
+  const index = { pagination: undefined, defaultSort: undefined, countable: false, cursor: false };
   const toOne: RelationshipModel = { name: 'author', cardinality: 'one', relatedType: 'people', includable: true, linkage: false, writable: true, required: false };
   const toMany: RelationshipModel = { ...toOne, name: 'tags', cardinality: 'many', relatedType: 'tags' };
   const cases: Array<[string, { given: { endpoints: Partial<EndpointsModel>; relationships: RelationshipModel[] }; want: { capabilities: string[] } }]> = [

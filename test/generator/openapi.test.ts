@@ -61,7 +61,11 @@ describe('openapi.json', () => {
       'filter[search][]',
       'page[offset]',
       'page[limit]',
+      'page[size]',
+      'page[after]',
+      'page[before]',
     ]);
+    expect(byName.get('page[size]')!.schema).toEqual({ type: 'integer', minimum: 1, maximum: 50, default: 20 });
     // Each operator a filter takes, with the schema of its value by the compared attribute's kind.
     const operators = (filter: string) => [...byName.keys()].filter((name) => name.startsWith(`filter[${filter}][`) && !name.endsWith('[]')).map((name) => name.slice(filter.length + 9, -1));
     expect(operators('createdAt')).toEqual(['eq', 'ne', 'lt', 'lte', 'gt', 'gte']);

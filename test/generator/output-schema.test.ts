@@ -58,6 +58,7 @@ function layerOf(resource: ResourceSchema, rows: Json[]): Json {
     query: () => rows,
     results: (query: Json[]) => query,
     paginate: keep,
+    paginateCursor: keep,
     count: (query: Json[]) => query.length,
     where: keep,
     orderBy: keep,

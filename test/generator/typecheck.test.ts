@@ -18,7 +18,7 @@ const DIR = join(TMP, 'typecheck');
  * and must fail to compile where `want` says, with that text.
  */
 const LAYERS = `
-import type { Condition, Context, FilterValue, SortDirection } from 'jsonapi-gen';
+import type { Condition, Context, CursorPage, FilterValue, SortDirection } from 'jsonapi-gen';
 import type { ArticlesDataLayer, ArticlesModel, CommentsDataLayer, CommentsModel, PeopleDataLayer, PeopleModel, TagsDataLayer, TagsModel } from './generated/index.js';
 
 export type Person = PeopleModel & { id: number };
@@ -35,6 +35,7 @@ export function table<M extends { id: number }>(rows: M[]) {
     query: (): M[] => [...rows],
     results: (query: M[]) => query,
     paginate: (query: M[], { offset, limit }: { offset: number; limit: number }) => query.slice(offset, offset + limit),
+    paginateCursor: (query: M[], { limit }: CursorPage) => query.slice(0, limit),
     count: (query: M[]) => query.length,
     delete: (model: M) => void rows.splice(rows.indexOf(model), 1),
     where: (query: M[], { field, value }: Condition) => query.filter((row) => [value].flat().map(String).includes(String((row as Record<string, unknown>)[field]))),

@@ -237,7 +237,9 @@ describe('hostile input against the demo over HTTP', () => {
       ['page[offset]', '1e3'],
       ['page[offset]', '100001'],
       ['page[offset]', 'NaN'],
-      ['page[size]', '5'],
+      ['page[size]', '51'],
+      ['page[size]', '0'],
+      ['page[after]', 'not-a-cursor'],
       ['page[number]', '2'],
       ['page', '5'],
     ])('%s=%s: 400', async (name, value) => {

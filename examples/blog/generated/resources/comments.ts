@@ -3,6 +3,7 @@
 import {
   bindResource,
   type Creatable,
+  type CursorPaginatable,
   type Deletable,
   type Filterable,
   type Findable,
@@ -122,6 +123,7 @@ export interface CommentsDataLayer<M extends CommentsModel = CommentsModel, Q = 
     Findable<M>,
     Listable<M, Q>,
     Paginatable<Q>,
+    CursorPaginatable<Q>,
     Deletable<M>,
     RelatedLoaders<M, CommentsRelated>,
     Creatable<M, CommentsCreateValues>,
