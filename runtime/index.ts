@@ -27,6 +27,8 @@ export {
   type Updatable,
   type Deletable,
   type Findable,
+  type ExistenceLookup,
+  type SharedExistence,
   type Listable,
   type OffsetPagination,
   type Paginatable,

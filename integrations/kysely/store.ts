@@ -20,6 +20,7 @@ import type {
   ResourceIdentifier,
   ResourceTypes,
   FilterValue,
+  SharedExistence,
   Sortable,
   SortDirection,
   ToMany,
@@ -32,6 +33,7 @@ import { staleVersion } from 'jsonapi-gen';
 import { runStatement, type Written } from './errors.js';
 import type { StoreMapping, StoreModel } from './checked.js';
 import { CompiledStatements } from './compiled.js';
+import { storeExistence } from './existence.js';
 import { ListQuery } from './list-query.js';
 import type { SelectQuery } from './select-query.js';
 import type { AnyTableMapping } from './mapping.js';
@@ -80,9 +82,11 @@ function bindable(value: unknown): unknown {
  * Backs resources by tables of one Kysely database: give every resource's table mapping at once
  * (keyed by resource type) so that relationships read their related rows with the related
  * resource's own mapping. Each entry of the result is a data layer to spread into the
- * resource's schema: find, delete, query, results, paginate, count,
- * loadRelated (at most one statement per call), queryRelated, and the writes create, update,
- * addToRelationship, removeFromRelationship. Every statement runs on the request's transaction
+ * resource's schema: find, findMany, delete, query, results, paginate, count,
+ * loadRelated (at most one statement per call), queryRelated, and the writes create (one
+ * `insert ... returning *`), update, addToRelationship, removeFromRelationship; all of them
+ * share one `existence` check, so that the linkage of a write to several types is checked in one
+ * statement. Every statement runs on the request's transaction
  * when `kyselyTransaction` / `withTransaction` bound one. A read request loads a row by key at
  * most once: a to-one include naming only rows it has loaded already (`include=author,
  * comments.author`) runs no statement. Ids are integer keys unless `parseId`
@@ -135,11 +139,13 @@ function tableStore<DB>(db: Kysely<DB>, resources: Record<string, AnyTableMappin
   for (const [type, mapping] of Object.entries(resources)) tables.set(type, new TableResource(type, mapping as unknown as AnyTableMapping<any>));
   const store: Record<string, KyselyDataLayer> = {};
   const shared = new StoreTables(db as Kysely<any>, tables, new CompiledStatements(db as Kysely<any>));
-  for (const resource of tables.values()) store[resource.type] = dataLayer(shared, resource);
+  // One existence check for the whole store: linkage to several of its types is checked at once.
+  const check = storeExistence(shared);
+  for (const resource of tables.values()) store[resource.type] = dataLayer(shared, resource, check);
   return store;
 }
 
-function dataLayer(t: StoreTables, resource: TableResource): KyselyDataLayer {
+function dataLayer(t: StoreTables, resource: TableResource, check: SharedExistence): KyselyDataLayer {
   const { db, statements } = t;
   const { table } = resource;
   const toModels = (rows: readonly Record<string, unknown>[]) => resource.toModels(rows);
@@ -177,7 +183,20 @@ function dataLayer(t: StoreTables, resource: TableResource): KyselyDataLayer {
     return resource.toModel(row);
   }
 
-  /** Inserts a row, its to-many members, and reads it back. */
+  /**
+   * Whether setting the to-many members `values` write may change rows of the resource's own
+   * table (a to-many by foreign key into the same table): then a new row is read back after.
+   */
+  const membersInOwnTable = (values: WriteValues) =>
+    Object.entries(values.relationships).some(([name, linkage]) => {
+      const mapping = resource.relationships[name];
+      return Array.isArray(linkage) && linkage.length > 0 && mapping?.type === 'toMany' && !('through' in mapping && mapping.through) && mapping.table === table;
+    });
+
+  /**
+   * Inserts a row (`insert ... returning *`: the row as stored, defaults included) and its
+   * to-many members, which change other tables only (join-table rows, or other rows' foreign keys).
+   */
   async function createRow(values: WriteValues, context: Context): Promise<Model> {
     const row = toRow(values, 'create', context);
     if (values.id !== undefined) row[resource.idColumn] = resource.parseId(values.id);
@@ -185,15 +204,15 @@ function dataLayer(t: StoreTables, resource: TableResource): KyselyDataLayer {
     const columns = Object.keys(row).filter((c) => row[c] !== undefined);
     const [inserted]: Row[] = await runStatement(
       () =>
-        statements.rows(executorFor(db), `${resource.type} insert ${JSON.stringify(columns)}`, columns.map((c) => row[c]), (on) =>
-          on.insertInto(table).values(row).returning(`${resource.idColumn} as key`),
+        statements.rows(executorFor(db), `${resource.type} insert ${JSON.stringify(columns)} returning *`, columns.map((c) => row[c]), (on) =>
+          on.insertInto(table).values(row).returningAll(),
         ),
       written(values),
     );
     if (!inserted) throw new TypeError(`defineStore: inserting into ${table} returned no row`);
-    const key = inserted.key;
+    const key = inserted[resource.idColumn];
     await writeToMany(t, resource, key, values.relationships, context, true);
-    return findByKey(key);
+    return membersInOwnTable(values) ? findByKey(key) : resource.toModel(inserted);
   }
 
   /** Updates a row and its to-many members, and reads it back. */
@@ -241,6 +260,8 @@ function dataLayer(t: StoreTables, resource: TableResource): KyselyDataLayer {
   }
 
   const layer = {
+    existence: { check, member: resource.type },
+
     async find(id: string, context: Context): Promise<Model | null> {
       const key = resource.parseId(id);
       if (key === undefined) return null;

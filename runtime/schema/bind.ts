@@ -26,8 +26,8 @@ const METHODS = [
   'versionOf',
 ] as const;
 
-/** Records of functions a data layer may have, taken as they are. */
-const RECORDS = ['related', 'customFilters', 'customSorts'] as const;
+/** Records a data layer may have, taken as they are (`existence` is shared by identity). */
+const RECORDS = ['related', 'customFilters', 'customSorts', 'existence'] as const;
 
 /**
  * A resource served by `api.resource()`: the schema's declaration, the data layer's methods

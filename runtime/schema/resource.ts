@@ -41,6 +41,34 @@ export interface Findable<M = unknown> {
    * findMany: async (ids) => { const rows = await byIds(ids); return ids.map((id) => rows.get(id) ?? null); }
    */
   findMany?(ids: readonly string[], context: Context): MaybePromise<ReadonlyArray<M | null | undefined>>;
+  /**
+   * Optional, beside `findMany`: this data layer's place in an existence check it shares with
+   * other data layers (the resources of one store), named `member` there. When a write links to
+   * several related types whose data layers name the same `check`, their linkage is checked with
+   * one call of it (one round trip) instead of one `findMany` per type.
+   */
+  existence?: { readonly check: SharedExistence; readonly member: string };
+}
+
+/** One type's ids in a `SharedExistence` call. */
+export interface ExistenceLookup {
+  /** The `member` a data layer names itself by in `Findable.existence`. */
+  readonly member: string;
+  /** Distinct ids, at most 100. */
+  readonly ids: readonly string[];
+}
+
+/**
+ * Tells, for the ids of several resource types at once, which name a model the request may see:
+ * shared by the data layers that name it in `Findable.existence` (the Kysely store gives one
+ * per store, answered by one statement when every id exists).
+ */
+export interface SharedExistence {
+  /**
+   * For each lookup, in order, whether each of its ids exists: exactly what the `findMany` of
+   * the data layer named `member` would say (a model, or null), scopes included.
+   */
+  exist(lookups: readonly ExistenceLookup[], context: Context): MaybePromise<ReadonlyArray<readonly boolean[]>>;
 }
 
 /** Deletes a model that `find` returned (Delete). */

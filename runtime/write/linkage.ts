@@ -3,18 +3,20 @@ import type { Context } from '../context.js';
 import type { ResourceLookup } from '../document/builder.js';
 import { JsonApiErrors, NotFoundError } from '../errors.js';
 import type { ToMany, ToOne } from '../schema/fields.js';
+import type { SharedExistence } from '../schema/resource.js';
 import type { RegisteredResource } from '../schema/registry.js';
 import type { ResourceIdentifier, WriteValues } from '../vocabulary.js';
 import { escape } from './payload.js';
 
 /** Lookups `checkLinkageExists` runs at once (inside a transaction they queue on one connection anyway). */
 const LINKAGE_LOOKUPS = 8;
-/** The most ids one `findMany` call is given. */
+/** The most ids one `findMany` call is given (and one `existence` call, per type). */
 const FIND_MANY_BATCH = 100;
 
 /**
  * 404 for every identifier whose resource does not exist (through the related type's
- * `findMany`, else its `find`). Gathers all misses; one lookup per distinct identifier (or per
+ * `findMany`, else its `find`; related types whose data layers share an `existence` check, all
+ * through one call of it). Gathers all misses; one lookup per distinct identifier (or per
  * batch of them), a few at a time: a body naming the same or many resources thousands of times
  * costs a linear number of lookups, not a flood of concurrent ones (which a transaction's single
  * connection serves in quadratic time).
@@ -41,32 +43,30 @@ export async function checkLinkageExists(
     });
   }
   const exists = new Map<string, boolean>();
-  // One task per id, or per batch of ids (key and id) of a type whose data layer has findMany.
-  const tasks: Array<() => Promise<void>> = [];
-  const filling = new Map<RegisteredResource, Array<[key: string, id: string]>>();
+  // The distinct identifiers (key and id) of each related type.
+  const byType = new Map<RegisteredResource, Array<[key: string, id: string]>>();
   for (const [key, { related, id }] of lookups) {
-    const { find, findMany } = related.definition;
-    if (!findMany) {
-      tasks.push(async () => {
-        const model = find ? await find.call(related.definition, id, context) : null;
-        exists.set(key, model !== null && model !== undefined);
-      });
-      continue;
-    }
-    let batch = filling.get(related);
-    if (!batch || batch.length === FIND_MANY_BATCH) {
-      const chunk: Array<[string, string]> = (batch = []);
-      filling.set(related, chunk);
-      tasks.push(async () => {
-        const models = await findMany.call(related.definition, chunk.map(([, one]) => one), context);
-        if (!Array.isArray(models) || models.length !== chunk.length) {
-          throw new TypeError(`${related.type}.findMany returned ${Array.isArray(models) ? models.length : typeof models} models for ${chunk.length} ids`);
-        }
-        chunk.forEach(([one], i) => exists.set(one, models[i] !== null && models[i] !== undefined));
-      });
-    }
-    batch.push([key, id]);
+    const entries = byType.get(related);
+    if (entries) entries.push([key, id]);
+    else byType.set(related, [[key, id]]);
   }
+  const tasks: Array<() => Promise<void>> = [];
+  // Types whose data layers share an existence check: one call for all of them (when two or more).
+  const shared = new Map<SharedExistence, Array<{ related: RegisteredResource; member: string; entries: Array<[string, string]> }>>();
+  for (const [related, entries] of byType) {
+    const existence = related.definition.existence;
+    if (!existence || !related.definition.findMany) continue;
+    const members = shared.get(existence.check);
+    const member = { related, member: existence.member, entries };
+    if (members) members.push(member);
+    else shared.set(existence.check, [member]);
+  }
+  for (const [check, members] of shared) {
+    if (members.length < 2) continue;
+    for (const { related } of members) byType.delete(related);
+    tasks.push(...sharedTasks(check, members, exists, context));
+  }
+  for (const [related, entries] of byType) tasks.push(...typeTasks(related, entries, exists, context));
   await runLookups(tasks);
   const errors = uses
     .filter((use) => !exists.get(use.key))
@@ -75,6 +75,53 @@ export async function checkLinkageExists(
       return new NotFoundError({ detail: `There is no ${identifier.type} with id "${identifier.id}"`, source: { pointer }, code: 'related_not_found' });
     });
   if (errors.length > 0) throw new JsonApiErrors(errors);
+}
+
+/** One task per identifier (`find`), or per batch of up to `FIND_MANY_BATCH` of them (`findMany`). */
+function typeTasks(related: RegisteredResource, entries: ReadonlyArray<[key: string, id: string]>, exists: Map<string, boolean>, context: Context): Array<() => Promise<void>> {
+  const { find, findMany } = related.definition;
+  if (!findMany) {
+    return entries.map(([key, id]) => async () => {
+      const model = find ? await find.call(related.definition, id, context) : null;
+      exists.set(key, model !== null && model !== undefined);
+    });
+  }
+  return chunks(entries).map((chunk) => async () => {
+    const models = await findMany.call(related.definition, chunk.map(([, id]) => id), context);
+    if (!Array.isArray(models) || models.length !== chunk.length) {
+      throw new TypeError(`${related.type}.findMany returned ${Array.isArray(models) ? models.length : typeof models} models for ${chunk.length} ids`);
+    }
+    chunk.forEach(([key], i) => exists.set(key, models[i] !== null && models[i] !== undefined));
+  });
+}
+
+/** One `check.exist` call per round of batches: the first batch of every member, then the second... */
+function sharedTasks(
+  check: SharedExistence,
+  members: ReadonlyArray<{ member: string; entries: ReadonlyArray<[key: string, id: string]> }>,
+  exists: Map<string, boolean>,
+  context: Context,
+): Array<() => Promise<void>> {
+  const batched = members.map(({ member, entries }) => ({ member, batches: chunks(entries) }));
+  const rounds = Math.max(...batched.map(({ batches }) => batches.length));
+  return Array.from({ length: rounds }, (_, round) => async () => {
+    const taking = batched.filter(({ batches }) => round < batches.length).map(({ member, batches }) => ({ member, batch: batches[round]! }));
+    const answers = await check.exist(taking.map(({ member, batch }) => ({ member, ids: batch.map(([, id]) => id) })), context);
+    taking.forEach(({ member, batch }, i) => {
+      const answer = Array.isArray(answers) ? answers[i] : undefined;
+      if (!Array.isArray(answer) || answer.length !== batch.length) {
+        throw new TypeError(`existence.exist answered ${Array.isArray(answer) ? answer.length : typeof answer} values for ${batch.length} ids of ${member}`);
+      }
+      batch.forEach(([key], j) => exists.set(key, answer[j] === true));
+    });
+  });
+}
+
+/** `entries` in batches of at most `FIND_MANY_BATCH`. */
+function chunks<T>(entries: readonly T[]): T[][] {
+  const batches: T[][] = [];
+  for (let i = 0; i < entries.length; i += FIND_MANY_BATCH) batches.push(entries.slice(i, i + FIND_MANY_BATCH));
+  return batches;
 }
 
 /** Runs lookups, up to `LINKAGE_LOOKUPS` at a time. */

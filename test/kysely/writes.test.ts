@@ -14,6 +14,7 @@ describe.each(DIALECTS)('Kysely writes on %s', (dialect) => {
   });
 
   it('creates an article with its author and tags; server-set timestamps', async () => {
+    f.statements.length = 0;
     const { status, body } = await f.request('POST', '/articles?include=tags', '2', {
       data: {
         type: 'articles',
@@ -26,10 +27,18 @@ describe.each(DIALECTS)('Kysely writes on %s', (dialect) => {
     expect(body.data.attributes).toMatchObject({ title: 'Written through Kysely', status: 'draft' });
     expect(Date.parse(body.data.attributes.createdAt)).toBeGreaterThan(Date.parse('2025-01-01'));
     expect(body.data.relationships.tags.data.map((t: any) => t.id)).toEqual(['3', '5']);
+    const run = f.statements.filter((s) => !/^(begin|commit|savepoint|release)/i.test(s));
     expect(await tagsOf(31)).toEqual(['3', '5']);
+    // One check of the author and both tags, the row inserted and returned whole (no re-read),
+    // the tag links in one insert; then `include=tags` reads the tags.
+    expect(run).toHaveLength(4);
+    expect(run[0]).toMatch(/^select \(select count\(distinct "people"\."id"\) as "n" from "people" where "people"\."id" in \([?$]1?\)\) as "n0", \(select count\(distinct "tags"\."id"\)/);
+    expect(run[1]).toMatch(/^insert into "articles" .* returning \*$/);
+    expect(run[2]).toMatch(/^insert into "article_tags"/);
+    expect(run[3]).toMatch(/^select "tags"\.\*, "article_tags"\."article_id"/);
   });
 
-  it('checks written linkage with one read per related type; each missing one is a 404 at its place', async () => {
+  it('checks written linkage with one count over all related types, then reads the type that fell short; each missing one is a 404 at its place', async () => {
     const articles = async () => Number((await f.database.db.selectFrom('articles').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
     const before = await articles();
     f.statements.length = 0;
@@ -45,8 +54,11 @@ describe.each(DIALECTS)('Kysely writes on %s', (dialect) => {
     });
     expect(status).toBe(404);
     expect(body.errors.map((e: any) => e.source.pointer)).toEqual(['/data/relationships/tags/data/1', '/data/relationships/tags/data/3', '/data/relationships/tags/data/4']);
-    // people by id, tags by ids (three distinct), nothing written.
-    expect(f.statements.filter((s) => /^select/i.test(s))).toHaveLength(2);
+    // The author and the tags counted at once; the tags (four distinct) read to tell which are missing; nothing written.
+    const selects = f.statements.filter((s) => /^select/i.test(s));
+    expect(selects).toHaveLength(2);
+    expect(selects[0]).toMatch(/count\(distinct "people"\."id"\).*count\(distinct "tags"\."id"\)/);
+    expect(selects[1]).toMatch(/^select "tags"\.\* from "tags" where "tags"\."id" in \([?$]1?, [?$]2?, [?$]3?, [?$]4?\)$/);
     expect(f.statements.some((s) => /^insert/i.test(s))).toBe(false);
     expect(await articles()).toBe(before);
   });

@@ -1,0 +1,68 @@
+import type { Context, ExistenceLookup, SharedExistence } from 'jsonapi-gen';
+import type { Kysely } from 'kysely';
+import { runStatement } from './errors.js';
+import { distinct } from './reads.js';
+import type { StoreTables } from './store-tables.js';
+import type { TableResource } from './table-resource.js';
+import { executorFor } from './transaction.js';
+
+/** One lookup's table and keys: each id parsed (undefined: not a key), and the distinct keys. */
+interface Keys {
+  table: TableResource;
+  parsed: unknown[];
+  keys: unknown[];
+}
+
+/**
+ * The existence check every data layer of one store shares (`Findable.existence`): the ids of
+ * several resources in one statement, `select (select count(distinct people.id) from people
+ * where <scope> and people.id in (...)) as n0, (select count(...) from tags ...) as n1`, each
+ * table read within its resource's scope, as `findMany` reads it. When a count falls short (an id
+ * names no row the request may see), that resource's rows are read by key to tell which.
+ */
+export function storeExistence(t: StoreTables): SharedExistence {
+  return {
+    async exist(lookups: readonly ExistenceLookup[], context: Context): Promise<boolean[][]> {
+      const all: Keys[] = lookups.map(({ member, ids }) => {
+        const table = t.tables.get(member);
+        if (!table) throw new TypeError(`defineStore: the store does not map "${member}"`);
+        const parsed = ids.map((id) => table.parseId(id));
+        return { table, parsed, keys: distinct(parsed) };
+      });
+      const counted = all.filter(({ keys }) => keys.length > 0);
+      const counts = counted.length === 0 ? [] : await countVisible(t, counted, context);
+      const answers: boolean[][] = [];
+      for (const lookup of all) {
+        const i = counted.indexOf(lookup);
+        if (i === -1 || counts[i] === lookup.keys.length) {
+          answers.push(lookup.parsed.map((key) => key !== undefined));
+          continue;
+        }
+        const found = await t.modelsByKey(lookup.table, lookup.keys, context);
+        answers.push(lookup.parsed.map((key) => key !== undefined && found.has(String(key))));
+      }
+      return answers;
+    },
+  };
+}
+
+/** How many of each lookup's keys name a row its resource's scope lets the request see: one statement. */
+async function countVisible(t: StoreTables, lookups: readonly Keys[], context: Context): Promise<number[]> {
+  const build = (on: Kysely<any>) =>
+    on.selectNoFrom(
+      lookups.map(({ table, keys }, i) =>
+        (table.scope ? table.select(on, context).clearSelect() : on.selectFrom(table.table))
+          .select((eb) => eb.fn.count(table.qualifiedId).distinct().as('n'))
+          .where(table.qualifiedId, 'in', keys)
+          .as(`n${i}`),
+      ),
+    );
+  const ex = executorFor(t.db);
+  // A scope may read the request: its SQL is built anew each time.
+  const scoped = lookups.some(({ table }) => table.scope);
+  const shape = `exist ${JSON.stringify(lookups.map(({ table, keys }) => [table.type, keys.length]))}`;
+  const [row] = await runStatement(() =>
+    scoped ? build(ex).execute() : t.statements.rows(ex, shape, lookups.flatMap(({ keys }) => keys), build),
+  );
+  return lookups.map((_, i) => Number((row as Record<string, unknown> | undefined)?.[`n${i}`] ?? 0));
+}
