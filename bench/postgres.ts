@@ -29,10 +29,12 @@ export interface PgBench {
 const TICK_US = 1_000_000 / 100;
 
 /**
- * CPU of the postmaster and its children (backends, background workers). A backend that exits
- * takes its time with it, but the pools keep their connections open through a run.
+ * CPU time (user + system, µs) of process `root` and its children: the postmaster and its
+ * backends and background workers, or a node:cluster primary and its workers. A child that
+ * exits takes its time with it, but the pools keep their connections (and the primary its
+ * workers) through a run.
  */
-function clusterCpu(postmaster: number): number {
+export function processTreeCpu(root: number): number {
   let ticks = 0;
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
@@ -45,7 +47,7 @@ function clusterCpu(postmaster: number): number {
     // Fields after the command (which may hold spaces): state ppid ... utime(14) stime(15).
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     const pid = Number(entry);
-    if (pid === postmaster || Number(fields[1]) === postmaster) ticks += Number(fields[11]) + Number(fields[12]);
+    if (pid === root || Number(fields[1]) === root) ticks += Number(fields[11]) + Number(fields[12]);
   }
   return ticks * TICK_US;
 }
@@ -67,7 +69,7 @@ export async function startPgBench(): Promise<PgBench> {
     return {
       cluster,
       url,
-      cpu: () => clusterCpu(postmaster),
+      cpu: () => processTreeCpu(postmaster),
       reset: async () => {
         // autocannon returns with requests still in flight: let the servers finish them.
         await new Promise((resolve) => setTimeout(resolve, 300));
@@ -114,10 +116,19 @@ export async function countPgStatements(bench: PgBench): Promise<PgCount[]> {
   return counts;
 }
 
-/** Replaces the PostgreSQL section of a results file (from its heading to the end) with `section`. */
-export function withPgSection(existing: string, section: string): string {
-  const at = existing.indexOf(PG_HEADING);
-  return `${(at === -1 ? existing : existing.slice(0, at)).trimEnd()}\n\n${section}`;
+/**
+ * Replaces the section of a results file that starts with `heading` (up to the next top-level
+ * `# ` heading, so the sections other runs write stay) with `section`, or appends it.
+ */
+export function withSection(existing: string, heading: string, section: string): string {
+  const at = existing.indexOf(heading);
+  if (at === -1) return existing.trim() ? `${existing.trimEnd()}\n\n${section.trimEnd()}\n` : `${section.trimEnd()}\n`;
+  const next = existing.indexOf('\n# ', at + heading.length);
+  const rest = next === -1 ? '' : `\n${existing.slice(next + 1).trimEnd()}\n`;
+  return `${existing.slice(0, at).trimEnd()}\n\n${section.trimEnd()}\n${rest}`;
 }
+
+/** Replaces the PostgreSQL section of a results file with `section`. */
+export const withPgSection = (existing: string, section: string): string => withSection(existing, PG_HEADING, section);
 
 export const PG_HEADING = '# PostgreSQL: demo against the hand-written node-postgres baseline';

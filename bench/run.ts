@@ -19,22 +19,26 @@
  * Options: --quick, --out FILE (default bench/results.md), --profile DIR (CPU profiles of the
  * demo processes, `node --cpu-prof`), --generator (only section 6, printed; written only with --out),
  * --db postgres (section 2 only, on a throwaway PostgreSQL cluster against bench/baseline/pg-server.ts,
- * with PostgreSQL's CPU; see bench/postgres.ts).
+ * with PostgreSQL's CPU; see bench/postgres.ts), --db postgres --workers (instead: the demo as one
+ * process against four on one throwaway PostgreSQL database, routes a, c and d, with the cores
+ * each side kept busy; then the mixed workload of test/e2e/workers.test.ts for about 25 s (5 s
+ * with --quick) on four processes, requests by status and the invariants; see bench/scaling.ts).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import autocannon from 'autocannon';
 import SQLite from 'better-sqlite3';
 import { migrate, openDatabase } from '../examples/blog/db.js';
 import { seed } from '../examples/blog/seed.js';
 import { startDemo } from '../examples/blog/server.js';
 import { startBaseline } from './baseline/server.js';
 import { compile } from './compile.js';
+import { CONNECTIONS, type Load, burst, f0, f2, load, mb, median, medianLoad, warm } from './load.js';
 import { SIZES, generatorReport, runGenerator } from './generator/measure.js';
-import { PG_HEADING, type PgBench, countPgStatements, startPgBench, withPgSection } from './postgres.js';
+import { PG_HEADING, type PgBench, countPgStatements, startPgBench, withPgSection, withSection } from './postgres.js';
+import { SCALING_HEADING, scalingSection } from './scaling.js';
 import type { InProcessResult } from './inprocess.js';
 import { ROUTES, type Route, SEEDED_ARTICLES, routeB, statementsFor } from './routes.js';
 
@@ -52,13 +56,14 @@ const GENERATOR_ONLY = args.includes('--generator');
 const GENERATOR_SIZES = QUICK ? [20, 100] : SIZES;
 const DB = option('--db') ?? 'sqlite';
 if (DB !== 'sqlite' && DB !== 'postgres') throw new Error(`--db ${DB}: sqlite or postgres`);
+const WORKERS = args.includes('--workers');
+if (WORKERS && DB !== 'postgres') throw new Error('--workers goes with --db postgres (processes on one PostgreSQL database)');
 
 // autocannon counts durations in whole seconds (0.25 runs for 1 s, and so does any `amount`):
 // measured runs last whole seconds; warm-ups are bursts of fetches (see burst()).
 const config = QUICK
   ? { reps: 1, warmupRequests: 128, duration: 1, scaleDbs: [1_000], memory: [5_000, 10_000, 15_000], inProcessMs: 300 }
   : { reps: 6, warmupRequests: 128, duration: 1, scaleDbs: [1_000, 10_000, 100_000], memory: [10_000, 55_000, 100_000], inProcessMs: 700 };
-const CONNECTIONS = 32;
 /** Warm-up rounds over every route before the HTTP table (see `warm`). */
 const WARM_ROUNDS = 2;
 const PAGE_SIZES = [10, 20, 50];
@@ -140,80 +145,7 @@ async function serve(kind: string, file?: string, nodeFlags: string[] = []): Pro
   };
 }
 
-// ---------------------------------------------------------------- load
-interface Load {
-  rps: number;
-  /** The server's CPU time per request, µs: less sensitive than req/s to other load on the machine. */
-  cpu: number;
-  p50: number;
-  p99: number;
-  bytes: number;
-  requests: number;
-  /** PostgreSQL's CPU time per request, µs (its processes, from /proc), on PostgreSQL only. */
-  dbCpu?: number;
-}
-
-async function load(url: string, route: Route, seconds: number, amount?: number): Promise<Load> {
-  const result = await autocannon({
-    url: url + route.path,
-    method: route.method,
-    headers: route.headers,
-    body: route.body,
-    connections: CONNECTIONS,
-    ...(amount ? { amount } : { duration: seconds }),
-  });
-  const failed = result.non2xx + result.errors + result.timeouts;
-  if (failed > 0) throw new Error(`${url}${route.path}: ${failed} failed requests (non-2xx ${result.non2xx}, errors ${result.errors}, timeouts ${result.timeouts})`);
-  return {
-    cpu: NaN,
-    rps: result.requests.total / (result.duration || seconds),
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    bytes: result.throughput.total / Math.max(1, result.requests.total),
-    requests: result.requests.total,
-  };
-}
-
-/**
- * Up to `requests` requests of `route` (or as many as `ms` allows), CONNECTIONS at a time, with
- * fetch: a warm-up, which autocannon cannot make shorter than a second.
- */
-async function burst(url: string, route: Route, requests: number, ms: number): Promise<void> {
-  const until = performance.now() + ms;
-  let sent = 0;
-  const worker = async () => {
-    while (sent < requests && performance.now() < until) {
-      sent++;
-      const response = await fetch(url + route.path, { method: route.method, headers: route.headers, body: route.body });
-      await response.arrayBuffer();
-      if (!response.ok) throw new Error(`${url}${route.path}: ${response.status} during warm-up`);
-    }
-  };
-  await Promise.all(Array.from({ length: CONNECTIONS }, worker));
-}
-
-/**
- * A fresh process's JIT needs a few thousand requests before figures settle: load every route
- * first, `rounds` times over (`ms` for each the first time). Code that serves several routes
- * is optimized for the first and reoptimized as the others arrive: one round left the first
- * repetition of the HTTP table about 0.06 below the others (nine runs, every route), and the
- * demo, with more code to optimize, below the baseline. The servers take turns route by route:
- * warmed one after the other, the demo sat idle through the baseline's whole warm-up (probably
- * long enough for V8 to shrink its heap), and its first measured run (route a) cost it 10-25%
- * more CPU than its next ones; taking turns, that first run sits with the others.
- */
-async function warm(servers: readonly ServerProcess[], routes: readonly Route[], reset: (() => Promise<void>) | undefined, rounds = 1, ms = 500): Promise<void> {
-  for (let round = 0; round < rounds; round++) {
-    for (const route of routes) {
-      for (const server of servers) {
-        // Later rounds only revisit what the first one optimized.
-        await burst(server.url, route, 5_000, round === 0 ? ms : ms * 0.6);
-        if (route.method === 'POST' && reset) await reset();
-      }
-    }
-  }
-}
-
+// ---------------------------------------------------------------- load (autocannon, bursts, warm-ups: load.ts)
 /** `config.warmupRequests` requests, then `seconds` measured; `extraCpu`: see `httpRoutes`. */
 async function measure(server: ServerProcess, route: Route, seconds: number, extraCpu?: () => number): Promise<Load> {
   await burst(server.url, route, config.warmupRequests, 500);
@@ -230,21 +162,6 @@ async function bodyBytes(url: string, route: Route): Promise<number> {
   const response = await fetch(url + route.path, { method: route.method, headers: route.headers, body: route.body });
   return (await response.arrayBuffer()).byteLength;
 }
-
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-};
-const medianLoad = (loads: Load[]): Load => ({
-  rps: median(loads.map((l) => l.rps)),
-  cpu: median(loads.map((l) => l.cpu)),
-  p50: median(loads.map((l) => l.p50)),
-  p99: median(loads.map((l) => l.p99)),
-  bytes: median(loads.map((l) => l.bytes)),
-  requests: loads.reduce((n, l) => n + l.requests, 0),
-  ...(loads[0]?.dbCpu !== undefined && { dbCpu: median(loads.map((l) => l.dbCpu!)) }),
-});
 
 /**
  * Removes what route d created, so every run reads the seeded data. autocannon returns at the
@@ -485,9 +402,6 @@ async function inProcess(file: string): Promise<InProcessResult[]> {
 }
 
 // ---------------------------------------------------------------- report
-const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
-const f0 = (n: number) => Math.round(n).toLocaleString('en-US');
-const f2 = (n: number) => n.toFixed(2);
 const mark = (ok: boolean) => (ok ? 'met' : '**missed**');
 
 /** `--generator`: the generator section alone. */
@@ -652,10 +566,11 @@ async function main(): Promise<void> {
 
   const text = lines.join('\n');
   process.stdout.write(`\n${text}\n`);
-  // Keep the PostgreSQL section (written by --db postgres) beside the SQLite tables.
+  // Keep the sections other runs write (--db postgres, --db postgres --workers: each a top-level
+  // heading after this run's own) beside the SQLite tables.
   const previous = existsSync(OUT) ? readFileSync(OUT, 'utf8') : '';
-  const pgAt = previous.indexOf(PG_HEADING);
-  writeFileSync(OUT, pgAt === -1 ? text : withPgSection(text, previous.slice(pgAt)));
+  const others = previous.indexOf('\n# ');
+  writeFileSync(OUT, others === -1 ? text : `${text.trimEnd()}\n\n${previous.slice(others + 1)}`);
   log(`written to ${OUT}`);
 }
 
@@ -695,7 +610,34 @@ async function mainPostgres(): Promise<void> {
   log(`written to ${OUT}`);
 }
 
-(DB === 'postgres' ? mainPostgres() : main())
+/** `--db postgres --workers`: one demo process against four, and the long mixed workload (bench/scaling.ts). */
+async function mainScaling(): Promise<void> {
+  const started = performance.now();
+  const log = (line: string) => process.stderr.write(`[${((performance.now() - started) / 1000).toFixed(0).padStart(3)} s] ${line}\n`);
+  const load0 = loadavg();
+  const machine = `${cpus().length} × ${cpus()[0]?.model.trim() ?? 'unknown CPU'}, ${mb(totalmem())} MB, Node ${process.version}, ${process.platform}`;
+  log(`jsonapi-gen PostgreSQL scaling benchmark${QUICK ? ' (--quick)' : ''} on ${machine}; load average ${load0.map((l) => l.toFixed(2)).join(' ')}`);
+  workDir = mkdtempSync(join(tmpdir(), 'jsonapi-gen-bench-'));
+  compiled = join(workDir, 'js');
+  log(`compiled ${compile(root, compiled)} files to plain JavaScript`);
+  pgBench = await startPgBench();
+  log(`seeded ${f0(SEEDED_ARTICLES)} articles into a throwaway cluster`);
+  const options = { compiled, children, bench: pgBench, reps: config.reps, duration: config.duration, warmupRequests: config.warmupRequests, warmRounds: WARM_ROUNDS, warmPerProcess: QUICK ? 1_000 : 3_000, mixedSeconds: QUICK ? 5 : 25, log };
+  const body = await scalingSection(options);
+  const load1 = loadavg();
+  const text = [
+    SCALING_HEADING,
+    '',
+    `\`npm run bench -- --db postgres --workers${QUICK ? ' --quick' : ''}\` on ${machine}; load average ${load0.map((l) => l.toFixed(2)).join(' ')} at the start, ${load1.map((l) => l.toFixed(2)).join(' ')} at the end; ${((performance.now() - started) / 1000).toFixed(0)} s in all. A throwaway cluster as in the PostgreSQL section (test/support/pg-cluster.ts: fsync off).`,
+    '',
+    body,
+  ].join('\n');
+  process.stdout.write(`\n${text}\n`);
+  writeFileSync(OUT, withSection(existsSync(OUT) ? readFileSync(OUT, 'utf8') : '', SCALING_HEADING, text));
+  log(`written to ${OUT}`);
+}
+
+(DB === 'postgres' ? (WORKERS ? mainScaling() : mainPostgres()) : main())
   .catch((error: unknown) => {
     console.error(error);
     process.exitCode = 1;
