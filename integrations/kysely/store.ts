@@ -29,7 +29,7 @@ import type {
   Versioned,
   WriteValues,
 } from 'jsonapi-gen';
-import { staleVersion } from 'jsonapi-gen';
+import { NotFoundError, staleVersion } from 'jsonapi-gen';
 import { runStatement, type Written } from './errors.js';
 import type { StoreMapping, StoreModel } from './checked.js';
 import { CompiledStatements } from './compiled.js';
@@ -283,7 +283,10 @@ function dataLayer(t: StoreTables, resource: TableResource, check: SharedExisten
       const [result] = await runStatement(() =>
         unlessChanged(executorFor(db).deleteFrom(table).where(resource.idColumn, '=', resource.key(model)), model, context).execute(),
       );
-      if (resource.version && context.ifMatch && result?.numDeletedRows === 0n) stillCurrent(0n, context);
+      if (result?.numDeletedRows !== 0n) return;
+      if (resource.version && context.ifMatch) stillCurrent(0n, context);
+      // Another request deleted the row after this one found it: it is gone, as a 404 says.
+      throw new NotFoundError({ detail: `There is no ${resource.type} with id "${String(resource.key(model))}"` });
     },
 
     create: createRow,
