@@ -114,7 +114,12 @@ export function validate(loaded: LoadedSchema): Issue[] {
         } else if (declares === 'where' && !attribute && field?.cardinality !== 'one') {
           issue(`Where.make('${name}') names no attribute or to-one relationship of ${type}`, on);
         }
-        if (declares === 'field' && (!attribute || path !== undefined)) issue(`SortBy.make('${name}') names no attribute of ${type}`, on);
+        if (declares === 'field' && path !== undefined) {
+          // A to-one relationship's attribute (`author.name`).
+          const related = field?.cardinality === 'one' && field.relatedType !== undefined ? schemas.get(field.relatedType) : undefined;
+          const target = related?.fields().find((f) => f.name === path);
+          if (!target || target.cardinality !== undefined) issue(`SortBy.make('${name}') names no to-one relationship's attribute of ${type}`, on);
+        } else if (declares === 'field' && !attribute) issue(`SortBy.make('${name}') names no attribute of ${type}`, on);
       }
     }
     for (const term of index?.defaultSortValue?.split(',') ?? []) {

@@ -4,7 +4,7 @@ import { Context, type HandleOptions } from './context.js';
 import { type IdempotencyOptions, serveIdempotently } from './write/idempotency.js';
 import type { ResourceLookup } from './document/builder.js';
 import { JsonApiError, JsonApiErrors, MethodNotAllowedError, NotFoundError } from './errors.js';
-import { Relationship } from './schema/fields.js';
+import { Attribute, Relationship } from './schema/fields.js';
 import { serveCollection } from './read/collection.js';
 import { serveCreate } from './write/create.js';
 import { serveDelete } from './write/delete.js';
@@ -292,6 +292,12 @@ export class JsonApi {
         if (!this.#resources.has(relationship.relatedType)) {
           problems.push(`${resource.type}.${relationship.name} relates to "${relationship.relatedType}", which is not registered`);
         }
+      }
+      // Filters and sorts through a relationship name an attribute of the related resource.
+      for (const name of [...resource.filters.keys(), ...resource.sorts.keys()].filter((n) => n.includes('.'))) {
+        const [first, attribute] = name.split('.') as [string, string];
+        const related = this.#resources.get((resource.fields.get(first) as Relationship | undefined)?.relatedType ?? '');
+        if (related && !(related.fields.get(attribute) instanceof Attribute)) problems.push(`${resource.type}: "${name}" names no attribute of ${related.type}`);
       }
     }
     if (problems.length > 0) throw new TypeError(problems.join('; '));

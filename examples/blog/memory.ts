@@ -5,7 +5,7 @@
  * back by restoring a snapshot. `startDemo({ memory: true })` serves it; the e2e suites run on
  * it beside SQLite and PostgreSQL.
  */
-import { type Condition, type ConditionValue, ConflictError, type Context, type CursorPage, type CursorValue, type IdempotencyStore, type SortDirection, type StoredResponse, type WriteValues } from 'jsonapi-gen';
+import { type Condition, type ConditionPath, type ConditionValue, ConflictError, type Context, type CursorPage, type CursorValue, type IdempotencyStore, type SortDirection, type StoredResponse, type WriteValues } from 'jsonapi-gen';
 import type {
   ArticlesDataLayer,
   ArticlesModel,
@@ -36,7 +36,8 @@ interface Tables {
 /** A list query: the rows left by filters, and the sorts to apply (first is primary). */
 interface Query<M> {
   rows: M[];
-  sorts: Array<[keyof M & string, SortDirection]>;
+  /** How to read each sort's value from a row (a property, or a related row's: `author.name`), and its direction. */
+  sorts: Array<[(row: M) => unknown, SortDirection]>;
   page?: { offset: number; limit: number };
   /** Cursor pagination: the whole order (the id last), the values the page starts after, how many. */
   keyset?: { order: Array<[keyof M & string, SortDirection]>; after?: readonly CursorValue[]; limit: number };
@@ -96,7 +97,12 @@ function table<M extends { id: number }>(
           : satisfies(row[column(condition.field)], condition),
       ),
     }),
-    orderBy: (query: Query<M>, field: string, direction: SortDirection): Query<M> => ({ ...query, sorts: [...query.sorts, [column(field), direction]] }),
+    orderBy: (query: Query<M>, field: string, direction: SortDirection, _context: Context, path?: ConditionPath): Query<M> => {
+      const read = path
+        ? (row: M) => (related(row, path.relationship)[0] as Record<string, unknown> | undefined)?.[path.attribute]
+        : (row: M) => row[column(field)];
+      return { ...query, sorts: [...query.sorts, [read, direction]] };
+    },
     paginate: (query: Query<M>, page: { offset: number; limit: number }): Query<M> => ({ ...query, page }),
     paginateCursor: (query: Query<M>, page: CursorPage): Query<M> => ({
       ...query,
@@ -121,8 +127,8 @@ function table<M extends { id: number }>(
         return query.rows.filter((row) => after === undefined || compare(row, after) > 0).sort(compare).slice(0, limit);
       }
       const sorted = [...query.rows].sort((a, b) => {
-        for (const [property, direction] of query.sorts) {
-          const [x, y] = [String(a[property]), String(b[property])];
+        for (const [read, direction] of query.sorts) {
+          const [x, y] = [String(read(a)), String(read(b))];
           if (x !== y) return (x < y ? -1 : 1) * (direction === 'asc' ? 1 : -1);
         }
         return a.id - b.id;

@@ -67,7 +67,7 @@ export const articles = defineResource({
       'Articles whose title contains the value, case-insensitively; `%` and `_` are plain characters, not wildcards.',
     ),
   ],
-  sorts: [SortBy.make('title'), SortBy.make('createdAt'), SortBy.make('updatedAt')],
+  sorts: [SortBy.make('title'), SortBy.make('createdAt'), SortBy.make('updatedAt'), SortBy.make('author.name')],
 });
 
 export const comments = defineResource({

@@ -70,6 +70,19 @@ export class ListQuery {
     );
   }
 
+  /**
+   * Ordered by `column` of a to-one related table: a left join on `foreignKey` (under an alias of
+   * its own, so the related table may be the resource's too), rows without a related row last
+   * or first as the database sorts nulls.
+   */
+  orderByRelated(related: { table: string; key: string; foreignKey: string; alias: string }, column: string, direction: SortDirection): ListQuery {
+    const { table, key, alias } = related;
+    const foreignKey = this.#qualify(related.foreignKey);
+    return this.#then(`order-related ${JSON.stringify([table, key, foreignKey, alias, column])} ${direction}`, [], (q) =>
+      q.leftJoin(`${table} as ${alias}`, `${alias}.${key}`, foreignKey).orderBy(`${alias}.${column}`, direction),
+    );
+  }
+
   /** Ordered by `column`. */
   orderBy(column: string, direction: SortDirection): ListQuery {
     const qualified = this.#qualify(column);

@@ -2,6 +2,7 @@ import { type Kysely, sql } from 'kysely';
 import type {
   Authorizable,
   Condition,
+  ConditionPath,
   CursorPage,
   CursorPaginatable,
   Context,
@@ -345,7 +346,14 @@ function dataLayer(t: StoreTables, resource: TableResource, check: SharedExisten
     ...methods,
     related,
     where: (query: ListQuery, condition: Condition, context: Context) => whereQuery(t, resource, query, condition, context),
-    orderBy: (query: ListQuery, field: string, direction: SortDirection) => query.orderBy(resource.column(field), direction),
+    orderBy: (query: ListQuery, field: string, direction: SortDirection, _context: Context, path?: ConditionPath) => {
+      if (!path) return query.orderBy(resource.column(field), direction);
+      const mapping = resource.relationships[path.relationship];
+      const related = t.tables.get(path.type);
+      if (mapping?.type !== 'toOne' || !related) throw new TypeError(`defineStore: ${resource.type}.${path.relationship} is not mapped as toOne, or ${path.type} is not in the store`);
+      const alias = `sort_${path.relationship}`;
+      return query.orderByRelated({ table: related.table, key: related.idColumn, foreignKey: mapping.foreignKey, alias }, related.column(path.attribute), direction);
+    },
     // The mapping's own filters and sorts get the Kysely builder itself.
     customFilters: Object.fromEntries(
       Object.entries(mapping.filters ?? {}).map(([name, filter]) => [name, (query: ListQuery, value: FilterValue, context: Context) => query.apply((q) => filter(q, value, context))]),

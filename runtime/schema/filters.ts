@@ -185,11 +185,12 @@ export class Where extends Filter<unknown> {
 }
 
 /**
- * A sort on a field: `sort=title` ascending, `sort=-title` descending. Declared in the schema;
- * the data layer's `orderBy` implements it (the Kysely store from its mapping).
+ * A sort on a field: `sort=title` ascending, `sort=-title` descending; also on an attribute of a
+ * to-one relationship, `sort=author.name`. Declared in the schema; the data layer's `orderBy`
+ * implements it (the Kysely store from its mapping).
  *
  * @example
- * sorts: [SortBy.make('title'), SortBy.make('createdAt')]
+ * sorts: [SortBy.make('title'), SortBy.make('createdAt'), SortBy.make('author.name')]
  */
 export class SortBy extends Sort<unknown> {
   readonly declares = 'field' as const;

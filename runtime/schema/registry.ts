@@ -161,9 +161,19 @@ function boundFilter(definition: ResourceDefinition, filter: Filter, where: stri
 /** A declared sort with the implementation this resource's data layer gives it. */
 function boundSort(definition: ResourceDefinition, sort: Sort, where: string, fields: ReadonlyMap<string, AnyField>): Sort {
   if (sort instanceof SortBy) {
-    if (!(fields.get(sort.name) instanceof Attribute)) throw new TypeError(`${where}: SortBy.make('${sort.name}') names no attribute of the resource`);
+    const [first, attribute, ...rest] = sort.name.split('.');
+    const field = fields.get(first!);
+    // An attribute, or `toOne.attribute` (the related resource's attribute is checked when the API has every resource).
+    const path = attribute !== undefined && rest.length === 0 && field instanceof Relationship && field.cardinality === 'one'
+      ? { relationship: first!, type: field.relatedType, attribute, many: false }
+      : undefined;
+    if (!(attribute === undefined ? field instanceof Attribute : path)) {
+      throw new TypeError(`${where}: SortBy.make('${sort.name}') names no attribute of the resource, nor a to-one relationship's attribute`);
+    }
     if (!definition.orderBy) throw new TypeError(`${where}: sort "${sort.name}" (SortBy) needs the data layer's orderBy()`);
-    return new BoundSort(sort, (query, direction, context) => definition.orderBy!(query, sort.name, direction, context));
+    return new BoundSort(sort, (query, direction, context) =>
+      path ? definition.orderBy!(query, sort.name, direction, context, path) : definition.orderBy!(query, sort.name, direction, context),
+    );
   }
   if (sort instanceof CustomSort && sort.implementation && definition.customSorts?.[sort.name]) {
     throw new TypeError(`${where}: sort "${sort.name}" has a function in the schema and one in the data layer's customSorts: keep one`);

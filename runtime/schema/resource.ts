@@ -3,7 +3,7 @@ import type { Ability, AnyEndpoint } from './endpoints.js';
 import type { Attribute, Relationship, ToMany, ToOne } from './fields.js';
 import type { Filter, FilterValue, Sort, SortDirection } from './filters.js';
 import type { MaybePromise } from '../types.js';
-import type { Condition } from '../query/operators.js';
+import type { Condition, ConditionPath } from '../query/operators.js';
 import type { ResourceIdentifier, WriteValues } from '../vocabulary.js';
 
 /** Any field of a resource. */
@@ -170,7 +170,8 @@ export interface CustomFilterable<Q, F extends object> {
 
 /** Implements the schema's `SortBy` sorts: order `query` by `field`. */
 export interface Sortable<Q, F extends string> {
-  orderBy(query: Q, field: F, direction: SortDirection, context: Context): MaybePromise<Q>;
+  /** `path`: for a sort on a to-one relationship's attribute (`author.name`), the relationship, related type and attribute. */
+  orderBy(query: Q, field: F, direction: SortDirection, context: Context, path?: ConditionPath): MaybePromise<Q>;
 }
 
 /** Implements the schema's `CustomSort`s, one function each. */

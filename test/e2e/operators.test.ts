@@ -49,4 +49,16 @@ describe('filter operators on every backend', () => {
     // Most queries select something (a suite of empty answers would agree trivially).
     expect(matched).toBeGreaterThan(QUERIES.length / 2);
   });
+
+  it("orders by a to-one relationship's attribute the same way on every backend", async () => {
+    const orders = new Map<Backend, string[]>();
+    for (const [backend, demo] of demos) {
+      const response = await fetch(`${demo.url}/articles?page[limit]=50&sort=author.name,-createdAt`);
+      expect(response.status, backend).toBe(200);
+      orders.set(backend, ((await response.json()) as { data: Array<{ id: string }> }).data.map((a) => a.id));
+    }
+    expect(orders.get('sqlite')!.length).toBe(30);
+    expect(orders.get('postgres')).toEqual(orders.get('sqlite'));
+    expect(orders.get('memory')).toEqual(orders.get('sqlite'));
+  });
 });

@@ -77,7 +77,7 @@ describe('openapi.json', () => {
     expect(byName.get('filter[status][in]')).toMatchObject({ style: 'form', explode: false, schema: { type: 'array', items: { type: 'string', enum: ['draft', 'published'] } } });
     expect(byName.get('filter[author.name][contains]')!.schema).toEqual({ type: 'string' });
     expect(byName.get('include')!.schema.items.enum).toContain('comments.author');
-    expect(byName.get('sort')!.schema.items.enum).toEqual(['title', '-title', 'createdAt', '-createdAt', 'updatedAt', '-updatedAt']);
+    expect(byName.get('sort')!.schema.items.enum).toEqual(['title', '-title', 'createdAt', '-createdAt', 'updatedAt', '-updatedAt', 'author.name', '-author.name']);
     expect(byName.get('page[limit]')!.schema).toEqual({ type: 'integer', minimum: 1, maximum: 50, default: 20 });
     expect(byName.get('filter[author][]')).toMatchObject({ style: 'form', explode: true, schema: { type: 'array', items: { type: 'string' } } });
     // The show of an article references the same components as its Index.

@@ -118,6 +118,15 @@ describe.each(DIALECTS)('filter operators on %s', (dialect) => {
     );
   });
 
+  it("sorts by a to-one relationship's attribute: sort=author.name,-createdAt", async () => {
+    const { status, body } = await f.request('GET', '/articles?page[limit]=50&sort=author.name,-createdAt', '1');
+    expect(status).toBe(200);
+    const order = [...all].sort((a, b) => (a.author !== b.author ? (a.author < b.author ? -1 : 1) : a.createdAt !== b.createdAt ? (a.createdAt < b.createdAt ? 1 : -1) : Number(a.id) - Number(b.id)));
+    expect((body.data as Array<{ id: string }>).map((a) => a.id)).toEqual(order.map((a) => a.id));
+    const descending = await f.request('GET', '/articles?page[limit]=50&sort=-author.name,-createdAt', '1');
+    expect((descending.body.data as Array<{ id: string }>)[0]!.id).toBe([...order].sort((a, b) => (a.author !== b.author ? (a.author < b.author ? 1 : -1) : 0))[0]!.id);
+  });
+
   it('answers 400 naming the exact parameter for a bad operator or value', async () => {
     await refused('filter[title][gt]=a', 'filter[title][gt]', 'unsupported_operator');
     await refused('filter[title][like]=a', 'filter[title][like]', 'unknown_operator');

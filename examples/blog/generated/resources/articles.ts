@@ -86,7 +86,8 @@ export interface ArticlesUpdatePayload {
 export type ArticlesFilter =
   'title' | 'author' | 'status' | 'createdAt' | 'updatedAt' | 'author.name' | 'tags.name' | 'search';
 /** The terms of `sort` on `GET /articles`. */
-export type ArticlesSort = 'title' | '-title' | 'createdAt' | '-createdAt' | 'updatedAt' | '-updatedAt';
+export type ArticlesSort =
+  'title' | '-title' | 'createdAt' | '-createdAt' | 'updatedAt' | '-updatedAt' | 'author.name' | '-author.name';
 
 /** What the serializer of articles reads from a model: the id and every attribute (date-times as `Date` or RFC 3339 text). */
 export interface ArticlesModelFields {
@@ -130,7 +131,7 @@ export interface ArticlesCustomFilters {
 }
 
 /** The fields `orderBy` orders by (`SortBy` sorts). */
-export type ArticlesSortField = 'title' | 'createdAt' | 'updatedAt';
+export type ArticlesSortField = 'title' | 'createdAt' | 'updatedAt' | 'author.name';
 
 /** The types of articles in one place, for typed integrations (the Kysely store checks its mapping against them). */
 export interface ArticlesTypes extends ResourceTypes {
