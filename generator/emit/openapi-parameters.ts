@@ -8,6 +8,7 @@ import { DEFAULT_LIMITS, type Operator, defaultOperators } from 'jsonapi-gen';
 import type { ParameterObject, ReferenceObject, SchemaObject } from 'openapi3-ts/oas31';
 import type { AttributeModel, FilterModel, ResourceModel } from '../ir.js';
 import { pascalCase } from '../naming.js';
+import { kindSchema } from './openapi-schemas.js';
 import { parameterRef } from './openapi-vocabulary.js';
 
 /** How deep `include` paths are listed; the server accepts deeper ones too (to its `includeDepth` limit). */
@@ -218,24 +219,9 @@ export function filterOperators(resource: ResourceModel, filter: FilterModel, by
   return defaultOperators('id', !resource.relationships.find((r) => r.name === filter.name)?.required);
 }
 
-/** The JSON Schema of one value a condition on `attribute` (or an id) takes. */
+/** The JSON Schema of one value a condition on `attribute` (or an id: text) takes. */
 function valueSchema(attribute: AttributeModel | undefined): SchemaObject {
-  switch (attribute?.kind) {
-    case 'integer':
-      return { type: 'integer' };
-    case 'number':
-      return { type: 'number' };
-    case 'boolean':
-      return { type: 'boolean' };
-    case 'date-time':
-      return { type: 'string', format: 'date-time' };
-    case 'date':
-      return { type: 'string', format: 'date' };
-    case 'enum':
-      return { type: 'string', enum: [...attribute.enumValues] };
-    default:
-      return { type: 'string' };
-  }
+  return attribute ? kindSchema(attribute) : { type: 'string' };
 }
 
 const OPERATOR_WORDS: Record<Operator, string> = {

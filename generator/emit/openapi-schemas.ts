@@ -8,30 +8,33 @@ import type { ApiModel, AttributeModel, RelationshipModel, ResourceModel } from 
 import { pascalCase } from '../naming.js';
 import { ref } from './openapi-vocabulary.js';
 
+/** The JSON Schema of a value of an attribute's kind, without constraints or null. */
+export function kindSchema(attribute: Pick<AttributeModel, 'kind' | 'enumValues'>): SchemaObject {
+  switch (attribute.kind) {
+    case 'string':
+      return { type: 'string' };
+    case 'integer':
+      return { type: 'integer' };
+    case 'number':
+      return { type: 'number' };
+    case 'boolean':
+      return { type: 'boolean' };
+    case 'date-time':
+      return { type: 'string', format: 'date-time' };
+    case 'date':
+      return { type: 'string', format: 'date' };
+    case 'enum':
+      return { type: 'string', enum: [...attribute.enumValues] };
+    case 'array':
+      return { type: 'array', items: {} };
+    case 'object':
+      return { type: 'object' };
+  }
+}
+
 /** The JSON Schema of an attribute's value, with the constraints the schema declares (`maxLength`, `minimum`, ...). */
 export function attributeSchema(attribute: AttributeModel): SchemaObject {
-  const base: SchemaObject = (() => {
-    switch (attribute.kind) {
-      case 'string':
-        return { type: 'string' };
-      case 'integer':
-        return { type: 'integer' };
-      case 'number':
-        return { type: 'number' };
-      case 'boolean':
-        return { type: 'boolean' };
-      case 'date-time':
-        return { type: 'string', format: 'date-time' };
-      case 'date':
-        return { type: 'string', format: 'date' };
-      case 'enum':
-        return { type: 'string', enum: [...attribute.enumValues] };
-      case 'array':
-        return { type: 'array', items: {} };
-      case 'object':
-        return { type: 'object' };
-    }
-  })();
+  const base = kindSchema(attribute);
   const constrained: SchemaObject = { ...base, ...attribute.constraints };
   if (!attribute.nullable) return constrained;
   return { ...constrained, type: [base.type as string, 'null'], ...(base.enum && { enum: [...base.enum, null] }) } as SchemaObject;

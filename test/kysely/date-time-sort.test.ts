@@ -7,13 +7,11 @@
  *
  * A test-only `events` resource: the blog has no writable date-time attribute.
  */
-import SQLite from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
-import pg from 'pg';
+import type { Kysely } from 'kysely';
 import { Attribute, Create, Index, JsonApi, Show, SortBy, Update, defineResource } from 'jsonapi-gen';
 import { defineTableStore, kyselyTransaction } from '@jsonapi-gen/kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPostgresDatabase, type TestDatabase } from '../support/databases.js';
+import { emptyKysely } from '../support/databases.js';
 import { expectValidDocument } from '../support/validate.js';
 
 interface Db {
@@ -45,18 +43,16 @@ const SETUPS = [
 
 describe.each(SETUPS)('date-time sort on $dialect ($column column)', ({ dialect, column }) => {
   let db: Kysely<Db>;
-  let pgDatabase: TestDatabase | undefined;
+  let close: (() => Promise<void>) | undefined;
   let api: JsonApi;
 
   beforeAll(async () => {
-    if (dialect === 'postgres') {
-      pgDatabase = await createPostgresDatabase();
-      db = new Kysely<Db>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: pgDatabase.url }) }) });
-      await db.schema.createTable('events').addColumn('id', 'serial', (c) => c.primaryKey()).addColumn('name', 'text', (c) => c.notNull()).addColumn('starts_at', column, (c) => c.notNull()).execute();
-    } else {
-      db = new Kysely<Db>({ dialect: new SqliteDialect({ database: new SQLite(':memory:') }) });
-      await db.schema.createTable('events').addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement()).addColumn('name', 'text', (c) => c.notNull()).addColumn('starts_at', column, (c) => c.notNull()).execute();
-    }
+    ({ db, close } = await emptyKysely<Db>(dialect));
+    const table = db.schema.createTable('events');
+    await (dialect === 'postgres' ? table.addColumn('id', 'serial', (c) => c.primaryKey()) : table.addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement()))
+      .addColumn('name', 'text', (c) => c.notNull())
+      .addColumn('starts_at', column, (c) => c.notNull())
+      .execute();
     const store = defineTableStore(db, { events: { table: 'events', columns: { startsAt: 'starts_at' } } });
     api = new JsonApi({ transaction: kyselyTransaction(db) }).resource({ ...events, ...store.events });
     for (const { name, startsAt } of SENT) {
@@ -65,8 +61,7 @@ describe.each(SETUPS)('date-time sort on $dialect ($column column)', ({ dialect,
     }
   });
   afterAll(async () => {
-    await db?.destroy();
-    await pgDatabase?.drop();
+    await close?.();
   });
 
   async function send(method: string, path: string, body?: unknown): Promise<{ status: number; doc: any }> {

@@ -7,14 +7,12 @@
  * A test-only `notes` resource whose rows are visible to their owner only (the request's `user`),
  * like the blog's scoped store; the blog's only unique column (tags.name) is not scoped.
  */
-import SQLite from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
-import pg from 'pg';
+import type { Kysely } from 'kysely';
 import { Attribute, Create, Index, JsonApi, Show, Update, atomic, defineResource, type Context } from 'jsonapi-gen';
 import { defineTableStore, kyselyTransaction } from '@jsonapi-gen/kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectValidAtomicDocument } from '../support/atomic-schema.js';
-import { createPostgresDatabase, type TestDatabase } from '../support/databases.js';
+import { emptyKysely } from '../support/databases.js';
 import { expectValidDocument } from '../support/validate.js';
 import { DIALECTS } from './harness.js';
 
@@ -36,16 +34,11 @@ const ALICE = { id: 'alice-plans', slug: 'launch-day', title: 'Alice: the secret
 
 describe.each(DIALECTS)('a unique violation against a hidden row (%s)', (dialect) => {
   let db: Kysely<Db>;
-  let pgDatabase: TestDatabase | undefined;
+  let close: (() => Promise<void>) | undefined;
   let api: JsonApi;
 
   beforeAll(async () => {
-    if (dialect === 'postgres') {
-      pgDatabase = await createPostgresDatabase();
-      db = new Kysely<Db>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: pgDatabase.url }) }) });
-    } else {
-      db = new Kysely<Db>({ dialect: new SqliteDialect({ database: new SQLite(':memory:') }) });
-    }
+    ({ db, close } = await emptyKysely<Db>(dialect));
     await db.schema
       .createTable('notes')
       .addColumn('id', 'text', (c) => c.primaryKey())
@@ -66,8 +59,7 @@ describe.each(DIALECTS)('a unique violation against a hidden row (%s)', (dialect
     expect((await send('bob', 'POST', '/notes', { data: { type: 'notes', ...attributes({ id: 'bob-1', slug: 'bob-own', title: 'Bob' }) } })).status).toBe(201);
   });
   afterAll(async () => {
-    await db?.destroy();
-    await pgDatabase?.drop();
+    await close?.();
   });
 
   function attributes(note: { id: string; slug?: string; title?: string }) {

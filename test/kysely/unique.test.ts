@@ -3,13 +3,11 @@
  * column the constraint names. A taken client-generated id is found by the runtime before the
  * insert (`id_taken` at `/data/id`).
  */
-import SQLite from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
-import pg from 'pg';
+import type { Kysely } from 'kysely';
 import { Attribute, Create, JsonApi, Show, Update, defineResource } from 'jsonapi-gen';
 import { defineTableStore, kyselyTransaction } from '@jsonapi-gen/kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPostgresDatabase, type TestDatabase } from '../support/databases.js';
+import { emptyKysely } from '../support/databases.js';
 import { type Doc, json } from '../support/validate.js';
 import { DIALECTS } from './harness.js';
 
@@ -19,16 +17,11 @@ interface Db {
 
 describe.each(DIALECTS)('unique violations on %s', (dialect) => {
   let db: Kysely<Db>;
-  let pgDatabase: TestDatabase | undefined;
+  let close: (() => Promise<void>) | undefined;
   let api: JsonApi;
 
   beforeAll(async () => {
-    if (dialect === 'postgres') {
-      pgDatabase = await createPostgresDatabase();
-      db = new Kysely<Db>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: pgDatabase.url }) }) });
-    } else {
-      db = new Kysely<Db>({ dialect: new SqliteDialect({ database: new SQLite(':memory:') }) });
-    }
+    ({ db, close } = await emptyKysely<Db>(dialect));
     await db.schema
       .createTable('accounts')
       .addColumn('id', 'text', (c) => c.primaryKey())
@@ -47,8 +40,7 @@ describe.each(DIALECTS)('unique violations on %s', (dialect) => {
     });
   });
   afterAll(async () => {
-    await db?.destroy();
-    await pgDatabase?.drop();
+    await close?.();
   });
 
   const send = async (method: string, path: string, data: unknown) => {

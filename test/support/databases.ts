@@ -3,6 +3,8 @@
  * parallel without seeing each other's rows.
  */
 import { randomBytes } from 'node:crypto';
+import SQLite from 'better-sqlite3';
+import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
 import { inject } from 'vitest';
 
@@ -39,6 +41,29 @@ export async function createPostgresDatabase(): Promise<TestDatabase> {
       } finally {
         await c.end();
       }
+    },
+  };
+}
+
+/**
+ * An empty Kysely database on `dialect`: an in-memory SQLite one, or a PostgreSQL database of its
+ * own; `close()` destroys the Kysely and drops the PostgreSQL database.
+ *
+ * @example
+ * const { db, close } = await emptyKysely<Db>('postgres');
+ */
+export async function emptyKysely<DB>(dialect: 'sqlite' | 'postgres'): Promise<{ db: Kysely<DB>; close(): Promise<void> }> {
+  if (dialect === 'sqlite') {
+    const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: new SQLite(':memory:') }) });
+    return { db, close: () => db.destroy() };
+  }
+  const database = await createPostgresDatabase();
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: database.url }) }) });
+  return {
+    db,
+    close: async () => {
+      await db.destroy();
+      await database.drop();
     },
   };
 }
