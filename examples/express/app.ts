@@ -5,7 +5,8 @@
  *
  * `express.json()` only parses `application/json`, so JSON:API bodies
  * (`application/vnd.api+json`) reach the API untouched. To pass the signed-in user:
- * `toNodeHandler((request) => api.fetch(request, { attributes: { user: ... } }))`.
+ * `toNodeHandler(api, { attributes: (req) => ({ user: req.user }) })` (what your auth middleware
+ * put on the request).
  */
 import express, { type Express } from 'express';
 import type { JsonApi } from 'jsonapi-gen';
