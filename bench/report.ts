@@ -36,6 +36,8 @@ export interface SqliteResults {
   mem: MemoryResult;
   pipeline: InProcessResult[];
   generator: { lines: string[]; targets: Target[] };
+  /** Further sections (bench/query.ts), placed before the Targets table. */
+  extra?: { lines: string[]; targets: Target[] };
 }
 
 /** The SQLite run's markdown, from its heading to the Targets table. */
@@ -143,6 +145,11 @@ export function sqliteReport(r: SqliteResults): string {
 
   lines.push(...generator.lines);
   targets.push(...generator.targets);
+
+  if (r.extra) {
+    lines.push(...r.extra.lines);
+    targets.push(...r.extra.targets);
+  }
 
   lines.push('## Targets', '');
   lines.push(...targetTable(targets));

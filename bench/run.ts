@@ -9,6 +9,9 @@
  *    constant document through `toNodeHandler` (as the runtime's response, and as a platform
  *    `new Response`) against plain node:http.
  * 3. Scale: route b at page[limit] 10, 20, 50 on 1k, 10k, 100k articles.
+ * 3b. Query (issue 25, bench/query.ts): on the 100k file (--quick: 10k), an offset page at 90%
+ *    against the first, the cursor page at 90% against the first, and the filtered route
+ *    against the baseline's hand-written SQL.
  * 4. Memory: the demo's resident memory after 10k, 55k and 100k requests of route b.
  * 5. In-process: `api.handle` over in-memory data against `JSON.stringify` of its document.
  *
@@ -21,6 +24,7 @@
  * run in bench/server-process.ts.
  * Options: --quick, --out FILE (default bench/results.md), --profile DIR (CPU profiles of the
  * demo processes, `node --cpu-prof`), --generator (only section 6, printed; written only with --out),
+ * --query (only section 3b, likewise),
  * --db postgres (section 2 only, on a throwaway PostgreSQL cluster against bench/baseline/pg-server.ts,
  * with PostgreSQL's CPU; see bench/postgres.ts), --db postgres --workers (instead: the demo as one
  * process against four on one throwaway PostgreSQL database, routes a, c and d, with the cores
@@ -36,6 +40,7 @@ import { compile } from './compile.js';
 import { CONNECTIONS, f0, mb } from './load.js';
 import { SIZES, generatorReport, runGenerator } from './generator/measure.js';
 import { PG_HEADING, type PgBench, countPgStatements, startPgBench, withPgSection, withSection } from './postgres.js';
+import { querySection } from './query.js';
 import { SCALING_HEADING, scalingSection } from './scaling.js';
 import { postgresTable, sqliteReport, targetTable } from './report.js';
 import { SEEDED_ARTICLES } from './routes.js';
@@ -53,6 +58,7 @@ const QUICK = args.includes('--quick');
 const OUT = resolve(option('--out') ?? join(here, 'results.md'));
 const PROFILE = option('--profile') && resolve(option('--profile')!);
 const GENERATOR_ONLY = args.includes('--generator');
+const QUERY_ONLY = args.includes('--query');
 const GENERATOR_SIZES = QUICK ? [20, 100] : SIZES;
 const DB = option('--db') ?? 'sqlite';
 if (DB !== 'sqlite' && DB !== 'postgres') throw new Error(`--db ${DB}: sqlite or postgres`);
@@ -64,6 +70,11 @@ if (WORKERS && DB !== 'postgres') throw new Error('--workers goes with --db post
 const config: BenchConfig = QUICK
   ? { reps: 1, warmupRequests: 128, duration: 1, scaleDbs: [1_000], memory: [5_000, 10_000, 15_000], inProcessMs: 300 }
   : { reps: 6, warmupRequests: 128, duration: 1, scaleDbs: [1_000, 10_000, 100_000], memory: [10_000, 55_000, 100_000], inProcessMs: 700 };
+/**
+ * Articles of the query section's file (bench/query.ts): the scale section's largest in the full
+ * run; --quick seeds 10,000 for it (its own file), enough to see depth without a minute of seeding.
+ */
+const QUERY_ARTICLES = QUICK ? 10_000 : 100_000;
 
 // ---------------------------------------------------------------- processes, always stopped
 const children = new Set<ChildProcess>();
@@ -100,8 +111,32 @@ async function generatorOnly(): Promise<void> {
   if (option('--out')) writeFileSync(OUT, text);
 }
 
+/** The query section's file: the scale section's when it seeded that size, else seeded now. */
+async function queryFile(files: Map<number, string>, log: (line: string) => void): Promise<string> {
+  const existing = files.get(QUERY_ARTICLES);
+  if (existing) return existing;
+  const file = join(workDir!, `blog-${QUERY_ARTICLES}.sqlite`);
+  const ms = await seedFile(file, QUERY_ARTICLES);
+  log(`seeded ${f0(QUERY_ARTICLES)} articles for the query section in ${(ms / 1000).toFixed(1)} s`);
+  return file;
+}
+
+/** `--query`: the query section alone (bench/query.ts), printed; written only with --out. */
+async function queryOnly(): Promise<void> {
+  const log = (line: string) => process.stderr.write(`${line}\n`);
+  workDir = mkdtempSync(join(tmpdir(), 'jsonapi-gen-bench-'));
+  compiled = join(workDir, 'js');
+  log(`compiled ${compile(root, compiled)} files to plain JavaScript`);
+  const { lines, targets } = await querySection(context(), await queryFile(new Map(), log), QUERY_ARTICLES, log);
+  lines.push(...targetTable(targets), '');
+  const text = lines.join('\n');
+  process.stdout.write(`\n${text}\n`);
+  if (option('--out')) writeFileSync(OUT, text);
+}
+
 async function main(): Promise<void> {
   if (GENERATOR_ONLY) return generatorOnly();
+  if (QUERY_ONLY) return queryOnly();
   const started = performance.now();
   const begun = performance.now();
   const log = (line: string) => process.stderr.write(`[${((performance.now() - begun) / 1000).toFixed(0).padStart(3)} s] ${line}\n`);
@@ -130,6 +165,8 @@ async function main(): Promise<void> {
   const floors = await adapterFloor(ctx, log);
   log('scale ...');
   const scaled = await scale(ctx, files, log);
+  log('query: deep pages and a filtered route ...');
+  const query = await querySection(ctx, await queryFile(files, log), QUERY_ARTICLES, log);
   log('memory ...');
   const mem = await memory(ctx, main1k, log);
   log('in-process ...');
@@ -139,7 +176,7 @@ async function main(): Promise<void> {
   const load1 = loadavg();
   const seconds = (performance.now() - started) / 1000;
 
-  const text = sqliteReport({ quick: QUICK, config, machine, load0, load1, seconds, files, sql, http, floors, scaled, mem, pipeline, generator });
+  const text = sqliteReport({ quick: QUICK, config, machine, load0, load1, seconds, files, sql, http, floors, scaled, mem, pipeline, generator, extra: query });
   process.stdout.write(`\n${text}\n`);
   // Keep the sections other runs write (--db postgres, --db postgres --workers: each a top-level
   // heading after this run's own) beside the SQLite tables.
