@@ -101,11 +101,11 @@ const pageNumber = (params: URLSearchParams, name: string, min: number): number 
   if (!/^\d+$/.test(raw) || Number(raw) < min) throw new HttpError(400, `${name} must be an integer of at least ${min}`, { parameter: name });
   return Number(raw);
 };
-export const readQuery = (search: string, page: { defaultLimit: number; maxLimit: number } | undefined, includable: readonly string[]): Query => {
+export const readQuery = (search: string, page: { defaultLimit: number; maxLimit: number } | undefined, includable: readonly string[], filters: readonly string[] = []): Query => {
   const params = new URLSearchParams(search);
   const include = new Set<string>();
   for (const name of params.keys()) {
-    if (name === 'include' || (page && (name === 'page[limit]' || name === 'page[offset]'))) continue;
+    if (name === 'include' || filters.includes(name) || (page && (name === 'page[limit]' || name === 'page[offset]'))) continue;
     throw new HttpError(400, `${name} is not supported here`, { parameter: name });
   }
   const includeValue = params.get('include');
@@ -120,6 +120,23 @@ export const readQuery = (search: string, page: { defaultLimit: number; maxLimit
   if (offset > MAX_OFFSET) throw new HttpError(400, `page[offset] may be at most ${MAX_OFFSET}`, { parameter: 'page[offset]' });
   const limit = page ? Math.min(pageNumber(params, 'page[limit]', 1) ?? page.defaultLimit, page.maxLimit) : 0;
   return { limit, offset, include, params };
+};
+
+/** The filters the baseline's GET /articles takes: the benchmark's filtered route (issue 25). */
+export const ARTICLE_FILTERS = ['filter[createdAt][gte]', 'filter[tags.name]'];
+
+/** An RFC 3339 date-time, as the demo accepts it for `filter[createdAt][gte]`. */
+const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i;
+
+/**
+ * `filter[createdAt][gte]` normalised to UTC ISO text (how the demo compares it with the stored
+ * `created_at`), and `filter[tags.name]`, each undefined when absent.
+ */
+export const readArticleFilters = (params: URLSearchParams): { createdAtGte?: string; tagName?: string } => {
+  const gte = params.get('filter[createdAt][gte]');
+  if (gte !== null && (!DATE_TIME.test(gte) || Number.isNaN(Date.parse(gte)))) throw new HttpError(400, 'filter[createdAt][gte] must be an RFC 3339 date-time', { parameter: 'filter[createdAt][gte]' });
+  const tagName = params.get('filter[tags.name]');
+  return { ...(gte !== null && { createdAtGte: new Date(gte).toISOString() }), ...(tagName !== null && { tagName }) };
 };
 
 /** first / prev / next / last, keeping the other parameters. */

@@ -6,11 +6,12 @@
  * from the same database file with the same indexes. No response caching.
  *
  * Routes: GET /articles (page[limit], page[offset], include of author, tags, comments,
- * comments.author; default sort -createdAt; counted), GET /articles/{id}, POST /articles,
+ * comments.author; filter[createdAt][gte] and filter[tags.name]; default sort -createdAt;
+ * counted), GET /articles/{id}, POST /articles,
  * GET /people (page; default sort name; not counted). Anything else is a JSON:API 404.
  */
 import SQLite from 'better-sqlite3';
-import { ARTICLES_PAGE, ARTICLE_INCLUDES, type CreateValues, HttpError, PEOPLE_PAGE, type Row, pageLinks, readCreate, readQuery, serializers, serveBaseline } from './blog-api.js';
+import { ARTICLES_PAGE, ARTICLE_FILTERS, ARTICLE_INCLUDES, type CreateValues, HttpError, PEOPLE_PAGE, type Row, pageLinks, readArticleFilters, readCreate, readQuery, serializers, serveBaseline } from './blog-api.js';
 
 type Statement = SQLite.Statement<unknown[], Row>;
 
@@ -133,9 +134,22 @@ export async function startBaseline(options: BaselineOptions): Promise<Baseline>
 
 
   const listArticles = (base: string, path: string, search: string, selfLink: string) => {
-    const query = readQuery(search, ARTICLES_PAGE, ARTICLE_INCLUDES);
-    const total = (get('select count(*) as count from articles', []) as { count: number }).count;
-    const rows = all('select * from articles order by created_at desc, id limit ? offset ?', [query.limit, query.offset]);
+    const query = readQuery(search, ARTICLES_PAGE, ARTICLE_INCLUDES, ARTICLE_FILTERS);
+    // The filtered route of issue 25: what one writes by hand for "created since, with this tag".
+    const filters = readArticleFilters(query.params);
+    const where: string[] = [];
+    const params: unknown[] = [];
+    if (filters.createdAtGte !== undefined) {
+      where.push('created_at >= ?');
+      params.push(filters.createdAtGte);
+    }
+    if (filters.tagName !== undefined) {
+      where.push('id in (select article_id from article_tags join tags on tags.id = article_tags.tag_id where tags.name = ?)');
+      params.push(filters.tagName);
+    }
+    const clause = where.length > 0 ? ` where ${where.join(' and ')}` : '';
+    const total = (get(`select count(*) as count from articles${clause}`, params) as { count: number }).count;
+    const rows = all(`select * from articles${clause} order by created_at desc, id limit ? offset ?`, [...params, query.limit, query.offset]);
     const data = rows.map((r) => article(base, r));
     const document: Row = { jsonapi: { version: '1.1' }, links: { self: selfLink, ...pageLinks(base, path, query, rows.length, total) }, data };
     if (query.params.has('include')) {
