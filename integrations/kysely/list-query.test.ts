@@ -55,6 +55,18 @@ describe('ListQuery', () => {
     expect(new Set([shape(articles().condition('title', { op: 'eq', value: 'a' }, true)), ...others.map(shape)]).size).toBe(6);
   });
 
+  it('a keyset page binds its values in the order the SQL takes them, with a leading bound on the first column', () => {
+    const q = articles()
+      .condition('status', { op: 'eq', value: 'published' }, true)
+      .keyset([{ column: 'created_at', direction: 'desc' }, { column: 'id', direction: 'asc' }], ['2024-01-01T00:00:00.000Z', 7], 21);
+    const compiled = q.build().compile();
+    expect(compiled.sql).toBe(
+      'select "articles".* from "articles" where "articles"."status" = ? and "articles"."created_at" <= ? and ("articles"."created_at" < ? or ("articles"."created_at" = ? and "articles"."id" > ?)) order by "articles"."created_at" desc, "articles"."id" asc limit ?',
+    );
+    expect(q.values).toEqual(compiled.parameters);
+    expect(q.shape).toBeDefined();
+  });
+
   it('a step on the Kysely builder itself has no shape from then on: the query is built anew each time', () => {
     const q = articles()
       .condition('title', { op: 'eq', value: 'a' }, true)

@@ -102,13 +102,21 @@ export class ListQuery {
    */
   keyset(order: ReadonlyArray<{ column: string; direction: SortDirection }>, after: readonly unknown[] | undefined, limit: number): ListQuery {
     const columns = order.map((o) => ({ column: this.#qualify(o.column), direction: o.direction }));
+    // A bound on the first column alone leads: it is what lets the database seek in an index on
+    // that column instead of scanning it from the start (measured on SQLite, 10,000 articles:
+    // 642 → 62 µs for the statement of a page deep in the table).
     const values: unknown[] = [];
-    if (after) for (let i = 0; i < columns.length; i++) values.push(...after.slice(0, i + 1));
+    if (after) {
+      values.push(after[0]);
+      for (let i = 0; i < columns.length; i++) values.push(...after.slice(0, i + 1));
+    }
     values.push(limit);
     const shape = `keyset ${JSON.stringify(columns.map((c) => `${c.column} ${c.direction}`))} ${after ? 'after' : 'first'}`;
     return this.#then(shape, values, (q) => {
       let query = q;
       if (after) {
+        const [first] = columns;
+        query = query.where(first!.column, first!.direction === 'asc' ? '>=' : '<=', after[0]);
         query = query.where((eb) =>
           eb.or(
             columns.map((c, i) =>
