@@ -114,8 +114,8 @@ export async function startDemo(options: DemoOptions = {}): Promise<Demo> {
     // The API through the adapter's direct path (no Fetch Request or Response is built), with
     // the signed-in user as a context attribute.
     const serveApi = toNodeHandler(api, {
-      attributes: (req) => {
-        const user = userOf(req.headers.authorization);
+      attributes: (_req, request) => {
+        const user = userOf(request.header('authorization'));
         return user === undefined ? NO_ATTRIBUTES : { user };
       },
     });

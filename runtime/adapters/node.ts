@@ -23,12 +23,13 @@ export interface NodeHandlerOptions {
   onError?: (error: unknown) => void;
   /**
    * The context attributes of a request (the user, a tenant), from the Node request (under
-   * Express, what its middleware put there). Only with a `JsonApi`; a Fetch handler passes its own.
+   * Express, what its middleware put there) or the runtime's request value (its `header(name)`).
+   * Only with a `JsonApi`; a Fetch handler passes its own.
    *
    * @example
-   * toNodeHandler(api, { attributes: (req) => ({ user: req.headers['x-user'] }) });
+   * toNodeHandler(api, { attributes: (req, request) => ({ user: request.header('x-user') }) });
    */
-  attributes?: (req: IncomingMessage) => Readonly<Record<string, unknown>>;
+  attributes?: (req: IncomingMessage, request: HttpRequest) => Readonly<Record<string, unknown>>;
 }
 
 /** A Node request as frameworks hand it over: Express adds `originalUrl` and, after a body parser, `body`. */
@@ -63,7 +64,7 @@ export function toNodeHandler(
     try {
       const request = new NodeRequest(req, res, options.origin);
       if (server) {
-        const result = await server.serve(request, attributes ? { attributes: attributes(req) } : undefined);
+        const result = await server.serve(request, attributes ? { attributes: attributes(req, request) } : undefined);
         finish(req, res);
         writeResult(res, result);
       } else {
@@ -134,7 +135,8 @@ class NodeRequest implements HttpRequest {
     if (this.#url === undefined) {
       const req = this.#req;
       const path = req.originalUrl ?? req.url ?? '/';
-      const origin = this.#origin ?? `http://${req.headers.host ?? 'localhost'}`;
+      // From the raw headers: `req.headers` would build Node's header object for this one read.
+      const origin = this.#origin ?? `http://${this.header('host') ?? 'localhost'}`;
       this.#url = (origin.endsWith('/') ? origin.replace(/\/+$/, '') : origin) + path;
     }
     return this.#url;
