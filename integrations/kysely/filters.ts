@@ -1,5 +1,5 @@
 import type { SortDirection } from 'jsonapi-gen';
-import { sql } from 'kysely';
+import { whereCondition } from './conditions.js';
 import type { SelectQuery } from './select-query.js';
 
 /**
@@ -12,8 +12,8 @@ import type { SelectQuery } from './select-query.js';
  * whereColumn(db.selectFrom('articles').selectAll(), 'articles.author_id', ['1', '2']);
  */
 export function whereColumn(query: SelectQuery, column: string, values: readonly string[]): SelectQuery {
-  if (values.length === 0) return query.where(sql<boolean>`1 = 0`);
-  return values.length === 1 ? query.where(column, '=', values[0]) : query.where(column, 'in', values);
+  // Equality never reaches the text operators, the only ones whose SQL differs by dialect.
+  return whereCondition(query, column, values.length === 1 ? { op: 'eq', value: values[0]! } : { op: 'in', value: values }, false);
 }
 
 /**

@@ -57,7 +57,7 @@ export function withBody(request: HttpRequest, bytes: Uint8Array | undefined, he
     method: request.method,
     url: request.url,
     header,
-    body: async (limit) => (bytes !== undefined && bytes.byteLength > limit ? undefined : bytes),
+    body: bodyOf(bytes),
     get aborted() {
       return request.aborted;
     },
@@ -72,16 +72,23 @@ export function withBody(request: HttpRequest, bytes: Uint8Array | undefined, he
  * const twin = memoryRequest('POST', 'http://localhost/articles', { 'content-type': MEDIA_TYPE }, '{"data":...}');
  */
 export function memoryRequest(method: string, url: string, headers: Readonly<Record<string, string>>, body?: string): HttpRequest {
-  const bytes = body === undefined ? undefined : new TextEncoder().encode(body);
+  const bytes = body === undefined ? undefined : UTF8.encode(body);
   let real: Request | undefined;
   return {
     method,
     url,
     header: (name) => headers[name.toLowerCase()] ?? null,
-    body: async (limit) => (bytes !== undefined && bytes.byteLength > limit ? undefined : bytes),
+    body: bodyOf(bytes),
     aborted: false,
     toRequest: () => (real ??= new Request(url, { method, headers, body: bytes as BodyInit | undefined })),
   };
+}
+
+const UTF8 = new TextEncoder();
+
+/** The body reader of bytes read already: undefined past `limit`, as a streamed body would be. */
+function bodyOf(bytes: Uint8Array | undefined): HttpRequest['body'] {
+  return async (limit) => (bytes !== undefined && bytes.byteLength > limit ? undefined : bytes);
 }
 
 /** A copy of `headers` holding what `header` answers for each name. */

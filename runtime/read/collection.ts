@@ -3,9 +3,9 @@ import type { HttpResult } from '../http/result.js';
 import type { Index } from '../schema/endpoints.js';
 import { BadRequestError } from '../errors.js';
 import { toUri, uriOf } from '../document/builder.js';
-import { type RequestFilters, requestFilters } from './conditions.js';
+import { type RequestFilters, hiddenField, requestFilters } from './conditions.js';
 import { CURSOR_PROFILE, type CursorRequest, asksForCursor, cursorRequest, cursorValues, dataLayerPage, encodeCursor } from './cursor.js';
-import { type QueryParameters, parseSort } from '../query/parse.js';
+import { parseSort } from '../query/parse.js';
 import type { RegisteredResource } from '../schema/registry.js';
 import type { OffsetPagination } from '../schema/resource.js';
 import type { RequestTarget } from '../http/target.js';
@@ -59,7 +59,7 @@ export async function serveCollection(state: RequestState, source: CollectionSou
   const options = index?.pagination;
   if (asksForCursor(query)) {
     if (!index?.acceptsCursor) {
-      const parameter = ['size', 'after', 'before'].map((p) => `page[${p}]`).find((p) => url(query, p) !== undefined)!;
+      const parameter = `page[${(['size', 'after', 'before'] as const).find((name) => query.page[name] !== undefined)!}]`;
       throw new BadRequestError({ detail: `${parameter}: ${resource.type} is not paginated by cursor here`, source: { parameter }, code: 'invalid_query_parameter' });
     }
     return serveCursorPage(state, source, filters, cursorRequest(resource, index, query, terms));
@@ -169,17 +169,7 @@ function cursorLink(url: RequestTarget, size: number): (side: 'after' | 'before'
   return (side, cursor) => `${prefix}page%5B${side}%5D=${cursor}`;
 }
 
-/** The raw value of a page parameter, if sent. */
-function url(query: QueryParameters, parameter: string): string | number | undefined {
-  const name = parameter.slice(5, -1) as 'size' | 'after' | 'before';
-  return query.page[name];
-}
 
-/** A filter or sort named after a field the request may not see is as unknown as the field. */
-function hiddenField(resource: RegisteredResource, name: string, context: RequestState['context']): boolean {
-  const field = resource.fields.get(name.split('.')[0]!);
-  return field !== undefined && field.isConditional && !field.isVisibleFor(undefined, context);
-}
 
 /**
  * first / prev / next / last for offset pagination, each keeping every other query parameter.

@@ -23,8 +23,8 @@ function unknownFilter(resource: RegisteredResource, name: string, parameter: st
   return new BadRequestError({ detail: `${resource.type} has no filter "${name}"`, source: { parameter }, code: 'unknown_filter' });
 }
 
-/** A field the request may not see is as unknown as the field. */
-function hiddenField(resource: RegisteredResource, name: string, context: Context): boolean {
+/** A filter or sort named after a field the request may not see (its first segment, for a path) is as unknown as the field. */
+export function hiddenField(resource: RegisteredResource, name: string, context: Context): boolean {
   const field = resource.fields.get(name.split('.')[0]!);
   return field !== undefined && field.isConditional && !field.isVisibleFor(undefined, context);
 }

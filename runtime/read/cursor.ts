@@ -8,7 +8,8 @@ import { BadRequestError } from '../errors.js';
 import type { QueryParameters, SortTerm } from '../query/parse.js';
 import type { Index } from '../schema/endpoints.js';
 import { Attribute } from '../schema/fields.js';
-import type { RegisteredResource } from '../schema/registry.js';
+import { BoundSort, type RegisteredResource } from '../schema/registry.js';
+import { SortBy } from '../schema/filters.js';
 import type { CursorPage, CursorValue } from '../schema/resource.js';
 import { toJsonValue } from '../document/builder.js';
 
@@ -66,8 +67,9 @@ export function cursorRequest(resource: RegisteredResource, index: Index, query:
   const sorts: Array<{ field: string; direction: 'asc' | 'desc' }> = [];
   for (const term of terms) {
     const field = resource.fields.get(term.name);
-    const declared = resource.sortDeclarations.get(term.name);
-    if (!(field instanceof Attribute) || field.isNullable || field.getter || declared !== 'field') {
+    const sort = resource.sorts.get(term.name);
+    const byField = sort instanceof BoundSort && sort.declaration instanceof SortBy;
+    if (!(field instanceof Attribute) || field.isNullable || field.getter || !byField) {
       throw new BadRequestError({
         detail: `Cursor pagination cannot sort by "${term.name}"${field instanceof Attribute && field.isNullable ? ', which may be null' : ''}`,
         source: { parameter: 'sort' },

@@ -31,8 +31,6 @@ export class RegisteredResource {
   readonly endpoints: ReadonlyMap<EndpointKind, AnyEndpoint>;
   readonly filters: ReadonlyMap<string, Filter>;
   readonly sorts: ReadonlyMap<string, Sort>;
-  /** What each sort is declared as: `field` for `SortBy` (a column the data layer can page by keyset), `custom`, or undefined (a host's own `Sort`). */
-  readonly sortDeclarations: ReadonlyMap<string, string | undefined>;
   /** The methods `/{type}` answers (405 with `Allow` for others), from the enabled endpoints. */
   readonly collectionMethods: readonly string[];
   /** The methods `/{type}/{id}` answers. */
@@ -79,7 +77,6 @@ export class RegisteredResource {
 
     this.filters = new Map([...byName(definition.filters?.() ?? [], `${where}: filter`)].map(([name, filter]) => [name, boundFilter(definition, filter, where, this.fields)]));
     this.sorts = new Map([...byName(definition.sorts?.() ?? [], `${where}: sort`)].map(([name, sort]) => [name, boundSort(definition, sort, where, this.fields)]));
-    this.sortDeclarations = new Map((definition.sorts?.() ?? []).map((sort) => [sort.name, (sort as { declares?: string }).declares]));
     const related = definition.related;
     const unloaded = related ? this.relationships.filter((r) => typeof related[r.name] !== 'function') : [];
     if (unloaded.length > 0) throw new TypeError(`${where}: the data layer's related has no loader for "${unloaded[0]!.name}"`);
@@ -235,18 +232,19 @@ export class BoundWhere extends Filter {
 }
 
 /** A declared sort applied by the data layer: the declaration's visibility, the data layer's implementation. */
-class BoundSort extends Sort {
-  readonly #declaration: Sort;
+export class BoundSort extends Sort {
+  /** What the schema declared (a `SortBy` is a field the data layer can page by keyset). */
+  readonly declaration: Sort;
   readonly #apply: (query: unknown, direction: SortDirection, context: Context) => MaybePromise<unknown>;
 
   constructor(declaration: Sort, apply: (query: unknown, direction: SortDirection, context: Context) => MaybePromise<unknown>) {
     super(declaration.name);
-    this.#declaration = declaration;
+    this.declaration = declaration;
     this.#apply = apply;
   }
 
   override permits(context: Context): MaybePromise<boolean> {
-    return this.#declaration.permits(context);
+    return this.declaration.permits(context);
   }
 
   apply(query: unknown, direction: SortDirection, context: Context): MaybePromise<unknown> {

@@ -68,3 +68,26 @@ export async function openFixture(dialect: DialectName, articles = 60): Promise<
     },
   };
 }
+
+/** An article as the blog serves it, with its author's name and its tags' names. */
+export interface ServedArticle {
+  id: string;
+  title: string;
+  status: string;
+  createdAt: string;
+  updatedAt: string;
+  author: string;
+  tags: string[];
+}
+
+/** Every article the fixture serves (up to 50), read through the API with its author and tags. */
+export async function servedArticles(f: Fixture): Promise<ServedArticle[]> {
+  const { body } = await f.request('GET', '/articles?page[limit]=50&include=author,tags', '1');
+  const names = new Map((body.included as Array<{ type: string; id: string; attributes: { name: string } }>).map((r) => [`${r.type}:${r.id}`, r.attributes.name]));
+  return (body.data as Array<{ id: string; attributes: Omit<ServedArticle, 'id' | 'author' | 'tags'>; relationships: any }>).map((a) => ({
+    id: a.id,
+    ...a.attributes,
+    author: names.get(`people:${a.relationships.author.data.id}`)!,
+    tags: (a.relationships.tags.data as Array<{ id: string }>).map((t) => names.get(`tags:${t.id}`)!),
+  }));
+}
