@@ -8,10 +8,10 @@ import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { type ColumnType, type Generated, Kysely, type LogConfig, Migrator, PostgresDialect } from 'kysely';
 import pg from 'pg';
-import { preparedPool, sqliteKysely } from '@jsonapi-gen/kysely';
+import { dateTimeText, preparedPool, sqliteKysely } from '@jsonapi-gen/kysely';
 import { createMigrations } from './migrations/index.js';
 
-/** A timestamp: written as an ISO string; read back as a string (SQLite) or a Date (PostgreSQL). */
+/** A timestamp: written as RFC 3339 text, read back as such (on PostgreSQL through `dateTimeText`; a Date only past its fast path). */
 export type Timestamp = ColumnType<string | Date, string, string>;
 
 export interface PeopleTable {
@@ -87,7 +87,9 @@ export const SQLITE_BUSY_TIMEOUT_MS = 5000;
 export function openDatabase(options: OpenOptions = {}): OpenDatabase {
   const log = options.log;
   if (options.databaseUrl) {
-    const pool = new pg.Pool({ connectionString: options.databaseUrl, max: 10 });
+    // Date-times come back as the text responses carry (no Date parsed and printed back); in
+    // UTC, the session's wire form is rewritten by slicing.
+    const pool = new pg.Pool({ connectionString: options.databaseUrl, max: 10, options: '-c TimeZone=UTC', types: dateTimeText(pg.types) });
     let closing = false;
     // An idle client whose server ends the connection (a restart, a dropped database) emits
     // 'error' on the pool; without a listener that would crash the process. The pool replaces

@@ -108,3 +108,11 @@ export { idempotencyMigration, kyselyIdempotency, type KyselyIdempotencyOptions 
  * const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparedPool(new pg.Pool({ max: 10 })) }) });
  */
 export { type NamedQueryClient, type NamedQueryPool, type PreparedPoolOptions, preparedPool } from './prepared-pool.js';
+/**
+ * node-postgres type parsers that read `timestamptz` as the RFC 3339 UTC text responses carry,
+ * not as a Date to print back (the `types` option of a `pg.Pool`).
+ *
+ * @example
+ * const pool = new pg.Pool({ connectionString, options: '-c TimeZone=UTC', types: dateTimeText(pg.types) });
+ */
+export { type PgTypeParsers, dateTimeText } from './pg-types.js';
