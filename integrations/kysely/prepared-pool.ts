@@ -56,6 +56,9 @@ function renamed(text: string): string {
   return fresh;
 }
 
+/** `begin`, `commit`, savepoints and the like: statements PostgreSQL has no plan to keep for. */
+const TRANSACTION_CONTROL = /^\s*(begin|commit|rollback|savepoint|release|start transaction|end)\b/i;
+
 const isStalePlan = (error: unknown) => (error as { code?: unknown } | null)?.code === '0A000' && /cached plan/.test((error as Error).message);
 
 /**
@@ -83,6 +86,8 @@ export function preparedPool(pool: NamedQueryPool, options: PreparedPoolOptions 
     function query<R>(what: string | PostgresCursor<R>, parameters?: ReadonlyArray<unknown>): Promise<PostgresQueryResult<R>> | PostgresCursor<R> {
       if (typeof what !== 'string') return client.query(what);
       const values = parameters as unknown[];
+      // Nothing to plan: one simple-protocol message instead of parse, bind, describe, execute.
+      if (values.length === 0 && TRANSACTION_CONTROL.test(what)) return client.query<R>(what);
       const name = statementName(what, maxNames);
       if (name === undefined) return client.query<R>(what, values);
       return client.query<R>({ name, text: what, values }).catch((error: unknown) => {

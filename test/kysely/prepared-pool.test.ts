@@ -98,6 +98,16 @@ describe('preparedPool', () => {
     await db.deleteFrom('notes').where('body', '=', 'd').execute();
   });
 
+  it('sends begin, commit and savepoints unprepared (nothing to plan), the statements between them named', async () => {
+    const db = open(true);
+    await db.transaction().execute(async (trx) => {
+      await trx.selectFrom('notes').select('body').where('id', '=', 1).execute();
+    });
+    const texts = [...(await preparedOn(db)).values()];
+    expect(texts.some((text) => /from "notes" where "id" = \$1/.test(text))).toBe(true);
+    expect(texts.filter((text) => /^(begin|commit|rollback|savepoint|release)/i.test(text))).toEqual([]);
+  });
+
   it('sees schema changes: a prepared select * returns a column added later', async () => {
     const db = open(true);
     const read = () => db.selectFrom('notes').selectAll().where('id', '=', 1).executeTakeFirstOrThrow();
