@@ -8,7 +8,8 @@
  * (node-postgres would reject a name reused with another text on a connection). The map is
  * bounded: past `maxNames` distinct texts, new texts go unnamed, so a host with unbounded SQL
  * shapes (say `IN` lists of every length) cannot grow the server's or the process's memory; the
- * repeated shapes, seen first, keep their names.
+ * repeated shapes, seen first, keep their names. Transaction control (`begin`, `commit`,
+ * savepoints) goes out unprepared, one simple-protocol message: there is nothing to plan.
  */
 import type { PostgresCursor, PostgresPool, PostgresPoolClient, PostgresQueryResult } from 'kysely';
 
