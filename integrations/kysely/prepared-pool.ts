@@ -88,7 +88,7 @@ export function preparedPool(pool: NamedQueryPool, options: PreparedPoolOptions 
       if (typeof what !== 'string') return client.query(what);
       const values = parameters as unknown[];
       // Nothing to plan: one simple-protocol message instead of parse, bind, describe, execute.
-      if (values.length === 0 && TRANSACTION_CONTROL.test(what)) return client.query<R>(what);
+      if (values.length === 0 && TRANSACTION_CONTROL.test(what)) return client.query<R>(what, values);
       const name = statementName(what, maxNames);
       if (name === undefined) return client.query<R>(what, values);
       return client.query<R>({ name, text: what, values }).catch((error: unknown) => {
