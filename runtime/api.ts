@@ -37,8 +37,10 @@ export interface JsonApiOptions {
   queryParameters?: readonly string[];
   /**
    * Runs each write request (POST, PATCH, DELETE) as one unit: every data-layer call of the
-   * request happens inside `run`, so when any part fails, nothing is written. The Kysely
-   * integration provides one; without it, writes run as they come.
+   * request happens inside `run`, so when any part fails, nothing is written. `context` is the
+   * request's (for an Atomic Operations batch, the batch's): bind the transaction to
+   * `context.unitOfWork`, which the context of every data-layer call of `run` shares. The
+   * Kysely integration provides one; without it, writes run as they come.
    *
    * @example
    * new JsonApi({ transaction: (run) => db.transaction().execute(() => run()) });
@@ -166,7 +168,7 @@ export class JsonApi {
     }
   };
 
-  #serve = async (request: HttpRequest, options: HandleOptions, url: RequestTarget, transactional: boolean): Promise<HttpResult> => {
+  #serve = async (request: HttpRequest, options: HandleOptions, url: RequestTarget, transactional: boolean, unitOfWork?: object): Promise<HttpResult> => {
     const route = matchRoute(url.pathname, this.#basePath);
     const resource = route && this.#resources.get(route.type);
     if (!route || !resource) throw new NotFoundError({ detail: `Nothing is served at ${url.pathname}` });
@@ -186,7 +188,7 @@ export class JsonApi {
     if (body && transactional && this.#transaction) read = await body;
     // Only a `%` can be a bad escape: the common query pays one scan for it.
     if (url.search.includes('%')) checkQueryEncoding(url.search);
-    const context = new Context(request, options.attributes, url);
+    const context = new Context(request, options.attributes, url, unitOfWork);
     const baseUrl = url.origin + this.#basePath;
     const state: RequestState = {
       context,
@@ -248,12 +250,17 @@ export class JsonApi {
   async #serveExtension(extension: Extension, request: HttpRequest, options: HandleOptions): Promise<HttpResult> {
     if (request.method !== 'POST') throw new MethodNotAllowedError(['POST'], { detail: `${request.method} is not allowed here` });
     negotiateExtension(request, extension.uri);
+    // The batch is one unit of work: its operations' contexts share the batch context's unit.
+    let unitOfWork: object | undefined;
     const host: ExtensionHost = {
       basePath: this.#basePath,
       limits: this.#limits,
-      serve: (inner, innerOptions) => this.#serve(inner, innerOptions, parseTarget(inner.url), false),
-      transaction: (run, outer, outerOptions) =>
-        this.#transaction ? this.#transaction(run, new Context(outer, outerOptions.attributes)) : run(),
+      serve: (inner, innerOptions) => this.#serve(inner, innerOptions, parseTarget(inner.url), false, unitOfWork),
+      transaction: (run, outer, outerOptions) => {
+        const batch = new Context(outer, outerOptions.attributes);
+        unitOfWork = batch.unitOfWork;
+        return this.#transaction ? this.#transaction(run, batch) : run();
+      },
       respond: (document, status) => ({
         status,
         headers: { 'content-type': `${MEDIA_TYPE}; ext="${extension.uri}"`, vary: 'Accept' },

@@ -41,13 +41,29 @@ export class Context {
    * still the one it read (see `Versioned`).
    */
   ifMatch = false;
+  /**
+   * What every context of one unit of work shares: the request itself, or for each operation of
+   * an Atomic Operations batch, the batch. The API's `transaction` hook gets the context whose
+   * unit its transaction spans, so a data layer finds the transaction by `ctx.unitOfWork`
+   * (a WeakMap key) rather than through an async context.
+   *
+   * @example
+   * const open = new WeakMap<object, Transaction>();
+   * new JsonApi({ transaction: (run, ctx) => db.transaction().execute(async (trx) => { open.set(ctx.unitOfWork, trx); return run(); }) });
+   * const executor = (ctx: Context) => open.get(ctx.unitOfWork) ?? db;
+   */
+  readonly unitOfWork: object;
   readonly #attributes: Readonly<Record<string, unknown>>;
   #url: URL | undefined;
   #target: RequestTarget | undefined;
 
-  /** `target`: the request URL's parts when the caller has read them already (from `request.url`). */
-  constructor(request: HttpRequest | Request, attributes: Readonly<Record<string, unknown>> = {}, target?: RequestTarget) {
+  /**
+   * `target`: the request URL's parts when the caller has read them already (from
+   * `request.url`); `unitOfWork`: the unit this request belongs to (default: its own).
+   */
+  constructor(request: HttpRequest | Request, attributes: Readonly<Record<string, unknown>> = {}, target?: RequestTarget, unitOfWork?: object) {
     this.http = request instanceof Request ? fromFetch(request) : request;
+    this.unitOfWork = unitOfWork ?? this;
     this.#attributes = attributes;
     this.#target = target;
     if (target instanceof URL) this.#url = target;

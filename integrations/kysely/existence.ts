@@ -57,7 +57,7 @@ async function countVisible(t: StoreTables, lookups: readonly Keys[], context: C
           .as(`n${i}`),
       ),
     );
-  const ex = executorFor(t.db);
+  const ex = executorFor(t.db, context);
   // A scope may read the request: its SQL is built anew each time.
   const scoped = lookups.some(({ table }) => table.scope);
   const shape = `exist ${JSON.stringify(lookups.map(({ table, keys }) => [table.type, keys.length]))}`;

@@ -81,11 +81,12 @@ export { likePattern, type LikePosition } from './like.js';
 export type { CheckedTableMapping, FittingColumn, ResourceMapping, StoreMapping, StoreModel } from './checked.js';
 /**
  * One request, one transaction: `kyselyTransaction(db)` for `new JsonApi({ transaction })`,
- * `withTransaction` for host code; data layers run on it through `executorFor(db)`.
+ * `withTransaction` for host code; data layers run on it through `executorFor(db, ctx)`.
  *
  * @example
  * const api = new JsonApi({ transaction: kyselyTransaction(db) });
  * await withTransaction(db, async (trx) => { ... });
+ * await executorFor(db, ctx).deleteFrom('comments').where('article_id', '=', 1).execute(); // in a data layer
  */
 export { executorFor, kyselyTransaction, withTransaction, type TransactionOptions } from './transaction.js';
 /**

@@ -35,7 +35,7 @@ export async function changeMembers(t: StoreTables, resource: TableResource, key
   if (identifiers.length === 0) return;
   const related = membersOf(t, resource, name, mapping, identifiers)!;
   const keys = identifiers.map((i) => t.resourceOf(i).parseId(i.id));
-  const ex = executorFor(t.db);
+  const ex = executorFor(t.db, context);
   const visible = remove ? related.visibleKeys(ex, context) : undefined;
   if ('through' in mapping && mapping.through) {
     const { table: join, from, to } = mapping.through;
@@ -64,7 +64,7 @@ export async function changeMembers(t: StoreTables, resource: TableResource, key
 export async function replaceMembers(t: StoreTables, resource: TableResource, key: unknown, name: string, identifiers: readonly ResourceIdentifier[], context: Context): Promise<void> {
   const mapping = toManyMapping(resource, name);
   const related = membersOf(t, resource, name, mapping, identifiers);
-  const ex = executorFor(t.db);
+  const ex = executorFor(t.db, context);
   const visible = related?.visibleKeys(ex, context);
   if ('through' in mapping && mapping.through) {
     const { table: join, from, to } = mapping.through;

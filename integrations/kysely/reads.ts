@@ -28,7 +28,7 @@ export function distinct(values: readonly unknown[]): unknown[] {
  */
 export async function loadRelated(t: StoreTables, resource: TableResource, relationship: Relationship, models: readonly Model[], context: Context): Promise<ReadonlyArray<Model | null | Model[]>> {
   const { mapping, related } = t.relation(resource, relationship);
-  const ex = executorFor(t.db);
+  const ex = executorFor(t.db, context);
   if (mapping.type === 'toOne') {
     const property = resource.property(mapping.foreignKey);
     const keys = distinct(models.map((m) => m[property]));
@@ -87,5 +87,5 @@ export function queryRelated(t: StoreTables, resource: TableResource, relationsh
     members = (on) => start(on).where(`${related.table}.${(mapping as { foreignKey: string }).foreignKey}`, '=', key);
   }
   const shape = related.scope ? undefined : `${resource.type}.${relationship.name} related`;
-  return ListQuery.from(related.table, executorFor(t.db), members, shape, [key]);
+  return ListQuery.from(related.table, executorFor(t.db, context), members, shape, [key]);
 }

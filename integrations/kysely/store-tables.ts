@@ -61,7 +61,7 @@ export class StoreTables {
 
   /** The models of `keys` in `table` (within its scope), by key as a string: one `in (...)` read. */
   async modelsByKey(table: TableResource, keys: readonly unknown[], context: Context): Promise<Map<string, Model>> {
-    const ex = executorFor(this.db);
+    const ex = executorFor(this.db, context);
     let known: Map<string, Model> | undefined;
     if (ex === this.db && isRead(context)) {
       let byTable = this.loaded.get(context);

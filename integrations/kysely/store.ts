@@ -178,8 +178,8 @@ function dataLayer(t: StoreTables, resource: TableResource, check: SharedExisten
    * Reads back the row a create or update has just written, without the scope: the request
    * wrote it (an update's target passed the scope in `find`; a create's row is the client's).
    */
-  async function findByKey(key: unknown): Promise<Model> {
-    const [row]: Row[] = await runStatement(() => t.byKey(resource, executorFor(db), key));
+  async function findByKey(key: unknown, context: Context): Promise<Model> {
+    const [row]: Row[] = await runStatement(() => t.byKey(resource, executorFor(db, context), key));
     if (!row) throw new TypeError(`defineStore: ${resource.type} ${String(key)} was written but cannot be read back`);
     return resource.toModel(row);
   }
@@ -205,7 +205,7 @@ function dataLayer(t: StoreTables, resource: TableResource, check: SharedExisten
     const columns = Object.keys(row).filter((c) => row[c] !== undefined);
     const [inserted]: Row[] = await runStatement(
       () =>
-        statements.rows(executorFor(db), `${resource.type} insert ${JSON.stringify(columns)} returning *`, columns.map((c) => row[c]), (on) =>
+        statements.rows(executorFor(db, context), `${resource.type} insert ${JSON.stringify(columns)} returning *`, columns.map((c) => row[c]), (on) =>
           on.insertInto(table).values(row).returningAll(),
         ),
       written(values),
@@ -213,7 +213,7 @@ function dataLayer(t: StoreTables, resource: TableResource, check: SharedExisten
     if (!inserted) throw new TypeError(`defineStore: inserting into ${table} returned no row`);
     const key = inserted[resource.idColumn];
     await writeToMany(t, resource, key, values.relationships, context, true);
-    return membersInOwnTable(values) ? findByKey(key) : resource.toModel(inserted);
+    return membersInOwnTable(values) ? findByKey(key, context) : resource.toModel(inserted);
   }
 
   /** Updates a row and its to-many members, and reads it back. */
@@ -224,13 +224,13 @@ function dataLayer(t: StoreTables, resource: TableResource, check: SharedExisten
     if (version) row[version.column] = sql`${sql.ref(version.column)} + 1`;
     if (Object.keys(row).length > 0) {
       const results: Array<{ numUpdatedRows: bigint }> = await runStatement(
-        () => unlessChanged(executorFor(db).updateTable(table).set(row).where(resource.idColumn, '=', key), model, context).execute(),
+        () => unlessChanged(executorFor(db, context).updateTable(table).set(row).where(resource.idColumn, '=', key), model, context).execute(),
         written(values),
       );
       stillCurrent(results[0]?.numUpdatedRows, context);
     }
     await writeToMany(t, resource, key, values.relationships, context, false);
-    return findByKey(key);
+    return findByKey(key, context);
   }
 
   /** Narrows a write to the version the request read, when it came with a matching `If-Match`. */
@@ -250,7 +250,7 @@ function dataLayer(t: StoreTables, resource: TableResource, check: SharedExisten
   async function bumpVersion(model: Model, context: Context): Promise<void> {
     const version = resource.version;
     if (!version) return;
-    const update = executorFor(db).updateTable(table).set({ [version.column]: sql`${sql.ref(version.column)} + 1` }).where(resource.idColumn, '=', resource.key(model));
+    const update = executorFor(db, context).updateTable(table).set({ [version.column]: sql`${sql.ref(version.column)} + 1` }).where(resource.idColumn, '=', resource.key(model));
     const results: Array<{ numUpdatedRows: bigint }> = await runStatement(() => unlessChanged(update, model, context).execute());
     stillCurrent(results[0]?.numUpdatedRows, context);
   }
@@ -266,7 +266,7 @@ function dataLayer(t: StoreTables, resource: TableResource, check: SharedExisten
     async find(id: string, context: Context): Promise<Model | null> {
       const key = resource.parseId(id);
       if (key === undefined) return null;
-      const ex = executorFor(db);
+      const ex = executorFor(db, context);
       const [row] = await runStatement(() =>
         resource.scope ? resource.select(ex, context).where(resource.qualifiedId, '=', key).execute() : t.byKey(resource, ex, key),
       );
@@ -282,7 +282,7 @@ function dataLayer(t: StoreTables, resource: TableResource, check: SharedExisten
 
     async delete(model: Model, context: Context) {
       const [result] = await runStatement(() =>
-        unlessChanged(executorFor(db).deleteFrom(table).where(resource.idColumn, '=', resource.key(model)), model, context).execute(),
+        unlessChanged(executorFor(db, context).deleteFrom(table).where(resource.idColumn, '=', resource.key(model)), model, context).execute(),
       );
       if (result?.numDeletedRows !== 0n) return;
       if (resource.version && context.ifMatch) stillCurrent(0n, context);
@@ -310,7 +310,7 @@ function dataLayer(t: StoreTables, resource: TableResource, check: SharedExisten
     queryRelated: (relationship: Relationship, model: Model, context: Context) => queryRelated(t, resource, relationship, model, context),
 
     query(context: Context): ListQuery {
-      const executor = executorFor(db);
+      const executor = executorFor(db, context);
       // A scope may read the request: its SQL is built anew each time.
       if (resource.scope) return ListQuery.from(table, executor, (on) => resource.select(on, context), undefined);
       return ListQuery.from(table, executor, (on) => resource.selectUnscoped(on), `${resource.type} list`);

@@ -318,13 +318,16 @@ describe.each(DIALECTS)('Kysely data layers on %s', (dialect) => {
       await expect(
         transaction(async () => {
           await transaction(async () => {
-            await executorFor(f.database.db).deleteFrom('comments').where('article_id', '=', 13).execute();
+            // Bound to the request (its unit of work), not to the async context.
+            expect(executorFor(f.database.db)).toBe(f.database.db);
+            await executorFor(f.database.db, ctx).deleteFrom('comments').where('article_id', '=', 13).execute();
+            await withTransaction(f.database.db, (trx) => trx.deleteFrom('comments').where('article_id', '=', 14).execute(), { context: ctx });
           }, ctx);
           throw new Error('boom');
         }, ctx),
       ).rejects.toThrow('boom');
-      const left = await f.database.db.selectFrom('comments').select('id').where('article_id', '=', 13).execute();
-      expect(left).toHaveLength(5);
+      const left = await f.database.db.selectFrom('comments').select('id').where('article_id', 'in', [13, 14]).execute();
+      expect(left).toHaveLength(10);
     });
   });
 
