@@ -1,9 +1,10 @@
 import type { Context, Linkage, ResourceIdentifier } from 'jsonapi-gen';
+import { type Kysely, sql } from 'kysely';
 import { runStatement } from './errors.js';
 import type { ThroughMapping, ToManyMapping } from './mapping.js';
 import type { StoreTables } from './store-tables.js';
 import type { TableResource } from './table-resource.js';
-import { executorFor } from './transaction.js';
+import { executorFor, isSqlite } from './transaction.js';
 
 function toManyMapping(resource: TableResource, name: string): ToManyMapping<any> | ThroughMapping<any> {
   const mapping = resource.relationships[name];
@@ -90,4 +91,44 @@ export async function writeToMany(t: StoreTables, resource: TableResource, key: 
     if (created) await changeMembers(t, resource, key, name, linkage, false, context);
     else await replaceMembers(t, resource, key, name, linkage, context);
   }
+}
+
+/** A join table's rows a create writes: the table, its two columns, the member keys. */
+interface JoinRows {
+  join: string;
+  from: string;
+  to: string;
+  keys: unknown[];
+}
+
+/**
+ * On PostgreSQL, the join-table rows of a new row's to-many members, when join tables hold all
+ * of them, to insert in the row's own statement (`insertWithMembers`); undefined otherwise (on
+ * SQLite, whose `with` takes no insert, or for members held by foreign keys).
+ */
+export function joinRowsOf(t: StoreTables, resource: TableResource, relationships: Record<string, Linkage>): JoinRows[] | undefined {
+  if (isSqlite(t.db)) return undefined;
+  const rows: JoinRows[] = [];
+  for (const [name, linkage] of Object.entries(relationships)) {
+    if (!Array.isArray(linkage) || linkage.length === 0) continue;
+    const mapping = toManyMapping(resource, name);
+    if (!('through' in mapping && mapping.through)) return undefined;
+    const { table: join, from, to } = mapping.through;
+    rows.push({ join, from, to, keys: linkage.map((i) => t.resourceOf(i).parseId(i.id)) });
+  }
+  return rows;
+}
+
+/**
+ * One statement for a new row and its join-table rows (PostgreSQL): `with "new" as (insert
+ * ... returning *), "m0" as (insert into join (from, to) values ((select key from "new"), $n),
+ * ...) select * from "new"`. A round trip less than inserting the members after, per join table.
+ */
+export function insertWithMembers(on: Kysely<any>, table: string, row: Record<string, unknown>, idColumn: string, joins: readonly JoinRows[]) {
+  let query = on.with('new', (q) => q.insertInto(table).values(row).returningAll());
+  const key = sql`(select ${sql.ref(idColumn)} from ${sql.table('new')})`;
+  joins.forEach(({ join, from, to, keys }, i) => {
+    query = query.with(`m${i}`, (q) => q.insertInto(join).values(keys.map((k) => ({ [from]: key, [to]: k })))) as typeof query;
+  });
+  return query.selectFrom('new').selectAll();
 }

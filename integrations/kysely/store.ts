@@ -38,7 +38,7 @@ import { storeExistence } from './existence.js';
 import { ListQuery } from './list-query.js';
 import type { SelectQuery } from './select-query.js';
 import type { AnyTableMapping } from './mapping.js';
-import { changeMembers, writeToMany } from './members.js';
+import { changeMembers, insertWithMembers, joinRowsOf, writeToMany } from './members.js';
 import { distinct, loadRelated, queryRelated } from './reads.js';
 import { StoreTables } from './store-tables.js';
 import { whereQuery } from './where.js';
@@ -196,23 +196,28 @@ function dataLayer(t: StoreTables, resource: TableResource, check: SharedExisten
 
   /**
    * Inserts a row (`insert ... returning *`: the row as stored, defaults included) and its
-   * to-many members, which change other tables only (join-table rows, or other rows' foreign keys).
+   * to-many members, which change other tables only (join-table rows, or other rows' foreign
+   * keys); on PostgreSQL, join-table members in the row's own statement (`insertWithMembers`).
    */
   async function createRow(values: WriteValues, context: Context): Promise<Model> {
     const row = toRow(values, 'create', context);
     if (values.id !== undefined) row[resource.idColumn] = resource.parseId(values.id);
     // Kysely leaves out columns whose value is undefined; so does the statement's shape.
     const columns = Object.keys(row).filter((c) => row[c] !== undefined);
+    const rowValues = columns.map((c) => row[c]);
+    // On PostgreSQL, join-table members go in the row's own statement.
+    const joins = joinRowsOf(t, resource, values.relationships);
+    const shape = `${resource.type} insert ${JSON.stringify(columns)}${joins?.length ? ` with ${JSON.stringify(joins.map((j) => [j.join, j.from, j.to, j.keys.length]))}` : ''} returning *`;
     const [inserted]: Row[] = await runStatement(
       () =>
-        statements.rows(executorFor(db, context), `${resource.type} insert ${JSON.stringify(columns)} returning *`, columns.map((c) => row[c]), (on) =>
-          on.insertInto(table).values(row).returningAll(),
+        statements.rows(executorFor(db, context), shape, joins?.length ? [...rowValues, ...joins.flatMap((j) => j.keys)] : rowValues, (on) =>
+          joins?.length ? insertWithMembers(on, table, row, resource.idColumn, joins) : on.insertInto(table).values(row).returningAll(),
         ),
       written(values),
     );
     if (!inserted) throw new TypeError(`defineStore: inserting into ${table} returned no row`);
     const key = inserted[resource.idColumn];
-    await writeToMany(t, resource, key, values.relationships, context, true);
+    if (!joins) await writeToMany(t, resource, key, values.relationships, context, true);
     return membersInOwnTable(values) ? findByKey(key, context) : resource.toModel(inserted);
   }
 

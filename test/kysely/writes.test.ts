@@ -30,12 +30,18 @@ describe.each(DIALECTS)('Kysely writes on %s', (dialect) => {
     const run = f.statements.filter((s) => !/^(begin|commit|savepoint|release)/i.test(s));
     expect(await tagsOf(31)).toEqual(['3', '5']);
     // One check of the author and both tags, the row inserted and returned whole (no re-read),
-    // the tag links in one insert; then `include=tags` reads the tags.
-    expect(run).toHaveLength(4);
+    // the tag links in one insert (on PostgreSQL, in the row's own statement); then
+    // `include=tags` reads the tags.
+    const postgres = f.database.dialect === 'postgres';
+    expect(run).toHaveLength(postgres ? 3 : 4);
     expect(run[0]).toMatch(/^select \(select count\(distinct "people"\."id"\) as "n" from "people" where "people"\."id" in \([?$]1?\)\) as "n0", \(select count\(distinct "tags"\."id"\)/);
-    expect(run[1]).toMatch(/^insert into "articles" .* returning \*$/);
-    expect(run[2]).toMatch(/^insert into "article_tags"/);
-    expect(run[3]).toMatch(/^select "tags"\.\*, "article_tags"\."article_id"/);
+    if (postgres) {
+      expect(run[1]).toMatch(/^with "new" as \(insert into "articles" .* returning \*\), "m0" as \(insert into "article_tags" .*\) select \* from "new"$/);
+    } else {
+      expect(run[1]).toMatch(/^insert into "articles" .* returning \*$/);
+      expect(run[2]).toMatch(/^insert into "article_tags"/);
+    }
+    expect(run.at(-1)).toMatch(/^select "tags"\.\*, "article_tags"\."article_id"/);
   });
 
   it('checks written linkage with one count over all related types, then reads the type that fell short; each missing one is a 404 at its place', async () => {
