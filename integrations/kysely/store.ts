@@ -221,21 +221,26 @@ function dataLayer(t: StoreTables, resource: TableResource, check: SharedExisten
     return membersInOwnTable(values) ? findByKey(key, context) : resource.toModel(inserted);
   }
 
-  /** Updates a row and its to-many members, and reads it back. */
+  /**
+   * Updates a row (`update ... returning *`: the row as stored) and its to-many members; reads
+   * it back only when there were no columns to set or the members live in its own table.
+   */
   async function updateRow(model: Model, values: WriteValues, context: Context): Promise<Model> {
     const key = resource.key(model);
     const row = toRow(values, 'update', context);
     const version = resource.version;
     if (version) row[version.column] = sql`${sql.ref(version.column)} + 1`;
+    let updated: Row | undefined;
     if (Object.keys(row).length > 0) {
-      const results: Array<{ numUpdatedRows: bigint }> = await runStatement(
-        () => unlessChanged(executorFor(db, context).updateTable(table).set(row).where(resource.idColumn, '=', key), model, context).execute(),
+      const rows: Row[] = await runStatement(
+        () => unlessChanged(executorFor(db, context).updateTable(table).set(row).where(resource.idColumn, '=', key), model, context).returningAll().execute(),
         written(values),
       );
-      stillCurrent(results[0]?.numUpdatedRows, context);
+      stillCurrent(BigInt(rows.length), context);
+      updated = rows[0];
     }
     await writeToMany(t, resource, key, values.relationships, context, false);
-    return findByKey(key, context);
+    return updated && !membersInOwnTable(values) ? resource.toModel(updated) : findByKey(key, context);
   }
 
   /** Narrows a write to the version the request read, when it came with a matching `If-Match`. */

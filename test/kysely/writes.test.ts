@@ -72,10 +72,16 @@ describe.each(DIALECTS)('Kysely writes on %s', (dialect) => {
   it('updates only for the author, replacing to-many linkage', async () => {
     const patch = { data: { type: 'articles', id: '31', attributes: { title: 'Renamed' }, relationships: { tags: { data: [{ type: 'tags', id: '1' }] } } } };
     expect((await f.request('PATCH', '/articles/31', '3', patch)).status).toBe(403);
+    f.statements.length = 0;
     const { status, body } = await f.request('PATCH', '/articles/31', '2', patch);
     expect(status).toBe(200);
     expect(body.data.attributes.title).toBe('Renamed');
     expect(await tagsOf(31)).toEqual(['1']);
+    // The row comes back from its update: no read of it after the writes.
+    const writes = f.statements.filter((s) => !/^(begin|commit|savepoint|release)/i.test(s));
+    const update = writes.findIndex((s) => /^update "articles" .* returning \*$/.test(s));
+    expect(update).toBeGreaterThanOrEqual(0);
+    expect(writes.slice(update + 1).some((s) => /^select "articles"\.\*/.test(s))).toBe(false);
   });
 
   it('adds to and removes from a join-table relationship', async () => {
