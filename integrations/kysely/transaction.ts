@@ -20,7 +20,12 @@ const bound = new AsyncLocalStorage<Binding>();
  * and callback of the process: measured on route d of the PostgreSQL bench, 54 µs of the demo's
  * CPU per request (393 -> 339).
  */
-const requestTransactions = new WeakMap<object, Binding>();
+const requestTransactions = new WeakMap<object, Map<Kysely<any>, Transaction<any>>>();
+
+/** The transaction of `db` bound to request unit `unit`, if any. */
+function requestTransaction(unit: object | undefined, db: Kysely<any>): Transaction<any> | undefined {
+  return unit === undefined ? undefined : requestTransactions.get(unit)?.get(db);
+}
 
 /** Transactions `withTransaction` runs `fn` in at the moment, in this process. */
 let running = 0;
@@ -80,16 +85,17 @@ export async function withTransaction<DB, T>(
   options: TransactionOptions<T> = {},
 ): Promise<T> {
   const unit = options.context?.unitOfWork;
-  const own = unit && requestTransactions.get(unit);
-  if (own && own.db === db) return fn(own.transaction as Transaction<DB>);
+  const own = requestTransaction(unit, db);
+  if (own) return fn(own as Transaction<DB>);
   const outer = bound.getStore();
   if (outer && outer.db === db) {
     // A request inside a host's `withTransaction` (say, `api.handle` in one): it joins that.
-    return unit ? bindToRequest(unit, outer, () => fn(outer.transaction as Transaction<DB>)) : fn(outer.transaction as Transaction<DB>);
+    const joined = outer.transaction as Transaction<DB>;
+    return unit ? bindToRequest(unit, db, joined, () => fn(joined)) : fn(joined);
   }
   const body = async (transaction: Transaction<DB>) => {
     if (unit) {
-      return bindToRequest(unit, { db, transaction: transaction as Transaction<any> }, async () => {
+      return bindToRequest(unit, db, transaction, async () => {
         const result = await fn(transaction);
         if (options.rollbackIf?.(result)) throw new Rollback(result);
         return result;
@@ -117,13 +123,15 @@ export async function withTransaction<DB, T>(
   }
 }
 
-/** Runs `fn` with `binding` as the transaction of request unit `unit`. */
-async function bindToRequest<T>(unit: object, binding: Binding, fn: () => Promise<T>): Promise<T> {
-  requestTransactions.set(unit, binding);
+/** Runs `fn` with `transaction` as the transaction of `db` for request unit `unit`. */
+async function bindToRequest<T>(unit: object, db: Kysely<any>, transaction: Transaction<any>, fn: () => Promise<T>): Promise<T> {
+  let open = requestTransactions.get(unit);
+  if (open === undefined) requestTransactions.set(unit, (open = new Map()));
+  open.set(db, transaction);
   try {
     return await fn();
   } finally {
-    requestTransactions.delete(unit);
+    open.delete(db);
   }
 }
 
@@ -328,6 +336,8 @@ function retryable(error: unknown): boolean {
  * await executorFor(db, ctx).deleteFrom('articles').where('id', '=', 1).execute();
  */
 export function executorFor<DB>(db: Kysely<DB>, context?: Context): Kysely<DB> {
-  const current = (context && requestTransactions.get(context.unitOfWork)) ?? bound.getStore();
-  return current && current.db === db ? (current.transaction as unknown as Kysely<DB>) : db;
+  const own = requestTransaction(context?.unitOfWork, db);
+  if (own) return own as unknown as Kysely<DB>;
+  const outer = bound.getStore();
+  return outer && outer.db === db ? (outer.transaction as unknown as Kysely<DB>) : db;
 }
