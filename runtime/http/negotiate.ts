@@ -73,6 +73,8 @@ function extensions(params: Map<string, string>): string[] {
  * Returns the extensions the request applies.
  */
 export function negotiateContentType(header: string | null, supported: ReadonlySet<string>): string[] {
+  // The plain media type, what JSON:API clients send: no parameters, no extensions.
+  if (header === MEDIA_TYPE) return [];
   const source = { header: 'Content-Type' };
   const all = header ? parseMediaTypes(header) : [];
   // Content-Type holds one media type (RFC 9110, section 8.3); a list is a malformed header.
@@ -108,8 +110,10 @@ export function negotiateContentType(header: string | null, supported: ReadonlyS
  * JSON:API media type at all is served anyway (browsers, `curl`).
  */
 export function negotiateAccept(header: string | null, supported: ReadonlySet<string>): void {
+  // The plain media type, what JSON:API clients send, is acceptable as it is.
+  if (!header || header === MEDIA_TYPE) return;
   // Media types are case-insensitive (RFC 9110, section 8.3.1).
-  if (!header || !header.toLowerCase().includes(MEDIA_TYPE)) return;
+  if (!header.toLowerCase().includes(MEDIA_TYPE)) return;
   const instances = parseMediaTypes(header).filter((m) => m.type === MEDIA_TYPE);
   if (instances.length === 0) return;
   for (const media of instances) {
