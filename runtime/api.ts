@@ -15,7 +15,7 @@ import { serveShow } from './read/show.js';
 import { serveUpdate } from './write/update.js';
 import { MEDIA_TYPE, negotiateAccept, negotiateContentType, negotiateExtension } from './http/negotiate.js';
 import { readJson } from './write/body.js';
-import { checkQueryEncoding, emptyQuery, parseQuery } from './query/parse.js';
+import { checkQueryEncoding, parseQuery } from './query/parse.js';
 import { RegisteredResource } from './schema/registry.js';
 import type { ResourceDefinition } from './schema/resource.js';
 import { type HttpRequest, fromFetch } from './http/request.js';
@@ -194,8 +194,7 @@ export class JsonApi {
       context,
       route,
       resource,
-      // Without a query, no `URLSearchParams` is made.
-      query: url.search === '' ? emptyQuery() : parseQuery(url.searchParams, this.#queryParameters, this.#limits),
+      query: parseQuery(url.searchParams, this.#queryParameters, this.#limits),
       limits: this.#limits,
       lookup: this.#lookup,
       baseUrl,

@@ -12,6 +12,11 @@ function toManyMapping(resource: TableResource, name: string): ToManyMapping<any
   return mapping;
 }
 
+/** The keys the identifiers of written linkage name, each parsed by its own resource. */
+function keysOf(t: StoreTables, identifiers: readonly ResourceIdentifier[]): unknown[] {
+  return identifiers.map((i) => t.resourceOf(i).parseId(i.id));
+}
+
 /**
  * The resource a to-many relationship's members belong to: by the mapping's table, else by the
  * identifiers written. Undefined only for a join-table mapping without `table`, cleared.
@@ -35,7 +40,7 @@ export async function changeMembers(t: StoreTables, resource: TableResource, key
   const mapping = toManyMapping(resource, name);
   if (identifiers.length === 0) return;
   const related = membersOf(t, resource, name, mapping, identifiers)!;
-  const keys = identifiers.map((i) => t.resourceOf(i).parseId(i.id));
+  const keys = keysOf(t, identifiers);
   const ex = executorFor(t.db, context);
   const visible = remove ? related.visibleKeys(ex, context) : undefined;
   if ('through' in mapping && mapping.through) {
@@ -74,7 +79,7 @@ export async function replaceMembers(t: StoreTables, resource: TableResource, ke
     await runStatement(() => clear.execute());
   } else {
     const { foreignKey, table: relatedTable } = mapping as { foreignKey: string; table: string };
-    const keep = identifiers.map((i) => t.resourceOf(i).parseId(i.id));
+    const keep = keysOf(t, identifiers);
     const idColumn = related?.idColumn ?? 'id';
     let clear = ex.updateTable(relatedTable).set({ [foreignKey]: null }).where(foreignKey, '=', key);
     if (keep.length > 0) clear = clear.where(idColumn, 'not in', keep);
@@ -114,7 +119,7 @@ export function joinRowsOf(t: StoreTables, resource: TableResource, relationship
     const mapping = toManyMapping(resource, name);
     if (!('through' in mapping && mapping.through)) return undefined;
     const { table: join, from, to } = mapping.through;
-    rows.push({ join, from, to, keys: linkage.map((i) => t.resourceOf(i).parseId(i.id)) });
+    rows.push({ join, from, to, keys: keysOf(t, linkage) });
   }
   return rows;
 }

@@ -204,14 +204,16 @@ function dataLayer(t: StoreTables, resource: TableResource, check: SharedExisten
     if (values.id !== undefined) row[resource.idColumn] = resource.parseId(values.id);
     // Kysely leaves out columns whose value is undefined; so does the statement's shape.
     const columns = Object.keys(row).filter((c) => row[c] !== undefined);
-    const rowValues = columns.map((c) => row[c]);
-    // On PostgreSQL, join-table members go in the row's own statement.
+    // On PostgreSQL, join-table members go in the row's own statement (undefined: written after).
     const joins = joinRowsOf(t, resource, values.relationships);
-    const shape = `${resource.type} insert ${JSON.stringify(columns)}${joins?.length ? ` with ${JSON.stringify(joins.map((j) => [j.join, j.from, j.to, j.keys.length]))}` : ''} returning *`;
+    const members = joins?.length ? joins : undefined;
+    const shape = `${resource.type} insert ${JSON.stringify(columns)}${members ? ` with ${JSON.stringify(members.map((j) => [j.join, j.from, j.to, j.keys.length]))}` : ''} returning *`;
+    const parameters = columns.map((c) => row[c]);
+    if (members) for (const { keys } of members) parameters.push(...keys);
     const [inserted]: Row[] = await runStatement(
       () =>
-        statements.rows(executorFor(db, context), shape, joins?.length ? [...rowValues, ...joins.flatMap((j) => j.keys)] : rowValues, (on) =>
-          joins?.length ? insertWithMembers(on, table, row, resource.idColumn, joins) : on.insertInto(table).values(row).returningAll(),
+        statements.rows(executorFor(db, context), shape, parameters, (on) =>
+          members ? insertWithMembers(on, table, row, resource.idColumn, members) : on.insertInto(table).values(row).returningAll(),
         ),
       written(values),
     );

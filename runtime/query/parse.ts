@@ -106,11 +106,6 @@ function strictDecode(text: string): string | undefined {
   }
 }
 
-/** The query parameters of a URL without a query (what `parseQuery` starts from). */
-export function emptyQuery(): QueryParameters {
-  return { include: undefined, fields: new Map(), sort: undefined, filter: new Map(), operators: new Map(), page: {} };
-}
-
 /**
  * Reads the JSON:API query parameters of `params`. Anything else is a 400: names that break
  * the spec's rules, and implementation-specific names the API was not told about (`allowed`).
@@ -120,7 +115,14 @@ export function parseQuery(
   allowed: ReadonlySet<string> = new Set(),
   limits: Limits = DEFAULT_LIMITS,
 ): QueryParameters {
-  const query = emptyQuery();
+  const query: QueryParameters = {
+    include: undefined,
+    fields: new Map(),
+    sort: undefined,
+    filter: new Map(),
+    operators: new Map(),
+    page: {},
+  };
   const seen = new Set<string>();
   for (const [key, value] of params) {
     const repeated = seen.has(key);

@@ -185,17 +185,17 @@ function boundSort(definition: ResourceDefinition, sort: Sort, where: string, fi
 
 /** A declared filter applied by the data layer: the declaration's visibility, the data layer's implementation. */
 class BoundFilter extends Filter {
-  readonly #declaration: Filter;
+  readonly declaration: Filter;
   readonly #apply: (query: unknown, value: FilterValue, context: Context) => MaybePromise<unknown>;
 
   constructor(declaration: Filter, apply: (query: unknown, value: FilterValue, context: Context) => MaybePromise<unknown>) {
     super(declaration.name);
-    this.#declaration = declaration;
+    this.declaration = declaration;
     this.#apply = apply;
   }
 
   override permits(context: Context): MaybePromise<boolean> {
-    return this.#declaration.permits(context);
+    return this.declaration.permits(context);
   }
 
   apply(query: unknown, value: FilterValue, context: Context): MaybePromise<unknown> {
@@ -207,27 +207,20 @@ class BoundFilter extends Filter {
  * A `Where` filter with the data layer's `where`: the declaration's visibility, operators and
  * case rule; the runtime hands it one `Condition` at a time.
  */
-export class BoundWhere extends Filter {
-  readonly declaration: Where;
+export class BoundWhere extends BoundFilter {
+  declare readonly declaration: Where;
   readonly #where: (query: unknown, condition: Condition, context: Context) => MaybePromise<unknown>;
 
   constructor(declaration: Where, where: (query: unknown, condition: Condition, context: Context) => MaybePromise<unknown>) {
-    super(declaration.name);
-    this.declaration = declaration;
+    super(declaration, () => {
+      throw new TypeError(`filter "${declaration.name}": a Where filter is applied one condition at a time (where())`);
+    });
     this.#where = where;
-  }
-
-  override permits(context: Context): MaybePromise<boolean> {
-    return this.declaration.permits(context);
   }
 
   /** Narrows `query` by one condition. */
   where(query: unknown, condition: Condition, context: Context): MaybePromise<unknown> {
     return this.#where(query, condition, context);
-  }
-
-  apply(): never {
-    throw new TypeError(`filter "${this.name}": a Where filter is applied one condition at a time (where())`);
   }
 }
 
