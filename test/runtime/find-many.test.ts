@@ -2,11 +2,43 @@ import { describe, expect, it } from 'vitest';
 import { Attribute, Create, JsonApi, Show, ToMany, ToOne, defineResource, type ExistenceLookup, type ResourceDefinition, type SharedExistence } from 'jsonapi-gen';
 import { json } from '../support/validate.js';
 
+/** Serves `notes` (a writable owner and labels) on `api`; `post` creates one with the given linkage (no labels member when undefined). */
+function serveNotes(api: JsonApi) {
+  const notes: Array<{ id: number }> = [];
+  api.resource({
+    ...defineResource({
+      type: 'notes',
+      fields: [ToOne.make('owner').type('people').writable(), ToMany.make('labels').type('labels').writable()],
+      endpoints: [Show.make(), Create.make()],
+    }),
+    find: (id) => notes.find((n) => String(n.id) === id) ?? null,
+    create: () => {
+      const note = { id: notes.length + 1 };
+      notes.push(note);
+      return note;
+    },
+    loadRelated: (_relationship, models) => models.map(() => []),
+  });
+  const post = (labels: string[] | undefined, owner = '1') =>
+    api.fetch(
+      new Request('http://localhost/notes', {
+        method: 'POST',
+        headers: { 'content-type': 'application/vnd.api+json' },
+        body: JSON.stringify({
+          data: {
+            type: 'notes',
+            relationships: { owner: { data: { type: 'people', id: owner } }, ...(labels && { labels: { data: labels.map((id) => ({ type: 'labels', id })) } }) },
+          },
+        }),
+      }),
+    );
+  return { notes, post };
+}
+
 /** Notes with an owner and labels; labels (1-150) answer `findMany`, people (1-2) only `find`. */
 function host(findMany: (ids: readonly string[]) => unknown[] = (ids) => ids.map((id) => (Number(id) <= 150 ? { id: Number(id) } : null))) {
   const calls: Array<[string, string | readonly string[]]> = [];
   const errors: unknown[] = [];
-  const notes: Array<{ id: number }> = [];
   const api = new JsonApi({ onError: (e) => errors.push(e) });
   const byId = (type: string, max: number): Partial<ResourceDefinition> => ({
     find: (id) => {
@@ -23,30 +55,7 @@ function host(findMany: (ids: readonly string[]) => unknown[] = (ids) => ids.map
     },
   });
   api.resource({ ...defineResource({ type: 'people', fields: [Attribute.make('name')], endpoints: [Show.make()] }), ...byId('people', 2) });
-  api.resource({
-    ...defineResource({
-      type: 'notes',
-      fields: [ToOne.make('owner').type('people').writable(), ToMany.make('labels').type('labels').writable()],
-      endpoints: [Show.make(), Create.make()],
-    }),
-    find: (id) => notes.find((n) => String(n.id) === id) ?? null,
-    create: () => {
-      const note = { id: notes.length + 1 };
-      notes.push(note);
-      return note;
-    },
-    loadRelated: (_relationship, models) => models.map(() => []),
-  });
-  const post = (labels: string[], owner = '1') =>
-    api.fetch(
-      new Request('http://localhost/notes', {
-        method: 'POST',
-        headers: { 'content-type': 'application/vnd.api+json' },
-        body: JSON.stringify({
-          data: { type: 'notes', relationships: { owner: { data: { type: 'people', id: owner } }, labels: { data: labels.map((id) => ({ type: 'labels', id })) } } },
-        }),
-      }),
-    );
+  const { notes, post } = serveNotes(api);
   return { post, calls, errors, notes };
 }
 
@@ -90,7 +99,6 @@ describe('findMany checks written linkage in batches', () => {
 function sharedHost(exist: (lookups: readonly ExistenceLookup[]) => boolean[][] = (lookups) => lookups.map(({ member, ids }) => ids.map((id) => Number(id) <= (member === 'p' ? 2 : 150)))) {
   const calls: Array<[string, unknown]> = [];
   const errors: unknown[] = [];
-  const notes: Array<{ id: number }> = [];
   const check: SharedExistence = {
     exist: (lookups) => {
       calls.push(['exist', lookups.map(({ member, ids }) => [member, [...ids]])]);
@@ -108,33 +116,7 @@ function sharedHost(exist: (lookups: readonly ExistenceLookup[]) => boolean[][] 
   });
   api.resource({ ...defineResource({ type: 'labels', fields: [Attribute.make('name')], endpoints: [Show.make()] }), ...layer('labels', 'l', 150) });
   api.resource({ ...defineResource({ type: 'people', fields: [Attribute.make('name')], endpoints: [Show.make()] }), ...layer('people', 'p', 2) });
-  api.resource({
-    ...defineResource({
-      type: 'notes',
-      fields: [ToOne.make('owner').type('people').writable(), ToMany.make('labels').type('labels').writable()],
-      endpoints: [Show.make(), Create.make()],
-    }),
-    find: (id) => notes.find((n) => String(n.id) === id) ?? null,
-    create: () => {
-      const note = { id: notes.length + 1 };
-      notes.push(note);
-      return note;
-    },
-    loadRelated: (_relationship, models) => models.map(() => []),
-  });
-  const post = (labels: string[] | undefined, owner = '1') =>
-    api.fetch(
-      new Request('http://localhost/notes', {
-        method: 'POST',
-        headers: { 'content-type': 'application/vnd.api+json' },
-        body: JSON.stringify({
-          data: {
-            type: 'notes',
-            relationships: { owner: { data: { type: 'people', id: owner } }, ...(labels && { labels: { data: labels.map((id) => ({ type: 'labels', id })) } }) },
-          },
-        }),
-      }),
-    );
+  const { notes, post } = serveNotes(api);
   return { post, calls, errors, notes };
 }
 
