@@ -6,9 +6,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { type ColumnType, type Generated, Kysely, type LogConfig, Migrator, PostgresDialect } from 'kysely';
+import { type ColumnType, type Generated, Kysely, type LogConfig, Migrator } from 'kysely';
 import pg from 'pg';
-import { dateTimeText, preparedPool, sqliteKysely } from '@jsonapi-gen/kysely';
+import { dateTimeText, postgresKysely, sqliteKysely } from '@jsonapi-gen/kysely';
 import { createMigrations } from './migrations/index.js';
 
 /** A timestamp: written as RFC 3339 text, read back as such (on PostgreSQL through `dateTimeText`; a Date only past its fast path). */
@@ -97,8 +97,9 @@ export function openDatabase(options: OpenOptions = {}): OpenDatabase {
     pool.on('error', (error) => {
       if (!closing) console.error(`PostgreSQL connection lost: ${error.message}`);
     });
-    // Statements go out named: PostgreSQL parses and plans each once per connection.
-    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparedPool(pool) }), ...(log && { log }) });
+    // Statements go out named (PostgreSQL parses and plans each once per connection); the
+    // store's own run on the pool directly, outside transactions.
+    const db = postgresKysely<Database>(pool, log ? { log } : {});
     return {
       db,
       dialect: 'postgres',

@@ -1,4 +1,5 @@
 import type { Compilable, CompiledQuery, Kysely, QueryResult } from 'kysely';
+import { type DirectPostgres, directPostgresOf } from './prepared-pool.js';
 import { type DirectSqlite, allRows, directSqliteOf, runDirect } from './statements.js';
 import type { Row } from './table-resource.js';
 
@@ -19,15 +20,18 @@ const MAX_SHAPES = 2000;
  * On a database `sqliteKysely` made (no `log`, no plugins), reads outside transactions and
  * every statement of the store's own SQLite transactions run on better-sqlite3 directly,
  * without Kysely's per-query layers (a mutex and a dozen promises around a call of microseconds).
+ * On one `postgresKysely` made, statements outside transactions go to its `pg` Pool's `query`.
  */
 export class CompiledStatements {
   readonly #db: Kysely<any>;
   readonly #cache = new Map<string, CompiledQuery | null>();
   readonly #direct: DirectSqlite | undefined;
+  readonly #postgres: DirectPostgres | undefined;
 
   constructor(db: Kysely<any>) {
     this.#db = db;
     this.#direct = directSqliteOf(db);
+    this.#postgres = directPostgresOf(db);
   }
 
   /**
@@ -44,6 +48,8 @@ export class CompiledStatements {
       this.#cache.set(shape, (compiled = binds ? query : null));
     }
     if (compiled === null) return executor.executeQuery(build(executor));
+    // Outside transactions, on a pool `postgresKysely` made: the pool runs it, as Kysely would.
+    if (this.#postgres !== undefined && executor === this.#db) return this.#postgres(compiled.sql, values);
     const direct = this.#direct;
     if (direct !== undefined) {
       if (executor !== this.#db) {

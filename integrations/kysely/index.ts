@@ -101,14 +101,23 @@ export { executorFor, kyselyTransaction, withTransaction, type TransactionOption
 export { cachedStatements, sqliteDialect, sqliteKysely, type DirectDatabase, type PreparingDatabase } from './statements.js';
 export { idempotencyMigration, kyselyIdempotency, type KyselyIdempotencyOptions } from './idempotency.js';
 /**
- * Prepared statements on PostgreSQL: wrap the `pg` Pool you give Kysely's `PostgresDialect`, so
- * its statements go out named (parsed and planned once per connection), with a bounded number
- * of names.
+ * PostgreSQL (node-postgres) for Kysely: `postgresKysely` makes a Kysely whose statements go out
+ * named (parsed and planned once per connection, a bounded number of names) and that the store
+ * runs its compiled statements on through the pool directly, outside transactions;
+ * `preparedPool` is the naming alone, a wrapper of the `pg` Pool you give Kysely's `PostgresDialect`.
  *
  * @example
- * const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparedPool(new pg.Pool({ max: 10 })) }) });
+ * const db = postgresKysely<Database>(new pg.Pool({ connectionString, max: 10 }));
+ * // or: new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparedPool(new pg.Pool({ max: 10 })) }) });
  */
-export { type NamedQueryClient, type NamedQueryPool, type PreparedPoolOptions, preparedPool } from './prepared-pool.js';
+export {
+  type DirectPool,
+  type NamedQueryClient,
+  type NamedQueryPool,
+  type PreparedPoolOptions,
+  postgresKysely,
+  preparedPool,
+} from './prepared-pool.js';
 /**
  * node-postgres type parsers that read `timestamptz` as the RFC 3339 UTC text responses carry,
  * not as a Date to print back (the `types` option of a `pg.Pool`).
