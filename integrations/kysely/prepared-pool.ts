@@ -73,16 +73,19 @@ interface NamedQueryRunner {
 
 /** Runs `text` on `runner`, named when it has (or may still get) a name; a stale plan is prepared anew under a fresh name. */
 function namedQuery<R>(runner: NamedQueryRunner, text: string, values: unknown[], maxNames: number): Promise<PostgresQueryResult<R>> {
+  // Nothing to plan: one simple-protocol message instead of parse, bind, describe, execute.
   if (values.length === 0 && TRANSACTION_CONTROL.test(text)) return runner.query<R>(text, values);
   const name = statementName(text, maxNames);
   if (name === undefined) return runner.query<R>(text, values);
   return runner.query<R>({ name, text, values }).catch((error: unknown) => {
+    // Outside a transaction the retry succeeds; inside one PostgreSQL has aborted it anyway.
     if (!isStalePlan(error)) throw error;
     const next = names.get(text) === name ? renamed(text) : names.get(text);
     return next === undefined ? runner.query<R>(text, values) : runner.query<R>({ name: next, text, values });
   });
 }
 
+/** `options.maxNames`, or the default; a `TypeError` naming `who` when it is not a whole number. */
 function checkedMaxNames(options: PreparedPoolOptions, who: string): number {
   const maxNames = options.maxNames ?? 1000;
   if (!Number.isInteger(maxNames) || maxNames < 0) throw new TypeError(`${who}: maxNames must be a whole number, got ${maxNames}`);
@@ -103,6 +106,7 @@ function checkedMaxNames(options: PreparedPoolOptions, who: string): number {
  */
 export function preparedPool(pool: NamedQueryPool, options: PreparedPoolOptions = {}): PostgresPool {
   const maxNames = checkedMaxNames(options, 'preparedPool');
+  // One wrapper per physical client, made once: a checkout costs no allocation.
   const wrappers = new WeakMap<NamedQueryClient, PostgresPoolClient>();
   const wrap = (client: NamedQueryClient): PostgresPoolClient => {
     let wrapper = wrappers.get(client);
@@ -158,7 +162,7 @@ export function postgresKysely<DB>(pool: DirectPool, config: Omit<KyselyConfig, 
   if (config.log === undefined && (config.plugins ?? []).length === 0) {
     direct.set(db, async (sql, parameters) => {
       const { command, rowCount, rows } = await namedQuery<unknown>(pool, sql, parameters as unknown[], maxNames);
-      return AFFECTING.has(command) && rowCount !== null ? { rows, numAffectedRows: BigInt(rowCount) } : { rows };
+      return AFFECTING.has(command) && rowCount !== null ? { rows: rows ?? [], numAffectedRows: BigInt(rowCount) } : { rows: rows ?? [] };
     });
   }
   return db;
