@@ -25,6 +25,18 @@ describe('toJsonValue', () => {
     ['string', undefined, null],
     ['integer', 0, 0],
     ['array', ['a'], ['a']],
+    // Number text, as node-postgres reads bigint and numeric columns, as the declared number.
+    ['integer', '42', 42],
+    ['integer', '-7', -7],
+    ['integer', '9007199254740991', 9007199254740991],
+    ['integer', '9007199254740993', '9007199254740993'], // past 2^53: kept whole, as text
+    ['integer', '1.5', '1.5'], // not an integer: left as the data layer gave it
+    ['number', '1.50', 1.5],
+    ['number', '-0.25e2', -25],
+    ['number', '1e999', '1e999'],
+    ['number', 'NaN', 'NaN'],
+    ['number', ' 42', ' 42'],
+    ['string', '42', '42'],
   ] as const)('%s %j', (kind, value, json) => {
     expect(toJsonValue(kind, value)).toEqual(json);
   });

@@ -14,12 +14,31 @@ interface Node {
   object: ResourceObject;
 }
 
-/** Converts an attribute value to its JSON form: dates to ISO 8601 (date-times normalized, see `dateTimeJson`), undefined to null. */
+/**
+ * Converts an attribute value to its JSON form: dates to ISO 8601 (date-times normalized, see
+ * `dateTimeJson`), undefined to null, and number text (node-postgres reads `bigint` and
+ * `numeric` columns as text) to the number an `integer` or `number` attribute declares.
+ */
 export function toJsonValue(kind: AttributeKind, value: unknown): unknown {
   if (kind === 'date-time') return dateTimeJson(value);
   if (value === undefined) return null;
   if (value instanceof Date) return kind === 'date' ? value.toISOString().slice(0, 10) : value.toISOString();
+  if (typeof value === 'string' && (kind === 'integer' || kind === 'number')) return numberJson(kind, value);
   return value;
+}
+
+/** A JSON number literal. */
+const NUMBER_TEXT = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
+
+/**
+ * Number text as the number it names, when a JSON reader gets that number back: a safe integer
+ * for `integer`, a finite number for `number`. Any other text stays text, so that no digit is
+ * lost (a `bigint` past 2^53).
+ */
+function numberJson(kind: 'integer' | 'number', text: string): unknown {
+  if (!NUMBER_TEXT.test(text)) return text;
+  const number = Number(text);
+  return (kind === 'integer' ? Number.isSafeInteger(number) : Number.isFinite(number)) ? number : text;
 }
 
 /**
