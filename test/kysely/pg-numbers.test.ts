@@ -4,7 +4,7 @@
  * SQLite, whose driver reads numbers); a `bigint` past 2^53 is served whole, as text. Writes,
  * filters and sorts take numbers as the client sends them.
  */
-import type { Kysely } from 'kysely';
+import type { Generated, Kysely } from 'kysely';
 import { Attribute, Create, Index, JsonApi, Show, SortBy, Where, defineResource } from 'jsonapi-gen';
 import { defineTableStore, kyselyTransaction } from '@jsonapi-gen/kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,7 +13,7 @@ import { json } from '../support/validate.js';
 import { DIALECTS } from './harness.js';
 
 interface Db {
-  counters: { id: number; hits: string | number; price: string | number };
+  counters: { id: Generated<number>; hits: string | number; price: string | number };
 }
 
 describe.each(DIALECTS)('integer and number attributes over bigint and numeric columns on %s', (dialect) => {
