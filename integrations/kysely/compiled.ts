@@ -20,7 +20,7 @@ const MAX_SHAPES = 2000;
  * On a database `sqliteKysely` made (no `log`, no plugins), reads outside transactions and
  * every statement of the store's own SQLite transactions run on better-sqlite3 directly,
  * without Kysely's per-query layers (a mutex and a dozen promises around a call of microseconds).
- * On one `postgresKysely` made, statements outside transactions go to its `pg` Pool's `query`.
+ * On one `postgresKysely` made, statements outside transactions go to a client of its `pg` Pool directly.
  */
 export class CompiledStatements {
   readonly #db: Kysely<any>;
@@ -48,7 +48,7 @@ export class CompiledStatements {
       this.#cache.set(shape, (compiled = binds ? query : null));
     }
     if (compiled === null) return executor.executeQuery(build(executor));
-    // Outside transactions, on a pool `postgresKysely` made: the pool runs it, as Kysely would.
+    // Outside transactions, on a pool `postgresKysely` made: a client of the pool runs it, as under Kysely.
     if (this.#postgres !== undefined && executor === this.#db) return this.#postgres(compiled.sql, values);
     const direct = this.#direct;
     if (direct !== undefined) {

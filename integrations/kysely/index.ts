@@ -111,7 +111,6 @@ export { idempotencyMigration, kyselyIdempotency, type KyselyIdempotencyOptions 
  * // or: new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparedPool(new pg.Pool({ max: 10 })) }) });
  */
 export {
-  type DirectPool,
   type NamedQueryClient,
   type NamedQueryPool,
   type PreparedPoolOptions,

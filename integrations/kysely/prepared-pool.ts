@@ -12,7 +12,7 @@
  * savepoints) goes out unprepared, one simple-protocol message: there is nothing to plan.
  *
  * `postgresKysely` makes the Kysely on such a pool, and lets the store run its compiled
- * statements outside transactions on the pool's own `query`, with the same names.
+ * statements outside transactions on the pool's clients directly, with the same names.
  */
 import { Kysely, type KyselyConfig, PostgresDialect, type PostgresCursor, type PostgresPool, type PostgresPoolClient, type PostgresQueryResult, type QueryResult } from 'kysely';
 
@@ -65,14 +65,8 @@ const TRANSACTION_CONTROL = /^\s*(begin|commit|rollback|savepoint|release|start 
 
 const isStalePlan = (error: unknown) => (error as { code?: unknown } | null)?.code === '0A000' && /cached plan/.test((error as Error).message);
 
-/** What runs a query config: a node-postgres client, or its pool (`pg.Pool#query` takes a client for the one query). */
-interface NamedQueryRunner {
-  query<R>(config: { name?: string; text: string; values: unknown[] }): Promise<PostgresQueryResult<R>>;
-  query<R>(sql: string, parameters: ReadonlyArray<unknown>): Promise<PostgresQueryResult<R>>;
-}
-
 /** Runs `text` on `runner`, named when it has (or may still get) a name; a stale plan is prepared anew under a fresh name. */
-function namedQuery<R>(runner: NamedQueryRunner, text: string, values: unknown[], maxNames: number): Promise<PostgresQueryResult<R>> {
+function namedQuery<R>(runner: NamedQueryClient, text: string, values: unknown[], maxNames: number): Promise<PostgresQueryResult<R>> {
   // Nothing to plan: one simple-protocol message instead of parse, bind, describe, execute.
   if (values.length === 0 && TRANSACTION_CONTROL.test(text)) return runner.query<R>(text, values);
   const name = statementName(text, maxNames);
@@ -126,12 +120,6 @@ export function preparedPool(pool: NamedQueryPool, options: PreparedPoolOptions 
   };
 }
 
-/** A `pg` Pool: its clients take named query configs, and so does its own `query` (one pooled client for the one query). */
-export interface DirectPool extends NamedQueryPool {
-  query<R>(config: { name?: string; text: string; values: unknown[] }): Promise<PostgresQueryResult<R>>;
-  query<R>(sql: string, parameters: ReadonlyArray<unknown>): Promise<PostgresQueryResult<R>>;
-}
-
 /** Runs one statement outside transactions on a pool `postgresKysely` was given: what the store skips Kysely's executor with. */
 export type DirectPostgres = (sql: string, parameters: readonly unknown[]) => Promise<QueryResult<unknown>>;
 
@@ -144,8 +132,8 @@ const AFFECTING = new Set(['INSERT', 'UPDATE', 'DELETE', 'MERGE']);
 /**
  * A Kysely on a `pg` Pool through `preparedPool` (statements named, at most `maxNames` of
  * them) that the Kysely store knows: outside transactions, a statement the store has compiled
- * once runs on the pool at once (`pool.query` with the statement's name: one pooled client for
- * the one statement, as Kysely would take), without Kysely's per-query layers (measured on the
+ * once runs on a client of the pool at once (named, one checkout for the one statement, as
+ * Kysely would take), without Kysely's per-query layers (measured on the
  * bench's route b: about 100 µs of Node CPU a request less, a fifth). Transactions, and every
  * query of your own, go through Kysely as usual. With `log` or `plugins` in `config`,
  * everything goes through Kysely, so that every statement is logged and transformed.
@@ -155,14 +143,22 @@ const AFFECTING = new Set(['INSERT', 'UPDATE', 'DELETE', 'MERGE']);
  * const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10 });
  * const db = postgresKysely<Database>(pool, { maxNames: 500 });
  */
-export function postgresKysely<DB>(pool: DirectPool, config: Omit<KyselyConfig, 'dialect'> & PreparedPoolOptions = {}): Kysely<DB> {
+export function postgresKysely<DB>(pool: NamedQueryPool, config: Omit<KyselyConfig, 'dialect'> & PreparedPoolOptions = {}): Kysely<DB> {
   const { maxNames: _, ...kysely } = config;
   const maxNames = checkedMaxNames(config, 'postgresKysely');
   const db = new Kysely<DB>({ ...kysely, dialect: new PostgresDialect({ pool: preparedPool(pool, { maxNames }) }) });
   if (config.log === undefined && (config.plugins ?? []).length === 0) {
     direct.set(db, async (sql, parameters) => {
-      const { command, rowCount, rows } = await namedQuery<unknown>(pool, sql, parameters as unknown[], maxNames);
-      return AFFECTING.has(command) && rowCount !== null ? { rows: rows ?? [], numAffectedRows: BigInt(rowCount) } : { rows: rows ?? [] };
+      // Checked out and released as Kysely's driver does: a statement that fails (a bad filter
+      // value, a unique violation) leaves its connection, and what it prepared, in the pool,
+      // where pg's own `pool.query` would close it.
+      const client = await pool.connect();
+      try {
+        const { command, rowCount, rows } = await namedQuery<unknown>(client, sql, parameters as unknown[], maxNames);
+        return AFFECTING.has(command) && rowCount !== null ? { rows: rows ?? [], numAffectedRows: BigInt(rowCount) } : { rows: rows ?? [] };
+      } finally {
+        client.release();
+      }
     });
   }
   return db;

@@ -27,18 +27,28 @@ export function toJsonValue(kind: AttributeKind, value: unknown): unknown {
   return value;
 }
 
-/** A JSON number literal. */
-const NUMBER_TEXT = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
+/** A JSON number literal: integer digits, fraction digits, exponent. */
+const NUMBER_TEXT = /^-?(0|[1-9]\d*)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/;
 
 /**
- * Number text as the number it names, when a JSON reader gets that number back: a safe integer
- * for `integer`, a finite number for `number`. Any other text stays text, so that no digit is
- * lost (a `bigint` past 2^53).
+ * Number text as the number it names, when that number prints back as the same value: for
+ * `integer`, a whole number within 2^53; for `number`, at most 15 significant digits (what a
+ * double holds exactly), neither overflowing nor vanishing. Any other text stays text, so that
+ * no digit is lost (a `bigint` past 2^53, a `numeric` of 20 digits); cursors, built from these
+ * values, then stay exact too.
  */
 function numberJson(kind: 'integer' | 'number', text: string): unknown {
-  if (!NUMBER_TEXT.test(text)) return text;
+  const match = NUMBER_TEXT.exec(text);
+  if (!match) return text;
+  const [, whole = '', fraction = '', exponent] = match;
+  if (kind === 'integer') {
+    const number = Number(text);
+    return exponent === undefined && !/[1-9]/.test(fraction) && Number.isSafeInteger(number) ? number : text;
+  }
+  const significant = (whole + fraction).replace(/^0+/, '').replace(/0+$/, '');
+  if (significant.length > 15) return text;
   const number = Number(text);
-  return (kind === 'integer' ? Number.isSafeInteger(number) : Number.isFinite(number)) ? number : text;
+  return Number.isFinite(number) && (number !== 0 || significant === '') ? number : text;
 }
 
 /**
