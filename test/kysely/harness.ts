@@ -4,12 +4,14 @@
  * layers; every SQL statement is recorded.
  */
 import { JsonApi, atomic } from 'jsonapi-gen';
+import type { Kysely } from 'kysely';
+import { afterAll, beforeAll } from 'vitest';
 import { kyselyTransaction } from '@jsonapi-gen/kysely';
 import { migrate, openDatabase, type OpenDatabase } from '../../examples/blog/db.js';
 import * as schema from '../../examples/blog/schema.js';
 import { seed } from '../../examples/blog/seed.js';
 import { createStore } from '../../examples/blog/store.js';
-import { createPostgresDatabase, type TestDatabase } from '../support/databases.js';
+import { createPostgresDatabase, emptyKysely, type TestDatabase } from '../support/databases.js';
 import { expectValidAtomicDocument } from '../support/atomic-schema.js';
 import { expectValidDocument } from '../support/validate.js';
 
@@ -90,4 +92,34 @@ export async function servedArticles(f: Fixture): Promise<ServedArticle[]> {
     author: names.get(`people:${a.relationships.author.data.id}`)!,
     tags: (a.relationships.tags.data as Array<{ id: string }>).map((t) => names.get(`tags:${t.id}`)!),
   }));
+}
+
+/** A suite's own tables on an empty database, and the API serving them (set before the suite's tests run). */
+export interface TableSuite<DB> {
+  db: Kysely<DB>;
+  api: JsonApi;
+}
+
+/**
+ * For a suite over tables of its own: before its tests, an empty database of `dialect`
+ * (`emptyKysely`) that `setup` fills and serves, returning the API; after them, the database
+ * is closed.
+ *
+ * @example
+ * const suite = tableSuite<Db>(dialect, async (db) => { await db.schema.createTable('notes')...; return new JsonApi().resource(...); });
+ * it('...', async () => { await suite.api.fetch(...); });
+ */
+export function tableSuite<DB>(dialect: DialectName, setup: (db: Kysely<DB>) => Promise<JsonApi>): TableSuite<DB> {
+  const suite = {} as TableSuite<DB>;
+  let close: (() => Promise<void>) | undefined;
+  beforeAll(async () => {
+    const empty = await emptyKysely<DB>(dialect);
+    close = empty.close;
+    suite.db = empty.db;
+    suite.api = await setup(empty.db);
+  });
+  afterAll(async () => {
+    await close?.();
+  });
+  return suite;
 }

@@ -4,25 +4,19 @@
  * SQLite, whose driver reads numbers); a `bigint` past 2^53 is served whole, as text. Writes,
  * filters and sorts take numbers as the client sends them.
  */
-import type { Generated, Kysely } from 'kysely';
+import type { Generated } from 'kysely';
 import { Attribute, Create, Index, JsonApi, Show, SortBy, Where, defineResource } from 'jsonapi-gen';
 import { defineTableStore, kyselyTransaction } from '@jsonapi-gen/kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { emptyKysely } from '../support/databases.js';
+import { describe, expect, it } from 'vitest';
 import { json } from '../support/validate.js';
-import { DIALECTS } from './harness.js';
+import { DIALECTS, tableSuite } from './harness.js';
 
 interface Db {
   counters: { id: Generated<number>; hits: string | number; price: string | number };
 }
 
 describe.each(DIALECTS)('integer and number attributes over bigint and numeric columns on %s', (dialect) => {
-  let db: Kysely<Db>;
-  let close: (() => Promise<void>) | undefined;
-  let api: JsonApi;
-
-  beforeAll(async () => {
-    ({ db, close } = await emptyKysely<Db>(dialect));
+  const suite = tableSuite<Db>(dialect, async (db) => {
     await db.schema
       .createTable('counters')
       .addColumn('id', dialect === 'postgres' ? 'serial' : 'integer', (c) => c.primaryKey())
@@ -31,7 +25,7 @@ describe.each(DIALECTS)('integer and number attributes over bigint and numeric c
       .execute();
     await db.insertInto('counters').values([{ hits: 42, price: '19.90' }, { hits: -7, price: '0.25' }]).execute();
     const store = defineTableStore(db, { counters: { table: 'counters' } });
-    api = new JsonApi({ transaction: kyselyTransaction(db) }).resource({
+    return new JsonApi({ transaction: kyselyTransaction(db) }).resource({
       ...defineResource({
         type: 'counters',
         fields: [Attribute.make('hits').type('integer').writable(), Attribute.make('price').type('number').writable()],
@@ -42,11 +36,8 @@ describe.each(DIALECTS)('integer and number attributes over bigint and numeric c
       ...store.counters,
     });
   });
-  afterAll(async () => {
-    await close?.();
-  });
 
-  const get = async (path: string) => json(await api.fetch(new Request(`http://localhost${path}`)));
+  const get = async (path: string) => json(await suite.api.fetch(new Request(`http://localhost${path}`)));
 
   it('serves them as JSON numbers', async () => {
     const { data } = (await get('/counters/1')) as { data: { attributes: unknown } };
@@ -58,7 +49,7 @@ describe.each(DIALECTS)('integer and number attributes over bigint and numeric c
     expect(sorted.data.map((r) => r.attributes.hits)).toStrictEqual([-7, 42]);
     const filtered = (await get('/counters?filter[hits][gt]=0')) as { data: Array<{ id: string }> };
     expect(filtered.data.map((r) => r.id)).toEqual(['1']);
-    const created = await api.fetch(
+    const created = await suite.api.fetch(
       new Request('http://localhost/counters', {
         method: 'POST',
         headers: { 'content-type': 'application/vnd.api+json' },
@@ -70,7 +61,7 @@ describe.each(DIALECTS)('integer and number attributes over bigint and numeric c
   });
 
   it.runIf(dialect === 'postgres')('serves a bigint past 2^53 whole, as its digits in a string', async () => {
-    await db.insertInto('counters').values({ id: 100, hits: '9007199254740993', price: '1' }).execute();
+    await suite.db.insertInto('counters').values({ id: 100, hits: '9007199254740993', price: '1' }).execute();
     const { data } = (await get('/counters/100')) as { data: { attributes: { hits: unknown } } };
     expect(data.attributes.hits).toBe('9007199254740993');
   });

@@ -7,14 +7,12 @@
  * A test-only `notes` resource whose rows are visible to their owner only (the request's `user`),
  * like the blog's scoped store; the blog's only unique column (tags.name) is not scoped.
  */
-import type { Kysely } from 'kysely';
 import { Attribute, Create, Index, JsonApi, Show, Update, atomic, defineResource, type Context } from 'jsonapi-gen';
 import { defineTableStore, kyselyTransaction } from '@jsonapi-gen/kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { expectValidAtomicDocument } from '../support/atomic-schema.js';
-import { emptyKysely } from '../support/databases.js';
 import { expectValidDocument } from '../support/validate.js';
-import { DIALECTS } from './harness.js';
+import { DIALECTS, tableSuite } from './harness.js';
 
 interface Db {
   notes: { id: string; owner: string; slug: string; title: string };
@@ -33,12 +31,7 @@ const owner = (ctx: Context) => ctx.getAttribute('user') ?? '';
 const ALICE = { id: 'alice-plans', slug: 'launch-day', title: 'Alice: the secret launch plan' };
 
 describe.each(DIALECTS)('a unique violation against a hidden row (%s)', (dialect) => {
-  let db: Kysely<Db>;
-  let close: (() => Promise<void>) | undefined;
-  let api: JsonApi;
-
-  beforeAll(async () => {
-    ({ db, close } = await emptyKysely<Db>(dialect));
+  const suite = tableSuite<Db>(dialect, async (db) => {
     await db.schema
       .createTable('notes')
       .addColumn('id', 'text', (c) => c.primaryKey())
@@ -54,12 +47,11 @@ describe.each(DIALECTS)('a unique violation against a hidden row (%s)', (dialect
         scope: (query, ctx) => query.where('notes.owner', '=', owner(ctx)),
       },
     });
-    api = new JsonApi({ transaction: kyselyTransaction(db), extensions: [atomic()] }).resource({ ...notes, ...store.notes });
+    return new JsonApi({ transaction: kyselyTransaction(db), extensions: [atomic()] }).resource({ ...notes, ...store.notes });
+  });
+  beforeAll(async () => {
     expect((await send('alice', 'POST', '/notes', { data: { type: 'notes', ...attributes(ALICE) } })).status).toBe(201);
     expect((await send('bob', 'POST', '/notes', { data: { type: 'notes', ...attributes({ id: 'bob-1', slug: 'bob-own', title: 'Bob' }) } })).status).toBe(201);
-  });
-  afterAll(async () => {
-    await close?.();
   });
 
   function attributes(note: { id: string; slug?: string; title?: string }) {
@@ -70,7 +62,7 @@ describe.each(DIALECTS)('a unique violation against a hidden row (%s)', (dialect
   async function send(user: string, method: string, path: string, body?: unknown): Promise<{ status: number; text: string; doc: any }> {
     const media = path === '/operations' ? 'application/vnd.api+json; ext="https://jsonapi.org/ext/atomic"' : 'application/vnd.api+json';
     const init: RequestInit = body === undefined ? { method } : { method, headers: { 'content-type': media, accept: media }, body: JSON.stringify(body) };
-    const response = await api.fetch(new Request(`http://localhost${path}`, init), { attributes: { user } });
+    const response = await suite.api.fetch(new Request(`http://localhost${path}`, init), { attributes: { user } });
     const text = await response.text();
     const doc = text === '' ? undefined : JSON.parse(text);
     if (doc !== undefined) (path === '/operations' && response.ok ? expectValidAtomicDocument : expectValidDocument)(doc);
@@ -101,7 +93,7 @@ describe.each(DIALECTS)('a unique violation against a hidden row (%s)', (dialect
     expect(answer.status).toBe(409);
     expect(answer.doc).toEqual({ jsonapi: answer.doc.jsonapi, errors: [slugTaken()] });
     revealsNothing(answer.text);
-    expect(await db.selectFrom('notes').select('id').where('id', '=', 'bob-2').executeTakeFirst()).toBeUndefined();
+    expect(await suite.db.selectFrom('notes').select('id').where('id', '=', 'bob-2').executeTakeFirst()).toBeUndefined();
   });
 
   it('is the same answer as for a value in a row Bob can see', async () => {
@@ -129,7 +121,7 @@ describe.each(DIALECTS)('a unique violation against a hidden row (%s)', (dialect
     expect(answer.status).toBe(409);
     expect(answer.doc.errors).toEqual([slugTaken('/atomic:operations/1')]);
     revealsNothing(answer.text);
-    expect(await db.selectFrom('notes').select('id').where('id', 'in', ['bob-4', 'bob-5']).execute()).toEqual([]);
+    expect(await suite.db.selectFrom('notes').select('id').where('id', 'in', ['bob-4', 'bob-5']).execute()).toEqual([]);
   });
 
   it('a client-generated id held by a hidden row is 409 at /data/id, revealing nothing of the row', async () => {
@@ -140,6 +132,6 @@ describe.each(DIALECTS)('a unique violation against a hidden row (%s)', (dialect
     ]);
     // Bob's own input (the id) is not echoed either; Alice's row is as she wrote it.
     revealsNothing(answer.text);
-    expect(await db.selectFrom('notes').selectAll().where('id', '=', ALICE.id).executeTakeFirstOrThrow()).toEqual({ ...ALICE, owner: 'alice' });
+    expect(await suite.db.selectFrom('notes').selectAll().where('id', '=', ALICE.id).executeTakeFirstOrThrow()).toEqual({ ...ALICE, owner: 'alice' });
   });
 });

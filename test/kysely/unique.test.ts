@@ -3,25 +3,18 @@
  * column the constraint names. A taken client-generated id is found by the runtime before the
  * insert (`id_taken` at `/data/id`).
  */
-import type { Kysely } from 'kysely';
 import { Attribute, Create, JsonApi, Show, Update, defineResource } from 'jsonapi-gen';
 import { defineTableStore, kyselyTransaction } from '@jsonapi-gen/kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { emptyKysely } from '../support/databases.js';
+import { describe, expect, it } from 'vitest';
 import { type Doc, json } from '../support/validate.js';
-import { DIALECTS } from './harness.js';
+import { DIALECTS, tableSuite } from './harness.js';
 
 interface Db {
   accounts: { id: string; login_name: string; email: string };
 }
 
 describe.each(DIALECTS)('unique violations on %s', (dialect) => {
-  let db: Kysely<Db>;
-  let close: (() => Promise<void>) | undefined;
-  let api: JsonApi;
-
-  beforeAll(async () => {
-    ({ db, close } = await emptyKysely<Db>(dialect));
+  const suite = tableSuite<Db>(dialect, async (db) => {
     await db.schema
       .createTable('accounts')
       .addColumn('id', 'text', (c) => c.primaryKey())
@@ -30,7 +23,7 @@ describe.each(DIALECTS)('unique violations on %s', (dialect) => {
       .execute();
     await db.insertInto('accounts').values({ id: 'ada', login_name: 'ada', email: 'ada@example.com' }).execute();
     const store = defineTableStore(db, { accounts: { table: 'accounts', columns: { login: 'login_name' }, parseId: (id) => id } });
-    api = new JsonApi({ transaction: kyselyTransaction(db) }).resource({
+    return new JsonApi({ transaction: kyselyTransaction(db) }).resource({
       ...defineResource({
         type: 'accounts',
         fields: [Attribute.make('login').type('string').writable().required(), Attribute.make('email').type('string').writable().required()],
@@ -39,12 +32,9 @@ describe.each(DIALECTS)('unique violations on %s', (dialect) => {
       ...store.accounts,
     });
   });
-  afterAll(async () => {
-    await close?.();
-  });
 
   const send = async (method: string, path: string, data: unknown) => {
-    const response = await api.fetch(
+    const response = await suite.api.fetch(
       new Request(`http://localhost${path}`, { method, headers: { 'content-type': 'application/vnd.api+json' }, body: JSON.stringify({ data }) }),
     );
     return { status: response.status, doc: await json(response) };
@@ -60,7 +50,7 @@ describe.each(DIALECTS)('unique violations on %s', (dialect) => {
     await send('POST', '/accounts', { type: 'accounts', id: 'grace', attributes: { login: 'grace', email: 'grace@example.com' } });
     const updated = await send('PATCH', '/accounts/grace', { type: 'accounts', id: 'grace', attributes: { email: 'ada@example.com' } });
     expect(problem(updated)).toBe('409 unique_violation /data/attributes/email');
-    expect((await db.selectFrom('accounts').select('email').where('id', '=', 'grace').executeTakeFirstOrThrow()).email).toBe('grace@example.com');
+    expect((await suite.db.selectFrom('accounts').select('email').where('id', '=', 'grace').executeTakeFirstOrThrow()).email).toBe('grace@example.com');
   });
 
   it('a taken client-generated id points at /data/id', async () => {
