@@ -133,10 +133,10 @@ const AFFECTING = new Set(['INSERT', 'UPDATE', 'DELETE', 'MERGE']);
  * A Kysely on a `pg` Pool through `preparedPool` (statements named, at most `maxNames` of
  * them) that the Kysely store knows: outside transactions, a statement the store has compiled
  * once runs on a client of the pool at once (named, one checkout for the one statement, as
- * Kysely would take), without Kysely's per-query layers (measured on the
- * bench's route b: 80-100 µs of Node CPU a request less, an eighth to a fifth). Transactions, and every
- * query of your own, go through Kysely as usual. With `log` or `plugins` in `config`,
- * everything goes through Kysely, so that every statement is logged and transformed.
+ * Kysely would take), without Kysely's per-query layers (measured on the bench's route b:
+ * 80-100 µs of Node CPU a request less, an eighth to a fifth). Transactions, and every query
+ * of your own, go through Kysely as usual. With `log` or `plugins` in `config`, everything
+ * goes through Kysely, so that every statement is logged and transformed.
  *
  * @example
  * import pg from 'pg';
