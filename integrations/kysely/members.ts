@@ -108,8 +108,8 @@ interface JoinRows {
 
 /**
  * On PostgreSQL, the join-table rows of a new row's to-many members, when join tables hold all
- * of them, to insert in the row's own statement (`insertWithMembers`); undefined otherwise (on
- * SQLite, whose `with` takes no insert, or for members held by foreign keys).
+ * of them, to insert in the row's own statement (`insertWithMembers`); undefined otherwise (no
+ * members, SQLite, whose `with` takes no insert, or members held by foreign keys).
  */
 export function joinRowsOf(t: StoreTables, resource: TableResource, relationships: Record<string, Linkage>): JoinRows[] | undefined {
   if (isSqlite(t.db)) return undefined;
@@ -121,7 +121,7 @@ export function joinRowsOf(t: StoreTables, resource: TableResource, relationship
     const { table: join, from, to } = mapping.through;
     rows.push({ join, from, to, keys: keysOf(t, linkage) });
   }
-  return rows;
+  return rows.length > 0 ? rows : undefined;
 }
 
 /**

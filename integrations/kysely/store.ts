@@ -205,8 +205,7 @@ function dataLayer(t: StoreTables, resource: TableResource, check: SharedExisten
     // Kysely leaves out columns whose value is undefined; so does the statement's shape.
     const columns = Object.keys(row).filter((c) => row[c] !== undefined);
     // On PostgreSQL, join-table members go in the row's own statement (undefined: written after).
-    const joins = joinRowsOf(t, resource, values.relationships);
-    const members = joins?.length ? joins : undefined;
+    const members = joinRowsOf(t, resource, values.relationships);
     const shape = `${resource.type} insert ${JSON.stringify(columns)}${members ? ` with ${JSON.stringify(members.map((j) => [j.join, j.from, j.to, j.keys.length]))}` : ''} returning *`;
     const parameters = columns.map((c) => row[c]);
     if (members) for (const { keys } of members) parameters.push(...keys);
@@ -219,7 +218,7 @@ function dataLayer(t: StoreTables, resource: TableResource, check: SharedExisten
     );
     if (!inserted) throw new TypeError(`defineStore: inserting into ${table} returned no row`);
     const key = inserted[resource.idColumn];
-    if (!joins) await writeToMany(t, resource, key, values.relationships, context, true);
+    if (!members) await writeToMany(t, resource, key, values.relationships, context, true);
     return membersInOwnTable(values) ? findByKey(key, context) : resource.toModel(inserted);
   }
 

@@ -94,20 +94,15 @@ export async function withTransaction<DB, T>(
     return unit ? bindToRequest(unit, db, joined, () => fn(joined)) : fn(joined);
   }
   const body = async (transaction: Transaction<DB>) => {
-    if (unit) {
-      return bindToRequest(unit, db, transaction, async () => {
-        const result = await fn(transaction);
-        if (options.rollbackIf?.(result)) throw new Rollback(result);
-        return result;
-      });
-    }
+    const run = async () => {
+      const result = await fn(transaction);
+      if (options.rollbackIf?.(result)) throw new Rollback(result);
+      return result;
+    };
+    if (unit) return bindToRequest(unit, db, transaction, run);
     running++;
     try {
-      return await bound.run({ db, transaction: transaction as Transaction<any> }, async () => {
-        const result = await fn(transaction);
-        if (options.rollbackIf?.(result)) throw new Rollback(result);
-        return result;
-      });
+      return await bound.run({ db, transaction: transaction as Transaction<any> }, run);
     } finally {
       // On Node 20 an enabled AsyncLocalStorage hooks every promise the process makes, reads
       // included; while no transaction runs (those waiting for the connection have nothing
