@@ -15,7 +15,7 @@ import { bodyDigest } from './digest.js';
  * `Versioned`), the tag names it too, so that `If-Match` can be checked against the database.
  *
  * @example
- * entityTag('{"data":null}')      // '"xQ9…"'
+ * entityTag('{"data":null}')      // '"gzFP2w4rIphw"'
  * entityTag('{"data":{…}}', '7')  // '"7~Ab3…"'
  */
 export function entityTag(body: string, version?: string): string {

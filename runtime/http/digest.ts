@@ -93,7 +93,7 @@ function word64(h: number): string {
  * The digest of a body: XXH32 of its UTF-8 bytes under two seeds, as 12 base64url characters.
  *
  * @example
- * bodyDigest('{"data":null}') // 'k2Vd…' (12 characters)
+ * bodyDigest('{"data":null}') // 'gzFP2w4rIphw'
  */
 export function bodyDigest(text: string): string {
   const [a, b] = xxh32Pair(...utf8(text), SEED_A, SEED_B);
