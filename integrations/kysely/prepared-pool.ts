@@ -15,6 +15,7 @@
  * statements outside transactions on the pool's clients directly, with the same names.
  */
 import { Kysely, type KyselyConfig, PostgresDialect, type PostgresCursor, type PostgresPool, type PostgresPoolClient, type PostgresQueryResult, type QueryResult } from 'kysely';
+import { directPaths } from './direct-paths.js';
 
 /** A node-postgres client: Kysely's view of it, plus the named query config. */
 export interface NamedQueryClient extends PostgresPoolClient {
@@ -124,7 +125,7 @@ export function preparedPool(pool: NamedQueryPool, options: PreparedPoolOptions 
 export type DirectPostgres = (sql: string, parameters: readonly unknown[]) => Promise<QueryResult<unknown>>;
 
 /** The databases `postgresKysely` made (without `log` or plugins), with their pool's direct runner. */
-const direct = new WeakMap<Kysely<any>, DirectPostgres>();
+const postgresPaths = directPaths<DirectPostgres>();
 
 /** Commands whose row count Kysely reports as `numAffectedRows`, as its PostgreSQL driver does. */
 const AFFECTING = new Set(['INSERT', 'UPDATE', 'DELETE', 'MERGE']);
@@ -147,24 +148,22 @@ export function postgresKysely<DB>(pool: NamedQueryPool, config: Omit<KyselyConf
   const { maxNames: _, ...kysely } = config;
   const maxNames = checkedMaxNames(config, 'postgresKysely');
   const db = new Kysely<DB>({ ...kysely, dialect: new PostgresDialect({ pool: preparedPool(pool, { maxNames }) }) });
-  if (config.log === undefined && (config.plugins ?? []).length === 0) {
-    direct.set(db, async (sql, parameters) => {
-      // Checked out and released as Kysely's driver does: a statement that fails (a bad filter
-      // value, a unique violation) leaves its connection, and what it prepared, in the pool,
-      // where pg's own `pool.query` would close it.
-      const client = await pool.connect();
-      try {
-        const { command, rowCount, rows } = await namedQuery<unknown>(client, sql, parameters as unknown[], maxNames);
-        return AFFECTING.has(command) && rowCount !== null ? { rows: rows ?? [], numAffectedRows: BigInt(rowCount) } : { rows: rows ?? [] };
-      } finally {
-        client.release();
-      }
-    });
-  }
+  postgresPaths.register(db, config, async (sql, parameters) => {
+    // Checked out and released as Kysely's driver does: a statement that fails (a bad filter
+    // value, a unique violation) leaves its connection, and what it prepared, in the pool,
+    // where pg's own `pool.query` would close it.
+    const client = await pool.connect();
+    try {
+      const { command, rowCount, rows } = await namedQuery<unknown>(client, sql, parameters as unknown[], maxNames);
+      return AFFECTING.has(command) && rowCount !== null ? { rows: rows ?? [], numAffectedRows: BigInt(rowCount) } : { rows: rows ?? [] };
+    } finally {
+      client.release();
+    }
+  });
   return db;
 }
 
 /** The pool under a Kysely `postgresKysely` made (without `log` or plugins), for statements run on it directly. */
 export function directPostgresOf(db: Kysely<any>): DirectPostgres | undefined {
-  return direct.get(db);
+  return postgresPaths.of(db);
 }

@@ -1,4 +1,5 @@
 import { Kysely, type KyselyConfig, type QueryResult, SqliteDialect, type SqliteDialectConfig, type SqliteDatabase, type SqliteStatement } from 'kysely';
+import { directPaths } from './direct-paths.js';
 
 /** What `cachedStatements` needs of a better-sqlite3 `Database`. */
 export interface PreparingDatabase {
@@ -75,7 +76,7 @@ export interface DirectSqlite {
 }
 
 /** The databases `sqliteKysely` made whose statements the store may run on SQLite directly. */
-const direct = new WeakMap<Kysely<any>, DirectSqlite>();
+const sqlitePaths = directPaths<DirectSqlite>();
 
 /**
  * Kysely's `SqliteDialect` on a better-sqlite3 database, with `cachedStatements`.
@@ -104,20 +105,18 @@ export function sqliteDialect(database: PreparingDatabase, config: Omit<SqliteDi
 export function sqliteKysely<DB>(database: DirectDatabase, config: Omit<KyselyConfig, 'dialect'> = {}): Kysely<DB> {
   const statements = cachedStatements(database);
   const db = new Kysely<DB>({ ...config, dialect: new SqliteDialect({ database: statements }) });
-  if (config.log === undefined && (config.plugins ?? []).length === 0) {
-    direct.set(db, {
-      prepare: statements.prepare,
-      get inTransaction() {
-        return database.inTransaction;
-      },
-    });
-  }
+  sqlitePaths.register(db, config, {
+    prepare: statements.prepare,
+    get inTransaction() {
+      return database.inTransaction;
+    },
+  });
   return db;
 }
 
 /** The database under a Kysely `sqliteKysely` made (without `log` or plugins), for statements run on it directly. */
 export function directSqliteOf(db: Kysely<any>): DirectSqlite | undefined {
-  return direct.get(db);
+  return sqlitePaths.of(db);
 }
 
 /**
