@@ -50,8 +50,8 @@ export { ListQuery } from './list-query.js';
 
 /**
  * The data layer a Kysely-backed resource of types `R` implements: what the generated
- * `XDataLayer` asks, typed by `R` (the generated `XTypes`). The runtime counts only collections
- * whose Index is declared `countable()`.
+ * `XDataLayer` asks, typed by `R` (the generated `XTypes`). Its `count` runs only for collections
+ * whose Index declares `countable()` (`countOnlyWhereDeclared`), however the data layer is bound.
  */
 export type KyselyDataLayer<R extends ResourceTypes = ResourceTypes> = Findable<StoreModel<R>> &
   Deletable<StoreModel<R>> &
@@ -378,5 +378,7 @@ function dataLayer(t: StoreTables, resource: TableResource, check: SharedExisten
       const [row] = await runStatement(() => runList(query, query.shape === undefined ? undefined : `${query.shape} count`, counting));
       return Number((row as { count?: unknown } | undefined)?.count ?? 0);
     },
+    // A count is one more statement per list: only where the schema's Index declares countable().
+    countOnlyWhereDeclared: true,
   };
 }

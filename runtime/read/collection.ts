@@ -71,10 +71,10 @@ export async function serveCollection(state: RequestState, source: CollectionSou
 
   let q = await filtered(source, filters, context);
   for (const { sort, direction } of sorts) q = await sort.apply(q, direction, context);
-  // Counting costs a query: only an Index declared countable() gets `last` and `meta.total`.
-  // The count and the page do not depend on each other: the page is asked for before the count
+  // Counting costs a query: only a paginated list of a resource that counts (`resource.counts`)
+  // gets `last` and `meta.total`; without pages the document holds the whole collection. The count and the page do not depend on each other: the page is asked for before the count
   // is awaited, so a data layer with a connection pool (PostgreSQL) runs both at once.
-  const counting = index?.isCountable && definition.count ? Promise.resolve(definition.count(q, context)) : undefined;
+  const counting = resource.counts && (page || index?.isCountable) ? Promise.resolve(definition.count!(q, context)) : undefined;
   // Awaited below; if a step in between throws first, its rejection is not left unhandled.
   counting?.catch(() => undefined);
   if (page) q = await definition.paginate!(q, page, context);
@@ -136,7 +136,7 @@ async function serveCursorPage(state: RequestState, source: CollectionSource, fi
   const { resource, index } = source;
   const definition = resource.definition;
   let q = await filtered(source, filters, context);
-  const counting = index?.isCountable && definition.count ? Promise.resolve(definition.count(q, context)) : undefined;
+  const counting = resource.counts ? Promise.resolve(definition.count!(q, context)) : undefined;
   counting?.catch(() => undefined);
   q = await definition.paginateCursor!(q, dataLayerPage(request), context);
   const read = await definition.results!(q, context);

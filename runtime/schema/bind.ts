@@ -32,7 +32,9 @@ const RECORDS = ['related', 'customFilters', 'customSorts', 'existence'] as cons
 /**
  * A resource served by `api.resource()`: the schema's declaration, the data layer's methods
  * and the serializer generated code writes for it. Generated `xResource(dataLayer)` functions
- * call it; the data layer may be a plain object or a class instance.
+ * call it; the data layer may be a plain object or a class instance. Its `count` is bound only
+ * where the schema's Index declares `countable()`: the schema, not the data layer, decides what
+ * is counted.
  *
  * @example
  * api.resource(bindResource(schema.tags, tagStore, (tag: { name: string }) => ({ name: tag.name })));
@@ -53,7 +55,10 @@ export function bindResource<M, Q>(
   if (serializeAttributes) definition.serializeAttributes = serializeAttributes as (model: M, context: Context) => Record<string, unknown>;
   const target = definition as unknown as Record<string, unknown>;
   const source = dataLayer as Record<string, unknown>;
+  // The schema decides what is counted: `count` is bound only where its Index declares countable().
+  const countable = schema.endpoints().some((endpoint) => endpoint.kind === 'index' && endpoint.isCountable);
   for (const name of METHODS) {
+    if (name === 'count' && !countable) continue;
     const method = source[name];
     if (typeof method === 'function') target[name] = method.bind(dataLayer);
   }

@@ -44,7 +44,7 @@ export class Index extends Endpoint<[Context]> {
   readonly kind = 'index' as const;
   #pagination: PaginationOptions | undefined;
   #defaultSort: string | undefined;
-  #countable = false;
+  #countable: boolean | undefined;
   #cursor = false;
 
   /** A new Index endpoint. */
@@ -68,12 +68,17 @@ export class Index extends Endpoint<[Context]> {
   }
 
   /**
-   * Counts the collection (the resource must implement `Countable`, checked at registration):
-   * pagination then has a `last` link and `meta.total`. Without it nothing is counted, even
-   * when the data layer could.
+   * Whether paginated responses count the collection (a `last` link and the total in `meta`).
+   * Undeclared, a resource that implements `Countable` is counted, as the specification says;
+   * `countable()` requires `count` (checked at registration) and is what generated bindings and
+   * the Kysely store count on; `countable(false)` opts a counting data layer out.
+   *
+   * @example
+   * Index.make().paginate(20, 50).countable();      // always counted: `count` is required
+   * Index.make().paginate(20, 50).countable(false); // never counted, even by a data layer that can
    */
-  countable(): this {
-    this.#countable = true;
+  countable(counted = true): this {
+    this.#countable = counted;
     return this;
   }
 
@@ -104,7 +109,13 @@ export class Index extends Endpoint<[Context]> {
     return this.#defaultSort;
   }
 
+  /** Whether `countable()` was declared (true), not whether a data layer counts by itself. */
   get isCountable(): boolean {
+    return this.#countable === true;
+  }
+
+  /** `countable()`'s argument: undefined when undeclared, which lets a `Countable` data layer count. */
+  get countableDeclaration(): boolean | undefined {
     return this.#countable;
   }
 }

@@ -40,6 +40,11 @@ export class RegisteredResource {
   readonly loadRelated: ((relationship: Relationship, models: readonly unknown[], context: Context) => MaybePromise<readonly unknown[]>) | undefined;
   /** The data layer's `can`, which the schema's `can(ability)` callbacks consult. */
   readonly policy: ((ability: Ability, model: unknown, context: Context) => MaybePromise<boolean>) | undefined;
+  /**
+   * Whether paginated lists of this resource are counted: `countable()` declared, or undeclared
+   * with a data layer that implements `Countable` (and did not ask to count only where declared).
+   */
+  readonly counts: boolean;
   /** Its type segment and relationship names hold nothing JSON escapes, so its links need no look when written (see `plainInJson`). */
   readonly plainLinks: boolean;
 
@@ -101,6 +106,9 @@ export class RegisteredResource {
     const index = endpoints.get('index') as Index | undefined;
     if (index?.pagination) require(['paginate'], 'paginate() on the index endpoint (Paginatable)');
     if (index?.isCountable) require(['count'], 'countable() on the index endpoint (Countable)');
+    const declared = index?.countableDeclaration;
+    this.counts =
+      index !== undefined && (declared === true || (declared === undefined && typeof definition.count === 'function' && definition.countOnlyWhereDeclared !== true));
     if (index?.acceptsCursor) {
       if (!index.pagination) throw new TypeError(`${where}: cursor() on the index endpoint needs paginate() (its page sizes)`);
       require(['paginateCursor'], 'cursor() on the index endpoint (CursorPaginatable)');

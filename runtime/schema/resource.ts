@@ -120,9 +120,20 @@ export interface CursorPaginatable<Q = unknown> {
   paginateCursor(query: Q, page: CursorPage, context: Context): MaybePromise<Q>;
 }
 
-/** Counts a filtered query before pagination: gives `last` links and `meta.total`. */
+/**
+ * Counts a filtered query before pagination: paginated Index responses then carry a `last` link
+ * and the total in `meta`, unless the Index declares `countable(false)`.
+ *
+ * @example
+ * count: (rows) => rows.length
+ */
 export interface Countable<Q = unknown> {
   count(query: Q, context: Context): MaybePromise<number>;
+  /**
+   * True for a data layer whose count should run only where the Index declares `countable()`
+   * (the Kysely store sets it: a count is one more statement per list).
+   */
+  readonly countOnlyWhereDeclared?: boolean;
 }
 
 /**

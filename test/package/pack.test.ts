@@ -87,6 +87,50 @@ console.log(JSON.stringify({ status: response.status, type: response.headers.get
     });
   });
 
+  it('a resource object written from the specification alone is counted because it implements count', () => {
+    // Exactly the specification's tables: type(), fields(), endpoints(), find, query, results,
+    // paginate, count, and nothing else (no defineResource, no countable()).
+    writeFileSync(
+      join(host, 'countable.mjs'),
+      `import { JsonApi, Attribute, Index, Show } from 'jsonapi-gen';
+const rows = Array.from({ length: 5 }, (_, i) => ({ id: String(i + 1), title: 'Book ' + (i + 1) }));
+const resource = (type, index) => ({
+  type: () => type,
+  fields: () => [Attribute.make('title')],
+  endpoints: () => [Show.make(), index],
+  find: (id) => rows.find((row) => row.id === id) ?? null,
+  query: () => ({ rows }),
+  results: (query) => query.rows,
+  paginate: (query, page) => ({ rows: query.rows.slice(page.offset, page.offset + page.limit) }),
+  count: (query) => query.rows.length,
+});
+const api = new JsonApi()
+  .resource(resource('books', Index.make().paginate(2, 10)))
+  .resource(resource('quiet', Index.make().paginate(2, 10).countable(false)));
+const get = async (url) => (await api.fetch(new Request('http://localhost' + url))).json();
+const lastOfBooks = await get('/books?page[offset]=4&page[limit]=2');
+console.log(JSON.stringify({
+  books: await get('/books'),
+  lastOfBooks: { links: lastOfBooks.links, meta: lastOfBooks.meta, ids: lastOfBooks.data.map((d) => d.id) },
+  quiet: await get('/quiet'),
+}));
+`,
+    );
+    const out = JSON.parse(execFileSync(process.execPath, ['countable.mjs'], { cwd: host, encoding: 'utf8' })) as Record<string, { links: Record<string, string | null>; meta?: unknown; ids?: string[] }>;
+    const books = out.books!;
+    expect(books.meta).toEqual({ total: 5 });
+    expect(decodeURIComponent(books.links.last!)).toBe('http://localhost/books?page[offset]=4&page[limit]=2');
+    // On the last page the server knows there is no next one.
+    expect(out.lastOfBooks!.ids).toEqual(['5']);
+    expect(out.lastOfBooks!.links.next ?? null).toBeNull();
+    expect(out.lastOfBooks!.meta).toEqual({ total: 5 });
+    // countable(false) opts a counting data layer out: no total, no last link.
+    const quiet = out.quiet!;
+    expect(quiet.meta).toBeUndefined();
+    expect(quiet.links.last).toBeUndefined();
+    expect(quiet.links.next).toBeDefined();
+  });
+
   it('type-checks a TypeScript host against the shipped declarations', () => {
     writeFileSync(
       join(host, 'host.ts'),

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { CustomFilter, CustomSort, Index, JsonApi, defineResource, type FilterValue } from 'jsonapi-gen';
+import { Attribute, CustomFilter, CustomSort, Index, JsonApi, bindResource, defineResource, type FilterValue } from 'jsonapi-gen';
 import { createBlog } from '../support/memory-host.js';
 import { request } from '../support/request.js';
 import { json, jsonError, type Doc } from '../support/validate.js';
@@ -266,6 +266,63 @@ describe('the index pipeline', () => {
     });
     const response = await api.fetch(request('/tags'));
     expect(response.status).toBe(500);
+  });
+});
+
+describe('counting: implementing Countable is enough, countable(false) opts out', () => {
+  const rows = ['a', 'b', 'c', 'd', 'e'].map((name, i) => ({ id: String(i + 1), name }));
+  /** A data layer over `rows` that implements Countable and records each count. */
+  const counting = (counted: string[]) => ({
+    find: (id: string) => rows.find((row) => row.id === id),
+    query: () => rows,
+    paginate: (query: typeof rows, page: { offset: number; limit: number }) => query.slice(page.offset, page.offset + page.limit),
+    results: (query: typeof rows) => query,
+    count: (query: typeof rows) => (counted.push('count'), query.length),
+  });
+  const tags = (index: Index) => defineResource({ type: 'tags', fields: [Attribute.make('name')], endpoints: [index] });
+  const page = async (api: JsonApi) => json(await api.fetch(request('/tags?page[limit]=2')));
+
+  test('undeclared, a data layer with count gives the last link and the total', async () => {
+    const counted: string[] = [];
+    const document = await page(new JsonApi().resource({ ...tags(Index.make().paginate()), ...counting(counted) }));
+    expect(document.meta).toEqual({ total: 5 });
+    expect(params(document.links.last)).toMatchObject({ 'page[offset]': '4', 'page[limit]': '2' });
+    expect(counted).toEqual(['count']);
+  });
+
+  test('countable(false) never counts, even with a data layer that can', async () => {
+    const counted: string[] = [];
+    const document = await page(new JsonApi().resource({ ...tags(Index.make().paginate().countable(false)), ...counting(counted) }));
+    expect(document.meta).toBeUndefined();
+    expect(document.links.last).toBeUndefined();
+    expect(document.links.next).toBeDefined();
+    expect(counted).toEqual([]);
+  });
+
+  test('a data layer that counts only where declared (countOnlyWhereDeclared) is not counted undeclared', async () => {
+    const counted: string[] = [];
+    const layer = { ...counting(counted), countOnlyWhereDeclared: true };
+    expect((await page(new JsonApi().resource({ ...tags(Index.make().paginate()), ...layer }))).meta).toBeUndefined();
+    expect((await page(new JsonApi().resource({ ...tags(Index.make().paginate().countable()), ...layer }))).meta).toEqual({ total: 5 });
+    expect(counted).toEqual(['count']);
+  });
+
+  test('bindResource (what generated code calls): the schema decides, count is bound only where declared countable()', async () => {
+    const counted: string[] = [];
+    const undeclared = await page(new JsonApi().resource(bindResource(tags(Index.make().paginate()), counting(counted))));
+    expect(undeclared.meta).toBeUndefined();
+    expect(counted).toEqual([]);
+    const declared = await page(new JsonApi().resource(bindResource(tags(Index.make().paginate().countable()), counting(counted))));
+    expect(declared.meta).toEqual({ total: 5 });
+    expect(counted).toEqual(['count']);
+  });
+
+  test('an unpaginated list is not counted: the document holds the whole collection', async () => {
+    const counted: string[] = [];
+    const document = await json(await new JsonApi().resource({ ...tags(Index.make()), ...counting(counted) }).fetch(request('/tags')));
+    expect(document.data).toHaveLength(5);
+    expect(document.meta).toBeUndefined();
+    expect(counted).toEqual([]);
   });
 });
 
