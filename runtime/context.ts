@@ -17,10 +17,29 @@ export interface ContextAttributes {}
 /** The type of the attribute `K`: as `ContextAttributes` declares it, else `unknown`. */
 export type AttributeOf<K extends string> = K extends keyof ContextAttributes ? ContextAttributes[K] : unknown;
 
-/** Per-request options of `handle` and `fetch`. */
+/**
+ * The attributes a host attaches to one request, wherever it sets them (`api.handle`,
+ * `api.fetch` and `api.serve` options, `toNodeHandler`'s `attributes`, `new Context`). Once the
+ * host declares `ContextAttributes`, they are checked against it: a name it does not declare, or
+ * a value of another type, fails to compile where the attributes are set. Every attribute is
+ * optional, since not every request has one (an anonymous request has no `user`; `getAttribute`
+ * then answers undefined). A host that declares no `ContextAttributes` may attach any names and
+ * values (read back as `unknown`).
+ *
+ * @example
+ * declare module 'jsonapi-gen' {
+ *   interface ContextAttributes { user: string }
+ * }
+ * await api.handle(request, { attributes: { user: '7' } }); // compiles; so does `{}`
+ * await api.handle(request, { attributes: { user: 7 } });   // compile error: not a string
+ * await api.handle(request, { attributes: { usr: '7' } });  // compile error: not declared
+ */
+export type RequestAttributes = [keyof ContextAttributes] extends [never] ? Readonly<Record<string, unknown>> : Readonly<Partial<ContextAttributes>>;
+
+/** Per-request options of `handle`, `fetch` and `serve`. */
 export interface HandleOptions {
-  /** Values the host attaches to the request (the user, a tenant), read with `ctx.getAttribute`. */
-  attributes?: Readonly<Record<string, unknown>>;
+  /** Values the host attaches to the request (the user, a tenant), read with `ctx.getAttribute`; see `RequestAttributes`. */
+  attributes?: RequestAttributes;
 }
 
 /**
@@ -61,7 +80,7 @@ export class Context {
    * `target`: the request URL's parts when the caller has read them already (from
    * `request.url`); `unitOfWork`: the unit this request belongs to (default: its own).
    */
-  constructor(request: HttpRequest | Request, attributes: Readonly<Record<string, unknown>> = {}, target?: RequestTarget, unitOfWork?: object) {
+  constructor(request: HttpRequest | Request, attributes: RequestAttributes = {}, target?: RequestTarget, unitOfWork?: object) {
     this.http = request instanceof Request ? fromFetch(request) : request;
     this.unitOfWork = unitOfWork ?? this;
     this.#attributes = attributes;

@@ -3,7 +3,7 @@ export { staleVersion } from './http/conditional.js';
 export type { DocumentQuery, ResourceCollectionDocument, ResourceDocument, TypeRegistry } from './client-types.js';
 export type { IdempotencyClaim, IdempotencyOptions, IdempotencyStore, StoredResponse } from './write/idempotency.js';
 export { bindResource, type DataLayer } from './schema/bind.js';
-export { Context, type AttributeOf, type ContextAttributes, type HandleOptions } from './context.js';
+export { Context, type AttributeOf, type ContextAttributes, type HandleOptions, type RequestAttributes } from './context.js';
 export type { RequestTarget } from './http/target.js';
 export { Attribute, Field, Relationship, ToMany, ToOne, type AttributeKind, type Getter } from './schema/fields.js';
 export { Create, Delete, Endpoint, Index, Show, Update, WriteEndpoint, can, type Ability, type AnyEndpoint, type EndpointKind, type PaginationOptions, type Policy, type PolicyCallback } from './schema/endpoints.js';

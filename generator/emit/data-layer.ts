@@ -6,7 +6,7 @@
 import type { StatementStructures } from 'ts-morph';
 import type { AttributeModel, Capability, RelationshipModel, ResourceModel } from '../ir.js';
 import { pascalCase } from '../naming.js';
-import { type Member, interfaceOf, literal, typeAliasOf, typeLiteral, union } from './helpers.js';
+import { type Member, documentedTypeLiteral, interfaceOf, literal, typeAliasOf, typeLiteral, union } from './helpers.js';
 
 /** The runtime interface of each capability and the type arguments it takes. */
 const CAPABILITY_TYPES: Record<Capability, (pascal: string) => string> = {
@@ -81,14 +81,25 @@ export function dataLayerTypes(resource: ResourceModel, attributeType: (a: Attri
   };
   const getterIndexes = getters.map((i) => `GetterModel<typeof schema, ${i}>`);
   return [
-    interfaceOf(`${pascal}ModelFields`, modelMembers, {
-      docs: `What the serializer of ${resource.type} reads from a model: the id and every attribute (date-times as \`Date\` or RFC 3339 text).`,
-    }),
-    typeAliasOf(
-      `${pascal}Model`,
-      [`${pascal}ModelFields`, ...getterIndexes].join(' & '),
-      `A model of ${resource.type} as the host's data layer gives it: its fields${getters.length > 0 ? ' and what the schema\'s `.get()` getters read' : ''}.`,
-    ),
+    // A type literal, not an interface: it fits `Record<string, unknown>`, so a wrapper typed by
+    // `DataLayers` may pass its models on to a data layer whose model is open to more columns
+    // (the Kysely store's `StoreModel`). Set apart by blank lines, as an interface is.
+    {
+      ...typeAliasOf(
+        `${pascal}ModelFields`,
+        documentedTypeLiteral(modelMembers),
+        `What the serializer of ${resource.type} reads from a model: the id and every attribute (date-times as \`Date\` or RFC 3339 text).`,
+      ),
+      leadingTrivia: '\n',
+    },
+    {
+      ...typeAliasOf(
+        `${pascal}Model`,
+        [`${pascal}ModelFields`, ...getterIndexes].join(' & '),
+        `A model of ${resource.type} as the host's data layer gives it: its fields${getters.length > 0 ? ' and what the schema\'s `.get()` getters read' : ''}.`,
+      ),
+      leadingTrivia: '\n',
+    },
     ...(has('Creatable') ? [typeAliasOf(`${pascal}CreateValues`, writable('create'), `What \`create\` receives: checked attributes (defaults applied) and linkage.`)] : []),
     ...(has('Updatable') ? [typeAliasOf(`${pascal}UpdateValues`, writable('update'), `What \`update\` receives: only the members the client sent.`)] : []),
     ...(has('Relatable')

@@ -51,6 +51,17 @@ export function objectLiteral(entries: ReadonlyArray<readonly [string | null, st
   return `{\n${entries.map(([key, value]) => (key === null ? `...${value},` : `${propertyKey(key)}: ${value},`)).join('\n')}\n}`;
 }
 
+/**
+ * `{ a: A; b?: B }` one member a line, each with its doc comment; `Record<never, never>` when
+ * empty. Unlike an interface, an object type has an implicit index signature: it fits
+ * `Record<string, unknown>`.
+ */
+export function documentedTypeLiteral(members: readonly Member[]): string {
+  if (members.length === 0) return 'Record<never, never>';
+  const line = (m: Member) => `${m.docs ? `/** ${m.docs} */\n` : ''}${propertyKey(m.name)}${m.optional ? '?' : ''}: ${m.type};`;
+  return `{\n${members.map(line).join('\n')}\n}`;
+}
+
 /** An exported interface. */
 export function interfaceOf(
   name: string,

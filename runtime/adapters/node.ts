@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
-import type { HandleOptions } from '../context.js';
+import type { HandleOptions, RequestAttributes } from '../context.js';
 import type { HttpRequest } from '../http/request.js';
 import type { HttpResult } from '../http/result.js';
 
@@ -24,12 +24,13 @@ export interface NodeHandlerOptions {
   /**
    * The context attributes of a request (the user, a tenant), from the Node request (under
    * Express, what its middleware put there) or the runtime's request value (its `header(name)`).
-   * Only with a `JsonApi`; a Fetch handler passes its own.
+   * Only with a `JsonApi`; a Fetch handler passes its own. Checked against `ContextAttributes`
+   * (see `RequestAttributes`).
    *
    * @example
    * toNodeHandler(api, { attributes: (req, request) => ({ user: request.header('x-user') }) });
    */
-  attributes?: (req: IncomingMessage, request: HttpRequest) => Readonly<Record<string, unknown>>;
+  attributes?: (req: IncomingMessage, request: HttpRequest) => RequestAttributes;
 }
 
 /** A Node request as frameworks hand it over: Express adds `originalUrl` and, after a body parser, `body`. */

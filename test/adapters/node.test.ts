@@ -346,7 +346,7 @@ describe('toNodeHandler', () => {
         return { id: '1', name: attributes.name as string };
       },
     });
-    const origin = await listen(toNodeHandler(api, { attributes: (req) => ({ user: req.headers['x-user'] }) }));
+    const origin = await listen(toNodeHandler(api, { attributes: ({ headers }) => (typeof headers['x-user'] === 'string' ? { user: headers['x-user'] } : {}) }));
     const sent = JSON.stringify({ data: { type: 'tags', attributes: { name: 'ts' } } });
     const response = await fetch(`${origin}/tags`, { method: 'POST', headers: { 'content-type': JSON_API, 'x-user': '7', 'x-tag': 'a', 'X-Tag': 'b' }, body: sent });
     expect(response.status).toBe(201);

@@ -90,7 +90,7 @@ export type ArticlesSort =
   'title' | '-title' | 'createdAt' | '-createdAt' | 'updatedAt' | '-updatedAt' | 'author.name' | '-author.name';
 
 /** What the serializer of articles reads from a model: the id and every attribute (date-times as `Date` or RFC 3339 text). */
-export interface ArticlesModelFields {
+export type ArticlesModelFields = {
   /** Served as `String(id)`. */
   id: string | number;
   title: string;
@@ -98,7 +98,7 @@ export interface ArticlesModelFields {
   status: 'draft' | 'published';
   createdAt: Date | string;
   updatedAt: Date | string;
-}
+};
 
 /** A model of articles as the host's data layer gives it: its fields. */
 export type ArticlesModel = ArticlesModelFields;

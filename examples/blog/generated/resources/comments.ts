@@ -77,12 +77,12 @@ export type CommentsFilter = 'article' | 'author';
 export type CommentsSort = 'createdAt' | '-createdAt';
 
 /** What the serializer of comments reads from a model: the id and every attribute (date-times as `Date` or RFC 3339 text). */
-export interface CommentsModelFields {
+export type CommentsModelFields = {
   /** Served as `String(id)`. */
   id: string | number;
   body: string;
   createdAt: Date | string;
-}
+};
 
 /** A model of comments as the host's data layer gives it: its fields. */
 export type CommentsModel = CommentsModelFields;

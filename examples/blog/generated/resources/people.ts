@@ -66,13 +66,13 @@ export type PeopleFilter = 'name';
 export type PeopleSort = 'name' | '-name' | 'createdAt' | '-createdAt';
 
 /** What the serializer of people reads from a model: the id and every attribute (date-times as `Date` or RFC 3339 text). */
-export interface PeopleModelFields {
+export type PeopleModelFields = {
   /** Served as `String(id)`. */
   id: string | number;
   name: string;
   email: string | null;
   createdAt: Date | string;
-}
+};
 
 /** A model of people as the host's data layer gives it: its fields. */
 export type PeopleModel = PeopleModelFields;

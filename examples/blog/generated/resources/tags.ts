@@ -63,11 +63,11 @@ export type TagsFilter = 'name';
 export type TagsSort = 'name' | '-name';
 
 /** What the serializer of tags reads from a model: the id and every attribute (date-times as `Date` or RFC 3339 text). */
-export interface TagsModelFields {
+export type TagsModelFields = {
   /** Served as `String(id)`. */
   id: string | number;
   name: string;
-}
+};
 
 /** A model of tags as the host's data layer gives it: its fields. */
 export type TagsModel = TagsModelFields;
