@@ -2,6 +2,7 @@
  * Schema rules the runtime would otherwise only enforce at registration (or never): each
  * mistake becomes a problem located in the schema file.
  */
+import { declarationIssues, pathIssues } from 'jsonapi-gen/internal';
 import type { LoadedSchema, SchemaLike } from './load.js';
 import type { Target } from './locate.js';
 import { pascalCase } from './naming.js';
@@ -12,7 +13,6 @@ export interface Issue {
   readonly target: Target;
 }
 
-const KINDS = new Set(['string', 'integer', 'number', 'boolean', 'date-time', 'date', 'enum', 'array', 'object']);
 const ENDPOINT_KINDS = new Set(['show', 'index', 'create', 'update', 'delete']);
 const MEMBER_NAME = /^[a-zA-Z0-9](?:[a-zA-Z0-9_-]*[a-zA-Z0-9])?$/;
 const LEGAL = 'letters and digits, with - or _ inside';
@@ -47,24 +47,26 @@ export function validate(loaded: LoadedSchema): Issue[] {
     if (clash !== undefined && clash !== type) issue(`resource type "${type}" and "${clash}" both become ${prefix} in generated code`, { part: 'type' });
     prefixes.set(prefix, type);
 
+    // The builders' arguments and duplicate names: the runtime's own rules, applied at registration too.
+    for (const found of [...declarationIssues(schema), ...pathIssues(schema, (related) => schemas.get(related)?.fields())]) {
+      const { part, name, occurrence, call } = found;
+      issue(found.message, { part, name, occurrence, ...(call !== undefined && { call }) });
+    }
+
     const fieldCount = new Map<string, number>();
     for (const field of schema.fields()) {
       const name = field.name;
       const occurrence = fieldCount.get(name) ?? 0;
       fieldCount.set(name, occurrence + 1);
       const on = { part: 'fields', name, occurrence } as const;
+      if (typeof name !== 'string') continue;
       if (!MEMBER_NAME.test(name)) issue(`field "${name}" is not a legal member name (${LEGAL})`, on);
       else if (name === 'id' || name === 'type') issue(`"${name}" cannot be a field name: every resource object has its own "${name}"`, on);
-      if (occurrence === 1) issue(`field "${name}" is declared twice`, on);
       if (field.cardinality === 'one' || field.cardinality === 'many') {
         if (field.hasRelatedType === false) issue(`relationship "${name}" has no .type(...)`, on);
-        else if (!types.has(field.relatedType!)) {
+        else if (typeof field.relatedType === 'string' && !types.has(field.relatedType)) {
           issue(`relationship "${name}" relates to "${field.relatedType}", which no resource of the schema declares (known: ${[...types.keys()].sort().join(', ')})`, { ...on, call: 'type' });
         }
-      } else if (!KINDS.has(String(field.kind))) {
-        issue(`attribute "${name}" has an unknown kind "${String(field.kind)}"`, { ...on, call: 'type' });
-      } else if (field.kind === 'enum' && (field.enumValues ?? []).length === 0) {
-        issue(`enum attribute "${name}" lists no values`, { ...on, call: 'type' });
       }
     }
 
@@ -98,12 +100,12 @@ export function validate(loaded: LoadedSchema): Issue[] {
         const occurrence = count.get(name) ?? 0;
         count.set(name, occurrence + 1);
         const on = { part, name, occurrence } as const;
+        if (typeof name !== 'string') continue;
         if (!index) issue(`${what} "${name}" needs an Index endpoint, and ${type} has none`, on);
-        if (typeof name !== 'string' || !name.split('.').every((n) => MEMBER_NAME.test(n))) issue(`${what} "${name}" is not a legal member name (${LEGAL})`, on);
-        if (occurrence === 1) issue(`${what} "${name}" is declared twice`, on);
+        if (!name.split('.').every((n) => MEMBER_NAME.test(n))) issue(`${what} "${name}" is not a legal member name (${LEGAL})`, on);
         if (part === 'sorts') sortNames.add(name);
         // Where and SortBy compare a field of the resource: an attribute (or, for Where, a to-one's id).
-        const [first, path] = typeof name === 'string' ? name.split('.') : [];
+        const [first, path] = name.split('.');
         const field = schema.fields().find((f) => f.name === first);
         const attribute = field !== undefined && field.cardinality === undefined;
         if (declares === 'where' && path !== undefined) {
@@ -122,7 +124,8 @@ export function validate(loaded: LoadedSchema): Issue[] {
         } else if (declares === 'field' && !attribute) issue(`SortBy.make('${name}') names no attribute of ${type}`, on);
       }
     }
-    for (const term of index?.defaultSortValue?.split(',') ?? []) {
+    const defaultSort = index?.defaultSortValue;
+    for (const term of typeof defaultSort === 'string' && defaultSort.trim() !== '' ? defaultSort.split(',') : []) {
       const name = term.replace(/^-/, '');
       if (!sortNames.has(name)) issue(`the default sort names "${name}", which is not a declared sort`, { part: 'endpoints', name: 'index', call: 'defaultSort' });
     }

@@ -17,6 +17,7 @@ import { MEDIA_TYPE, negotiateAccept, negotiateContentType, negotiateExtension }
 import { readJson } from './write/body.js';
 import { checkQueryEncoding, parseQuery } from './query/parse.js';
 import { RegisteredResource } from './schema/registry.js';
+import { pathIssues } from './schema/declaration-rules.js';
 import type { ResourceDefinition } from './schema/resource.js';
 import { type HttpRequest, fromFetch } from './http/request.js';
 import { type HttpResult, toResponse, withoutBody } from './http/result.js';
@@ -306,6 +307,7 @@ export class JsonApi {
         const related = this.#resources.get((resource.fields.get(first) as Relationship | undefined)?.relatedType ?? '');
         if (related && !(related.fields.get(attribute) instanceof Attribute)) problems.push(`${resource.type}: "${name}" names no attribute of ${related.type}`);
       }
+      for (const issue of pathIssues(resource.definition, (type) => this.#resources.get(type)?.definition.fields())) problems.push(`resource "${resource.type}": ${issue.message}`);
     }
     if (problems.length > 0) throw new TypeError(problems.join('; '));
     this.#checked = true;

@@ -1,9 +1,10 @@
 /**
- * Helpers the runtime shares with its integrations (`@jsonapi-gen/kysely`), so that they can
- * import the runtime by its package name. Not part of the public API: any release may change
- * them.
+ * Helpers the runtime shares with its integrations (`@jsonapi-gen/kysely`) and the generator
+ * (`@jsonapi-gen/cli`), so that they can import the runtime by its package name. Not part of
+ * the public API: any release may change them.
  *
  * @example
  * import { escape } from 'jsonapi-gen/internal';
  */
 export { escape } from './write/payload.js';
+export { declarationIssues, pathIssues, type DeclarationIssue } from './schema/declaration-rules.js';

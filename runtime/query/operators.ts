@@ -75,6 +75,23 @@ export function defaultOperators(kind: ComparedKind['kind'], nullable: boolean):
   return ops;
 }
 
+/** The operators that order values. */
+const ORDERING_OPERATORS: readonly Operator[] = ['lt', 'lte', 'gt', 'gte'];
+
+/**
+ * Whether `op` applies to a field of `kind`, which `Where.operators(...)` may declare: text
+ * operators compare strings only, ordering operators strings, numbers, dates and date-times;
+ * equality, lists and `null` apply to every kind. Every default of `defaultOperators` applies.
+ *
+ * @example
+ * operatorApplies('contains', 'integer'); // false: an integer column has no text to search
+ */
+export function operatorApplies(op: Operator, kind: ComparedKind['kind']): boolean {
+  if (TEXT_OPERATORS.includes(op)) return kind === 'string';
+  if (ORDERING_OPERATORS.includes(op)) return kind === 'string' || kind === 'integer' || kind === 'number' || kind === 'date' || kind === 'date-time';
+  return true;
+}
+
 /** Whether `name` is an operator word. */
 export function isOperator(name: string): name is Operator {
   return (OPERATORS as readonly string[]).includes(name);

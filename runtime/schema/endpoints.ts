@@ -52,11 +52,11 @@ export class Index extends Endpoint<[Context]> {
     return new Index();
   }
 
-  /** Offset pagination: `page[limit]` defaults to `defaultLimit` and is clamped to `maxLimit`. */
+  /**
+   * Offset pagination: `page[limit]` defaults to `defaultLimit` and is clamped to `maxLimit`;
+   * both whole numbers, 1 or more, the default not above the maximum (checked at registration).
+   */
   paginate(defaultLimit = 20, maxLimit = 50): this {
-    if (!Number.isSafeInteger(defaultLimit) || defaultLimit < 1 || !Number.isSafeInteger(maxLimit) || maxLimit < defaultLimit) {
-      throw new TypeError(`paginate(${defaultLimit}, ${maxLimit}): limits must be positive integers, default <= max`);
-    }
     this.#pagination = Object.freeze({ defaultLimit, maxLimit });
     return this;
   }

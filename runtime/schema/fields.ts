@@ -160,15 +160,15 @@ export class Attribute extends Field {
   }
 
 
-  /** The kind of value; enums list their members. */
+  /**
+   * The kind of value; enums list their members (strings, at least one, each once). Arguments
+   * are checked when the resource is registered, and by `jsonapi-gen build`.
+   */
   type(kind: 'enum', values: readonly string[]): this;
   type(kind: Exclude<AttributeKind, 'enum'>): this;
   type(kind: AttributeKind, values?: readonly string[]): this {
     this.#kind = kind;
-    if (kind === 'enum') {
-      if (!values || values.length === 0) throw new TypeError(`enum attribute "${this.name}" needs its values`);
-      this.#enumValues = Object.freeze([...values]);
-    }
+    if (kind === 'enum') this.#enumValues = Object.freeze(Array.isArray(values) ? [...values] : []);
     return this;
   }
 
@@ -178,17 +178,17 @@ export class Attribute extends Field {
     return this;
   }
 
-  /** Strings: at least `n` characters (Unicode code points). */
+  /** Strings: at least `n` characters (Unicode code points), a whole number. */
   minLength(n: number): this {
     return this.#constrain({ minLength: n });
   }
 
-  /** Strings: at most `n` characters (Unicode code points). */
+  /** Strings: at most `n` characters (Unicode code points), a whole number, not below `minLength`. */
   maxLength(n: number): this {
     return this.#constrain({ maxLength: n });
   }
 
-  /** Strings: must match `pattern`. */
+  /** Strings: must match `pattern`, a RegExp (its source is the OpenAPI `pattern`). */
   pattern(pattern: RegExp): this {
     return this.#constrain({ pattern });
   }
@@ -198,7 +198,7 @@ export class Attribute extends Field {
     return this.#constrain({ min: n });
   }
 
-  /** Numbers and integers: at most `n`. */
+  /** Numbers and integers: at most `n`, not below `min`. */
   max(n: number): this {
     return this.#constrain({ max: n });
   }
@@ -219,7 +219,8 @@ export class Attribute extends Field {
 
   /**
    * The value a created resource gets when the client gives none: a value, or a function of
-   * the context called at each create (`() => new Date().toISOString()`).
+   * the context called at each create (`() => new Date().toISOString()`). A value must be one
+   * the attribute accepts (its kind, nullability and bounds), checked at registration.
    */
   default(value: unknown): this {
     this.#default = { value };
@@ -246,6 +247,11 @@ export class Attribute extends Field {
   /** Whether `.default()` was given. */
   get hasDefault(): boolean {
     return this.#default !== undefined;
+  }
+
+  /** What `.default()` was given (a value or a function), wrapped so that `undefined` given differs from none. */
+  get declaredDefault(): { readonly value: unknown } | undefined {
+    return this.#default;
   }
 
   /** The default for a new resource (functions are called with the context). */

@@ -110,16 +110,6 @@ describe('registration refuses malformed resources', () => {
     expect(() => api.resource({ ...defineResource({ type: 'tags' }) })).toThrow(/"tags" is registered twice/);
   });
 
-  test('Index.paginate() refuses impossible limits', () => {
-    expect(() => Index.make().paginate(0, 10)).toThrow(TypeError);
-    expect(() => Index.make().paginate(20, 10)).toThrow(TypeError);
-    expect(() => Index.make().paginate(1.5, 10)).toThrow(TypeError);
-  });
-
-  test('an enum attribute needs its values', () => {
-    expect(() => Attribute.make('status').type('enum', [])).toThrow(/needs its values/);
-  });
-
   test('a relationship to an unregistered type fails every request, and says why', async () => {
     const onError = vi.fn();
     const api = new JsonApi({ onError }).resource({

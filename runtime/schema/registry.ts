@@ -4,6 +4,7 @@ import { Attribute, Relationship, type ToMany, type ToOne } from './fields.js';
 import { CustomFilter, CustomSort, Filter, Sort, SortBy, Where, type FilterValue, type SortDirection } from './filters.js';
 import { plainInJson } from '../document/serialize.js';
 import { assertMemberName, isMemberName } from './member-name.js';
+import { declarationIssues } from './declaration-rules.js';
 import { parseSort } from '../query/parse.js';
 import type { AnyField, ResourceDefinition } from './resource.js';
 import type { MaybePromise } from '../types.js';
@@ -55,12 +56,14 @@ export class RegisteredResource {
     this.type = type;
     this.typeSegment = encodeURIComponent(type);
     this.definition = definition;
+    // What the builders were given (and names declared twice): the rules `jsonapi-gen build` applies too.
+    const issues = declarationIssues(definition);
+    if (issues.length > 0) throw new TypeError(`${where}: ${issues.map((issue) => issue.message).join('; ')}`);
 
     const fields = new Map<string, AnyField>();
     for (const field of definition.fields()) {
       assertMemberName(field.name, `Field of ${where}`);
       if (field.name === 'id' || field.name === 'type') throw new TypeError(`${where}: "${field.name}" cannot be a field name`);
-      if (fields.has(field.name)) throw new TypeError(`${where}: field "${field.name}" is declared twice`);
       if (field instanceof Relationship && !field.hasRelatedType) throw new TypeError(`${where}: relationship "${field.name}" has no .type(...)`);
       fields.set(field.name, field);
     }
@@ -257,7 +260,6 @@ function byName<T extends { name: string }>(items: readonly T[], what: string): 
   const map = new Map<string, T>();
   for (const item of items) {
     if (!item.name.split('.').every(isMemberName)) throw new TypeError(`${what} "${item.name}" is not a legal member name`);
-    if (map.has(item.name)) throw new TypeError(`${what} "${item.name}" is declared twice`);
     map.set(item.name, item);
   }
   return map;

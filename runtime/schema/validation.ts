@@ -8,7 +8,7 @@ const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 export type ValidationResult = { ok: true; value: unknown } | { ok: false; problems: string[] };
 
 /** Checks a value against its attribute's kind, nullability and constraints; no custom validators. */
-export function checkKind(attribute: Attribute, value: unknown): string[] {
+export function checkKind(attribute: Pick<Attribute, 'kind' | 'isNullable' | 'constraints' | 'enumValues'>, value: unknown): string[] {
   if (value === null) return attribute.isNullable ? [] : ['must not be null'];
   const c = attribute.constraints;
   switch (attribute.kind) {

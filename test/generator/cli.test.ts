@@ -122,10 +122,20 @@ describe('jsonapi-gen build', { timeout: 120_000 }, () => {
     expect(existsSync(join(dir, 'never'))).toBe(false);
   });
 
+  it.concurrent("reports a wrong builder argument at the builder call, as registration would refuse it", async () => {
+    const { code, stderr, stdout } = await cli('build', fixtureFile('errors/pattern-not-regexp.ts'), '--out', join(dir, 'never'));
+    expect(code).toBe(1);
+    expect(stdout).toBe('');
+    expect(stderr).toContain('fixtures/errors/pattern-not-regexp.ts:7:28 - error: books: attribute "isbn": pattern() takes a RegExp, such as /^97/, not the string "^97"');
+    expect(stderr).toContain("  7 |     Attribute.make('isbn').pattern('^97' as never).writable(),\n    |                            ^");
+    expect(stderr).not.toMatch(/\n\s+at /);
+    expect(existsSync(join(dir, 'never'))).toBe(false);
+  });
+
   it.concurrent('reports an exception thrown while loading the schema at the line that threw', async () => {
     const { code, stderr } = await cli('build', fixtureFile('errors/throws-on-load.ts'), '--out', join(dir, 'never'));
     expect(code).toBe(1);
-    expect(stderr).toContain('fixtures/errors/throws-on-load.ts:6:28 - error: cannot load the schema: paginate(50, 10)');
+    expect(stderr).toContain('fixtures/errors/throws-on-load.ts:6:36 - error: cannot load the schema: filter "q": description() takes a non-empty text');
     expect(stderr).not.toMatch(/\n\s+at /);
   });
 

@@ -57,6 +57,53 @@ const cases: Array<[string, { given: string; want: Want }]> = [
     'default sort naming no sort',
     { given: 'unknown-default-sort.ts', want: { line: 6, column: 28, message: 'the default sort names "createdAt"', quoted: "defaultSort('-createdAt')" } },
   ],
+  // What the builders were given: the runtime's rules (runtime/schema/declaration-rules.ts), at the builder call.
+  [
+    'a pattern that is not a RegExp',
+    { given: 'pattern-not-regexp.ts', want: { line: 7, column: 28, message: 'attribute "isbn": pattern() takes a RegExp, such as /^97/, not the string "^97"', quoted: ".pattern('^97' as never)" } },
+  ],
+  [
+    'a length that is not a whole number',
+    { given: 'length-not-whole.ts', want: { line: 5, column: 49, message: 'attribute "title": maxLength() takes a whole number of characters, 0 or more, not 2.5', quoted: '.maxLength(2.5)' } },
+  ],
+  ['min above max', { given: 'min-above-max.ts', want: { line: 6, column: 53, message: 'attribute "pages": min(10) is above max(5)', quoted: '.min(10).max(5)' } }],
+  [
+    'a bound that is not a number',
+    { given: 'bound-not-number.ts', want: { line: 7, column: 52, message: 'attribute "pages": max() takes a finite number, not the string "500"', quoted: '.max(limits.pages as never)' } },
+  ],
+  [
+    'an enum value listed twice',
+    { given: 'enum-twice.ts', want: { line: 6, column: 30, message: `attribute "format": type('enum', values) lists "hardcover" twice`, quoted: ".type('enum', ['hardcover'" } },
+  ],
+  [
+    'enum values that are not strings',
+    { given: 'enum-not-strings.ts', want: { line: 5, column: 38, message: `attribute "edition": type('enum', values) takes strings, not 1`, quoted: ".type('enum', [1, 2, 3]" } },
+  ],
+  [
+    'a default of the wrong kind',
+    { given: 'default-of-wrong-kind.ts', want: { line: 7, column: 56, message: 'attribute "pages": default("300"): the value must be an integer', quoted: ".default('300')" } },
+  ],
+  [
+    'an operator that does not apply to the kind',
+    { given: 'operator-not-for-kind.ts', want: { line: 7, column: 33, message: 'filter "pages": "contains" does not apply to an integer attribute', quoted: ".operators('gte', 'contains')" } },
+  ],
+  [
+    'an operator that does not exist',
+    { given: 'unknown-operator.ts', want: { line: 7, column: 33, message: 'filter "title": operators() takes one or more of eq, ne, in,', quoted: ".operators('eq', 'like' as never)" } },
+  ],
+  [
+    "an operator that does not apply to a path's attribute",
+    { given: 'path-operator-not-for-kind.ts', want: { line: 7, column: 41, message: 'filter "author.living": "lt" does not apply to a boolean attribute', quoted: ".operators('lt')" } },
+  ],
+  [
+    'paginate() with the default above the maximum',
+    { given: 'paginate-default-above-max.ts', want: { line: 6, column: 28, message: 'the index endpoint: paginate(50, 10): the default limit is above the maximum', quoted: '.paginate(50, 10)' } },
+  ],
+  [
+    'an attribute and a relationship of one name',
+    { given: 'field-and-relationship.ts', want: { line: 7, column: 16, message: 'field "author" is declared twice', quoted: "ToOne.make('author')" } },
+  ],
+  ['duplicate filter', { given: 'duplicate-filter.ts', want: { line: 7, column: 45, message: 'filter "title" is declared twice', quoted: "Where.make('title').caseInsensitive()" } }],
 ];
 
 function caught(run: () => unknown): SchemaError {
