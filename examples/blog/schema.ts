@@ -1,5 +1,5 @@
 /**
- * The blog API of shared/DEMO.md, declared once. `jsonapi-gen build` turns it into
+ * The blog API of examples/blog/README.md, declared once. `jsonapi-gen build` turns it into
  * `generated/`; the demo binds it to Kysely data layers in `store.ts`.
  */
 import { Attribute, Create, CustomFilter, Delete, Index, Show, SortBy, ToMany, ToOne, Update, Where, atomic, can, defineResource } from 'jsonapi-gen';
@@ -54,7 +54,7 @@ export const articles = defineResource({
     Delete.make().visible(can('delete')),
   ],
   filters: [
-    // Operators as shared/DEMO.md lists them: filter[title][contains]=ts, filter[createdAt][gte]=...
+    // Operators as examples/blog/README.md lists them: filter[title][contains]=ts, filter[createdAt][gte]=...
     Where.make('title').operators('eq', 'contains', 'startsWith', 'endsWith'),
     Where.make('author'),
     Where.make('status').operators('eq', 'ne', 'in', 'nin').visible(signedIn),

@@ -1,5 +1,5 @@
 /**
- * The blog demo: migrates and seeds a database, then serves the API of shared/DEMO.md on
+ * The blog demo: migrates and seeds a database, then serves the API of examples/blog/README.md on
  * node:http. `npm run demo -- --db FILE --seed N --workers N`; PostgreSQL when DATABASE_URL is set;
  * `--memory` serves the hand-written in-memory data layers of memory.ts instead.
  */

@@ -2,7 +2,7 @@
  * The blog's data layers: every resource of `schema.ts` backed by its table through the Kysely
  * integration, plus the one policy: only an article's author may update or delete it.
  * `createStore(db, { scoped: true })` adds row-level read authorization (not served by the
- * demo, whose reads stay open as shared/DEMO.md says): drafts are visible only to their
+ * demo, whose reads stay open as examples/blog/README.md says): drafts are visible only to their
  * author, and comments only when their article is.
  */
 import { type ExpressionBuilder, type Kysely, sql } from 'kysely';

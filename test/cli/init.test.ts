@@ -3,13 +3,15 @@
  * directory outside the repository (init packs the clone's three packages into its vendor/),
  * install it, run `npm start`, and get JSON:API responses from it. The host's own `npm test`
  * passes, it type-checks strictly, its generated output passes `npm run check`, and init run
- * again (now from the installed package) refuses to overwrite anything.
+ * again (now from the installed package) refuses to overwrite anything. Its tables come from
+ * Kysely's Migrator, and a 500's cause is logged.
  */
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import SQLite from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { npm } from '../package/support.js';
 import { BIN, ROOT, cli } from './support.js';
@@ -42,7 +44,7 @@ describe('jsonapi-gen init', () => {
     const scaffolded = await cli(['init', host]);
     expect(scaffolded.stderr).toBe('');
     expect(scaffolded.code).toBe(0);
-    expect(scaffolded.stdout).toMatch(/new host in .*my-api \(12 files; the packages of this clone, packed into vendor\/\)/);
+    expect(scaffolded.stdout).toMatch(/new host in .*my-api \(14 files; the packages of this clone, packed into vendor\/\)/);
     expect(scaffolded.stdout).toMatch(/Next: cd .*my-api && npm install && npm start/);
     const pkg = JSON.parse(readFileSync(join(host, 'package.json'), 'utf8'));
     expect(pkg).toMatchObject({
@@ -52,7 +54,8 @@ describe('jsonapi-gen init', () => {
       devDependencies: { '@jsonapi-gen/cli': 'file:vendor/jsonapi-gen-cli-0.1.0.tgz', vitest: expect.any(String) },
     });
     expect(pkg.scripts.start).toBe('jsonapi-gen build src/schema.ts --out src/generated --quiet && tsx src/server.ts');
-    expect(readdirSync(join(host, 'src')).sort()).toEqual(['api.test.ts', 'db.ts', 'schema.ts', 'server.ts', 'store.ts']);
+    expect(readdirSync(join(host, 'src')).sort()).toEqual(['api.test.ts', 'db.ts', 'migrations', 'schema.ts', 'server.ts', 'store.ts']);
+    expect(readdirSync(join(host, 'src', 'migrations')).sort()).toEqual(['0001_authors_and_books.ts', 'index.ts']);
     expect(readdirSync(join(host, 'vendor')).sort()).toEqual(['jsonapi-gen-0.1.0.tgz', 'jsonapi-gen-cli-0.1.0.tgz', 'jsonapi-gen-kysely-0.1.0.tgz']);
     expect(existsSync(join(host, '.gitignore'))).toBe(true);
     // The two commands its README prints.
@@ -114,6 +117,23 @@ describe('jsonapi-gen init', () => {
     const openapi = (await (await fetch(`${url}/openapi.json`)).json()) as any;
     expect(Object.keys(openapi.paths)).toEqual(expect.arrayContaining(['/authors', '/authors/{id}', '/books', '/books/{id}']));
 
+    // The tables came from Kysely's Migrator, which recorded the migration it ran; and a 500's
+    // cause, which its body does not tell, is in the server's log.
+    const database = new SQLite(join(host, 'data.sqlite'));
+    try {
+      expect(database.prepare('select name from kysely_migration').all()).toEqual([{ name: '0001_authors_and_books' }]);
+      database.exec('drop table books');
+    } finally {
+      database.close();
+    }
+    const failed = await fetch(`${url}/books`, { headers: { accept: JSONAPI } });
+    expect(failed.status).toBe(500);
+    expect(await failed.text()).not.toContain('no such table');
+    // The log line reaches us through the child's stderr pipe, a moment after the response.
+    const logged = /my-api: 500 Internal Server Error: SqliteError: no such table: books/;
+    for (let waited = 0; !logged.test(output) && waited < 5000; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(output).toMatch(logged);
+
     process.kill(-server.pid!, 'SIGTERM');
     await new Promise((resolve) => (server!.exitCode !== null ? resolve(null) : server!.once('exit', resolve)));
 
@@ -141,7 +161,7 @@ describe('jsonapi-gen init', () => {
     expect(again.stderr).toMatch(/already has .*package.json.*; nothing written/);
     // Outside a clone, init depends on the registry's versions.
     const fresh = await run('npx', ['--no-install', 'jsonapi-gen', 'init', join(dir, 'second')], { cwd: host });
-    expect(fresh.stdout).toContain('(9 files; the packages from the npm registry)');
+    expect(fresh.stdout).toContain('(11 files; the packages from the npm registry)');
     expect(JSON.parse(readFileSync(join(dir, 'second', 'package.json'), 'utf8')).dependencies['jsonapi-gen']).toBe('^0.1.0');
     expect(existsSync(join(dir, 'second', 'vendor'))).toBe(false);
     expect(readFileSync(join(dir, 'second', 'src', 'server.ts'), 'utf8')).toBe(readFileSync(join(host, 'src', 'server.ts'), 'utf8').replaceAll('my-api', 'second'));

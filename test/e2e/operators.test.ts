@@ -1,7 +1,7 @@
 /**
  * The query language answers the same on every backend: the demo on SQLite, on PostgreSQL and
  * on the hand-written memory store (examples/blog/memory.ts) gives the same articles for each
- * operator and path of shared/DEMO.md (test/kysely/operators.test.ts checks them against plain
+ * operator and path of examples/blog/README.md (test/kysely/operators.test.ts checks them against plain
  * TypeScript on both databases).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -70,7 +70,7 @@ describe.each(BACKENDS)('writes on the blog demo (%s)', (dialect) => {
     relationships: { author: person(author), ...relationships },
   });
 
-  describe('the CRUD cycle of an article (DEMO.md)', () => {
+  describe('the CRUD cycle of an article (examples/blog/README.md)', () => {
     it('create with author and tags: 201, Location, server-set timestamps, the default status', async () => {
       const before = Date.now();
       const created = await post('/articles', article({ title: 'A new article', body: 'Hello' }, '2', { tags: tagList('1', '3') }), '2');

@@ -1,6 +1,6 @@
 /**
  * The query language's SQL uses the example's indexes, on SQLite and PostgreSQL: the statement
- * the Kysely store runs for each of shared/DEMO.md's paths and operators is explained by the
+ * the Kysely store runs for each of examples/blog/README.md's paths and operators is explained by the
  * database itself (`EXPLAIN QUERY PLAN`, `EXPLAIN` with sequential scans discouraged, as a table
  * of this size would otherwise be scanned whatever the indexes), and the plan names the index.
  */

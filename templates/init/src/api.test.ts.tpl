@@ -4,7 +4,7 @@
  * what the change did to the API.
  */
 import { describe, expect, it } from 'vitest';
-import { migrate, openDatabase } from './db.js';
+import { migrate, openDatabase, seed } from './db.js';
 import { createApi, openapi } from './generated/index.js';
 import { createStore } from './store.js';
 
@@ -14,6 +14,7 @@ describe('{{name}}', () => {
   it('serves GET /books from a fresh database', async () => {
     const db = openDatabase(':memory:');
     await migrate(db);
+    await seed(db);
     const api = createApi(createStore(db));
     const response = await api.fetch(new Request('http://localhost/books?include=author', { headers: { accept: JSONAPI } }));
     expect(response.status).toBe(200);

@@ -1,7 +1,8 @@
-/** The database: an SQLite file ($DATABASE, default data.sqlite) through Kysely. */
+/** The database: an SQLite file ($DATABASE, default data.sqlite) through Kysely, and its migrations. */
 import SQLite from 'better-sqlite3';
-import { type Generated, Kysely } from 'kysely';
-import { sqliteDialect } from '@jsonapi-gen/kysely';
+import { type Generated, type Kysely, Migrator } from 'kysely';
+import { sqliteKysely } from '@jsonapi-gen/kysely';
+import { migrations } from './migrations/index.js';
 
 export interface Database {
   authors: { id: Generated<number>; name: string };
@@ -11,28 +12,30 @@ export interface Database {
 export function openDatabase(file = process.env.DATABASE ?? 'data.sqlite'): Kysely<Database> {
   const sqlite = new SQLite(file);
   sqlite.pragma('journal_mode = WAL');
+  // Another connection's write (the sqlite3 shell, a second server) is waited for, not an error.
+  sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('foreign_keys = ON');
-  // Each distinct statement is prepared once, and the API's reads outside transactions run on
+  // Each distinct statement is prepared once, and the store's reads outside transactions run on
   // SQLite directly (Kysely would prepare every query anew and wrap each in its own layers).
-  return new Kysely<Database>({ dialect: sqliteDialect(sqlite) });
+  // With `log` or `plugins` in a second argument, everything goes through Kysely instead.
+  return sqliteKysely<Database>(sqlite);
 }
 
-/** Creates the tables when missing, and a first author with two books in an empty database. */
+/**
+ * Brings the tables up to date: Kysely's `Migrator` runs the migrations of src/migrations/ that
+ * this database has not run yet, in order, and records them (tables kysely_migration*).
+ */
 export async function migrate(db: Kysely<Database>): Promise<void> {
-  await db.schema
-    .createTable('authors')
-    .ifNotExists()
-    .addColumn('id', 'integer', (column) => column.primaryKey().autoIncrement())
-    .addColumn('name', 'text', (column) => column.notNull())
-    .execute();
-  await db.schema
-    .createTable('books')
-    .ifNotExists()
-    .addColumn('id', 'integer', (column) => column.primaryKey().autoIncrement())
-    .addColumn('title', 'text', (column) => column.notNull())
-    .addColumn('year', 'integer')
-    .addColumn('author_id', 'integer', (column) => column.notNull().references('authors.id').onDelete('cascade'))
-    .execute();
+  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) {
+    const failed = results?.find((result) => result.status === 'Error')?.migrationName;
+    throw new Error(`migration ${failed ?? ''} failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+  }
+}
+
+/** A first author with two books, in a database without authors. */
+export async function seed(db: Kysely<Database>): Promise<void> {
   const existing = await db.selectFrom('authors').select('id').limit(1).executeTakeFirst();
   if (existing !== undefined) return;
   const author = await db.insertInto('authors').values({ name: 'Ursula K. Le Guin' }).returning('id').executeTakeFirstOrThrow();

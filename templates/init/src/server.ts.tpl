@@ -3,24 +3,34 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { kyselyTransaction } from '@jsonapi-gen/kysely';
 import { toNodeHandler } from 'jsonapi-gen/node';
-import { migrate, openDatabase } from './db.js';
+import { migrate, openDatabase, seed } from './db.js';
 import { createApi, openapi } from './generated/index.js';
 import { createStore } from './store.js';
 
 const db = openDatabase();
 await migrate(db);
+await seed(db);
+
+// A 500's body says nothing of its cause (the client may be anyone): the cause is logged here.
+const logFailure = (error: unknown) => console.error('{{name}}: 500 Internal Server Error:', error);
 
 // Every write request runs in one transaction.
-const api = createApi(createStore(db), { transaction: kyselyTransaction(db) });
+const api = createApi(createStore(db), { transaction: kyselyTransaction(db), onError: logFailure });
 const document = JSON.stringify(openapi);
 
 const server = createServer(
-  toNodeHandler(async (request: Request) => {
-    if (new URL(request.url).pathname === '/openapi.json') {
-      return new Response(document, { headers: { 'content-type': 'application/json' } });
-    }
-    return api.fetch(request);
-  }),
+  toNodeHandler(
+    async (request: Request) => {
+      if (new URL(request.url).pathname === '/openapi.json') {
+        return new Response(document, { headers: { 'content-type': 'application/json' } });
+      }
+      // Attach who is asking here, from your own authentication:
+      // api.fetch(request, { attributes: { user } }), read in callbacks as ctx.getAttribute('user').
+      return api.fetch(request);
+    },
+    // What fails outside the API (here, or while writing a response) is logged the same way.
+    { onError: logFailure },
+  ),
 );
 
 server.listen(Number(process.env.PORT ?? 3000), '127.0.0.1', () => {
