@@ -7,3 +7,4 @@
  * import { escape } from 'jsonapi-gen/internal';
  */
 export { escape } from './write/payload.js';
+export { type HeldKey, heldKeyOf } from './write/idempotency.js';

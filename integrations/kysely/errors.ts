@@ -54,6 +54,18 @@ export function unavailable(thrown: unknown): boolean {
   return typeof message === 'string' && /^Connection terminated/.test(message);
 }
 
+/**
+ * What to throw for `thrown`: the 503 of `unavailableError()` when the database could not serve
+ * the statement for now (`unavailable`), else `thrown` itself. The one mapping of an outage,
+ * for the request's transaction and the idempotency keys alike.
+ *
+ * @example
+ * try { await db.selectFrom('tags').selectAll().execute(); } catch (thrown) { throw whenUnavailable(thrown); }
+ */
+export function whenUnavailable(thrown: unknown): unknown {
+  return unavailable(thrown) ? unavailableError() : thrown;
+}
+
 /** 503 with `Retry-After`: the client may send the same request again shortly. */
 export function unavailableError(): JsonApiError {
   return new JsonApiError(503, { detail: 'The database is busy or unreachable: retry shortly', code: 'database_unavailable', headers: { 'Retry-After': '1' } });
