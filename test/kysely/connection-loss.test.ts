@@ -10,8 +10,15 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { Context } from 'jsonapi-gen';
+import { executorFor, kyselyTransaction, postgresKysely } from '@jsonapi-gen/kysely';
+import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Database, migrate } from '../../examples/blog/db.js';
+import { createApi } from '../../examples/blog/generated/index.js';
+import { seed } from '../../examples/blog/seed.js';
+import { createStore } from '../../examples/blog/store.js';
 import { type Cluster, startCluster } from '../support/pg-cluster.js';
 import { authorOf } from '../support/demo.js';
 
@@ -90,6 +97,63 @@ async function send(url: string, init: RequestInit & { user?: string } = {}): Pr
     return { status: 0, retryAfter: null, at };
   }
 }
+
+describe('the error listeners the store adds', () => {
+  it('one per client for its life, however many checkouts; a client that dies while a transaction holds it fails that transaction (503), is dropped, and the process lives', async () => {
+    await admin('create database listeners');
+    const url = new URL(cluster.url);
+    url.pathname = '/listeners';
+    const pool = new pg.Pool({ connectionString: url.toString(), max: 2 });
+    const db = postgresKysely<Database>(pool);
+    const uncaught: unknown[] = [];
+    const onUncaught = (error: unknown) => void uncaught.push(error);
+    process.on('uncaughtException', onUncaught);
+    try {
+      await migrate(db, 'postgres');
+      await seed(db, 5);
+      const api = createApi(createStore(db), { transaction: kyselyTransaction(db) });
+      const patch = (n: number) =>
+        new Request('http://localhost/articles/1', {
+          method: 'PATCH',
+          headers: { 'content-type': JSONAPI, authorization: 'Bearer 1' },
+          body: JSON.stringify({ data: { type: 'articles', id: '1', attributes: { title: `t${n}` } } }),
+        });
+      const clients = new Set<pg.PoolClient>();
+      pool.on('acquire', (client) => void clients.add(client));
+      for (let n = 0; n < 50; n++) {
+        const answers = await Promise.all([api.fetch(new Request('http://localhost/articles/1')), api.fetch(patch(n), { attributes: { user: '1' } })]);
+        expect(answers.map((a) => a.status)).toEqual([200, 200]);
+      }
+      expect(clients.size).toBeGreaterThan(0);
+      // Idle now: pg-pool's listener and the store's, however many times each was checked out.
+      for (const client of clients) expect(client.listenerCount('error')).toBe(2);
+      expect(pool.listenerCount('error')).toBe(1);
+
+      // A transaction holds a client, between two statements, when its backend is terminated.
+      const transaction = kyselyTransaction(db);
+      const context = new Context(new Request('http://localhost/'));
+      let held: pg.PoolClient | undefined;
+      pool.once('acquire', (client) => (held = client));
+      const failed = transaction(async () => {
+        await sql`select 1`.execute(executorFor(db, context));
+        await admin("select pg_terminate_backend(pid) from pg_stat_activity where datname = 'listeners' and pid <> pg_backend_pid()");
+        await sleep(200);
+        return sql`select 1`.execute(executorFor(db, context));
+      }, context);
+      await expect(failed).rejects.toMatchObject({ status: 503, code: 'database_unavailable' });
+      expect(uncaught).toEqual([]);
+      expect(held).toBeDefined();
+      const reused = new Set<pg.PoolClient>();
+      pool.on('acquire', (client) => void reused.add(client));
+      expect((await api.fetch(new Request('http://localhost/articles/1'))).status).toBe(200);
+      expect((await api.fetch(patch(99), { attributes: { user: '1' } })).status).toBe(200);
+      expect(reused.has(held!)).toBe(false);
+    } finally {
+      process.off('uncaughtException', onUncaught);
+      await db.destroy();
+    }
+  });
+});
 
 describe.each(['demo', 'postgresKysely', 'PostgresDialect'])('PostgreSQL lost under load (%s server)', (server) => {
   it('the process lives; 503 + Retry-After while the database is gone; it recovers alone; no acknowledged write is lost', async () => {

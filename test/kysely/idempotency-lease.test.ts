@@ -96,6 +96,8 @@ describe.each(['sqlite', 'postgres'] as const)('Idempotency-Key leases (%s)', (d
     await backdate();
     const retry = await instance().fetch(createTag('committed', 'lease-2'));
     expect(retry.status).toBe(409);
+    // Told the key is taken, not that the tag exists: the retry did not run the write again.
+    expect(((await retry.json()) as { errors: unknown[] }).errors[0]).toMatchObject({ code: 'idempotency_key_in_flight' });
     expect(await count('committed')).toBe(1);
   });
 
