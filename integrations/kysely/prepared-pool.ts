@@ -151,7 +151,10 @@ function checkedMaxNames(options: PreparedPoolOptions, who: string): number {
 /**
  * Wraps a `pg` Pool so that Kysely's statements go out named (prepared once per connection).
  * Host queries through the wrapped pool or through Kysely keep working; the pool itself is
- * unchanged (its own `query` stays unnamed).
+ * unchanged (its own `query` stays unnamed), but for its `'error'` events: every client it hands
+ * out gets a listener (once, for its life), and so does the pool, so that a connection lost
+ * while a client is checked out (or idle) fails that client's statement instead of ending the
+ * process; the broken client is then released with its error, which makes the pool close it.
  *
  * @example
  * import pg from 'pg';
@@ -199,7 +202,8 @@ const AFFECTING = new Set(['INSERT', 'UPDATE', 'DELETE', 'MERGE']);
  * Kysely would take), without Kysely's per-query layers (measured on the bench's route b:
  * 80-100 µs of Node CPU a request less, an eighth to a fifth). Transactions, and every query
  * of your own, go through Kysely as usual. With `log` or `plugins` in `config`, everything
- * goes through Kysely, so that every statement is logged and transformed.
+ * goes through Kysely, so that every statement is logged and transformed. Lost connections are
+ * handled as in `preparedPool`, on both paths.
  *
  * @example
  * import pg from 'pg';
