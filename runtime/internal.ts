@@ -8,3 +8,4 @@
  */
 export { escape } from './write/payload.js';
 export { declarationIssues, pathIssues, type DeclarationIssue } from './schema/declaration-rules.js';
+export { type HeldKey, heldKeyOf } from './write/idempotency.js';

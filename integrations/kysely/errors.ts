@@ -43,7 +43,9 @@ function clientError(thrown: unknown, written: Written | undefined): unknown {
  * Whether the database could not serve the statement for now, through no fault of the request:
  * SQLite busy or locked by another connection past `busy_timeout`; PostgreSQL shutting down or
  * refusing connections (class 57P, 53300 too many connections), a connection lost or refused
- * (class 08, ECONNREFUSED, ECONNRESET, or node-postgres's "Connection terminated").
+ * (class 08, ECONNREFUSED, ECONNRESET, or node-postgres's "Connection terminated"), or a
+ * client that lost it before (node-postgres's "... is not queryable": what a rollback after a
+ * lost connection throws in place of the statement's error).
  */
 export function unavailable(thrown: unknown): boolean {
   const { code, message } = (thrown ?? {}) as { code?: unknown; message?: unknown };
@@ -51,7 +53,19 @@ export function unavailable(thrown: unknown): boolean {
     if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) return true;
     if (/^(57P0[1-3]|08...|53300)$/.test(code) || code === 'ECONNREFUSED' || code === 'ECONNRESET' || code === 'ETIMEDOUT') return true;
   }
-  return typeof message === 'string' && /^Connection terminated/.test(message);
+  return typeof message === 'string' && /^(Connection terminated|Client has encountered a connection error and is not queryable|Client was closed and is not queryable)/.test(message);
+}
+
+/**
+ * What to throw for `thrown`: the 503 of `unavailableError()` when the database could not serve
+ * the statement for now (`unavailable`), else `thrown` itself. The one mapping of an outage,
+ * for the request's transaction and the idempotency keys alike.
+ *
+ * @example
+ * try { await db.selectFrom('tags').selectAll().execute(); } catch (thrown) { throw whenUnavailable(thrown); }
+ */
+export function whenUnavailable(thrown: unknown): unknown {
+  return unavailable(thrown) ? unavailableError() : thrown;
 }
 
 /** 503 with `Retry-After`: the client may send the same request again shortly. */

@@ -16,19 +16,80 @@
  */
 import { Kysely, type KyselyConfig, PostgresDialect, type PostgresCursor, type PostgresPool, type PostgresPoolClient, type PostgresQueryResult, type QueryResult } from 'kysely';
 import { directPaths } from './direct-paths.js';
+import { unavailable } from './errors.js';
 
-/** A node-postgres client: Kysely's view of it, plus the named query config. */
+/** A node-postgres client: Kysely's view of it, plus the named query config and its `'error'` event. */
 export interface NamedQueryClient extends PostgresPoolClient {
   query<R>(config: { name?: string; text: string; values: unknown[] }): Promise<PostgresQueryResult<R>>;
   query<R>(sql: string, parameters: ReadonlyArray<unknown>): Promise<PostgresQueryResult<R>>;
   query<R>(cursor: PostgresCursor<R>): PostgresCursor<R>;
+  /** Back to the pool; with an error, the pool closes the client instead of keeping it. */
+  release(error?: Error | boolean): void;
+  on(event: 'error', listener: (error: Error) => void): unknown;
 }
 
 /** A pool whose clients take named query configs (node-postgres's `pg.Pool`). */
 export interface NamedQueryPool {
   connect(): Promise<NamedQueryClient>;
   end(): Promise<void>;
+  on(event: 'error', listener: (error: Error) => void): unknown;
 }
+
+/**
+ * Why a client can no longer be used: the connection error it emitted, or a statement's error
+ * that means the connection is gone (`unavailable`: the server terminated it, the socket closed).
+ * Absent while the client is sound.
+ */
+const broken = new WeakMap<NamedQueryClient, Error>();
+
+/** Clients given their `'error'` listener (once each, for the client's life). */
+const watched = new WeakSet<NamedQueryClient>();
+
+/**
+ * Gives `client` its `'error'` listener, once. node-postgres emits `'error'` on a client whose
+ * connection dies (the server restarts, `pg_terminate_backend`); the pool listens only while
+ * the client is idle, and an `'error'` nobody listens to ends the process. The statement
+ * running on it rejects on its own (and becomes a 503); the listener only notes the client is
+ * broken, so that its release makes the pool close it.
+ */
+function watch(client: NamedQueryClient): NamedQueryClient {
+  if (!watched.has(client)) {
+    watched.add(client);
+    client.on('error', (error) => {
+      if (!broken.has(client)) broken.set(client, error);
+    });
+  }
+  return client;
+}
+
+/** Notes a statement's error that means the connection is gone, and passes it on. */
+function noteFailure(client: NamedQueryClient, error: unknown): never {
+  if (unavailable(error) && !broken.has(client)) broken.set(client, error instanceof Error ? error : new Error(String(error)));
+  throw error;
+}
+
+/** Releases `client` to its pool, which closes it when it is broken. */
+function release(client: NamedQueryClient): void {
+  const error = broken.get(client);
+  if (error === undefined) client.release();
+  else client.release(error);
+}
+
+/**
+ * Checks a client out of `pool`, watched (see `watch`). The pool's own `'error'` listener for
+ * idle clients that die gets a listener too, so that losing an idle connection never ends the
+ * process either: the pool has dropped the client already, and the next checkout connects anew.
+ */
+async function checkout(pool: NamedQueryPool): Promise<NamedQueryClient> {
+  if (!listening.has(pool)) {
+    listening.add(pool);
+    pool.on('error', () => {});
+  }
+  return watch(await pool.connect());
+}
+
+/** Pools given their `'error'` listener. */
+const listening = new WeakSet<NamedQueryPool>();
 
 export interface PreparedPoolOptions {
   /** Distinct statement texts given a name, process-wide; later texts go unnamed. Default 1000. */
@@ -90,7 +151,10 @@ function checkedMaxNames(options: PreparedPoolOptions, who: string): number {
 /**
  * Wraps a `pg` Pool so that Kysely's statements go out named (prepared once per connection).
  * Host queries through the wrapped pool or through Kysely keep working; the pool itself is
- * unchanged (its own `query` stays unnamed).
+ * unchanged (its own `query` stays unnamed), but for its `'error'` events: every client it hands
+ * out gets a listener (once, for its life), and so does the pool, so that a connection lost
+ * while a client is checked out (or idle) fails that client's statement instead of ending the
+ * process; the broken client is then released with its error, which makes the pool close it.
  *
  * @example
  * import pg from 'pg';
@@ -109,14 +173,15 @@ export function preparedPool(pool: NamedQueryPool, options: PreparedPoolOptions 
     function query<R>(sql: string, parameters: ReadonlyArray<unknown>): Promise<PostgresQueryResult<R>>;
     function query<R>(cursor: PostgresCursor<R>): PostgresCursor<R>;
     function query<R>(what: string | PostgresCursor<R>, parameters?: ReadonlyArray<unknown>): Promise<PostgresQueryResult<R>> | PostgresCursor<R> {
-      return typeof what === 'string' ? namedQuery<R>(client, what, parameters as unknown[], maxNames) : client.query(what);
+      if (typeof what !== 'string') return client.query(what);
+      return namedQuery<R>(client, what, parameters as unknown[], maxNames).catch((error: unknown) => noteFailure(client, error));
     }
-    wrapper = { query, release: () => client.release() };
+    wrapper = { query, release: () => release(client) };
     wrappers.set(client, wrapper);
     return wrapper;
   };
   return {
-    connect: async () => wrap(await pool.connect()),
+    connect: async () => wrap(await checkout(pool)),
     end: () => pool.end(),
   };
 }
@@ -137,7 +202,8 @@ const AFFECTING = new Set(['INSERT', 'UPDATE', 'DELETE', 'MERGE']);
  * Kysely would take), without Kysely's per-query layers (measured on the bench's route b:
  * 80-100 µs of Node CPU a request less, an eighth to a fifth). Transactions, and every query
  * of your own, go through Kysely as usual. With `log` or `plugins` in `config`, everything
- * goes through Kysely, so that every statement is logged and transformed.
+ * goes through Kysely, so that every statement is logged and transformed. Lost connections are
+ * handled as in `preparedPool`, on both paths.
  *
  * @example
  * import pg from 'pg';
@@ -152,12 +218,12 @@ export function postgresKysely<DB>(pool: NamedQueryPool, config: Omit<KyselyConf
     // Checked out and released as Kysely's driver does: a statement that fails (a bad filter
     // value, a unique violation) leaves its connection, and what it prepared, in the pool,
     // where pg's own `pool.query` would close it.
-    const client = await pool.connect();
+    const client = await checkout(pool);
     try {
-      const { command, rowCount, rows } = await namedQuery<unknown>(client, sql, parameters as unknown[], maxNames);
+      const { command, rowCount, rows } = await namedQuery<unknown>(client, sql, parameters as unknown[], maxNames).catch((error: unknown) => noteFailure(client, error));
       return AFFECTING.has(command) && rowCount !== null ? { rows: rows ?? [], numAffectedRows: BigInt(rowCount) } : { rows: rows ?? [] };
     } finally {
-      client.release();
+      release(client);
     }
   });
   return db;

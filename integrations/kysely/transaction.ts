@@ -1,8 +1,10 @@
 import { AsyncLocalStorage, AsyncResource } from 'node:async_hooks';
 import { type Kysely, SqliteIntrospector, type Transaction, sql } from 'kysely';
 import type { Context } from 'jsonapi-gen';
+import { heldKeyOf } from 'jsonapi-gen/internal';
 import { directSqliteOf, runDirect } from './statements.js';
-import { unavailable, unavailableError } from './errors.js';
+import { whenUnavailable } from './errors.js';
+import { markWritten } from './idempotency.js';
 
 /** An open transaction of `db`. */
 interface Binding {
@@ -294,11 +296,19 @@ async function group(db: Kysely<any>, kysely: Kysely<any>, waiting: Member[]): P
 export function kyselyTransaction<DB>(db: Kysely<DB>, options: { groupCommit?: boolean } = {}): <T>(run: () => Promise<T>, context: Context) => Promise<T> {
   const commitAlone = options.groupCommit === false;
   return async (run, context) => {
+    // A request under an Idempotency-Key whose keys live in `db`: its claim is marked written in
+    // this transaction, so that the mark commits with the write (see `kyselyIdempotency`).
+    const held = heldKeyOf(context.http);
+    const body = held === undefined ? () => run() : async (transaction: Transaction<DB>) => {
+      await markWritten(db, held, transaction as unknown as Kysely<any>);
+      return run();
+    };
     for (let attempt = 1; ; attempt++) {
       try {
-        return await withTransaction(db, () => run(), { commitAlone, context });
+        return await withTransaction(db, body, { commitAlone, context });
       } catch (error) {
-        if (unavailable(error)) throw unavailableError();
+        const mapped = whenUnavailable(error);
+        if (mapped !== error) throw mapped;
         if (attempt >= RETRIES || !retryable(error)) throw error;
         // Rolled back entirely, so running the request again is safe; a little jitter keeps the
         // transactions that collided from colliding again in step.

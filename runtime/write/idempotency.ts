@@ -35,10 +35,18 @@ export interface IdempotencyStore {
    * now in flight), else what the earlier request left (`mismatch` when it was another request).
    */
   claim(key: string, fingerprint: string): Promise<IdempotencyClaim>;
-  /** Stores the response of a claimed key. */
-  complete(key: string, response: StoredResponse): Promise<void>;
-  /** Forgets a claimed key whose request failed on the server's side, so that a retry runs. */
-  release(key: string): Promise<void>;
+  /**
+   * Stores the response of a claimed key. `claim`: what `claim` answered this request (a store
+   * whose claims can be taken over stores only while its claim holds).
+   */
+  complete(key: string, response: StoredResponse, claim: IdempotencyClaim): Promise<void>;
+  /**
+   * Forgets a claimed key whose request failed on the server's side, so that a retry runs. When
+   * it fails too (the store is down), the request's own failure is what the client gets, and the
+   * key is left to the store: a store should let a retry take over a claim whose request ended
+   * without writing (the Kysely store: after its lease).
+   */
+  release(key: string, claim: IdempotencyClaim): Promise<void>;
 }
 
 /** The `idempotency` option of `JsonApi`. */
@@ -49,6 +57,39 @@ export interface IdempotencyOptions {
    * callers never see each other's responses. Default: one scope for all.
    */
   scope?: (context: Context) => string | undefined;
+}
+
+/** A key this process has claimed, for the request being served under it. */
+export interface HeldKey {
+  store: IdempotencyStore;
+  /** The key as the store knows it (scoped to the caller). */
+  key: string;
+  /** What `claim` answered (`state: 'new'`), as the store made it: stores may tell their claims apart by it. */
+  claim: IdempotencyClaim;
+}
+
+/** The inner request `serveIdempotently` serves -> the key it holds, for the request's transaction (see `heldKeyOf`). */
+const held = new WeakMap<HttpRequest, HeldKey>();
+
+/**
+ * The idempotency key the request (`ctx.http`) is served under, while it is: a store that keeps
+ * keys in the request's database marks its claim inside the request's transaction, so that a
+ * claim whose write committed is never taken over (the Kysely integration's `kyselyTransaction`).
+ *
+ * @example
+ * const held = heldKeyOf(ctx.http); // undefined without an Idempotency-Key
+ */
+export function heldKeyOf(request: HttpRequest): HeldKey | undefined {
+  return held.get(request);
+}
+
+/** Forgets a key after a failure; failing to (the store is unreachable) leaves it to the store's lease. */
+async function releaseQuietly(store: IdempotencyStore, key: string, claim: IdempotencyClaim): Promise<void> {
+  try {
+    await store.release(key, claim);
+  } catch {
+    // The store is down too: what the client gets is the request's own failure.
+  }
 }
 
 /** Visible ASCII, at most 255 characters (the draft's sf-string, without its quotes). */
@@ -90,16 +131,22 @@ export async function serveIdempotently(
     throw new JsonApiError(409, { detail: 'A request with this Idempotency-Key is still being processed: retry later', source: { header: 'Idempotency-Key' }, code: 'idempotency_key_in_flight' });
   }
   let result: HttpResult;
+  const inner = withBody(request, bytes, (name) => (name.toLowerCase() === 'idempotency-key' ? null : request.header(name)));
+  held.set(inner, { store: options.store, key: scoped, claim });
   try {
-    result = await serve(withBody(request, bytes, (name) => (name.toLowerCase() === 'idempotency-key' ? null : request.header(name))));
+    result = await serve(inner);
   } catch (error) {
-    await options.store.release(scoped);
+    await releaseQuietly(options.store, scoped, claim);
     throw error;
   }
   if (result.status >= 500) {
-    await options.store.release(scoped);
+    await releaseQuietly(options.store, scoped, claim);
     return result;
   }
-  await options.store.complete(scoped, result);
+  try {
+    await options.store.complete(scoped, result, claim);
+  } catch {
+    // The write is done: its response is the truth, though the store could not keep it for a retry.
+  }
   return result;
 }

@@ -5,7 +5,8 @@
  * Finds the binaries under /usr/lib/postgresql/<version>/bin (installing the Debian package as
  * root when absent), `initdb` in a temp dir owned by the `postgres` user (root cannot run
  * postgres), starts it on 127.0.0.1 on a free port with trust auth and its socket in that dir.
- * `stop()` stops it and removes the dir. Throws with the reason when no server can be had.
+ * `stop()` stops it and removes the dir; `restart()`, `halt()` and `start()` are for tests that
+ * take the server away under load. Throws with the reason when no server can be had.
  *
  * @example
  * const cluster = await startCluster();
@@ -24,6 +25,12 @@ export interface Cluster {
   data: string;
   /** Stops the server at once and removes its directory. */
   stop(): void;
+  /** `pg_ctl restart -m fast`: every connection is cut, the server is back when this returns. */
+  restart(): void;
+  /** Stops the server (`-m fast`), keeping its data, until `start()`: connections are refused meanwhile. */
+  halt(): void;
+  /** Starts a halted server again, on the same port. */
+  start(): void;
 }
 
 const ROOT = '/usr/lib/postgresql';
@@ -75,6 +82,7 @@ export async function startCluster(): Promise<Cluster> {
   const log = join(dir, 'server.log');
   const cleanup = () => rmSync(dir, { recursive: true, force: true });
   let url: string;
+  let options = '';
   try {
     if (root) {
       const uid = Number(execFileSync('id', ['-u', 'postgres']).toString().trim());
@@ -83,7 +91,7 @@ export async function startCluster(): Promise<Cluster> {
     }
     run('initdb', ['-D', data, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--no-locale', '--no-sync']);
     const port = await freePort();
-    const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200`;
+    options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200`;
     run('pg_ctl', ['-D', data, '-l', log, '-o', options, '-w', '-t', '60', 'start']);
     url = `postgres://postgres@127.0.0.1:${port}/postgres`;
   } catch (error) {
@@ -92,9 +100,13 @@ export async function startCluster(): Promise<Cluster> {
     cleanup();
     fail(`could not start a server: ${(error as Error).message}\n${output}\n${serverLog}`);
   }
+  const start = () => run('pg_ctl', ['-D', data, '-l', log, '-o', options, '-w', '-t', '60', 'start']);
   return {
     url,
     data,
+    restart: () => run('pg_ctl', ['-D', data, '-l', log, '-o', options, '-m', 'fast', '-w', '-t', '60', 'restart']),
+    halt: () => run('pg_ctl', ['-D', data, '-m', 'fast', '-w', '-t', '60', 'stop']),
+    start,
     stop: () => {
       try {
         run('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']);
