@@ -29,9 +29,60 @@ export async function printTypeScript(files: ReadonlyArray<{ path: string; struc
   return output;
 }
 
-/** A JSON file: `JSON.stringify` with two-space indents and a final newline (prettier would take seconds on a large document). */
+/**
+ * A JSON file, laid out for small diffs: two-space indents, one member per line, and a final
+ * newline (prettier would take seconds on a large document). Two kinds of object stay on one
+ * line, so that a change to one attribute changes one line wherever its schema appears:
+ * a property's schema made of plain values (`"title": { "type": "string", "maxLength": 200 }`,
+ * `"status": { "type": "string", "enum": ["draft", "published"] }`), and an object with a single
+ * plain member (`{ "$ref": "#/components/schemas/Meta" }`). Lists elsewhere (field names,
+ * `required`, include paths) keep one item per line, so adding one changes one line.
+ */
 export function printJson(path: string, value: unknown): OutputFile {
-  return { path, content: JSON.stringify(value, null, 2) + '\n' };
+  const lines: string[] = [];
+  writeJson(lines, '', '', value, false);
+  return { path, content: lines.join('\n') + '\n' };
+}
+
+/** Appends `value`, its first line prefixed with `indent` and `head` (the key, if any), to `lines`. */
+function writeJson(lines: string[], indent: string, head: string, value: unknown, inProperties: boolean, comma = ''): void {
+  if (value === null || typeof value !== 'object') {
+    lines.push(indent + head + JSON.stringify(value) + comma);
+    return;
+  }
+  const entries: Array<[string | null, unknown]> = Array.isArray(value)
+    ? value.map((item: unknown) => [null, item])
+    : Object.entries(value).filter(([, v]) => v !== undefined && typeof v !== 'function');
+  const [open, close] = Array.isArray(value) ? ['[', ']'] : ['{', '}'];
+  if (entries.length === 0) {
+    lines.push(indent + head + open + close + comma);
+    return;
+  }
+  if (!Array.isArray(value) && (inProperties ? entries.every(([, v]) => isPlain(v)) : entries.length === 1 && isScalar(entries[0]![1]))) {
+    lines.push(`${indent}${head}{ ${entries.map(([k, v]) => `${JSON.stringify(k)}: ${inline(v)}`).join(', ')} }${comma}`);
+    return;
+  }
+  lines.push(indent + head + open);
+  const inner = indent + '  ';
+  // The members of a `properties` object are property schemas (an attribute's, `id`, `type`, ...).
+  const properties = !Array.isArray(value) && head === '"properties": ';
+  entries.forEach(([key, item], i) => {
+    writeJson(lines, inner, key === null ? '' : JSON.stringify(key) + ': ', item, properties, i < entries.length - 1 ? ',' : '');
+  });
+  lines.push(indent + close + comma);
+}
+
+function isScalar(value: unknown): boolean {
+  return value === null || typeof value !== 'object';
+}
+
+/** A scalar, or a list of scalars (`["string", "null"]`). */
+function isPlain(value: unknown): boolean {
+  return isScalar(value) || (Array.isArray(value) && value.every(isScalar));
+}
+
+function inline(value: unknown): string {
+  return Array.isArray(value) ? `[${value.map((v) => JSON.stringify(v)).join(', ')}]` : JSON.stringify(value);
 }
 
 /** Formats arbitrary TypeScript text (stubs). */
