@@ -40,10 +40,22 @@ export function literal(value: string): string {
   return quote(value);
 }
 
-/** `{ a: A; b?: B }`. */
+/**
+ * `{ a: A; b?: B }`, one member per line: the line break after `{` keeps prettier from joining
+ * the members when they fit, so adding one member adds one line instead of re-wrapping the rest.
+ */
 export function typeLiteral(members: readonly Member[]): string {
   if (members.length === 0) return 'Record<string, never>';
-  return `{ ${members.map((m) => `${propertyKey(m.name)}${m.optional ? '?' : ''}: ${m.type};`).join(' ')} }`;
+  return `{\n${members.map((m) => `${propertyKey(m.name)}${m.optional ? '?' : ''}: ${m.type};`).join('\n')}\n}`;
+}
+
+/**
+ * `ArticlesAttributes['title']`: an attribute's type by reference to the resource's attributes
+ * interface, so that changing an attribute's kind changes the line that declares it, not each
+ * write type that repeats it.
+ */
+export function attributeTypeOf(pascal: string, name: string): string {
+  return `${pascal}Attributes[${quote(name)}]`;
 }
 
 /** `{ a: x, ...spread }` from `[key, value]` entries; a `null` key spreads the value. */
