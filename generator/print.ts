@@ -5,6 +5,7 @@
  */
 import { format } from 'prettier';
 import { type SourceFileStructure, printStructure } from 'ts-morph';
+import { isOneLine } from './emit/helpers.js';
 
 const PRETTIER = { singleQuote: true, printWidth: 120, trailingComma: 'all', endOfLine: 'lf' } as const;
 const PRINT = { indentNumberOfSpaces: 2, useSingleQuote: true } as const;
@@ -32,20 +33,20 @@ export async function printTypeScript(files: ReadonlyArray<{ path: string; struc
 /**
  * A JSON file, laid out for small diffs: two-space indents, one member per line, and a final
  * newline (prettier would take seconds on a large document). Two kinds of object stay on one
- * line, so that a change to one attribute changes one line wherever its schema appears:
- * a property's schema made of plain values (`"title": { "type": "string", "maxLength": 200 }`,
- * `"status": { "type": "string", "enum": ["draft", "published"] }`), and an object with a single
- * plain member (`{ "$ref": "#/components/schemas/Meta" }`). Lists elsewhere (field names,
- * `required`, include paths) keep one item per line, so adding one changes one line.
+ * line: those the emitters mark with `oneLine` (an attribute's value schema, so that a change to
+ * one attribute changes one line wherever its schema appears:
+ * `"title": { "type": "string", "maxLength": 200 }`), and an object with a single plain member
+ * (`{ "$ref": "#/components/schemas/Meta" }`). Lists (field names, `required`, include paths)
+ * keep one item per line, so adding one changes one line.
  */
 export function printJson(path: string, value: unknown): OutputFile {
   const lines: string[] = [];
-  writeJson(lines, '', '', value, false);
+  writeJson(lines, '', '', value);
   return { path, content: lines.join('\n') + '\n' };
 }
 
 /** Appends `value`, its first line prefixed with `indent` and `head` (the key, if any), to `lines`. */
-function writeJson(lines: string[], indent: string, head: string, value: unknown, inProperties: boolean, comma = ''): void {
+function writeJson(lines: string[], indent: string, head: string, value: unknown, comma = ''): void {
   if (value === null || typeof value !== 'object') {
     lines.push(indent + head + JSON.stringify(value) + comma);
     return;
@@ -58,16 +59,14 @@ function writeJson(lines: string[], indent: string, head: string, value: unknown
     lines.push(indent + head + open + close + comma);
     return;
   }
-  if (!Array.isArray(value) && (inProperties ? entries.every(([, v]) => isPlain(v)) : entries.length === 1 && isScalar(entries[0]![1]))) {
+  if (!Array.isArray(value) && (isOneLine(value) ? entries.every(([, v]) => isPlain(v)) : entries.length === 1 && isScalar(entries[0]![1]))) {
     lines.push(`${indent}${head}{ ${entries.map(([k, v]) => `${JSON.stringify(k)}: ${inline(v)}`).join(', ')} }${comma}`);
     return;
   }
   lines.push(indent + head + open);
   const inner = indent + '  ';
-  // The members of a `properties` object are property schemas (an attribute's, `id`, `type`, ...).
-  const properties = !Array.isArray(value) && head === '"properties": ';
   entries.forEach(([key, item], i) => {
-    writeJson(lines, inner, key === null ? '' : JSON.stringify(key) + ': ', item, properties, i < entries.length - 1 ? ',' : '');
+    writeJson(lines, inner, key === null ? '' : JSON.stringify(key) + ': ', item, i < entries.length - 1 ? ',' : '');
   });
   lines.push(indent + close + comma);
 }

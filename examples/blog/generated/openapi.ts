@@ -2462,7 +2462,14 @@ export const openapi: OpenAPIObject = JSON.parse(`{
           "op"
         ],
         "properties": {
-          "op": { "type": "string", "enum": ["add", "update", "remove"] },
+          "op": {
+            "type": "string",
+            "enum": [
+              "add",
+              "update",
+              "remove"
+            ]
+          },
           "ref": {
             "type": "object",
             "required": [
@@ -2477,7 +2484,10 @@ export const openapi: OpenAPIObject = JSON.parse(`{
             "additionalProperties": false,
             "description": "The target: \`type\` with \`id\` or \`lid\`, and \`relationship\` to target a relationship."
           },
-          "href": { "type": "string", "description": "The target as a URI-reference: a collection, a resource or a relationship." },
+          "href": {
+            "type": "string",
+            "description": "The target as a URI-reference: a collection, a resource or a relationship."
+          },
           "data": {
             "description": "A resource object (add, update; \`lid\` assigns a local identity), or relationship linkage (operations on a relationship).",
             "oneOf": [
@@ -2831,25 +2841,13 @@ export const openapi: OpenAPIObject = JSON.parse(`{
         "name": "filter[status][eq]",
         "in": "query",
         "description": "Keeps the articles whose \`status\` is equal to the value.",
-        "schema": {
-          "type": "string",
-          "enum": [
-            "draft",
-            "published"
-          ]
-        }
+        "schema": { "type": "string", "enum": ["draft", "published"] }
       },
       "ArticlesFilterStatusNe": {
         "name": "filter[status][ne]",
         "in": "query",
         "description": "Keeps the articles whose \`status\` is not equal to the value (a null matches neither).",
-        "schema": {
-          "type": "string",
-          "enum": [
-            "draft",
-            "published"
-          ]
-        }
+        "schema": { "type": "string", "enum": ["draft", "published"] }
       },
       "ArticlesFilterStatusIn": {
         "name": "filter[status][in]",
@@ -2859,13 +2857,7 @@ export const openapi: OpenAPIObject = JSON.parse(`{
         "explode": false,
         "schema": {
           "type": "array",
-          "items": {
-            "type": "string",
-            "enum": [
-              "draft",
-              "published"
-            ]
-          },
+          "items": { "type": "string", "enum": ["draft", "published"] },
           "maxItems": 100
         }
       },
@@ -2877,13 +2869,7 @@ export const openapi: OpenAPIObject = JSON.parse(`{
         "explode": false,
         "schema": {
           "type": "array",
-          "items": {
-            "type": "string",
-            "enum": [
-              "draft",
-              "published"
-            ]
-          },
+          "items": { "type": "string", "enum": ["draft", "published"] },
           "maxItems": 100
         }
       },
@@ -2909,55 +2895,37 @@ export const openapi: OpenAPIObject = JSON.parse(`{
         "name": "filter[createdAt][eq]",
         "in": "query",
         "description": "Keeps the articles whose \`createdAt\` is equal to the value.",
-        "schema": {
-          "type": "string",
-          "format": "date-time"
-        }
+        "schema": { "type": "string", "format": "date-time" }
       },
       "ArticlesFilterCreatedAtNe": {
         "name": "filter[createdAt][ne]",
         "in": "query",
         "description": "Keeps the articles whose \`createdAt\` is not equal to the value (a null matches neither).",
-        "schema": {
-          "type": "string",
-          "format": "date-time"
-        }
+        "schema": { "type": "string", "format": "date-time" }
       },
       "ArticlesFilterCreatedAtLt": {
         "name": "filter[createdAt][lt]",
         "in": "query",
         "description": "Keeps the articles whose \`createdAt\` is less than the value.",
-        "schema": {
-          "type": "string",
-          "format": "date-time"
-        }
+        "schema": { "type": "string", "format": "date-time" }
       },
       "ArticlesFilterCreatedAtLte": {
         "name": "filter[createdAt][lte]",
         "in": "query",
         "description": "Keeps the articles whose \`createdAt\` is at most the value.",
-        "schema": {
-          "type": "string",
-          "format": "date-time"
-        }
+        "schema": { "type": "string", "format": "date-time" }
       },
       "ArticlesFilterCreatedAtGt": {
         "name": "filter[createdAt][gt]",
         "in": "query",
         "description": "Keeps the articles whose \`createdAt\` is greater than the value.",
-        "schema": {
-          "type": "string",
-          "format": "date-time"
-        }
+        "schema": { "type": "string", "format": "date-time" }
       },
       "ArticlesFilterCreatedAtGte": {
         "name": "filter[createdAt][gte]",
         "in": "query",
         "description": "Keeps the articles whose \`createdAt\` is at least the value.",
-        "schema": {
-          "type": "string",
-          "format": "date-time"
-        }
+        "schema": { "type": "string", "format": "date-time" }
       },
       "ArticlesFilterUpdatedAt": {
         "name": "filter[updatedAt]",
@@ -2981,55 +2949,37 @@ export const openapi: OpenAPIObject = JSON.parse(`{
         "name": "filter[updatedAt][eq]",
         "in": "query",
         "description": "Keeps the articles whose \`updatedAt\` is equal to the value.",
-        "schema": {
-          "type": "string",
-          "format": "date-time"
-        }
+        "schema": { "type": "string", "format": "date-time" }
       },
       "ArticlesFilterUpdatedAtNe": {
         "name": "filter[updatedAt][ne]",
         "in": "query",
         "description": "Keeps the articles whose \`updatedAt\` is not equal to the value (a null matches neither).",
-        "schema": {
-          "type": "string",
-          "format": "date-time"
-        }
+        "schema": { "type": "string", "format": "date-time" }
       },
       "ArticlesFilterUpdatedAtLt": {
         "name": "filter[updatedAt][lt]",
         "in": "query",
         "description": "Keeps the articles whose \`updatedAt\` is less than the value.",
-        "schema": {
-          "type": "string",
-          "format": "date-time"
-        }
+        "schema": { "type": "string", "format": "date-time" }
       },
       "ArticlesFilterUpdatedAtLte": {
         "name": "filter[updatedAt][lte]",
         "in": "query",
         "description": "Keeps the articles whose \`updatedAt\` is at most the value.",
-        "schema": {
-          "type": "string",
-          "format": "date-time"
-        }
+        "schema": { "type": "string", "format": "date-time" }
       },
       "ArticlesFilterUpdatedAtGt": {
         "name": "filter[updatedAt][gt]",
         "in": "query",
         "description": "Keeps the articles whose \`updatedAt\` is greater than the value.",
-        "schema": {
-          "type": "string",
-          "format": "date-time"
-        }
+        "schema": { "type": "string", "format": "date-time" }
       },
       "ArticlesFilterUpdatedAtGte": {
         "name": "filter[updatedAt][gte]",
         "in": "query",
         "description": "Keeps the articles whose \`updatedAt\` is at least the value.",
-        "schema": {
-          "type": "string",
-          "format": "date-time"
-        }
+        "schema": { "type": "string", "format": "date-time" }
       },
       "ArticlesFilterAuthorName": {
         "name": "filter[author.name]",
