@@ -32,47 +32,44 @@ export async function printTypeScript(files: ReadonlyArray<{ path: string; struc
 
 /**
  * A JSON file, laid out for small diffs: two-space indents, one member per line, and a final
- * newline (prettier would take seconds on a large document). Two kinds of object stay on one
- * line: those the emitters mark with `oneLine` (an attribute's value schema, so that a change to
- * one attribute changes one line wherever its schema appears:
- * `"title": { "type": "string", "maxLength": 200 }`), and an object with a single plain member
- * (`{ "$ref": "#/components/schemas/Meta" }`). Lists (field names, `required`, include paths)
- * keep one item per line, so adding one changes one line.
+ * newline. Two kinds of object stay on one line: those the emitters mark with `oneLine` (an
+ * attribute's value schema, so that a change to one attribute changes one line wherever its
+ * schema appears: `"title": { "type": "string", "maxLength": 200 }`), and an object with a single
+ * plain member (`{ "$ref": "#/components/schemas/Meta" }`). Lists (field names, `required`,
+ * include paths) keep one item per line, so adding one changes one line.
+ *
+ * `JSON.stringify` does the work (prettier, or a printer in JavaScript, takes seconds on the
+ * document of hundreds of resources): marked objects become placeholders, replaced afterwards.
  */
 export function printJson(path: string, value: unknown): OutputFile {
-  const lines: string[] = [];
-  writeJson(lines, '', '', value);
-  return { path, content: lines.join('\n') + '\n' };
+  const inline: string[] = [];
+  let placeholderInData = false;
+  const text = JSON.stringify(
+    value,
+    (_key, member: unknown) => {
+      if (typeof member === 'string') {
+        if (member.includes(PLACEHOLDER)) placeholderInData = true;
+      } else if (typeof member === 'object' && member !== null && isOneLine(member) && Object.values(member).every(isPlain)) {
+        inline.push(`{ ${Object.entries(member).map(([k, v]) => `${JSON.stringify(k)}: ${plainText(v)}`).join(', ')} }`);
+        return PLACEHOLDER + (inline.length - 1);
+      }
+      return member;
+    },
+    2,
+  );
+  // A string of the document containing the placeholder character would be mistaken for one: then no object is inlined.
+  const laidOut = placeholderInData ? JSON.stringify(value, null, 2) : text.replace(PLACEHOLDERS, (_, i: string) => inline[Number(i)]!);
+  return { path, content: laidOut.replace(SINGLE_MEMBER, '{ $1 }') + '\n' };
 }
 
-/** Appends `value`, its first line prefixed with `indent` and `head` (the key, if any), to `lines`. */
-function writeJson(lines: string[], indent: string, head: string, value: unknown, comma = ''): void {
-  if (value === null || typeof value !== 'object') {
-    lines.push(indent + head + JSON.stringify(value) + comma);
-    return;
-  }
-  const entries: Array<[string | null, unknown]> = Array.isArray(value)
-    ? value.map((item: unknown) => [null, item])
-    : Object.entries(value).filter(([, v]) => v !== undefined && typeof v !== 'function');
-  const [open, close] = Array.isArray(value) ? ['[', ']'] : ['{', '}'];
-  if (entries.length === 0) {
-    lines.push(indent + head + open + close + comma);
-    return;
-  }
-  if (!Array.isArray(value) && (isOneLine(value) ? entries.every(([, v]) => isPlain(v)) : entries.length === 1 && isScalar(entries[0]![1]))) {
-    lines.push(`${indent}${head}{ ${entries.map(([k, v]) => `${JSON.stringify(k)}: ${inline(v)}`).join(', ')} }${comma}`);
-    return;
-  }
-  lines.push(indent + head + open);
-  const inner = indent + '  ';
-  entries.forEach(([key, item], i) => {
-    writeJson(lines, inner, key === null ? '' : JSON.stringify(key) + ': ', item, i < entries.length - 1 ? ',' : '');
-  });
-  lines.push(indent + close + comma);
-}
+/** A private-use character: never in a generated document's own strings. */
+const PLACEHOLDER = '\uE000';
+const PLACEHOLDERS = /"\uE000(\d+)"/g;
+/** `{`, one member whose value is a string, number, boolean or null, `}`, as `JSON.stringify` lays it out. */
+const SINGLE_MEMBER = /\{\n *("(?:[^"\\\n]|\\.)*": (?:"(?:[^"\\\n]|\\.)*"|true|false|null|-?\d[\d.eE+-]*))\n *\}/g;
 
 function isScalar(value: unknown): boolean {
-  return value === null || typeof value !== 'object';
+  return value === null || (typeof value !== 'object' && value !== undefined);
 }
 
 /** A scalar, or a list of scalars (`["string", "null"]`). */
@@ -80,7 +77,7 @@ function isPlain(value: unknown): boolean {
   return isScalar(value) || (Array.isArray(value) && value.every(isScalar));
 }
 
-function inline(value: unknown): string {
+function plainText(value: unknown): string {
   return Array.isArray(value) ? `[${value.map((v) => JSON.stringify(v)).join(', ')}]` : JSON.stringify(value);
 }
 

@@ -11,6 +11,8 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { oneLine } from '../../generator/emit/helpers.js';
+import { printJson } from '../../generator/print.js';
 import { ROOT, cli, workDir } from '../cli/support.js';
 
 const MAX_CHANGED_LINES = 10;
@@ -116,4 +118,15 @@ describe('a one-attribute schema change', () => {
       for (const line of file.lines) expect(line.length, `${file.path}: ${line.slice(0, 300)}`).toBeLessThanOrEqual(MAX_LINE_LENGTH);
     }
   }, 120_000);
+});
+
+describe('printJson', () => {
+  it('lays out the same value JSON.parse reads back, also when a string holds the placeholder character', () => {
+    const schema = oneLine({ type: ['string', 'null'], maxLength: 20 });
+    const document = { a: { $ref: '#/x' }, b: [schema, { description: 'say "\\" \uE0000' }], c: { d: schema, e: [] , f: {} } };
+    const text = printJson('openapi.json', document).content;
+    expect(JSON.parse(text)).toEqual(document);
+    expect(text).toContain('"a": { "$ref": "#/x" }');
+    expect(text).toContain('{ "description": "say \\"\\\\\\" \uE0000" }');
+  });
 });
