@@ -36,8 +36,9 @@ export async function generateFrom(loaded: LoadedSchema, outDir: string, options
     { path: SUPPORT_FILE, structure: emitSupport(model) },
     ...model.resources.map((r) => ({ path: resourceFile(r), structure: emitResource(model, r) })),
   ]);
-  // The document is data: written by JSON.stringify, never through ts-morph or prettier.
-  const files = [...typescript, printJson('openapi.json', openapi), { path: 'openapi.ts', content: emitOpenApiModule(model, openapi) }];
+  // The document is data: printed by printJson, never through ts-morph or prettier.
+  const json = printJson('openapi.json', openapi);
+  const files = [...typescript, json, { path: 'openapi.ts', content: emitOpenApiModule(model, json.content) }];
   files.sort((a, b) => (a.path < b.path ? -1 : 1));
   return { model, files };
 }

@@ -6,7 +6,7 @@
 import type { StatementStructures } from 'ts-morph';
 import type { AttributeModel, Capability, RelationshipModel, ResourceModel } from '../ir.js';
 import { pascalCase } from '../naming.js';
-import { type Member, documentedTypeLiteral, interfaceOf, literal, typeAliasOf, typeLiteral, union } from './helpers.js';
+import { type Member, attributeTypeOf, documentedTypeLiteral, interfaceOf, literal, typeAliasOf, typeLiteral, union } from './helpers.js';
 
 /** The runtime interface of each capability and the type arguments it takes. */
 const CAPABILITY_TYPES: Record<Capability, (pascal: string) => string> = {
@@ -65,7 +65,7 @@ export function dataLayerTypes(resource: ResourceModel, attributeType: (a: Attri
   const writable = (mode: 'create' | 'update'): string => {
     const attributes = resource.attributes
       .filter((a) => a.writable)
-      .map((a) => ({ name: a.name, type: attributeType(a), optional: mode === 'update' || (!a.required && !a.hasDefault) }));
+      .map((a) => ({ name: a.name, type: attributeTypeOf(pascal, a.name), optional: mode === 'update' || (!a.required && !a.hasDefault) }));
     const relationships = resource.relationships
       .filter((r) => r.writable)
       .map((r) => ({
@@ -88,7 +88,7 @@ export function dataLayerTypes(resource: ResourceModel, attributeType: (a: Attri
       ...typeAliasOf(
         `${pascal}ModelFields`,
         documentedTypeLiteral(modelMembers),
-        `What the serializer of ${resource.type} reads from a model: the id and every attribute (date-times as \`Date\` or RFC 3339 text).`,
+        `What the serializer of resources of type \`${resource.type}\` reads from a model: the id and every attribute (date-times as \`Date\` or RFC 3339 text).`,
       ),
       leadingTrivia: '\n',
     },
@@ -96,7 +96,7 @@ export function dataLayerTypes(resource: ResourceModel, attributeType: (a: Attri
       ...typeAliasOf(
         `${pascal}Model`,
         [`${pascal}ModelFields`, ...getterIndexes].join(' & '),
-        `A model of ${resource.type} as the host's data layer gives it: its fields${getters.length > 0 ? ' and what the schema\'s `.get()` getters read' : ''}.`,
+        `A model of a resource of type \`${resource.type}\` as the host's data layer gives it: its fields${getters.length > 0 ? ' and what the schema\'s `.get()` getters read' : ''}.`,
       ),
       leadingTrivia: '\n',
     },
@@ -110,7 +110,7 @@ export function dataLayerTypes(resource: ResourceModel, attributeType: (a: Attri
               const related = `${pascalCase(r.relatedType)}Model`;
               return { name: r.name, type: r.cardinality === 'one' ? `${related} | null` : `readonly ${related}[]` };
             }),
-            { docs: `What each relationship loader of ${resource.type} gives per model.` },
+            { docs: `What each relationship loader of resources of type \`${resource.type}\` gives per model.` },
           ),
         ]
       : []),
@@ -139,13 +139,13 @@ export function dataLayerTypes(resource: ResourceModel, attributeType: (a: Attri
         { name: 'customSorts', type: has('CustomSortable') ? `${pascal}CustomSort` : 'never' },
         { name: 'policy', type: String(resource.usesPolicy) },
       ],
-      { docs: `The types of ${resource.type} in one place, for typed integrations (the Kysely store checks its mapping against them).`, extends: ['ResourceTypes'] },
+      { docs: `The types of resources of type \`${resource.type}\` in one place, for typed integrations (the Kysely store checks its mapping against them).`, extends: ['ResourceTypes'] },
     ),
     interfaceOf(`${pascal}DataLayer`, [], {
       docs:
         resource.capabilities.length > 0
-          ? `What the data layer of ${resource.type} implements. \`M\` is the host's model (at least \`${pascal}Model\`), \`Q\` its query.`
-          : `${resource.type} enables no endpoint that reads data: its data layer implements nothing.`,
+          ? `What the data layer of resources of type \`${resource.type}\` implements. \`M\` is the host's model (at least \`${pascal}Model\`), \`Q\` its query.`
+          : `Resources of type \`${resource.type}\` enable no endpoint that reads data: its data layer implements nothing.`,
       extends: resource.capabilities.map((c) => CAPABILITY_TYPES[c](pascal)),
       typeParameters: [`M extends ${pascal}Model = ${pascal}Model`, 'Q = unknown'],
     }),

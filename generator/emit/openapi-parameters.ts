@@ -247,7 +247,7 @@ const OPERATOR_WORDS: Record<Operator, string> = {
 export function operatorParameters(resource: ResourceModel, filter: FilterModel, byType: ByType): Array<[string, ParameterObject]> {
   const attribute = comparedAttribute(resource, filter.name, byType);
   const [first, path] = filter.name.split('.');
-  const subject = path === undefined ? `\`${filter.name}\`` : `\`${path}\` of a related ${first} (any of them, for a to-many relationship)`;
+  const subject = path === undefined ? `\`${filter.name}\`` : `\`${filter.name}\` (the \`${path}\` of the related \`${first}\`, any of them for a to-many relationship)`;
   return filterOperators(resource, filter, byType).map((op): [string, ParameterObject] => {
     const one = valueSchema(attribute);
     const schema: SchemaObject =

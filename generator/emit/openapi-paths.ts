@@ -36,22 +36,22 @@ export function pathItems(resource: ResourceModel, byType: ReadonlyMap<string, R
   if (endpoints.index) {
     collection.get = {
       operationId: `list${pascal}`,
-      summary: `List ${type}`,
+      summary: `List resources of type \`${type}\``,
       tags,
       parameters: [...readParameters(resource, byType), ...collectionParameters(resource, byType)],
-      responses: responses(ok(`A page of ${type}.`, ref(`${pascal}CollectionDocument`)), ['400', '403', '406']),
+      responses: responses(ok(`A page of resources of type \`${type}\`.`, ref(`${pascal}CollectionDocument`)), ['400', '403', '406']),
     };
   }
   if (endpoints.create) {
     collection.post = {
       operationId: `create${pascal}`,
-      summary: `Create a ${type} resource`,
+      summary: `Create a resource of type \`${type}\``,
       tags,
       requestBody: body(`${pascal}CreateRequest`),
       responses: responses(
         {
           '201': {
-            description: `The created ${type} resource.`,
+            description: `The created resource of type \`${type}\`.`,
             headers: { Location: { description: 'The URL of the created resource.', schema: { type: 'string', format: 'uri' } } },
             content: content(ref(`${pascal}Document`)),
           },
@@ -66,25 +66,25 @@ export function pathItems(resource: ResourceModel, byType: ReadonlyMap<string, R
   if (endpoints.show) {
     single.get = {
       operationId: `get${pascal}`,
-      summary: `Fetch a ${type} resource`,
+      summary: `Fetch a resource of type \`${type}\``,
       tags,
       parameters: readParameters(resource, byType),
-      responses: responses(ok(`The ${type} resource.`, ref(`${pascal}Document`)), READ_ERRORS),
+      responses: responses(ok(`The resource of type \`${type}\`.`, ref(`${pascal}Document`)), READ_ERRORS),
     };
   }
   if (endpoints.update) {
     single.patch = {
       operationId: `update${pascal}`,
-      summary: `Update a ${type} resource`,
+      summary: `Update a resource of type \`${type}\``,
       tags,
       requestBody: body(`${pascal}UpdateRequest`),
-      responses: responses(ok(`The updated ${type} resource.`, ref(`${pascal}Document`)), WRITE_ERRORS),
+      responses: responses(ok(`The updated resource of type \`${type}\`.`, ref(`${pascal}Document`)), WRITE_ERRORS),
     };
   }
   if (endpoints.delete) {
     single.delete = {
       operationId: `delete${pascal}`,
-      summary: `Delete a ${type} resource`,
+      summary: `Delete a resource of type \`${type}\``,
       tags,
       responses: responses(noContent('Deleted.'), DELETE_ERRORS),
     };
@@ -101,15 +101,15 @@ export function pathItems(resource: ResourceModel, byType: ReadonlyMap<string, R
       const data: SchemaObject | ReferenceObject = many ? { type: 'array', items: ref(`${relatedPascal}Resource`) } : { oneOf: [ref(`${relatedPascal}Resource`), { type: 'null' }] };
       const relatedGet: OperationObject = {
         operationId: `get${pascal}${relName}`,
-        summary: `Fetch the ${relationship.name} of a ${type} resource`,
+        summary: `Fetch the ${relationship.name} of a resource of type \`${type}\``,
         tags,
         parameters: readParameters(related, byType),
-        responses: responses(ok(`The related ${related.type}.`, documentSchema(data)), READ_ERRORS),
+        responses: responses(ok(many ? `The related resources of type \`${related.type}\`.` : `The related resource of type \`${related.type}\`, or null.`, documentSchema(data)), READ_ERRORS),
       };
       items.push([`/${type}/{id}/${relationship.name}`, { parameters: [idParameter], get: relatedGet }]);
       linkagePath.get = {
         operationId: `get${pascal}${relName}Relationship`,
-        summary: `Fetch the ${relationship.name} linkage of a ${type} resource`,
+        summary: `Fetch the ${relationship.name} linkage of a resource of type \`${type}\``,
         tags,
         responses: responses(
           ok(`The ${relationship.name} linkage.`, {
@@ -131,7 +131,7 @@ export function pathItems(resource: ResourceModel, byType: ReadonlyMap<string, R
       });
       linkagePath.patch = {
         operationId: `update${pascal}${relName}Relationship`,
-        summary: many ? `Replace every member of the ${relationship.name} of a ${type} resource` : `Replace the ${relationship.name} of a ${type} resource`,
+        summary: many ? `Replace every member of the ${relationship.name} of a resource of type \`${type}\`` : `Replace the ${relationship.name} of a resource of type \`${type}\``,
         tags,
         requestBody: linkageBody(many ? 'The new members (an empty array clears the relationship).' : relationship.required ? `The new ${relationship.name} (required: it cannot be cleared).` : `The new ${relationship.name}, or null to clear it.`),
         responses: responses(noContent('Replaced.'), LINKAGE_ERRORS),
@@ -139,14 +139,14 @@ export function pathItems(resource: ResourceModel, byType: ReadonlyMap<string, R
       if (many) {
         linkagePath.post = {
           operationId: `add${pascal}${relName}Relationship`,
-          summary: `Add members to the ${relationship.name} of a ${type} resource`,
+          summary: `Add members to the ${relationship.name} of a resource of type \`${type}\``,
           tags,
           requestBody: linkageBody('Members to add; those already present are left as they are.'),
           responses: responses(noContent('Added.'), LINKAGE_ERRORS),
         };
         linkagePath.delete = {
           operationId: `remove${pascal}${relName}Relationship`,
-          summary: `Remove members from the ${relationship.name} of a ${type} resource`,
+          summary: `Remove members from the ${relationship.name} of a resource of type \`${type}\``,
           tags,
           requestBody: linkageBody('Members to remove; those not present are ignored.'),
           responses: responses(noContent('Removed.'), LINKAGE_ERRORS),

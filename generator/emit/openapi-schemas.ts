@@ -6,10 +6,15 @@
 import type { ReferenceObject, SchemaObject } from 'openapi3-ts/oas31';
 import type { ApiModel, AttributeModel, RelationshipModel, ResourceModel } from '../ir.js';
 import { pascalCase } from '../naming.js';
+import { oneLine } from './helpers.js';
 import { ref } from './openapi-vocabulary.js';
 
 /** The JSON Schema of a value of an attribute's kind, without constraints or null. */
 export function kindSchema(attribute: Pick<AttributeModel, 'kind' | 'enumValues'>): SchemaObject {
+  return oneLine(kindSchemaOf(attribute));
+}
+
+function kindSchemaOf(attribute: Pick<AttributeModel, 'kind' | 'enumValues'>): SchemaObject {
   switch (attribute.kind) {
     case 'string':
       return { type: 'string' };
@@ -36,8 +41,8 @@ export function kindSchema(attribute: Pick<AttributeModel, 'kind' | 'enumValues'
 export function attributeSchema(attribute: AttributeModel): SchemaObject {
   const base = kindSchema(attribute);
   const constrained: SchemaObject = { ...base, ...attribute.constraints };
-  if (!attribute.nullable) return constrained;
-  return { ...constrained, type: [base.type as string, 'null'], ...(base.enum && { enum: [...base.enum, null] }) } as SchemaObject;
+  if (!attribute.nullable) return oneLine(constrained);
+  return oneLine({ ...constrained, type: [base.type as string, 'null'], ...(base.enum && { enum: [...base.enum, null] }) } as SchemaObject);
 }
 
 /** The members every document shares, and `Resource`: any resource object of the API. */

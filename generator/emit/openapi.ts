@@ -45,7 +45,7 @@ export function emitOpenApi(model: ApiModel, options: OpenApiOptions = {}): Open
   }
   for (const resource of model.resources) {
     for (const [path, item] of pathItems(resource, byType)) builder.addPath(path, item);
-    builder.addTag({ name: resource.type, description: `The ${resource.type} resources and their relationships.` });
+    builder.addTag({ name: resource.type, description: `Resources of type \`${resource.type}\` and their relationships.` });
   }
   const atomic = model.extensions.atomic;
   if (atomic) {

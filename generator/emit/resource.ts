@@ -7,7 +7,7 @@ import { type FunctionDeclarationStructure, type SourceFileStructure, type State
 import type { ApiModel, AttributeModel, RelationshipModel, ResourceModel } from '../ir.js';
 import { pascalCase, propertyAccess, quote } from '../naming.js';
 import { capabilityImports, dataLayerTypes, optionalAttribute } from './data-layer.js';
-import { type Member, blankLineAfterImports, header, importOf, interfaceOf, literal, objectLiteral, sortImports, typeAliasOf, typeLiteral, union } from './helpers.js';
+import { type Member, attributeTypeOf, blankLineAfterImports, header, importOf, interfaceOf, literal, objectLiteral, sortImports, typeAliasOf, typeLiteral, union } from './helpers.js';
 
 /** The file name of a resource's module, relative to the output directory. */
 export function resourceFile(resource: ResourceModel): string {
@@ -40,20 +40,20 @@ export function emitResource(model: ApiModel, resource: ResourceModel): SourceFi
   ]);
   const statements: StatementStructures[] = [
     ...imports,
-    typeAliasOf(`${pascal}Type`, literal(resource.type), `The type of ${resource.type} resources.`),
+    typeAliasOf(`${pascal}Type`, literal(resource.type), `The type name \`${resource.type}\`.`),
     interfaceOf(`${pascal}Identifier`, [{ name: 'type', type: `${pascal}Type` }, { name: 'id', type: 'string' }], {
-      docs: `A resource identifier of ${resource.type}.`,
+      docs: `A resource identifier of type \`${resource.type}\`.`,
     }),
-    interfaceOf(`${pascal}Attributes`, resource.attributes.map(attributeMember), { docs: `The attributes of ${resource.type}, as responses carry them.` }),
+    interfaceOf(`${pascal}Attributes`, resource.attributes.map(attributeMember), { docs: `The attributes of a resource of type \`${resource.type}\`, as responses carry them.` }),
     ...(resource.relationships.length > 0
       ? [
           interfaceOf(`${pascal}Relationships`, resource.relationships.map(relationshipMember), {
-            docs: `The relationships of ${resource.type}: \`data\` is there when included or declared \`withLinkage()\`.`,
+            docs: `The relationships of a resource of type \`${resource.type}\`: \`data\` is there when included or declared \`withLinkage()\`.`,
           }),
         ]
       : []),
     interfaceOf(`${pascal}Resource`, resourceObjectMembers(resource), {
-      docs: `A ${resource.type} resource object as responses carry it (without sparse fieldsets).`,
+      docs: `A resource object of type \`${resource.type}\` as responses carry it (without sparse fieldsets).`,
     }),
     ...payloads(resource),
     ...queryTypes(resource),
@@ -137,7 +137,7 @@ function payloads(resource: ResourceModel): StatementStructures[] {
   const attributes = resource.attributes.filter((a) => a.writable);
   const relationships = resource.relationships.filter((r) => r.writable);
   const data = (mode: 'create' | 'update'): string => {
-    const attributeMembers = attributes.map((a) => ({ name: a.name, type: attributeType(a), optional: mode === 'update' || !a.required }));
+    const attributeMembers = attributes.map((a) => ({ name: a.name, type: attributeTypeOf(pascal, a.name), optional: mode === 'update' || !a.required }));
     const relationshipMembers = relationships.map((r) => ({ name: r.name, type: linkageType(r), optional: mode === 'update' || !r.required }));
     const section = (name: string, members: Member[]): Member[] =>
       members.length === 0 ? [] : [{ name, type: typeLiteral(members), optional: members.every((m) => m.optional) }];
@@ -198,7 +198,7 @@ function serializer(resource: ResourceModel): FunctionDeclarationStructure {
   return {
     kind: StructureKind.Function,
     name: `serialize${pascal}`,
-    docs: [`The attributes of a ${resource.type} model as responses carry them.`],
+    docs: [`Serializes a model of a resource of type \`${resource.type}\`: its attributes as responses carry them.`],
     parameters: [{ name: 'model', type: `${pascal}Model` }, ...(getters.length > 0 ? [{ name: 'context', type: 'Context' }] : [])],
     // With getters the values are the getters' own, checked by the runtime's document tests.
     ...(getters.length === 0 && { returnType: resource.attributes.length > 0 ? `${pascal}Attributes` : 'Record<string, never>' }),
@@ -221,7 +221,7 @@ function factory(resource: ResourceModel): StatementStructures[] {
       kind: StructureKind.Function,
       name: `${camel}Resource`,
       isExported: true,
-      docs: [`The ${resource.type} resource for \`api.resource()\`: the schema's declaration bound to \`dataLayer\`.`],
+      docs: [`The resource of type \`${resource.type}\` for \`api.resource()\`: the schema's declaration bound to \`dataLayer\`.`],
       typeParameters: [`M extends ${pascal}Model`, 'Q'],
       parameters: [{ name: 'dataLayer', type: `${pascal}DataLayer<M, Q>`, ...(resource.capabilities.length === 0 && { initializer: '{}' }) }],
       returnType: 'ResourceDefinition<M, Q>',

@@ -27,16 +27,16 @@ import type { CommentsIdentifier, CommentsModel } from './comments.js';
 import type { PeopleIdentifier, PeopleModel } from './people.js';
 import type { TagsIdentifier, TagsModel } from './tags.js';
 
-/** The type of articles resources. */
+/** The type name `articles`. */
 export type ArticlesType = 'articles';
 
-/** A resource identifier of articles. */
+/** A resource identifier of type `articles`. */
 export interface ArticlesIdentifier {
   type: ArticlesType;
   id: string;
 }
 
-/** The attributes of articles, as responses carry them. */
+/** The attributes of a resource of type `articles`, as responses carry them. */
 export interface ArticlesAttributes {
   title: string;
   body: string | null;
@@ -47,14 +47,14 @@ export interface ArticlesAttributes {
   updatedAt: string;
 }
 
-/** The relationships of articles: `data` is there when included or declared `withLinkage()`. */
+/** The relationships of a resource of type `articles`: `data` is there when included or declared `withLinkage()`. */
 export interface ArticlesRelationships {
   author: ToOneRelationship<PeopleIdentifier>;
   comments: ToManyRelationship<CommentsIdentifier>;
   tags: ToManyRelationship<TagsIdentifier>;
 }
 
-/** A articles resource object as responses carry it (without sparse fieldsets). */
+/** A resource object of type `articles` as responses carry it (without sparse fieldsets). */
 export interface ArticlesResource {
   type: ArticlesType;
   id: string;
@@ -67,8 +67,15 @@ export interface ArticlesResource {
 export interface ArticlesCreatePayload {
   data: {
     type: ArticlesType;
-    attributes: { title: string; body?: string | null; status?: 'draft' | 'published' };
-    relationships: { author: { data: PeopleIdentifier }; tags?: { data: TagsIdentifier[] } };
+    attributes: {
+      title: ArticlesAttributes['title'];
+      body?: ArticlesAttributes['body'];
+      status?: ArticlesAttributes['status'];
+    };
+    relationships: {
+      author: { data: PeopleIdentifier };
+      tags?: { data: TagsIdentifier[] };
+    };
   };
 }
 
@@ -77,8 +84,15 @@ export interface ArticlesUpdatePayload {
   data: {
     type: ArticlesType;
     id: string;
-    attributes?: { title?: string; body?: string | null; status?: 'draft' | 'published' };
-    relationships?: { author?: { data: PeopleIdentifier }; tags?: { data: TagsIdentifier[] } };
+    attributes?: {
+      title?: ArticlesAttributes['title'];
+      body?: ArticlesAttributes['body'];
+      status?: ArticlesAttributes['status'];
+    };
+    relationships?: {
+      author?: { data: PeopleIdentifier };
+      tags?: { data: TagsIdentifier[] };
+    };
   };
 }
 
@@ -89,7 +103,7 @@ export type ArticlesFilter =
 export type ArticlesSort =
   'title' | '-title' | 'createdAt' | '-createdAt' | 'updatedAt' | '-updatedAt' | 'author.name' | '-author.name';
 
-/** What the serializer of articles reads from a model: the id and every attribute (date-times as `Date` or RFC 3339 text). */
+/** What the serializer of resources of type `articles` reads from a model: the id and every attribute (date-times as `Date` or RFC 3339 text). */
 export type ArticlesModelFields = {
   /** Served as `String(id)`. */
   id: string | number;
@@ -100,20 +114,34 @@ export type ArticlesModelFields = {
   updatedAt: Date | string;
 };
 
-/** A model of articles as the host's data layer gives it: its fields. */
+/** A model of a resource of type `articles` as the host's data layer gives it: its fields. */
 export type ArticlesModel = ArticlesModelFields;
 /** What `create` receives: checked attributes (defaults applied) and linkage. */
 export type ArticlesCreateValues = {
-  attributes: { title: string; body?: string | null; status: 'draft' | 'published' };
-  relationships: { author: PeopleIdentifier; tags?: TagsIdentifier[] };
+  attributes: {
+    title: ArticlesAttributes['title'];
+    body?: ArticlesAttributes['body'];
+    status: ArticlesAttributes['status'];
+  };
+  relationships: {
+    author: PeopleIdentifier;
+    tags?: TagsIdentifier[];
+  };
 };
 /** What `update` receives: only the members the client sent. */
 export type ArticlesUpdateValues = {
-  attributes: { title?: string; body?: string | null; status?: 'draft' | 'published' };
-  relationships: { author?: PeopleIdentifier; tags?: TagsIdentifier[] };
+  attributes: {
+    title?: ArticlesAttributes['title'];
+    body?: ArticlesAttributes['body'];
+    status?: ArticlesAttributes['status'];
+  };
+  relationships: {
+    author?: PeopleIdentifier;
+    tags?: TagsIdentifier[];
+  };
 };
 
-/** What each relationship loader of articles gives per model. */
+/** What each relationship loader of resources of type `articles` gives per model. */
 export interface ArticlesRelated {
   author: PeopleModel | null;
   comments: readonly CommentsModel[];
@@ -133,7 +161,7 @@ export interface ArticlesCustomFilters {
 /** The fields `orderBy` orders by (`SortBy` sorts). */
 export type ArticlesSortField = 'title' | 'createdAt' | 'updatedAt' | 'author.name';
 
-/** The types of articles in one place, for typed integrations (the Kysely store checks its mapping against them). */
+/** The types of resources of type `articles` in one place, for typed integrations (the Kysely store checks its mapping against them). */
 export interface ArticlesTypes extends ResourceTypes {
   model: ArticlesModel;
   related: ArticlesRelated;
@@ -142,7 +170,7 @@ export interface ArticlesTypes extends ResourceTypes {
   policy: true;
 }
 
-/** What the data layer of articles implements. `M` is the host's model (at least `ArticlesModel`), `Q` its query. */
+/** What the data layer of resources of type `articles` implements. `M` is the host's model (at least `ArticlesModel`), `Q` its query. */
 export interface ArticlesDataLayer<M extends ArticlesModel = ArticlesModel, Q = unknown>
   extends
     Findable<M>,
@@ -161,7 +189,7 @@ export interface ArticlesDataLayer<M extends ArticlesModel = ArticlesModel, Q = 
     Sortable<Q, ArticlesSortField>,
     Authorizable<M> {}
 
-/** The attributes of a articles model as responses carry them. */
+/** Serializes a model of a resource of type `articles`: its attributes as responses carry them. */
 function serializeArticles(model: ArticlesModel): ArticlesAttributes {
   return {
     title: model.title,
@@ -172,7 +200,7 @@ function serializeArticles(model: ArticlesModel): ArticlesAttributes {
   };
 }
 
-/** The articles resource for `api.resource()`: the schema's declaration bound to `dataLayer`. */
+/** The resource of type `articles` for `api.resource()`: the schema's declaration bound to `dataLayer`. */
 export function articlesResource<M extends ArticlesModel, Q>(
   dataLayer: ArticlesDataLayer<M, Q>,
 ): ResourceDefinition<M, Q> {

@@ -21,29 +21,29 @@ import { dateTime, type ToOneRelationship } from '../support.js';
 import type { ArticlesIdentifier, ArticlesModel } from './articles.js';
 import type { PeopleIdentifier, PeopleModel } from './people.js';
 
-/** The type of comments resources. */
+/** The type name `comments`. */
 export type CommentsType = 'comments';
 
-/** A resource identifier of comments. */
+/** A resource identifier of type `comments`. */
 export interface CommentsIdentifier {
   type: CommentsType;
   id: string;
 }
 
-/** The attributes of comments, as responses carry them. */
+/** The attributes of a resource of type `comments`, as responses carry them. */
 export interface CommentsAttributes {
   body: string;
   /** An ISO 8601 date-time. */
   createdAt: string;
 }
 
-/** The relationships of comments: `data` is there when included or declared `withLinkage()`. */
+/** The relationships of a resource of type `comments`: `data` is there when included or declared `withLinkage()`. */
 export interface CommentsRelationships {
   author: ToOneRelationship<PeopleIdentifier>;
   article: ToOneRelationship<ArticlesIdentifier>;
 }
 
-/** A comments resource object as responses carry it (without sparse fieldsets). */
+/** A resource object of type `comments` as responses carry it (without sparse fieldsets). */
 export interface CommentsResource {
   type: CommentsType;
   id: string;
@@ -56,8 +56,13 @@ export interface CommentsResource {
 export interface CommentsCreatePayload {
   data: {
     type: CommentsType;
-    attributes: { body: string };
-    relationships: { author: { data: PeopleIdentifier }; article: { data: ArticlesIdentifier } };
+    attributes: {
+      body: CommentsAttributes['body'];
+    };
+    relationships: {
+      author: { data: PeopleIdentifier };
+      article: { data: ArticlesIdentifier };
+    };
   };
 }
 
@@ -66,8 +71,13 @@ export interface CommentsUpdatePayload {
   data: {
     type: CommentsType;
     id: string;
-    attributes?: { body?: string };
-    relationships?: { author?: { data: PeopleIdentifier }; article?: { data: ArticlesIdentifier } };
+    attributes?: {
+      body?: CommentsAttributes['body'];
+    };
+    relationships?: {
+      author?: { data: PeopleIdentifier };
+      article?: { data: ArticlesIdentifier };
+    };
   };
 }
 
@@ -76,7 +86,7 @@ export type CommentsFilter = 'article' | 'author';
 /** The terms of `sort` on `GET /comments`. */
 export type CommentsSort = 'createdAt' | '-createdAt';
 
-/** What the serializer of comments reads from a model: the id and every attribute (date-times as `Date` or RFC 3339 text). */
+/** What the serializer of resources of type `comments` reads from a model: the id and every attribute (date-times as `Date` or RFC 3339 text). */
 export type CommentsModelFields = {
   /** Served as `String(id)`. */
   id: string | number;
@@ -84,20 +94,30 @@ export type CommentsModelFields = {
   createdAt: Date | string;
 };
 
-/** A model of comments as the host's data layer gives it: its fields. */
+/** A model of a resource of type `comments` as the host's data layer gives it: its fields. */
 export type CommentsModel = CommentsModelFields;
 /** What `create` receives: checked attributes (defaults applied) and linkage. */
 export type CommentsCreateValues = {
-  attributes: { body: string };
-  relationships: { author: PeopleIdentifier; article: ArticlesIdentifier };
+  attributes: {
+    body: CommentsAttributes['body'];
+  };
+  relationships: {
+    author: PeopleIdentifier;
+    article: ArticlesIdentifier;
+  };
 };
 /** What `update` receives: only the members the client sent. */
 export type CommentsUpdateValues = {
-  attributes: { body?: string };
-  relationships: { author?: PeopleIdentifier; article?: ArticlesIdentifier };
+  attributes: {
+    body?: CommentsAttributes['body'];
+  };
+  relationships: {
+    author?: PeopleIdentifier;
+    article?: ArticlesIdentifier;
+  };
 };
 
-/** What each relationship loader of comments gives per model. */
+/** What each relationship loader of resources of type `comments` gives per model. */
 export interface CommentsRelated {
   author: PeopleModel | null;
   article: ArticlesModel | null;
@@ -108,7 +128,7 @@ export type CommentsWhereField = 'article' | 'author';
 /** The fields `orderBy` orders by (`SortBy` sorts). */
 export type CommentsSortField = 'createdAt';
 
-/** The types of comments in one place, for typed integrations (the Kysely store checks its mapping against them). */
+/** The types of resources of type `comments` in one place, for typed integrations (the Kysely store checks its mapping against them). */
 export interface CommentsTypes extends ResourceTypes {
   model: CommentsModel;
   related: CommentsRelated;
@@ -117,7 +137,7 @@ export interface CommentsTypes extends ResourceTypes {
   policy: false;
 }
 
-/** What the data layer of comments implements. `M` is the host's model (at least `CommentsModel`), `Q` its query. */
+/** What the data layer of resources of type `comments` implements. `M` is the host's model (at least `CommentsModel`), `Q` its query. */
 export interface CommentsDataLayer<M extends CommentsModel = CommentsModel, Q = unknown>
   extends
     Findable<M>,
@@ -132,7 +152,7 @@ export interface CommentsDataLayer<M extends CommentsModel = CommentsModel, Q = 
     Filterable<Q, CommentsWhereField>,
     Sortable<Q, CommentsSortField> {}
 
-/** The attributes of a comments model as responses carry them. */
+/** Serializes a model of a resource of type `comments`: its attributes as responses carry them. */
 function serializeComments(model: CommentsModel): CommentsAttributes {
   return {
     body: model.body,
@@ -140,7 +160,7 @@ function serializeComments(model: CommentsModel): CommentsAttributes {
   };
 }
 
-/** The comments resource for `api.resource()`: the schema's declaration bound to `dataLayer`. */
+/** The resource of type `comments` for `api.resource()`: the schema's declaration bound to `dataLayer`. */
 export function commentsResource<M extends CommentsModel, Q>(
   dataLayer: CommentsDataLayer<M, Q>,
 ): ResourceDefinition<M, Q> {

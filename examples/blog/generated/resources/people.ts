@@ -19,16 +19,16 @@ import { people as schema } from '../../schema.js';
 import { dateTime, type ToManyRelationship } from '../support.js';
 import type { ArticlesIdentifier, ArticlesModel } from './articles.js';
 
-/** The type of people resources. */
+/** The type name `people`. */
 export type PeopleType = 'people';
 
-/** A resource identifier of people. */
+/** A resource identifier of type `people`. */
 export interface PeopleIdentifier {
   type: PeopleType;
   id: string;
 }
 
-/** The attributes of people, as responses carry them. */
+/** The attributes of a resource of type `people`, as responses carry them. */
 export interface PeopleAttributes {
   name: string;
   email: string | null;
@@ -36,12 +36,12 @@ export interface PeopleAttributes {
   createdAt: string;
 }
 
-/** The relationships of people: `data` is there when included or declared `withLinkage()`. */
+/** The relationships of a resource of type `people`: `data` is there when included or declared `withLinkage()`. */
 export interface PeopleRelationships {
   articles: ToManyRelationship<ArticlesIdentifier>;
 }
 
-/** A people resource object as responses carry it (without sparse fieldsets). */
+/** A resource object of type `people` as responses carry it (without sparse fieldsets). */
 export interface PeopleResource {
   type: PeopleType;
   id: string;
@@ -52,12 +52,25 @@ export interface PeopleResource {
 
 /** The body of `POST /people`. */
 export interface PeopleCreatePayload {
-  data: { type: PeopleType; attributes: { name: string; email?: string | null } };
+  data: {
+    type: PeopleType;
+    attributes: {
+      name: PeopleAttributes['name'];
+      email?: PeopleAttributes['email'];
+    };
+  };
 }
 
 /** The body of `PATCH /people/{id}`. */
 export interface PeopleUpdatePayload {
-  data: { type: PeopleType; id: string; attributes?: { name?: string; email?: string | null } };
+  data: {
+    type: PeopleType;
+    id: string;
+    attributes?: {
+      name?: PeopleAttributes['name'];
+      email?: PeopleAttributes['email'];
+    };
+  };
 }
 
 /** The filters of `GET /people`: `filter[name]=...`. */
@@ -65,7 +78,7 @@ export type PeopleFilter = 'name';
 /** The terms of `sort` on `GET /people`. */
 export type PeopleSort = 'name' | '-name' | 'createdAt' | '-createdAt';
 
-/** What the serializer of people reads from a model: the id and every attribute (date-times as `Date` or RFC 3339 text). */
+/** What the serializer of resources of type `people` reads from a model: the id and every attribute (date-times as `Date` or RFC 3339 text). */
 export type PeopleModelFields = {
   /** Served as `String(id)`. */
   id: string | number;
@@ -74,20 +87,26 @@ export type PeopleModelFields = {
   createdAt: Date | string;
 };
 
-/** A model of people as the host's data layer gives it: its fields. */
+/** A model of a resource of type `people` as the host's data layer gives it: its fields. */
 export type PeopleModel = PeopleModelFields;
 /** What `create` receives: checked attributes (defaults applied) and linkage. */
 export type PeopleCreateValues = {
-  attributes: { name: string; email?: string | null };
+  attributes: {
+    name: PeopleAttributes['name'];
+    email?: PeopleAttributes['email'];
+  };
   relationships: Record<string, never>;
 };
 /** What `update` receives: only the members the client sent. */
 export type PeopleUpdateValues = {
-  attributes: { name?: string; email?: string | null };
+  attributes: {
+    name?: PeopleAttributes['name'];
+    email?: PeopleAttributes['email'];
+  };
   relationships: Record<string, never>;
 };
 
-/** What each relationship loader of people gives per model. */
+/** What each relationship loader of resources of type `people` gives per model. */
 export interface PeopleRelated {
   articles: readonly ArticlesModel[];
 }
@@ -97,7 +116,7 @@ export type PeopleWhereField = 'name';
 /** The fields `orderBy` orders by (`SortBy` sorts). */
 export type PeopleSortField = 'name' | 'createdAt';
 
-/** The types of people in one place, for typed integrations (the Kysely store checks its mapping against them). */
+/** The types of resources of type `people` in one place, for typed integrations (the Kysely store checks its mapping against them). */
 export interface PeopleTypes extends ResourceTypes {
   model: PeopleModel;
   related: PeopleRelated;
@@ -106,7 +125,7 @@ export interface PeopleTypes extends ResourceTypes {
   policy: false;
 }
 
-/** What the data layer of people implements. `M` is the host's model (at least `PeopleModel`), `Q` its query. */
+/** What the data layer of resources of type `people` implements. `M` is the host's model (at least `PeopleModel`), `Q` its query. */
 export interface PeopleDataLayer<M extends PeopleModel = PeopleModel, Q = unknown>
   extends
     Findable<M>,
@@ -120,7 +139,7 @@ export interface PeopleDataLayer<M extends PeopleModel = PeopleModel, Q = unknow
     Filterable<Q, PeopleWhereField>,
     Sortable<Q, PeopleSortField> {}
 
-/** The attributes of a people model as responses carry them. */
+/** Serializes a model of a resource of type `people`: its attributes as responses carry them. */
 function serializePeople(model: PeopleModel): PeopleAttributes {
   return {
     name: model.name,
@@ -129,7 +148,7 @@ function serializePeople(model: PeopleModel): PeopleAttributes {
   };
 }
 
-/** The people resource for `api.resource()`: the schema's declaration bound to `dataLayer`. */
+/** The resource of type `people` for `api.resource()`: the schema's declaration bound to `dataLayer`. */
 export function peopleResource<M extends PeopleModel, Q>(dataLayer: PeopleDataLayer<M, Q>): ResourceDefinition<M, Q> {
   return bindResource<M, Q>(schema, dataLayer, serializePeople);
 }

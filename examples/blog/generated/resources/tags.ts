@@ -19,26 +19,26 @@ import { tags as schema } from '../../schema.js';
 import { type ToManyRelationship } from '../support.js';
 import type { ArticlesIdentifier, ArticlesModel } from './articles.js';
 
-/** The type of tags resources. */
+/** The type name `tags`. */
 export type TagsType = 'tags';
 
-/** A resource identifier of tags. */
+/** A resource identifier of type `tags`. */
 export interface TagsIdentifier {
   type: TagsType;
   id: string;
 }
 
-/** The attributes of tags, as responses carry them. */
+/** The attributes of a resource of type `tags`, as responses carry them. */
 export interface TagsAttributes {
   name: string;
 }
 
-/** The relationships of tags: `data` is there when included or declared `withLinkage()`. */
+/** The relationships of a resource of type `tags`: `data` is there when included or declared `withLinkage()`. */
 export interface TagsRelationships {
   articles: ToManyRelationship<ArticlesIdentifier>;
 }
 
-/** A tags resource object as responses carry it (without sparse fieldsets). */
+/** A resource object of type `tags` as responses carry it (without sparse fieldsets). */
 export interface TagsResource {
   type: TagsType;
   id: string;
@@ -49,12 +49,23 @@ export interface TagsResource {
 
 /** The body of `POST /tags`. */
 export interface TagsCreatePayload {
-  data: { type: TagsType; attributes: { name: string } };
+  data: {
+    type: TagsType;
+    attributes: {
+      name: TagsAttributes['name'];
+    };
+  };
 }
 
 /** The body of `PATCH /tags/{id}`. */
 export interface TagsUpdatePayload {
-  data: { type: TagsType; id: string; attributes?: { name?: string } };
+  data: {
+    type: TagsType;
+    id: string;
+    attributes?: {
+      name?: TagsAttributes['name'];
+    };
+  };
 }
 
 /** The filters of `GET /tags`: `filter[name]=...`. */
@@ -62,21 +73,31 @@ export type TagsFilter = 'name';
 /** The terms of `sort` on `GET /tags`. */
 export type TagsSort = 'name' | '-name';
 
-/** What the serializer of tags reads from a model: the id and every attribute (date-times as `Date` or RFC 3339 text). */
+/** What the serializer of resources of type `tags` reads from a model: the id and every attribute (date-times as `Date` or RFC 3339 text). */
 export type TagsModelFields = {
   /** Served as `String(id)`. */
   id: string | number;
   name: string;
 };
 
-/** A model of tags as the host's data layer gives it: its fields. */
+/** A model of a resource of type `tags` as the host's data layer gives it: its fields. */
 export type TagsModel = TagsModelFields;
 /** What `create` receives: checked attributes (defaults applied) and linkage. */
-export type TagsCreateValues = { attributes: { name: string }; relationships: Record<string, never> };
+export type TagsCreateValues = {
+  attributes: {
+    name: TagsAttributes['name'];
+  };
+  relationships: Record<string, never>;
+};
 /** What `update` receives: only the members the client sent. */
-export type TagsUpdateValues = { attributes: { name?: string }; relationships: Record<string, never> };
+export type TagsUpdateValues = {
+  attributes: {
+    name?: TagsAttributes['name'];
+  };
+  relationships: Record<string, never>;
+};
 
-/** What each relationship loader of tags gives per model. */
+/** What each relationship loader of resources of type `tags` gives per model. */
 export interface TagsRelated {
   articles: readonly ArticlesModel[];
 }
@@ -86,7 +107,7 @@ export type TagsWhereField = 'name';
 /** The fields `orderBy` orders by (`SortBy` sorts). */
 export type TagsSortField = 'name';
 
-/** The types of tags in one place, for typed integrations (the Kysely store checks its mapping against them). */
+/** The types of resources of type `tags` in one place, for typed integrations (the Kysely store checks its mapping against them). */
 export interface TagsTypes extends ResourceTypes {
   model: TagsModel;
   related: TagsRelated;
@@ -95,7 +116,7 @@ export interface TagsTypes extends ResourceTypes {
   policy: false;
 }
 
-/** What the data layer of tags implements. `M` is the host's model (at least `TagsModel`), `Q` its query. */
+/** What the data layer of resources of type `tags` implements. `M` is the host's model (at least `TagsModel`), `Q` its query. */
 export interface TagsDataLayer<M extends TagsModel = TagsModel, Q = unknown>
   extends
     Findable<M>,
@@ -109,14 +130,14 @@ export interface TagsDataLayer<M extends TagsModel = TagsModel, Q = unknown>
     Filterable<Q, TagsWhereField>,
     Sortable<Q, TagsSortField> {}
 
-/** The attributes of a tags model as responses carry them. */
+/** Serializes a model of a resource of type `tags`: its attributes as responses carry them. */
 function serializeTags(model: TagsModel): TagsAttributes {
   return {
     name: model.name,
   };
 }
 
-/** The tags resource for `api.resource()`: the schema's declaration bound to `dataLayer`. */
+/** The resource of type `tags` for `api.resource()`: the schema's declaration bound to `dataLayer`. */
 export function tagsResource<M extends TagsModel, Q>(dataLayer: TagsDataLayer<M, Q>): ResourceDefinition<M, Q> {
   return bindResource<M, Q>(schema, dataLayer, serializeTags);
 }
