@@ -32,7 +32,7 @@ export function checkDocumentParameters(state: RequestState, resource: Registere
 /** Finds the model a route's id names, or 404. */
 export async function findOr404(state: RequestState, resource: RegisteredResource, id: string): Promise<unknown> {
   const model = await resource.definition.find!(id, state.context);
-  if (model === null || model === undefined) throw new NotFoundError({ detail: `There is no ${resource.type} with id "${id}"` });
+  if (model === null || model === undefined) throw new NotFoundError({ detail: `There is no resource of type "${resource.type}" with id "${id}"` });
   return model;
 }
 
@@ -64,7 +64,7 @@ export function checkIfMatch(state: RequestState, resource: RegisteredResource, 
   if (header === null) {
     if (resource.endpoint(kind)?.requiresIfMatch) {
       throw new JsonApiError(428, {
-        detail: `${kind === 'update' ? 'Changing' : 'Deleting'} a ${resource.type} resource needs If-Match with the ETag of its GET`,
+        detail: `${kind === 'update' ? 'Changing' : 'Deleting'} a resource of type "${resource.type}" needs If-Match with the ETag of its GET`,
         source: { header: 'If-Match' },
         code: 'if_match_required',
       });
@@ -75,7 +75,7 @@ export function checkIfMatch(state: RequestState, resource: RegisteredResource, 
   if (versions === '*') return;
   const current = versionOf(state, resource, model);
   if (current === undefined || !versions.includes(current)) {
-    throw staleVersion(resource.type, current === undefined ? `${resource.type} resources have no versions: If-Match can only be *` : undefined);
+    throw staleVersion(resource.type, current === undefined ? `Resources of type "${resource.type}" have no versions: If-Match can only be *` : undefined);
   }
   state.context.ifMatch = true;
 }

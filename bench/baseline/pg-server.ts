@@ -147,7 +147,7 @@ export async function startPgBaseline(options: PgBaselineOptions): Promise<PgBas
   const showArticle = async (base: string, id: string, search: string, selfLink: string) => {
     const query = readQuery(search, undefined, ARTICLE_INCLUDES);
     const row = /^\d+$/.test(id) && Number(id) <= 2147483647 ? await get('select * from articles where id = $1', [Number(id)]) : undefined;
-    if (!row) throw new HttpError(404, `There is no articles with id "${id}"`);
+    if (!row) throw new HttpError(404, `There is no resource of type "articles" with id "${id}"`);
     const data = article(base, row);
     const document: Row = { jsonapi: { version: '1.1' }, links: { self: selfLink }, data };
     if (query.params.has('include')) document.included = await includeArticles(base, [row], [data], query.include, new Set([`articles:${row.id}`]));
@@ -168,7 +168,7 @@ export async function startPgBaseline(options: PgBaselineOptions): Promise<PgBas
       onStatement?.('begin');
       // Both linkage checks in one query: does the author exist, how many of the tags do.
       const found = (await get('select exists(select 1 from people where id = $1) as author, (select count(*)::int from tags where id = any($2)) as tags', [values.authorId, values.tagIds], client))!;
-      if (!found.author) throw new HttpError(404, `There is no people with id "${values.authorId}"`, { pointer: '/data/relationships/author' });
+      if (!found.author) throw new HttpError(404, `There is no resource of type "people" with id "${values.authorId}"`, { pointer: '/data/relationships/author' });
       if (found.tags !== values.tagIds.length) throw new HttpError(404, 'A related tags resource does not exist', { pointer: '/data/relationships/tags' });
       const now = new Date().toISOString();
       const row =

@@ -162,7 +162,7 @@ export async function startBaseline(options: BaselineOptions): Promise<Baseline>
   const showArticle = (base: string, id: string, search: string, selfLink: string) => {
     const query = readQuery(search, undefined, ARTICLE_INCLUDES);
     const row = /^\d+$/.test(id) ? get('select * from articles where id = ?', [Number(id)]) : undefined;
-    if (!row) throw new HttpError(404, `There is no articles with id "${id}"`);
+    if (!row) throw new HttpError(404, `There is no resource of type "articles" with id "${id}"`);
     const data = article(base, row);
     const document: Row = { jsonapi: { version: '1.1' }, links: { self: selfLink }, data };
     if (query.params.has('include')) document.included = includeArticles(base, [row], [data], query.include, new Set([`articles:${row.id}`]));
@@ -177,7 +177,7 @@ export async function startBaseline(options: BaselineOptions): Promise<Baseline>
 
 
   const inTransaction = sqlite.transaction((values: CreateValues) => {
-    if (!get('select id from people where id = ?', [values.authorId])) throw new HttpError(404, `There is no people with id "${values.authorId}"`, { pointer: '/data/relationships/author' });
+    if (!get('select id from people where id = ?', [values.authorId])) throw new HttpError(404, `There is no resource of type "people" with id "${values.authorId}"`, { pointer: '/data/relationships/author' });
     if (values.tagIds.length > 0) {
       const found = all(`select id from tags where id in (${marks(values.tagIds.length)})`, values.tagIds);
       if (found.length !== values.tagIds.length) throw new HttpError(404, 'A related tags resource does not exist', { pointer: '/data/relationships/tags' });

@@ -173,6 +173,7 @@ export function resourceParameters(resource: ResourceModel, byType: ByType): Arr
 export function filterParameters(resource: ResourceModel, filter: FilterModel): Array<[string, ParameterObject]> {
   const { name } = filter;
   const what = sentence(filter.description ?? keeps(resource, filter));
+  const item = filterItem(resource, filter);
   const single: ParameterObject = filter.commaList
     ? {
         name: `filter[${name}]`,
@@ -180,7 +181,8 @@ export function filterParameters(resource: ResourceModel, filter: FilterModel): 
         description: `${what} A comma-separated list matches any of its values: \`filter[${name}]=a,b\`.`,
         style: 'form',
         explode: false,
-        schema: { type: 'array', items: { type: 'string' } },
+        // An enum's members: one is the enum itself, so that a typed client offers exactly them.
+        schema: item.enum ? { anyOf: [item, { type: 'array', items: item, minItems: 1 }] } : { type: 'array', items: item },
       }
     : {
         name: `filter[${name}]`,
@@ -194,12 +196,22 @@ export function filterParameters(resource: ResourceModel, filter: FilterModel): 
     description: `${what} Several values, \`filter[${name}][]=a&filter[${name}][]=b\`, match any of them; each is taken as it is, never split on commas. Not together with \`filter[${name}]\`.`,
     style: 'form',
     explode: true,
-    schema: { type: 'array', items: { type: 'string' }, maxItems: DEFAULT_LIMITS.filterValues },
+    schema: { type: 'array', items: item, maxItems: DEFAULT_LIMITS.filterValues },
   };
   return [
     [names.filter(resource, name), single],
     [names.filterList(resource, name), list],
   ];
+}
+
+/**
+ * The schema of one value of `filter[name]`: the members of the enum attribute a `Where` filter
+ * compares (the runtime refuses any other with a 400), else any text (a custom filter's value
+ * is its data layer's to read).
+ */
+function filterItem(resource: ResourceModel, filter: FilterModel): SchemaObject {
+  const attribute = filter.declares === 'where' ? resource.attributes.find((a) => a.name === filter.name) : undefined;
+  return attribute?.kind === 'enum' ? { type: 'string', enum: [...attribute.enumValues] } : { type: 'string' };
 }
 
 /** What a `Where` filter compares: the attribute (of the resource, or at the end of a path), or a to-one's id (undefined). */

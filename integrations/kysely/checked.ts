@@ -44,23 +44,62 @@ type Member<K extends string, Needed extends boolean, V> = Needed extends true ?
 /** A model of `R` as the store reads it: the generated model, plus every other column it maps. */
 export type StoreModel<R extends ResourceTypes> = R['model'] & Record<string, unknown>;
 
-/** The mapping of a resource of types `R` to table `T`. */
+/** The implementations of `R`'s custom filters named `N`, by name. */
+type FilterImplementations<R extends ResourceTypes, N extends keyof R['customFilters']> = {
+  [F in N]: (query: SelectQuery, value: R['customFilters'][F] & FilterValue, context: Context) => SelectQuery;
+};
+
+/** The implementations of `R`'s custom sorts named `N`, by name. */
+type SortImplementations<N extends string> = { [S in N]: (query: SelectQuery, direction: SortDirection, context: Context) => SelectQuery };
+
+/**
+ * What a resource whose schema declares the custom filters `N` (`CustomFilter.make(name)`)
+ * needs of its mapping: `filters` implementing each. A named type, so that a mapping without
+ * `filters` fails with the filters' names on its error's first line.
+ *
+ * @example
+ * // Type '{ table: "articles"; ... }' is not assignable to type
+ * //   'WithCustomFilters<"search", ArticlesTypes> & TableMappings<Database, ArticlesTypes>'.
+ * const articles: ResourceMapping<Database, ArticlesTypes> = { table: 'articles', filters: { search } };
+ */
+export type WithCustomFilters<N extends keyof R['customFilters'] & string, R extends ResourceTypes> = { filters: FilterImplementations<R, N> };
+
+/**
+ * What a resource whose schema declares the custom sorts `N` (`CustomSort.make(name)`) needs of
+ * its mapping: `sorts` implementing each (named for the same reason as `WithCustomFilters`).
+ *
+ * @example
+ * const people: ResourceMapping<Database, PeopleTypes> = { table: 'people', sorts: { popularity } };
+ */
+export type WithCustomSorts<N extends string> = { sorts: SortImplementations<N> };
+
+/** The mapping of a resource of types `R` to table `T` (its custom filters and sorts optional: `ResourceMapping` requires them). */
 export type CheckedTableMapping<DB, T extends TableName<DB>, R extends ResourceTypes> = Omit<
   TableMapping<DB, T>,
   'columns' | 'relationships' | 'filters' | 'sorts' | 'policy'
 > &
   Member<'columns', [Unmapped<DB, T, R>] extends [never] ? false : true, Columns<DB, T, R>> &
   Member<'relationships', [keyof R['related']] extends [never] ? false : true, Relationships<DB, T, R>> &
-  Member<
-    'filters',
-    [keyof R['customFilters']] extends [never] ? false : true,
-    { [F in keyof R['customFilters']]: (query: SelectQuery, value: R['customFilters'][F] & FilterValue, context: Context) => SelectQuery }
-  > &
-  Member<'sorts', [R['customSorts']] extends [never] ? false : true, { [S in R['customSorts']]: (query: SelectQuery, direction: SortDirection, context: Context) => SelectQuery }> &
+  Member<'filters', false, FilterImplementations<R, keyof R['customFilters']>> &
+  Member<'sorts', false, SortImplementations<R['customSorts']>> &
   Member<'policy', R['policy'], (ability: Ability, model: StoreModel<R>, context: Context) => MaybePromise<boolean>>;
 
-/** The mapping of a resource of types `R` to any one table of `DB`. */
-export type ResourceMapping<DB, R extends ResourceTypes> = { [T in TableName<DB>]: CheckedTableMapping<DB, T, R> }[TableName<DB>];
+/** The mapping of a resource of types `R` to any one table of `DB`, its custom filters and sorts aside. */
+export type TableMappings<DB, R extends ResourceTypes> = { [T in TableName<DB>]: CheckedTableMapping<DB, T, R> }[TableName<DB>];
+
+/**
+ * The mapping of a resource of types `R` to any one table of `DB`, with the implementation of
+ * each custom filter and sort its schema declares (required apart, in `WithCustomFilters` and
+ * `WithCustomSorts`, so that an error names the ones it lacks: they come first, where a long
+ * type printed in an error is not cut short).
+ */
+export type ResourceMapping<DB, R extends ResourceTypes> = [keyof R['customFilters']] extends [never]
+  ? [R['customSorts']] extends [never]
+    ? TableMappings<DB, R>
+    : WithCustomSorts<R['customSorts']> & TableMappings<DB, R>
+  : [R['customSorts']] extends [never]
+    ? WithCustomFilters<keyof R['customFilters'] & string, R> & TableMappings<DB, R>
+    : WithCustomFilters<keyof R['customFilters'] & string, R> & WithCustomSorts<R['customSorts']> & TableMappings<DB, R>;
 
 /** A store's mapping: every resource of `R`, each to its table. */
 export type StoreMapping<DB, R extends { [K in keyof R]: ResourceTypes }> = { [K in keyof R]: ResourceMapping<DB, R[K]> };

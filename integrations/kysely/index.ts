@@ -73,12 +73,14 @@ export type { SelectQuery } from './select-query.js';
  */
 export { likePattern, type LikePosition } from './like.js';
 /**
- * Mapping types checked against the generated `Resources` and the Kysely `Database` type.
+ * Mapping types checked against the generated `Resources` and the Kysely `Database` type (a
+ * resource's custom filters and sorts required by `WithCustomFilters` and `WithCustomSorts`,
+ * which name them in the error of a mapping that lacks them).
  *
  * @example
  * const mapping: ResourceMapping<Database, ArticlesTypes> = { table: 'articles', columns: { createdAt: 'created_at' }, ... };
  */
-export type { CheckedTableMapping, FittingColumn, ResourceMapping, StoreMapping, StoreModel } from './checked.js';
+export type { CheckedTableMapping, FittingColumn, ResourceMapping, StoreMapping, StoreModel, TableMappings, WithCustomFilters, WithCustomSorts } from './checked.js';
 /**
  * One request, one transaction: `kyselyTransaction(db)` for `new JsonApi({ transaction })`,
  * `withTransaction` for host code; data layers run on it through `executorFor(db, ctx)`.

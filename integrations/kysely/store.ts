@@ -298,7 +298,7 @@ function dataLayer(t: StoreTables, resource: TableResource, check: SharedExisten
       if (result?.numDeletedRows !== 0n) return;
       if (resource.version && context.ifMatch) stillCurrent(0n, context);
       // Another request deleted the row after this one found it: it is gone, as a 404 says.
-      throw new NotFoundError({ detail: `There is no ${resource.type} with id "${String(resource.key(model))}"` });
+      throw new NotFoundError({ detail: `There is no resource of type "${resource.type}" with id "${String(resource.key(model))}"` });
     },
 
     create: createRow,

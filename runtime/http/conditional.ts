@@ -65,7 +65,7 @@ export function noneMatchHits(header: string | null, tag: string): boolean {
  * @example
  * if (updatedRows === 0) throw staleVersion('articles');
  */
-export function staleVersion(type: string, detail = `This ${type} resource has changed since that ETag: GET it again`): JsonApiError {
+export function staleVersion(type: string, detail = `This resource of type "${type}" has changed since that ETag: GET it again`): JsonApiError {
   return new JsonApiError(412, { detail, source: { header: 'If-Match' }, code: 'stale' });
 }
 

@@ -34,7 +34,7 @@ export async function serveCollection(state: RequestState, source: CollectionSou
   const definition = resource.definition;
   // GET /{type}: the Index's callbacks decide, as Show's do for a single resource.
   if (state.route.relationship === undefined && index) {
-    await mustBeVisible(index.permits(context), `You may not list ${resource.type}`);
+    await mustBeVisible(index.permits(context), `You may not list resources of type "${resource.type}"`);
   }
   onlyParameters(query, source.identifiersOnly ? ['sort', 'filter', 'page'] : ['include', 'fields', 'sort', 'filter', 'page'], 'this endpoint');
   checkDocumentParameters(state, resource);

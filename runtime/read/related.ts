@@ -17,7 +17,7 @@ export async function serveRelated(state: RequestState, id: string, name: string
   const relationship = resource.fields.get(name);
   const unknown = () => new NotFoundError({ detail: `${resource.type} has no relationship "${name}"` });
   if (!(relationship instanceof Relationship) || !relationship.isVisibleFor(undefined, context)) throw unknown();
-  await mustBeVisible(resource.endpoint('show')!.permits(context), `You may not view ${resource.type}`);
+  await mustBeVisible(resource.endpoint('show')!.permits(context), `You may not view resources of type "${resource.type}"`);
   const related = state.lookup(relationship.relatedType)!;
   const linkage = route.linkage;
   const definition = resource.definition;

@@ -10,8 +10,8 @@ import { type RequestState, requestBody, documentBuilder } from '../state.js';
 export async function serveCreate(state: RequestState): Promise<HttpResult> {
   const { resource, query, context } = state;
   const endpoint = resource.endpoint('create')!;
-  const create = supported(resource.definition.create, `Creating ${resource.type} is not supported`);
-  await mustBeVisible(endpoint.permits(context), `You may not create ${resource.type}`);
+  const create = supported(resource.definition.create, `Creating resources of type "${resource.type}" is not supported`);
+  await mustBeVisible(endpoint.permits(context), `You may not create resources of type "${resource.type}"`);
   onlyParameters(query, ['include', 'fields'], 'a create request');
   checkDocumentParameters(state, resource);
   const body = await requestBody(state);

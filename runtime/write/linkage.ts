@@ -72,7 +72,7 @@ export async function checkLinkageExists(
     .filter((use) => !exists.get(use.key))
     .map(({ identifier, name, index }) => {
       const pointer = `${base}${base.endsWith('/data') ? '' : `/${escape(name)}/data`}${index === undefined ? '' : `/${index}`}`;
-      return new NotFoundError({ detail: `There is no ${identifier.type} with id "${identifier.id}"`, source: { pointer }, code: 'related_not_found' });
+      return new NotFoundError({ detail: `There is no resource of type "${identifier.type}" with id "${identifier.id}"`, source: { pointer }, code: 'related_not_found' });
     });
   if (errors.length > 0) throw new JsonApiErrors(errors);
 }

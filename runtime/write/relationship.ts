@@ -24,7 +24,7 @@ export async function serveRelationshipWrite(state: RequestState, id: string, na
   }
   const model = await findOr404(state, resource, id);
   if (!relationship.isVisibleFor(model, context)) throw unknown();
-  await mustBeVisible(resource.endpoint('update')!.permits(model, context, resource.policy), `You may not update this ${resource.type} resource`);
+  await mustBeVisible(resource.endpoint('update')!.permits(model, context, resource.policy), `You may not update this resource of type "${resource.type}"`);
   checkIfMatch(state, resource, model, 'update');
   const linkage = readLinkage(relationship, topLevelData(await requestBody(state)), '/data');
   if (linkage === null && relationship.isRequired) {
@@ -36,7 +36,7 @@ export async function serveRelationshipWrite(state: RequestState, id: string, na
   await checkLinkageExists(values, resource, state.lookup, context, '/data');
   const definition = resource.definition;
   if (method === 'PATCH') {
-    await supported(definition.update, `Updating ${resource.type} is not supported`).call(definition, model, values, context);
+    await supported(definition.update, `Updating resources of type "${resource.type}" is not supported`).call(definition, model, values, context);
   } else {
     const identifiers = unique(linkage as { type: string; id: string }[]);
     if (method === 'POST') {

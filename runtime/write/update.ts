@@ -8,11 +8,11 @@ import { type RequestState, requestBody, documentBuilder } from '../state.js';
 /** `PATCH /{type}/{id}`: `find`, the endpoint's callbacks with the model, `If-Match`, `update`; 200 with the result. */
 export async function serveUpdate(state: RequestState, id: string): Promise<HttpResult> {
   const { resource, query, context } = state;
-  const update = supported(resource.definition.update, `Updating ${resource.type} is not supported`);
+  const update = supported(resource.definition.update, `Updating resources of type "${resource.type}" is not supported`);
   onlyParameters(query, ['include', 'fields'], 'an update request');
   checkDocumentParameters(state, resource);
   const model = await findOr404(state, resource, id);
-  await mustBeVisible(resource.endpoint('update')!.permits(model, context, resource.policy), `You may not update this ${resource.type} resource`);
+  await mustBeVisible(resource.endpoint('update')!.permits(model, context, resource.policy), `You may not update this resource of type "${resource.type}"`);
   checkIfMatch(state, resource, model, 'update');
   const values = await readResourceDocument(await requestBody(state), { resource, context, mode: 'update', id, model });
   await checkLinkageExists(values, resource, state.lookup, context);

@@ -8,6 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Attribute, CustomFilter, Index, JsonApi, ToMany, ToOne, Where, defineResource, type Condition, type FilterValue } from 'jsonapi-gen';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { ParameterObject } from 'openapi3-ts/oas31';
 import { describe, expect, it } from 'vitest';
 import * as blogSchema from '../../examples/blog/schema.js';
@@ -77,8 +78,12 @@ describe('OpenAPI filter parameters', () => {
     const commaLists = ['kind', 'writer', 'labels', 'id'];
     for (const name of ['title', 'kind', 'writer', 'labels', 'id', 'text']) {
       const single = filterParameter(parameters, `filter[${name}]`);
-      if (commaLists.includes(name)) {
+      if (name === 'kind') {
+        expect(single, name).toMatchObject({ style: 'form', explode: false, schema: { anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }] } });
+      } else if (commaLists.includes(name)) {
         expect(single, name).toMatchObject({ style: 'form', explode: false, schema: { type: 'array', items: { type: 'string' } } });
+      }
+      if (commaLists.includes(name)) {
         expect(single.description, name).toContain(`A comma-separated list matches any of its values: \`filter[${name}]=a,b\`.`);
       } else {
         expect(single, name).toMatchObject({ schema: { type: 'string' } });
@@ -88,6 +93,25 @@ describe('OpenAPI filter parameters', () => {
       const list = filterParameter(parameters, `filter[${name}][]`);
       expect(list, name).toMatchObject({ style: 'form', explode: true, schema: { type: 'array', items: { type: 'string' }, maxItems: 100 } });
       expect(list.description, name).toContain('never split on commas');
+    }
+  });
+
+  it('types the values of a Where filter on an enum attribute as its members: one, a comma list of them, or the list form; what the schema takes the server takes', async () => {
+    const parameters = postsDocument().components!.parameters as Parameters;
+    const member = { type: 'string', enum: ['note', 'essay', 'review'] };
+    const single = filterParameter(parameters, 'filter[kind]');
+    expect(single.schema).toEqual({ anyOf: [member, { type: 'array', items: member, minItems: 1 }] });
+    expect(filterParameter(parameters, 'filter[kind][]').schema).toEqual({ type: 'array', items: member, maxItems: 100 });
+    // Only the members of an enum a Where compares: a custom filter's value stays any text.
+    expect(filterParameter(parameters, 'filter[labels]').schema).toEqual({ type: 'array', items: { type: 'string' } });
+    const valid = new Ajv2020({ strict: true }).compile(single.schema as object);
+    const { api } = recordingApi();
+    // Each value as a client sends it (`style: form, explode: false`: an array is joined with commas).
+    const cases: Array<[unknown, boolean]> = [['note', true], [['note', 'essay'], true], [['review'], true], ['memo', false], [['note', 'memo'], false], ['', false], [[], false]];
+    for (const [value, accepted] of cases) {
+      expect(valid(value), JSON.stringify(value)).toBe(accepted);
+      const sent = Array.isArray(value) ? value.join(',') : (value as string);
+      expect((await api.fetch(request(`/posts?filter[kind]=${encodeURIComponent(sent)}`))).status, JSON.stringify(value)).toBe(accepted ? 200 : 400);
     }
   });
 
@@ -124,6 +148,9 @@ describe('OpenAPI filter parameters', () => {
         'Keeps the articles whose `author` is the people resource with this id. A comma-separated list matches any of its values: `filter[author]=a,b`.',
       );
       expect(filterParameter(parameters, 'filter[status]').description).toMatch(/^Keeps the articles whose `status` is the value: `draft` or `published`\. A comma-separated list/);
+      expect(filterParameter(parameters, 'filter[status]').schema).toEqual({
+        anyOf: [{ type: 'string', enum: ['draft', 'published'] }, { type: 'array', items: { type: 'string', enum: ['draft', 'published'] }, minItems: 1 }],
+      });
       // No parameter keeps the old generic sentence.
       expect(Object.values(parameters).some((p) => /^Filter by /.test(p.description ?? ''))).toBe(false);
     }

@@ -55,6 +55,28 @@ describe('mistakes in the Kysely mapping of the blog', () => {
     base.old = program;
   }, 120_000);
 
+  /** The first line of `error`, after its "file:line: " prefix. */
+  const firstLine = (error: string | undefined) => error?.split('\n')[0]!.replace(/^[^ ]+: /, '');
+
+  it('a mapping without `filters` names the custom filter it lacks on the first line of its error', () => {
+    const { error } = firstError(SOURCE.replace('filters: { search },', ''), base);
+    expect(error).toMatch(new RegExp(`^examples/blog/store\\.ts:${SOURCE.slice(0, SOURCE.lastIndexOf('articles: {', SOURCE.indexOf('filters: { search },'))).split('\n').length}: `));
+    expect(firstLine(error)).toMatch(/is not assignable to type .WithCustomFilters<"search", ArticlesTypes> &/);
+  }, 60_000);
+
+  it('a mapping without `sorts` names the custom sorts it lacks on the first line of its error', () => {
+    // The blog declares no custom sort: a resource of its types with two, mapped without them.
+    const mistake = [
+      "type SortedArticles = Omit<import('./generated/index.js').ArticlesTypes, 'customSorts'> & { customSorts: 'popularity' | 'recent' };",
+      "export const sortedArticles: import('@jsonapi-gen/kysely').ResourceMapping<Database, SortedArticles> = { table: 'articles', columns: { createdAt: 'created_at', updatedAt: 'updated_at', authorId: 'author_id' }, filters: { search }, relationships: { author: { type: 'toOne', foreignKey: 'author_id' }, comments: { type: 'toMany', table: 'comments', foreignKey: 'article_id' }, tags: { type: 'toMany', through: { table: 'article_tags', from: 'article_id', to: 'tag_id' } } }, policy: () => true };",
+    ].join('\n');
+    const { error } = firstError(`${SOURCE}\n${mistake}\n`, base);
+    expect(error).toMatch(new RegExp(`^examples/blog/store\\.ts:${SOURCE.split('\n').length + 2}: `));
+    expect(firstLine(error)).toMatch(/is not assignable to type .WithCustomFilters<"search", SortedArticles> & \(?WithCustomSorts<"popularity" \| "recent"> &/);
+    // With `sorts` given, the same mapping compiles.
+    expect(firstError(`${SOURCE}\n${mistake.replace('policy: () => true', 'policy: () => true, sorts: { popularity: (q) => q, recent: (q) => q }')}\n`, base).error).toBeUndefined();
+  }, 60_000);
+
   it.each(MISTAKES)('%s fails at its line in store.ts', (_, { from, to, want, at }) => {
     expect(SOURCE).toContain(from);
     const text = SOURCE.replace(from, to);

@@ -2821,8 +2821,26 @@ export const openapi: OpenAPIObject = JSON.parse(`{
         "style": "form",
         "explode": false,
         "schema": {
-          "type": "array",
-          "items": { "type": "string" }
+          "anyOf": [
+            {
+              "type": "string",
+              "enum": [
+                "draft",
+                "published"
+              ]
+            },
+            {
+              "type": "array",
+              "items": {
+                "type": "string",
+                "enum": [
+                  "draft",
+                  "published"
+                ]
+              },
+              "minItems": 1
+            }
+          ]
         }
       },
       "ArticlesFilterStatusList": {
@@ -2833,7 +2851,13 @@ export const openapi: OpenAPIObject = JSON.parse(`{
         "explode": true,
         "schema": {
           "type": "array",
-          "items": { "type": "string" },
+          "items": {
+            "type": "string",
+            "enum": [
+              "draft",
+              "published"
+            ]
+          },
           "maxItems": 100
         }
       },
