@@ -327,7 +327,9 @@ function dataLayer(t: StoreTables, resource: TableResource, check: SharedExisten
       return ListQuery.from(table, executor, (on) => resource.selectUnscoped(on), `${resource.type} list`);
     },
 
-    async results(query: ListQuery, _context: Context) {
+    async results(query: ListQuery, context: Context) {
+      // The query was made (by `query`) steps ago: look again before running it.
+      context.throwIfAborted();
       return toModels(await runStatement(() => runList(query, query.shape, (q) => q)));
     },
 
@@ -373,7 +375,8 @@ function dataLayer(t: StoreTables, resource: TableResource, check: SharedExisten
       Object.entries(mapping.sorts ?? {}).map(([name, sort]) => [name, (query: ListQuery, direction: SortDirection, context: Context) => query.apply((q) => sort(q, direction, context))]),
     ),
     ...(mapping.policy && { can: mapping.policy }),
-    count: async (query: ListQuery, _context: Context) => {
+    count: async (query: ListQuery, context: Context) => {
+      context.throwIfAborted();
       const counting = (q: SelectQuery) => q.clearSelect().clearOrderBy().select((eb) => eb.fn.countAll().as('count'));
       const [row] = await runStatement(() => runList(query, query.shape === undefined ? undefined : `${query.shape} count`, counting));
       return Number((row as { count?: unknown } | undefined)?.count ?? 0);
