@@ -1,0 +1,131 @@
+/**
+ * The overload of the fault-injection findings, for real: the demo (SQLite, 1,000 articles,
+ * default limits) in a process of its own, 200 clients asking at once and again for an
+ * expensive page (every include two levels deep, 50 articles: about 1 MB, within the cost
+ * budget) for a few seconds, while one client measures a cheap `GET /articles/1`. The cheap
+ * request stays under a second at p99; the server stops working soon after the clients have
+ * gone; its resident set returns to within 20% of what it was before.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { Agent, get } from 'node:http';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const CLIENTS = 200;
+const LOAD_MS = 6_000;
+const EXPENSIVE = '/articles?include=author.articles,comments.author,comments.article,tags.articles&page[limit]=50';
+const CHEAP = '/articles/1';
+
+let server: ChildProcess;
+let url: string;
+
+/** Asks the server process `question` over IPC; resolves with the member `key` of its answer. */
+function ask(question: string, key: string): Promise<number> {
+  return new Promise((resolve) => {
+    const listener = (message: Record<string, number>) => {
+      if (!(key in message)) return;
+      server.off('message', listener);
+      resolve(message[key]!);
+    };
+    server.on('message', listener);
+    server.send(question);
+  });
+}
+
+beforeAll(async () => {
+  server = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', 'test/support/overload-server.ts', '1000'], { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  url = await new Promise<string>((resolve, reject) => {
+    server.once('message', (message: { url: string }) => resolve(message.url));
+    server.once('exit', (code) => reject(new Error(`the server exited (${code}) before listening`)));
+  });
+});
+
+afterAll(async () => {
+  if (server.exitCode !== null) return;
+  const exited = new Promise((resolve) => server.once('exit', resolve));
+  server.send('stop');
+  await exited;
+});
+
+/**
+ * GETs `path` over `agent`: the status, the Retry-After header, the body read and dropped
+ * (node:http, not fetch: 200 clients' megabytes through web streams would load this process
+ * more than the server). Rejects when `signal` aborts it.
+ */
+function request(path: string, agent: Agent, signal?: AbortSignal): Promise<{ status: number; retryAfter: string | undefined }> {
+  return new Promise((resolve, reject) => {
+    const req = get(url + path, { agent, signal }, (res) => {
+      res.resume();
+      res.once('end', () => resolve({ status: res.statusCode!, retryAfter: res.headers['retry-after'] }));
+      res.once('error', reject);
+    });
+    req.once('error', reject);
+  });
+}
+
+/** The p-th percentile (0-100) of `values`. */
+const percentile = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.ceil((p / 100) * values.length) - 1)]!;
+
+describe('200 clients asking at once for expensive pages', () => {
+  it('a cheap request stays under 1 s at p99, the work stops with the clients, the memory comes back', { timeout: 90_000 }, async () => {
+    const agent = new Agent({ keepAlive: true, maxSockets: CLIENTS });
+    const own = new Agent({ keepAlive: true, maxSockets: 1 });
+    // Warm up: what the first requests build once (statements, compiled code) is not load.
+    for (let i = 0; i < 5; i++) expect((await request(EXPENSIVE, agent)).status).toBe(200);
+    for (let i = 0; i < 20; i++) expect((await request(CHEAP, own)).status).toBe(200);
+    const rssBefore = await ask('rss', 'rss');
+
+    const deadline = Date.now() + LOAD_MS;
+    const leave = new AbortController();
+    const statuses = new Map<number, number>();
+    let retryAfter: string | undefined;
+    const client = async () => {
+      while (Date.now() < deadline) {
+        try {
+          const response = await request(EXPENSIVE, agent, leave.signal);
+          statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
+          if (response.status === 503) {
+            retryAfter = response.retryAfter;
+            // As a client told to retry later would, not at once.
+            await new Promise((resolve) => setTimeout(resolve, 50));
+          }
+        } catch {
+          return; // the client left
+        }
+      }
+    };
+    const latencies: number[] = [];
+    const prober = async () => {
+      while (Date.now() < deadline) {
+        const started = performance.now();
+        const response = await request(CHEAP, own, AbortSignal.timeout(10_000)).catch(() => ({ status: 0 }));
+        latencies.push(performance.now() - started);
+        expect(response.status).toBe(200);
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+    };
+    const clients = Array.from({ length: CLIENTS }, client);
+    await prober();
+    // The clients go away, answered or not.
+    leave.abort();
+    await Promise.all(clients);
+    const cpuAtLeave = await ask('cpu', 'cpu');
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    const cpuAfter = await ask('cpu', 'cpu');
+    const rssAfter = await ask('rss', 'rss');
+    agent.destroy();
+    own.destroy();
+
+    const report = `statuses ${JSON.stringify([...statuses])}; cheap p50 ${percentile(latencies, 50).toFixed(0)} ms, p99 ${percentile(latencies, 99).toFixed(0)} ms of ${latencies.length}; CPU after the clients left ${((cpuAfter - cpuAtLeave) / 1e6).toFixed(2)} s; RSS ${(rssBefore / 2 ** 20).toFixed(0)} → ${(rssAfter / 2 ** 20).toFixed(0)} MiB`;
+    console.log(report);
+    expect([...statuses.keys()].every((status) => status === 200 || status === 503), report).toBe(true);
+    expect(statuses.get(200) ?? 0, report).toBeGreaterThan(0);
+    if (statuses.has(503)) expect(retryAfter).toBe('1');
+    expect(latencies.length, report).toBeGreaterThan(20);
+    expect(percentile(latencies, 99), report).toBeLessThan(1_000);
+    // Two seconds after the clients left, the server has stopped: well under a second of CPU.
+    expect(cpuAfter - cpuAtLeave, report).toBeLessThan(1e6);
+    expect(Math.abs(rssAfter - rssBefore) / rssBefore, report).toBeLessThanOrEqual(0.2);
+  });
+});
