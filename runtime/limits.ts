@@ -28,7 +28,7 @@ export interface Limits {
    * or an unpaginated list).
    */
   requestCost: number;
-  /** Requests served at once; more wait in the queue, cheapest first (see `RequestGate`). */
+  /** Requests served at once; more wait in the queue, cheapest first (by `requestCost`'s measure; a write costs 1). */
   concurrentRequests: number;
   /** Requests that may wait for a turn; past it, the most expensive one is refused (503). */
   queuedRequests: number;
