@@ -1,6 +1,6 @@
 /**
- * The overload of the fault-injection findings, for real: the demo (SQLite, 1,000 articles,
- * default limits) in a process of its own; 200 clients ask at once and again, for a few
+ * The overload of the fault-injection findings, for real: the demo (SQLite, then PostgreSQL;
+ * 1,000 articles; default limits) in a process of its own; 200 clients ask at once and again, for a few
  * seconds each, for the finding's page (every includable path, 50 articles: refused, past the
  * cost budget), then for an expensive page within the budget (which the request gate serves
  * in turn, or refuses with 503), while one client measures a cheap `GET /articles/1`. The
@@ -11,6 +11,8 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { Agent, get } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Backend } from '../support/demo.js';
+import { type TestDatabase, createPostgresDatabase } from '../support/databases.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const CLIENTS = 200;
@@ -37,21 +39,6 @@ function ask(question: string, key: string): Promise<number> {
     server.send(question);
   });
 }
-
-beforeAll(async () => {
-  server = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', 'test/support/overload-server.ts', '1000'], { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  url = await new Promise<string>((resolve, reject) => {
-    server.once('message', (message: { url: string }) => resolve(message.url));
-    server.once('exit', (code) => reject(new Error(`the server exited (${code}) before listening`)));
-  });
-});
-
-afterAll(async () => {
-  if (server.exitCode !== null) return;
-  const exited = new Promise((resolve) => server.once('exit', resolve));
-  server.send('stop');
-  await exited;
-});
 
 /**
  * GETs `path` over `agent`: the status, the Retry-After header, the body read and dropped
@@ -110,7 +97,27 @@ async function phase(path: string, agent: Agent, own: Agent) {
   return { statuses, retryAfter, latencies };
 }
 
-describe('200 clients asking at once for expensive pages', () => {
+describe.each<Backend>(['sqlite', 'postgres'])('200 clients asking at once for expensive pages (%s)', (backend) => {
+  let pg: TestDatabase | undefined;
+
+  beforeAll(async () => {
+    pg = backend === 'postgres' ? await createPostgresDatabase() : undefined;
+    server = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', 'test/support/overload-server.ts', '1000', ...(pg ? [pg.url] : [])], { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    url = await new Promise<string>((resolve, reject) => {
+      server.once('message', (message: { url: string }) => resolve(message.url));
+      server.once('exit', (code) => reject(new Error(`the server exited (${code}) before listening`)));
+    });
+  });
+
+  afterAll(async () => {
+    if (server.exitCode === null) {
+      const exited = new Promise((resolve) => server.once('exit', resolve));
+      server.send('stop');
+      await exited;
+    }
+    await pg?.drop();
+  });
+
   it('a cheap request stays under 1 s at p99, the work stops with the clients, the memory comes back', { timeout: 90_000 }, async () => {
     const agent = new Agent({ keepAlive: true, maxSockets: CLIENTS });
     const own = new Agent({ keepAlive: true, maxSockets: 1 });
