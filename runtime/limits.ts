@@ -14,7 +14,7 @@ export interface Limits {
   includeDepth: number;
   /** Keys in `sort` (400). */
   sortKeys: number;
-  /** Values of one list filter, `filter[x][]=...` (400). */
+  /** Values of one list filter: `filter[x][]=...`, a comma list `filter[x]=a,b` or `filter[x][in]=a,b`, counted after splitting (400). */
   filterValues: number;
   /** Largest `page[offset]` (400): deep offsets make databases scan. */
   pageOffset: number;

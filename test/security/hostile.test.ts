@@ -314,6 +314,27 @@ describe('hostile input against the demo over HTTP', () => {
       }
     });
 
+    it('a comma list counts its values against the limit, as the list form does: 101 values are 400, 100 are served', async () => {
+      const values = (n: number) => Array.from({ length: n }, (_, i) => String(i + 1));
+      for (const [parameter, query] of [
+        ['filter[author]', `filter[author]=${values(101).join(',')}`],
+        ['filter[author][]', values(101).map((v) => `filter[author][]=${v}`).join('&')],
+        ['filter[tags.name][in]', `filter[tags.name][in]=${values(101).join(',')}`],
+        ['filter[status][in]', `filter[status][in]=${Array(101).fill('draft').join(',')}`],
+      ]) {
+        const document = await refused(400, `/articles?${query}`, { user: '1' });
+        expect(document.errors[0], query).toMatchObject({ code: 'limit_exceeded', source: { parameter }, meta: { limit: 100 } });
+      }
+      // 1,500 values, the size of the original report, go the same way.
+      const long = await refused(400, `/articles?filter[author]=${values(1500).join(',')}`);
+      expect(long.errors[0].source).toEqual({ parameter: 'filter[author]' });
+      for (const query of [`filter[author]=${values(100).join(',')}`, values(100).map((v) => `filter[author][]=${v}`).join('&'), `filter[tags.name][in]=${values(100).join(',')}`]) {
+        const response = await fetch(`${demo.url}/articles?${query}`);
+        expect(response.status, query).toBe(200);
+        await json(response);
+      }
+    });
+
     it('repeated parameters: 400', async () => {
       for (const query of ['sort=title&sort=title', 'sort=title&sort=-title', 'include=author&include=tags', 'page[limit]=1&page[limit]=2', 'page[offset]=0&page[offset]=0', 'filter[title]=a&filter[title]=b', 'filter[author][]=1&filter[author]=2', 'filter[author]=1&filter[author][]=2', 'fields[articles]=title&fields[articles]=body']) {
         await refused(400, `/articles?${query}`);
