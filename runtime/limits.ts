@@ -22,6 +22,12 @@ export interface Limits {
   jsonDepth: number;
   /** Operations in one Atomic Operations request (400), when the extension does not set its own. */
   operations: number;
+  /**
+   * Errors one errors document lists. Past it the answer lists the first ones and ends with one
+   * more error (`code: 'too_many_errors'`) saying how many were left out, or that there are
+   * more when checking a request document stopped there (it stops once it has found more).
+   */
+  errors: number;
 }
 
 /** The defaults. */
@@ -35,4 +41,5 @@ export const DEFAULT_LIMITS: Readonly<Limits> = Object.freeze({
   pageOffset: 100_000,
   jsonDepth: 32,
   operations: 100,
+  errors: 100,
 });
