@@ -109,7 +109,7 @@ describe('limits', () => {
     api.resource({
       ...defineResource({ type: 'notes', fields: [Attribute.make('text').writable()], endpoints: [Create.make()] }),
       create: () => {
-        throw new JsonApiErrors(many(1000, (i) => i).map((i) => new UnprocessableEntityError({ detail: `problem ${i}` })));
+        throw new JsonApiErrors(many(1000, (i) => `problem ${i}`).map((detail) => new UnprocessableEntityError({ detail })));
       },
     });
     const thrown = await api.fetch(
