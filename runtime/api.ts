@@ -3,7 +3,7 @@ import { DEFAULT_LIMITS, type Limits } from './limits.js';
 import { Context, type HandleOptions } from './context.js';
 import { type IdempotencyOptions, serveIdempotently } from './write/idempotency.js';
 import type { ResourceLookup } from './document/builder.js';
-import { JsonApiError, JsonApiErrors, MethodNotAllowedError, NotFoundError } from './errors.js';
+import { JsonApiError, JsonApiErrors, MethodNotAllowedError, NotFoundError, cappedErrors } from './errors.js';
 import { Attribute, Relationship } from './schema/fields.js';
 import { serveCollection } from './read/collection.js';
 import { serveCreate } from './write/create.js';
@@ -256,12 +256,15 @@ export class JsonApi {
   }
 
   #errorResult(thrown: unknown): HttpResult {
-    const errors = thrown instanceof JsonApiErrors ? thrown.errors : thrown instanceof JsonApiError ? [thrown] : undefined;
+    let errors = thrown instanceof JsonApiErrors ? thrown.errors : thrown instanceof JsonApiError ? [thrown] : undefined;
     if (!errors || errors.length === 0) {
       this.#onError(thrown);
       return jsonResult({ jsonapi: { version: '1.1' }, errors: [new JsonApiError(500).toObject()] }, 500);
     }
     const status = thrown instanceof JsonApiErrors ? thrown.status : errors[0]!.status;
+    // Whoever threw them, an answer lists at most `limits.errors` (the runtime's own checks stop
+    // there and add one error saying so: hence the + 1).
+    if (errors.length > this.#limits.errors + 1) errors = cappedErrors(errors, this.#limits.errors).errors;
     const headers = Object.assign({}, ...errors.map((e) => e.headers));
     return jsonResult({ jsonapi: { version: '1.1' }, errors: errors.map((e) => e.toObject()) }, status, headers);
   }

@@ -171,3 +171,32 @@ export class JsonApiErrors extends Error {
     return [...statuses].some((s) => s >= 500) ? 500 : 400;
   }
 }
+
+/**
+ * The last error of a list cut at `limit`: `more` errors were left out, or (no `more`) checking
+ * stopped there and there are more. It carries `status`, the status of the errors it stands for.
+ *
+ * @example
+ * new JsonApiErrors([...errors.slice(0, 100), tooManyErrors(422, 100, errors.length - 100)]);
+ */
+export function tooManyErrors(status: ErrorStatus, limit: number, more?: number): JsonApiError {
+  const detail =
+    more === undefined
+      ? `Checking the request stopped after finding more than ${limit} errors; not all of them are listed`
+      : `${more} more error${more === 1 ? ' was' : 's were'} found and not listed: an answer lists at most ${limit}`;
+  return new JsonApiError(status, { detail, code: 'too_many_errors', meta: more === undefined ? { limit } : { limit, more } });
+}
+
+/**
+ * `errors` as one `JsonApiErrors` of at most `limit` errors and, past it, a `tooManyErrors` one:
+ * with the count left out, or (when `stopped`: the check gave up early) saying there are more.
+ *
+ * @example
+ * throw cappedErrors(errors, limits.errors, stoppedEarly);
+ */
+export function cappedErrors(errors: readonly JsonApiError[], limit: number, stopped = false): JsonApiErrors {
+  if (errors.length <= limit && !stopped) return new JsonApiErrors(errors);
+  const listed = errors.slice(0, limit);
+  const status = errors[Math.min(limit, errors.length - 1)]!.status;
+  return new JsonApiErrors([...listed, tooManyErrors(status, limit, stopped ? undefined : errors.length - limit)]);
+}

@@ -14,7 +14,7 @@ export interface Limits {
   includeDepth: number;
   /** Keys in `sort` (400). */
   sortKeys: number;
-  /** Values of one list filter, `filter[x][]=...` (400). */
+  /** Values of one list filter: `filter[x][]=...`, a comma list `filter[x]=a,b` or `filter[x][in]=a,b`, counted after splitting (400). */
   filterValues: number;
   /** Largest `page[offset]` (400): deep offsets make databases scan. */
   pageOffset: number;
@@ -39,6 +39,11 @@ export interface Limits {
    * event loop, so that cheaper ones arriving meanwhile are served between them.
    */
   heavyCost: number;
+   * Errors one errors document lists. Past it the answer lists the first ones and ends with one
+   * more error (`code: 'too_many_errors'`) saying how many were left out, or that there are
+   * more when checking a request document stopped there (it stops once it has found more).
+   */
+  errors: number;
 }
 
 /** The defaults. */
@@ -57,4 +62,5 @@ export const DEFAULT_LIMITS: Readonly<Limits> = Object.freeze({
   queuedRequests: 100,
   queueTimeoutMs: 10_000,
   heavyCost: 100,
+  errors: 100,
 });

@@ -22,6 +22,8 @@ import { createStore } from './store.js';
 import { startWorkers, workerDatabase } from './workers.js';
 
 const OPENAPI = JSON.stringify(openapi);
+/** How long `close()` keeps accepting and reading before it stops (see there). */
+const SETTLE_MS = 100;
 const NO_ATTRIBUTES = Object.freeze({});
 
 // --- The API reference page: GET /docs renders /openapi.json with Swagger UI, whose browser
@@ -71,7 +73,11 @@ export interface DemoOptions {
 export interface Demo {
   /** `http://127.0.0.1:<port>` */
   url: string;
-  /** Stops the server and closes the database. */
+  /**
+   * Stops the server gracefully (what `SIGTERM` runs): requests already sent on accepted
+   * connections, or waiting in the accept queue, are answered; then new connections are
+   * refused, idle keep-alive connections closed, and the database closed.
+   */
   close(): Promise<void>;
 }
 
@@ -139,12 +145,19 @@ export async function startDemo(options: DemoOptions = {}): Promise<Demo> {
     return {
       url,
       close: async () => {
-        // Graceful: no new connections, idle ones closed now, in-flight requests answered (their
-        // connections close after the response), the stragglers cut after 10 s; then the database.
+        // Graceful. First a moment more of accepting and reading: connections the kernel completed
+        // before now wait in its accept queue, and a connection whose request has not been read
+        // yet counts as idle; closing at once would reset both.
+        for (let turn = 0; turn < 3; turn++) await new Promise((resolve) => setImmediate(resolve));
+        await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+        // Then no new connections (they are refused), idle ones closed now, the others as their
+        // last response goes out; requests under way are answered, stragglers cut after 10 s;
+        // then the database.
         const closed = new Promise<void>((resolve) => listening.close(() => resolve()));
-        listening.closeIdleConnections();
+        const idle = setInterval(() => listening.closeIdleConnections(), 50);
         const cut = setTimeout(() => listening.closeAllConnections(), 10_000);
         await closed;
+        clearInterval(idle);
         clearTimeout(cut);
         await close();
       },

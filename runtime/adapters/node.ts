@@ -31,7 +31,23 @@ export interface NodeHandlerOptions {
    * toNodeHandler(api, { attributes: (req, request) => ({ user: request.header('x-user') }) });
    */
   attributes?: (req: IncomingMessage, request: HttpRequest) => RequestAttributes;
+  /**
+   * A request body the API answered without reading to its end (a 413 past `limits.bodyBytes`,
+   * a 415) is read on and thrown away before the answer goes out, up to `bytes` (default 8 MiB)
+   * and for up to `ms` (default 2000): closing a socket while the client is still sending resets
+   * it, and the client loses the answer (EPIPE, ECONNRESET). The connection closes after the
+   * answer. A body declared (Content-Length) longer than `bytes` is not read at all, and one
+   * that goes on past the bound is cut: such a client may see a reset instead of the 413.
+   *
+   * @example
+   * toNodeHandler(api, { drain: { bytes: 16 * 1024 * 1024, ms: 5000 } });
+   */
+  drain?: { bytes?: number; ms?: number };
 }
+
+/** The defaults of `NodeHandlerOptions.drain`. */
+const DRAIN_BYTES = 8 * 1024 * 1024;
+const DRAIN_MS = 2000;
 
 /** A Node request as frameworks hand it over: Express adds `originalUrl` and, after a body parser, `body`. */
 type FrameworkRequest = IncomingMessage & { originalUrl?: string; body?: unknown };
@@ -61,16 +77,18 @@ export function toNodeHandler(
   const server = typeof target === 'object' && 'serve' in target ? target : undefined;
   const fetch = server ? undefined : typeof target === 'function' ? target : (target as { fetch: FetchHandler }).fetch;
   const attributes = options.attributes;
+  const drainBytes = options.drain?.bytes ?? DRAIN_BYTES;
+  const drainMs = options.drain?.ms ?? DRAIN_MS;
   return async (req, res) => {
     try {
       const request = new NodeRequest(req, res, options.origin);
       if (server) {
         const result = await server.serve(request, attributes ? { attributes: attributes(req, request) } : undefined);
-        finish(req, res);
+        if (!req.complete) await finishUnread(req, res, drainBytes, drainMs);
         writeResult(res, result);
       } else {
         const response = await fetch!(request.toRequest());
-        finish(req, res);
+        if (!req.complete) await finishUnread(req, res, drainBytes, drainMs);
         await writeResponse(response, res);
       }
     } catch (error) {
@@ -87,11 +105,37 @@ export function toNodeHandler(
 }
 
 /**
- * A body left unread (an early 413 or 415) would be parsed as the next request on this
- * connection: close it after the response instead.
+ * For a request whose body was left unread (an early 413 or 415): the connection closes after
+ * the response (keeping it would mean reading the rest, however long), and before the response
+ * the rest is read and thrown away, up to `bytes` and `ms`, so that closing does not reset a
+ * connection the client is still sending on (which loses the response).
  */
-function finish(req: IncomingMessage, res: ServerResponse): void {
-  if (!req.complete) res.shouldKeepAlive = false;
+function finishUnread(req: IncomingMessage, res: ServerResponse, bytes: number, ms: number): Promise<void> {
+  res.shouldKeepAlive = false;
+  const declared = req.headers['content-length'];
+  if (req.destroyed || (declared !== undefined && Number(declared) > bytes)) return Promise.resolve();
+  return new Promise((resolve) => {
+    let left = bytes;
+    const done = () => {
+      clearTimeout(timer);
+      req.off('data', onData);
+      req.off('end', done);
+      req.off('close', done);
+      req.off('error', done);
+      req.pause();
+      resolve();
+    };
+    const onData = (chunk: Buffer) => {
+      left -= chunk.byteLength;
+      if (left < 0) done();
+    };
+    const timer = setTimeout(done, ms);
+    req.on('data', onData);
+    req.on('end', done);
+    req.on('close', done);
+    req.on('error', done);
+    req.resume();
+  });
 }
 
 /** The client went away before the response was complete. */

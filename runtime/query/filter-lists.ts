@@ -1,3 +1,4 @@
+import { BadRequestError } from '../errors.js';
 import { Attribute, Relationship } from '../schema/fields.js';
 import type { FilterValue } from '../schema/filters.js';
 import type { RegisteredResource } from '../schema/registry.js';
@@ -21,11 +22,31 @@ export function takesCommaList(resource: RegisteredResource, name: string): bool
 /**
  * The value a filter is applied with: a comma list split into its items when the filter takes
  * one (`takesCommaList`), else the value as sent. The list form (`filter[x][]=...`) is never
- * split: it is how a value holding a comma is sent to any filter.
+ * split: it is how a value holding a comma is sent to any filter. A comma list of more than
+ * `limit` values is a 400, as the list form is (`limits.filterValues`).
  *
  * @example
- * filterValue(articles, 'author', '1,2'); // ['1', '2']
+ * filterValue(articles, 'author', '1,2', 100); // ['1', '2']
  */
-export function filterValue(resource: RegisteredResource, name: string, value: FilterValue): FilterValue {
-  return typeof value === 'string' && value.includes(',') && takesCommaList(resource, name) ? value.split(',') : value;
+export function filterValue(resource: RegisteredResource, name: string, value: FilterValue, limit: number): FilterValue {
+  return typeof value === 'string' && value.includes(',') && takesCommaList(resource, name) ? splitList(value, `filter[${name}]`, limit) : value;
+}
+
+/**
+ * `text` split at its commas; 400 `limit_exceeded` naming `parameter` when that makes more
+ * than `limit` values. The commas are counted first, so an over-long list is refused before
+ * any of it is copied.
+ *
+ * @example
+ * splitList('1,2,3', 'filter[author]', 100); // ['1', '2', '3']
+ * splitList('1,2,3', 'filter[author]', 2);   // throws: filter[author] may have at most 2 values
+ */
+export function splitList(text: string, parameter: string, limit: number): string[] {
+  let commas = 0;
+  for (let i = text.indexOf(','); i !== -1; i = text.indexOf(',', i + 1)) {
+    if (++commas >= limit) {
+      throw new BadRequestError({ detail: `${parameter} may have at most ${limit} values`, source: { parameter }, code: 'limit_exceeded', meta: { limit } });
+    }
+  }
+  return text.split(',');
 }

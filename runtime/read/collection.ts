@@ -39,7 +39,7 @@ export async function serveCollection(state: RequestState, source: CollectionSou
   onlyParameters(query, source.identifiersOnly ? ['sort', 'filter', 'page'] : ['include', 'fields', 'sort', 'filter', 'page'], 'this endpoint');
   checkDocumentParameters(state, resource);
 
-  const filters = await requestFilters(resource, query, state.lookup, context);
+  const filters = await requestFilters(resource, query, state.lookup, context, state.limits.filterValues);
 
   const sorts = [];
   const terms = [];

@@ -7,7 +7,7 @@ import type { Context } from '../context.js';
 import type { ResourceLookup } from '../document/builder.js';
 import { BadRequestError } from '../errors.js';
 import { type ComparedKind, type Condition, type ConditionPath, type ConditionValue, LIST_OPERATORS, type Operator, TEXT_OPERATORS, defaultOperators, readValue } from '../query/operators.js';
-import { filterValue } from '../query/filter-lists.js';
+import { filterValue, splitList } from '../query/filter-lists.js';
 import type { QueryParameters } from '../query/parse.js';
 import { Attribute, Relationship } from '../schema/fields.js';
 import type { Filter, FilterValue } from '../schema/filters.js';
@@ -58,9 +58,10 @@ export function allowedOperators(filter: BoundWhere, compared: ComparedKind & { 
 /**
  * Reads every `filter[...]` parameter of `query` against `resource`'s filters: 400 naming the
  * exact parameter for an unknown filter, an operator the filter does not take, an operator on a
- * custom filter, or a value its field's kind cannot hold.
+ * custom filter, a value its field's kind cannot hold, or a comma list of more than
+ * `maxValues` values (`limits.filterValues`, as for `filter[x][]=`).
  */
-export async function requestFilters(resource: RegisteredResource, query: QueryParameters, lookup: ResourceLookup, context: Context): Promise<RequestFilters> {
+export async function requestFilters(resource: RegisteredResource, query: QueryParameters, lookup: ResourceLookup, context: Context, maxValues: number): Promise<RequestFilters> {
   const result: RequestFilters = { conditions: [], custom: [] };
   const names = new Set([...query.filter.keys(), ...query.operators.keys()]);
   for (const name of names) {
@@ -74,7 +75,7 @@ export async function requestFilters(resource: RegisteredResource, query: QueryP
         const op = operators.keys().next().value!;
         throw new BadRequestError({ detail: `filter[${name}] takes no operator`, source: { parameter: `filter[${name}][${op}]` }, code: 'unsupported_operator' });
       }
-      result.custom.push({ filter, value: filterValue(resource, name, value!) });
+      result.custom.push({ filter, value: filterValue(resource, name, value!, maxValues) });
       continue;
     }
     const compared = comparedKind(resource, name, lookup);
@@ -87,12 +88,12 @@ export async function requestFilters(resource: RegisteredResource, query: QueryP
           code: 'unsupported_operator',
         });
       }
-      const read = condition(name, op, parameter, compared, text, filter.declaration.isCaseInsensitive);
+      const read = condition(name, op, parameter, compared, text, filter.declaration.isCaseInsensitive, maxValues);
       result.conditions.push({ filter, condition: compared.path ? { ...read, path: compared.path } : read });
     };
     if (value !== undefined) {
       // `filter[x]=v` is eq; a list (`filter[x][]`, or a comma list where the field holds ids or enum members) is in.
-      const list = typeof value !== 'string' ? value : (compared.kind === 'id' || compared.kind === 'enum') && value.includes(',') ? value.split(',') : undefined;
+      const list = typeof value !== 'string' ? value : (compared.kind === 'id' || compared.kind === 'enum') && value.includes(',') ? splitList(value, `filter[${name}]`, maxValues) : undefined;
       add(list ? 'in' : 'eq', list && typeof value !== 'string' ? `filter[${name}][]` : `filter[${name}]`, list ?? value);
     }
     for (const [op, text] of operators ?? []) add(op, `filter[${name}][${op}]`, text);
@@ -100,7 +101,7 @@ export async function requestFilters(resource: RegisteredResource, query: QueryP
   return result;
 }
 
-function condition(field: string, op: Operator, parameter: string, compared: ComparedKind, text: FilterValue, caseInsensitive: boolean): Condition {
+function condition(field: string, op: Operator, parameter: string, compared: ComparedKind, text: FilterValue, caseInsensitive: boolean, maxValues: number): Condition {
   if (op === 'null') {
     if (text !== 'true' && text !== 'false') {
       throw new BadRequestError({ detail: `${parameter} must be true or false`, source: { parameter }, code: 'invalid_filter_value' });
@@ -109,7 +110,7 @@ function condition(field: string, op: Operator, parameter: string, compared: Com
   }
   let value: ConditionValue | ConditionValue[];
   if (LIST_OPERATORS.includes(op)) {
-    const items = typeof text === 'string' ? text.split(',') : text;
+    const items = typeof text === 'string' ? splitList(text, parameter, maxValues) : text;
     value = items.map((item) => readValue(parameter, compared, item));
   } else {
     value = readValue(parameter, compared, typeof text === 'string' ? text : text[0]!);

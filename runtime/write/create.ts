@@ -15,11 +15,11 @@ export async function serveCreate(state: RequestState): Promise<HttpResult> {
   onlyParameters(query, ['include', 'fields'], 'a create request');
   checkDocumentParameters(state, resource);
   const body = await requestBody(state);
-  const values = await readResourceDocument(body, { resource, context, mode: 'create', clientIds: endpoint.acceptsClientIds });
+  const values = await readResourceDocument(body, { resource, context, mode: 'create', clientIds: endpoint.acceptsClientIds, maxErrors: state.limits.errors });
   if (values.id !== undefined && (await resource.definition.find?.(values.id, context))) {
     throw new ConflictError({ detail: `${resource.type} ${values.id} already exists`, source: { pointer: '/data/id' }, code: 'id_taken' });
   }
-  await checkLinkageExists(values, resource, state.lookup, context);
+  await checkLinkageExists(values, resource, state.lookup, context, undefined, state.limits.errors);
   const model = await create.call(resource.definition, values, context);
   const builder = documentBuilder(state);
   const [node] = builder.primary(resource, [model]);

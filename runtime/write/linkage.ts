@@ -1,7 +1,8 @@
 /** Whether the resources a write links to exist (404 for each that does not). */
 import type { Context } from '../context.js';
 import type { ResourceLookup } from '../document/builder.js';
-import { JsonApiErrors, NotFoundError } from '../errors.js';
+import { type JsonApiError, JsonApiErrors, NotFoundError, tooManyErrors } from '../errors.js';
+import { DEFAULT_LIMITS } from '../limits.js';
 import type { ToMany, ToOne } from '../schema/fields.js';
 import type { SharedExistence } from '../schema/resource.js';
 import type { RegisteredResource } from '../schema/registry.js';
@@ -19,7 +20,8 @@ const FIND_MANY_BATCH = 100;
  * through one call of it). Gathers all misses; one lookup per distinct identifier (or per
  * batch of them), a few at a time: a body naming the same or many resources thousands of times
  * costs a linear number of lookups, not a flood of concurrent ones (which a transaction's single
- * connection serves in quadratic time).
+ * connection serves in quadratic time). Lists at most `maxErrors` misses (`limits.errors`), then
+ * one error counting the others.
  */
 export async function checkLinkageExists(
   values: Pick<WriteValues, 'relationships'>,
@@ -27,6 +29,7 @@ export async function checkLinkageExists(
   lookup: ResourceLookup,
   context: Context,
   base = '/data/relationships',
+  maxErrors = DEFAULT_LIMITS.errors,
 ): Promise<void> {
   const lookups = new Map<string, { related: RegisteredResource; id: string }>();
   // Where each identifier was written; its pointer is built only if it turns out missing.
@@ -68,12 +71,18 @@ export async function checkLinkageExists(
   }
   for (const [related, entries] of byType) tasks.push(...typeTasks(related, entries, exists, context));
   await runLookups(tasks);
-  const errors = uses
-    .filter((use) => !exists.get(use.key))
-    .map(({ identifier, name, index }) => {
-      const pointer = `${base}${base.endsWith('/data') ? '' : `/${escape(name)}/data`}${index === undefined ? '' : `/${index}`}`;
-      return new NotFoundError({ detail: `There is no resource of type "${identifier.type}" with id "${identifier.id}"`, source: { pointer }, code: 'related_not_found' });
-    });
+  const errors: JsonApiError[] = [];
+  let more = 0;
+  for (const { key, identifier, name, index } of uses) {
+    if (exists.get(key)) continue;
+    if (errors.length === maxErrors) {
+      more++;
+      continue;
+    }
+    const pointer = `${base}${base.endsWith('/data') ? '' : `/${escape(name)}/data`}${index === undefined ? '' : `/${index}`}`;
+    errors.push(new NotFoundError({ detail: `There is no resource of type "${identifier.type}" with id "${identifier.id}"`, source: { pointer }, code: 'related_not_found' }));
+  }
+  if (more > 0) errors.push(tooManyErrors(404, maxErrors, more));
   if (errors.length > 0) throw new JsonApiErrors(errors);
 }
 

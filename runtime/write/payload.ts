@@ -1,6 +1,7 @@
 /** Reading request documents: their structure, identifiers, linkage and the values a write carries. */
 import type { Context } from '../context.js';
-import { BadRequestError, ConflictError, ForbiddenError, JsonApiError, JsonApiErrors, UnprocessableEntityError } from '../errors.js';
+import { BadRequestError, ConflictError, ForbiddenError, JsonApiError, UnprocessableEntityError, cappedErrors } from '../errors.js';
+import { DEFAULT_LIMITS } from '../limits.js';
 import { Attribute, Relationship, type ToMany, type ToOne } from '../schema/fields.js';
 import type { RegisteredResource } from '../schema/registry.js';
 import { type ValidationResult, validateValue } from '../schema/validation.js';
@@ -55,20 +56,22 @@ export function readLinkage(relationship: ToOne | ToMany, value: unknown, pointe
   return value.map((item, i) => readIdentifier(item, `${pointer}/${i}`));
 }
 
-/** 409 for identifiers of another type than the relationship's. */
-export function linkageTypeErrors(relationship: ToOne | ToMany, linkage: Linkage, pointer: string): JsonApiError[] {
+/** 409 for identifiers of another type than the relationship's; the first `limit` + 1 of them at most (then the caller stops). */
+export function linkageTypeErrors(relationship: ToOne | ToMany, linkage: Linkage, pointer: string, limit = DEFAULT_LIMITS.errors): JsonApiError[] {
   const list = linkage === null ? [] : Array.isArray(linkage) ? linkage : [linkage];
-  return list.flatMap((identifier, i) =>
-    identifier.type === relationship.relatedType
-      ? []
-      : [
-          new ConflictError({
-            detail: `${relationship.name} relates to ${relationship.relatedType}, not ${identifier.type}`,
-            source: { pointer: Array.isArray(linkage) ? `${pointer}/${i}/type` : `${pointer}/type` },
-            code: 'type_mismatch',
-          }),
-        ],
-  );
+  const errors: JsonApiError[] = [];
+  for (let i = 0; i < list.length && errors.length <= limit; i++) {
+    const identifier = list[i]!;
+    if (identifier.type === relationship.relatedType) continue;
+    errors.push(
+      new ConflictError({
+        detail: `${relationship.name} relates to ${relationship.relatedType}, not ${identifier.type}`,
+        source: { pointer: Array.isArray(linkage) ? `${pointer}/${i}/type` : `${pointer}/type` },
+        code: 'type_mismatch',
+      }),
+    );
+  }
+  return errors;
 }
 
 /** What the resource document of a create or update is checked against. */
@@ -82,11 +85,15 @@ export interface ResourceDocumentOptions {
   clientIds?: boolean;
   /** Update: the model being changed (field visibility callbacks see it). */
   model?: unknown;
+  /** Errors listed at most (`limits.errors`); checking stops once more are found. */
+  maxErrors?: number;
 }
 
 /**
  * Reads the resource document of a create or update. Structure problems are answered at once
- * (400, first wrong member); every field problem is gathered and answered together.
+ * (400, first wrong member); field problems are gathered and answered together, up to
+ * `maxErrors`: once more are found, checking stops (a body of 90,000 unknown attributes costs
+ * as much as one of 101) and the answer ends with an error saying there are more.
  */
 export async function readResourceDocument(body: unknown, options: ResourceDocumentOptions): Promise<WriteValues> {
   const { resource, mode, context } = options;
@@ -116,6 +123,7 @@ export async function readResourceDocument(body: unknown, options: ResourceDocum
     values.id = data.id;
   }
 
+  const limit = options.maxErrors ?? DEFAULT_LIMITS.errors;
   const errors: JsonApiError[] = [];
   const invalid = (pointer: string, detail: string, code = 'invalid_value') =>
     errors.push(new UnprocessableEntityError({ detail, source: { pointer }, code }));
@@ -124,6 +132,8 @@ export async function readResourceDocument(body: unknown, options: ResourceDocum
   const refused: JsonApiError[] = [];
   const readOnly = (pointer: string, name: string) =>
     refused.push(new ForbiddenError({ detail: `${name} is read-only`, source: { pointer }, code: 'read_only' }));
+  // Past the limit, what is left of the document is not looked at.
+  const full = () => errors.length + refused.length > limit;
 
   // A field the request may not see is, to it, a field that does not exist.
   const known = (name: string) => {
@@ -132,6 +142,7 @@ export async function readResourceDocument(body: unknown, options: ResourceDocum
   };
   const attributes = (data.attributes ?? {}) as Json;
   for (const name of Object.keys(attributes)) {
+    if (full()) break;
     const pointer = `/data/attributes/${escape(name)}`;
     const field = known(name);
     if (!(field instanceof Attribute)) {
@@ -147,6 +158,7 @@ export async function readResourceDocument(body: unknown, options: ResourceDocum
 
   const relationships = (data.relationships ?? {}) as Json;
   for (const name of Object.keys(relationships)) {
+    if (full()) break;
     const pointer = `/data/relationships/${escape(name)}`;
     const field = known(name);
     if (!(field instanceof Relationship)) {
@@ -164,13 +176,14 @@ export async function readResourceDocument(body: unknown, options: ResourceDocum
       invalid(`${pointer}/data`, `${name} is required and cannot be cleared`, 'required');
       continue;
     }
-    const conflicts = linkageTypeErrors(field as ToOne | ToMany, linkage, `${pointer}/data`);
+    const conflicts = linkageTypeErrors(field as ToOne | ToMany, linkage, `${pointer}/data`, limit);
     errors.push(...conflicts);
     if (conflicts.length === 0) values.relationships[name] = linkage;
   }
 
   if (mode === 'create') {
     for (const field of resource.fields.values()) {
+      if (full()) break;
       if (field.name in values.attributes || field.name in values.relationships || !known(field.name)) continue;
       if (field instanceof Attribute && field.hasDefault) {
         values.attributes[field.name] = field.defaultValue(context);
@@ -180,7 +193,8 @@ export async function readResourceDocument(body: unknown, options: ResourceDocum
       }
     }
   }
-  if (refused.length > 0) throw new JsonApiErrors(refused);
-  if (errors.length > 0) throw new JsonApiErrors(errors);
+  const stopped = full();
+  if (refused.length > 0) throw cappedErrors(refused, limit, stopped);
+  if (errors.length > 0) throw cappedErrors(errors, limit, stopped);
   return values;
 }

@@ -1,4 +1,4 @@
-import { ForbiddenError, JsonApiErrors, NotFoundError, UnprocessableEntityError } from '../errors.js';
+import { ForbiddenError, NotFoundError, UnprocessableEntityError, cappedErrors } from '../errors.js';
 import { Relationship, type ToMany, type ToOne } from '../schema/fields.js';
 import { checkLinkageExists } from './linkage.js';
 import { linkageTypeErrors, readLinkage, topLevelData } from './payload.js';
@@ -30,10 +30,10 @@ export async function serveRelationshipWrite(state: RequestState, id: string, na
   if (linkage === null && relationship.isRequired) {
     throw new UnprocessableEntityError({ detail: `${name} is required and cannot be cleared`, source: { pointer: '/data' }, code: 'required' });
   }
-  const conflicts = linkageTypeErrors(relationship, linkage, '/data');
-  if (conflicts.length > 0) throw new JsonApiErrors(conflicts);
+  const conflicts = linkageTypeErrors(relationship, linkage, '/data', state.limits.errors);
+  if (conflicts.length > 0) throw cappedErrors(conflicts, state.limits.errors, conflicts.length > state.limits.errors);
   const values = { attributes: Object.create(null), relationships: Object.assign(Object.create(null), { [name]: linkage }) };
-  await checkLinkageExists(values, resource, state.lookup, context, '/data');
+  await checkLinkageExists(values, resource, state.lookup, context, '/data', state.limits.errors);
   const definition = resource.definition;
   if (method === 'PATCH') {
     await supported(definition.update, `Updating resources of type "${resource.type}" is not supported`).call(definition, model, values, context);

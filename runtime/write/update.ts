@@ -14,8 +14,8 @@ export async function serveUpdate(state: RequestState, id: string): Promise<Http
   const model = await findOr404(state, resource, id);
   await mustBeVisible(resource.endpoint('update')!.permits(model, context, resource.policy), `You may not update this resource of type "${resource.type}"`);
   checkIfMatch(state, resource, model, 'update');
-  const values = await readResourceDocument(await requestBody(state), { resource, context, mode: 'update', id, model });
-  await checkLinkageExists(values, resource, state.lookup, context);
+  const values = await readResourceDocument(await requestBody(state), { resource, context, mode: 'update', id, model, maxErrors: state.limits.errors });
+  await checkLinkageExists(values, resource, state.lookup, context, undefined, state.limits.errors);
   const updated = await update.call(resource.definition, model, values, context);
   const builder = documentBuilder(state);
   const nodes = builder.primary(resource, [updated]);

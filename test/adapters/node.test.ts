@@ -67,7 +67,7 @@ function trickle(text: string, parts: number, delayMs: number): ReadableStream<U
 async function sendEndlessly(origin: URL, framing: string, first: string, frame: (filler: string) => string): Promise<{ text: string; closed: boolean }> {
   const socket = connect(Number(origin.port), origin.hostname);
   socket.write(`POST /api/v1/books HTTP/1.1\r\nHost: ${origin.host}\r\nContent-Type: ${JSON_API}\r\n${framing}\r\n\r\n${first}`);
-  // Keep sending body bytes; the server must answer and close, not drain the rest.
+  // Keep sending body bytes; the server must answer and close, not read the rest (past the adapter's drain bound).
   const filler = frame('x'.repeat(16 * 1024));
   const feeding = setInterval(() => socket.writable && socket.write(filler), 5);
   let text = '';
@@ -148,11 +148,46 @@ describe('toNodeHandler', () => {
     expect(closed).toBe(true);
   });
 
-  test('a chunked body past the limit, with no Content-Length to refuse it early, is a 413 read no further, and the connection closes', async () => {
+  test('a chunked body that never ends, with no Content-Length to refuse it early, is a 413 read no further than the drain bound (8 MiB, 2 s), and the connection closes', async () => {
     const origin = new URL(await listen(toNodeHandler(createApi({ limits: { bodyBytes: 64 * 1024 } }))));
     const { text, closed } = await sendEndlessly(origin, 'Transfer-Encoding: chunked', '', (filler) => `${filler.length.toString(16)}\r\n${filler}\r\n`);
     expect(text).toMatch(/^HTTP\/1\.1 413 /);
     expect(closed).toBe(true);
+  });
+
+  test('a client sending 2 or 6 MB past the 1 MiB limit, with Content-Length or chunked, reads the 413 every time: no EPIPE, no reset', async () => {
+    const origin = new URL(await listen(toNodeHandler(createApi())));
+    /** Sends the whole request at once over a raw socket; what came back, and the socket error if any. */
+    const post = (framing: string, body: Buffer) =>
+      new Promise<{ text: string; error: string | undefined }>((resolve) => {
+        const socket = connect(Number(origin.port), origin.hostname);
+        let text = '';
+        let error: string | undefined;
+        socket.on('data', (chunk: Buffer) => (text += chunk.toString('latin1')));
+        socket.on('error', (e: NodeJS.ErrnoException) => (error = e.code ?? e.message));
+        socket.on('close', () => resolve({ text, error }));
+        socket.write(`POST /api/v1/books HTTP/1.1\r\nHost: ${origin.host}\r\nContent-Type: ${JSON_API}\r\n${framing}\r\n\r\n`);
+        socket.end(body);
+      });
+    for (const size of [2_000_000, 6_000_000]) {
+      const filler = Buffer.alloc(size, 'x');
+      const chunk = filler.subarray(0, 256 * 1024);
+      const chunked = Buffer.concat([...Array.from({ length: Math.ceil(size / chunk.length) }, () => Buffer.concat([Buffer.from(`${chunk.length.toString(16)}\r\n`), chunk, Buffer.from('\r\n')])), Buffer.from('0\r\n\r\n')]);
+      for (let i = 0; i < 10; i++) {
+        for (const [framing, body] of [[`Content-Length: ${size}`, filler], ['Transfer-Encoding: chunked', chunked]] as const) {
+          const { text, error } = await post(framing, body);
+          expect(error, `${framing}, attempt ${i + 1}`).toBeUndefined();
+          expect(text, `${framing}, attempt ${i + 1}`).toMatch(/^HTTP\/1\.1 413 /);
+          expect(text.toLowerCase()).toContain('connection: close');
+        }
+      }
+      // fetch too: it sends the whole body, then reads the answer.
+      for (let i = 0; i < 10; i++) {
+        const response = await fetch(`${origin.origin}/api/v1/books`, { method: 'POST', headers: { 'content-type': JSON_API }, body: filler });
+        expect(response.status).toBe(413);
+        expect((await json(response)).errors[0].code).toBe('limit_exceeded');
+      }
+    }
   });
 
   test('a Fetch handler that clones the request reads the same body bytes the API read', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_LIMITS, atomic } from 'jsonapi-gen';
+import { Attribute, Create, DEFAULT_LIMITS, JsonApi, JsonApiErrors, UnprocessableEntityError, atomic, defineResource } from 'jsonapi-gen';
 import { json } from '../support/validate.js';
 import { store } from '../support/write-host.js';
 
@@ -93,5 +93,31 @@ describe('limits', () => {
     );
     expect(response.status).toBe(400);
     expect((await response.json()).errors[0].meta).toEqual({ limit: 2 });
+  });
+
+  it('limits.errors caps the errors of one answer, from the request document and from whatever a data layer throws', async () => {
+    const { send } = store({ limits: { errors: 5 } });
+    const attributes = Object.fromEntries(many(50, (i) => `a${i}`).map((name) => [name, 1]));
+    const response = await send('POST', '/articles', { data: { type: 'articles', attributes: { title: 'X', ...attributes }, relationships: { author: { data: { type: 'people', id: '1' } } } } });
+    expect(response.status).toBe(422);
+    const { errors } = await json(response);
+    expect(errors.map((e: { code: string }) => e.code)).toEqual(['unknown_field', 'unknown_field', 'unknown_field', 'unknown_field', 'unknown_field', 'too_many_errors']);
+    expect(errors[5]).toMatchObject({ status: '422', meta: { limit: 5 } });
+
+    // A data layer's own JsonApiErrors: the first ones, and one error counting the rest.
+    const api = new JsonApi({ onError: () => {}, limits: { errors: 10 } });
+    api.resource({
+      ...defineResource({ type: 'notes', fields: [Attribute.make('text').writable()], endpoints: [Create.make()] }),
+      create: () => {
+        throw new JsonApiErrors(many(1000, (i) => `problem ${i}`).map((detail) => new UnprocessableEntityError({ detail })));
+      },
+    });
+    const thrown = await api.fetch(
+      new Request('http://localhost/notes', { method: 'POST', headers: { 'content-type': 'application/vnd.api+json' }, body: JSON.stringify({ data: { type: 'notes', attributes: { text: 'x' } } }) }),
+    );
+    expect(thrown.status).toBe(422);
+    const document = await json(thrown);
+    expect(document.errors).toHaveLength(11);
+    expect(document.errors[10]).toMatchObject({ code: 'too_many_errors', meta: { limit: 10, more: 990 } });
   });
 });

@@ -145,7 +145,7 @@ describe('hostile input against the demo over HTTP', () => {
 
     it('a body over the limit: 413, from Content-Length or while streaming (chunked)', async () => {
       const big = `{"data":{"type":"articles","attributes":{"title":"${'x'.repeat(MiB)}"}}}`;
-      // Connection: close, because the server answers before reading the rest and may drop it.
+      // Connection: close: after a 413 the server closes the connection anyway.
       const declared = await raw(`POST /articles HTTP/1.1\r\nHost: {host}\r\nContent-Type: ${JSONAPI}\r\nContent-Length: ${Buffer.byteLength(big)}\r\nConnection: close`, big);
       expect(declared.status).toBe(413);
       expect(JSON.parse(declared.body).errors[0]).toMatchObject({ status: '413', code: 'limit_exceeded', meta: { limit: MiB } });
@@ -314,6 +314,27 @@ describe('hostile input against the demo over HTTP', () => {
       }
     });
 
+    it('a comma list counts its values against the limit, as the list form does: 101 values are 400, 100 are served', async () => {
+      const values = (n: number) => Array.from({ length: n }, (_, i) => String(i + 1));
+      for (const [parameter, query] of [
+        ['filter[author]', `filter[author]=${values(101).join(',')}`],
+        ['filter[author][]', values(101).map((v) => `filter[author][]=${v}`).join('&')],
+        ['filter[tags.name][in]', `filter[tags.name][in]=${values(101).join(',')}`],
+        ['filter[status][in]', `filter[status][in]=${Array(101).fill('draft').join(',')}`],
+      ]) {
+        const document = await refused(400, `/articles?${query}`, { user: '1' });
+        expect(document.errors[0], query).toMatchObject({ code: 'limit_exceeded', source: { parameter }, meta: { limit: 100 } });
+      }
+      // 1,500 values, the size of the original report, go the same way.
+      const long = await refused(400, `/articles?filter[author]=${values(1500).join(',')}`);
+      expect(long.errors[0].source).toEqual({ parameter: 'filter[author]' });
+      for (const query of [`filter[author]=${values(100).join(',')}`, values(100).map((v) => `filter[author][]=${v}`).join('&'), `filter[tags.name][in]=${values(100).join(',')}`]) {
+        const response = await fetch(`${demo.url}/articles?${query}`);
+        expect(response.status, query).toBe(200);
+        await json(response);
+      }
+    });
+
     it('repeated parameters: 400', async () => {
       for (const query of ['sort=title&sort=title', 'sort=title&sort=-title', 'include=author&include=tags', 'page[limit]=1&page[limit]=2', 'page[offset]=0&page[offset]=0', 'filter[title]=a&filter[title]=b', 'filter[author][]=1&filter[author]=2', 'filter[author]=1&filter[author][]=2', 'fields[articles]=title&fields[articles]=body']) {
         await refused(400, `/articles?${query}`);
@@ -347,6 +368,63 @@ describe('hostile input against the demo over HTTP', () => {
       ] as const) {
         await refused(status, '/operations', send('POST', '/operations', JSON.stringify({ 'atomic:operations': operations }), ATOMIC, '2'));
       }
+    });
+  });
+
+  describe('error documents are bounded (limits.errors, 100)', () => {
+    /** 90,000 attributes the resource does not have: a body just under the 1 MiB limit. */
+    const unknownAttributes = (n = 90_000) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`a${i}`, 0]));
+    const withRelationships = (relationships: Record<string, unknown>, attributes: Record<string, unknown> = { title: 'x' }) =>
+      JSON.stringify({ data: { type: 'articles', attributes, relationships: { author: { data: { type: 'people', id: '1' } }, ...relationships } } });
+
+    /** The answer's errors, asserting its status, that it lists `listed` errors then one `too_many_errors`, and its size in bytes. */
+    async function capped(status: number, path: string, body: string, contentType = JSONAPI): Promise<any[]> {
+      const response = await fetch(`${demo.url}${path}`, { method: 'POST', body, headers: { 'content-type': contentType, authorization: 'Bearer 1' }, signal: AbortSignal.timeout(10_000) });
+      expect(response.status).toBe(status);
+      // Size first: validating a document of thousands of errors against the schema takes minutes.
+      expect((await response.clone().arrayBuffer()).byteLength).toBeLessThan(32 * 1024);
+      const document = await json(response);
+      expect(document.errors).toHaveLength(101);
+      expect(document.errors.at(-1)).toMatchObject({ status: String(status), code: 'too_many_errors', meta: { limit: 100 } });
+      return document.errors;
+    }
+
+    it('90,000 unknown attributes: 422 listing the first 100 and one saying checking stopped, in a small document', async () => {
+      const body = JSON.stringify(article({ title: 'x', ...unknownAttributes() }));
+      expect(body.length).toBeGreaterThan(900 * 1024);
+      const errors = await capped(422, '/articles', body);
+      expect(errors.slice(0, 100).map((e) => e.source.pointer)).toEqual(Array.from({ length: 100 }, (_, i) => `/data/attributes/a${i}`));
+      expect(errors[100].meta).toEqual({ limit: 100 });
+    });
+
+    it('checking stops past the limit: a read-only attribute after 200 unknown ones is never looked at (422, not 403)', async () => {
+      const past = await capped(422, '/articles', JSON.stringify(article({ title: 'x', ...unknownAttributes(200), createdAt: '2024-01-01T00:00:00Z' })));
+      expect(past.map((e) => e.code)).not.toContain('read_only');
+      // Under the limit every field is looked at, and the read-only one outranks the rest.
+      await refused(403, '/articles', send('POST', '/articles', JSON.stringify(article({ title: 'x', ...unknownAttributes(50), createdAt: '2024-01-01T00:00:00Z' }))));
+    });
+
+    it('5,000 identifiers of the wrong type (409) or of tags that do not exist (404): the first 100 and one more', async () => {
+      const wrongType = await capped(409, '/articles', withRelationships({ tags: { data: Array.from({ length: 5000 }, (_, i) => ({ type: 'people', id: String(i) })) } }));
+      expect(wrongType[99].source.pointer).toBe('/data/relationships/tags/data/99/type');
+      const missing = await capped(404, '/articles', withRelationships({ tags: { data: Array.from({ length: 5000 }, (_, i) => ({ type: 'tags', id: `missing-${i}` })) } }));
+      expect(missing[0]).toMatchObject({ code: 'related_not_found', source: { pointer: '/data/relationships/tags/data/0' } });
+      // The lookups ran anyway, so the answer counts what it leaves out.
+      expect(missing[100].meta).toEqual({ limit: 100, more: 4900 });
+    });
+
+    it('Atomic Operations: an operation with 90,000 unknown attributes, and 100 bad operations, answer at most 101 errors', async () => {
+      const add = (attributes: Record<string, unknown>) => ({ op: 'add', data: { type: 'tags', attributes: { name: 'bounded', ...attributes } } });
+      const one = await capped(422, '/operations', JSON.stringify({ 'atomic:operations': [add(unknownAttributes(85_000))] }), ATOMIC);
+      expect(one[0].source.pointer).toBe('/atomic:operations/0/data/attributes/a0');
+      const many = await fetch(`${demo.url}/operations`, {
+        method: 'POST',
+        body: JSON.stringify({ 'atomic:operations': Array.from({ length: 100 }, () => add(unknownAttributes(500))) }),
+        headers: { 'content-type': ATOMIC, authorization: 'Bearer 1' },
+      });
+      expect(many.status).toBe(422);
+      // The batch stops at its first failing operation; that one's errors are capped.
+      expect((await many.json()).errors.length).toBeLessThanOrEqual(101);
     });
   });
 
