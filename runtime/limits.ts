@@ -39,6 +39,7 @@ export interface Limits {
    * event loop, so that cheaper ones arriving meanwhile are served between them.
    */
   heavyCost: number;
+  /**
    * Errors one errors document lists. Past it the answer lists the first ones and ends with one
    * more error (`code: 'too_many_errors'`) saying how many were left out, or that there are
    * more when checking a request document stopped there (it stops once it has found more).
