@@ -9,7 +9,7 @@ import type { ParameterObject, ReferenceObject, SchemaObject } from 'openapi3-ts
 import type { AttributeModel, FilterModel, ResourceModel } from '../ir.js';
 import { pascalCase } from '../naming.js';
 import { kindSchema } from './openapi-schemas.js';
-import { parameterRef } from './openapi-vocabulary.js';
+import { parameterRef, ref } from './openapi-vocabulary.js';
 
 /** How deep `include` paths are listed; the server accepts deeper ones too (to its `includeDepth` limit). */
 export const INCLUDE_DEPTH = 3;
@@ -68,6 +68,8 @@ const names = {
   filterList: (r: ResourceModel, filter: string) => `${r.names.pascal}Filter${pascalCase(filter)}List`,
   filterOperator: (r: ResourceModel, filter: string, op: Operator) => `${r.names.pascal}Filter${pascalCase(filter)}${pascalCase(op)}`,
   pageLimit: (r: ResourceModel) => `${r.names.pascal}PageLimit`,
+  /** The schema (in `components.schemas`) of one value a filter on this attribute compares. */
+  value: (r: ResourceModel, attribute: AttributeModel) => `${r.names.pascal}${pascalCase(attribute.name)}Value`,
   pageSize: (r: ResourceModel) => `${r.names.pascal}PageSize`,
 };
 
@@ -182,7 +184,7 @@ export function filterParameters(resource: ResourceModel, filter: FilterModel): 
         style: 'form',
         explode: false,
         // An enum's members: one is the enum itself, so that a typed client offers exactly them.
-        schema: item.enum ? { anyOf: [item, { type: 'array', items: item, minItems: 1 }] } : { type: 'array', items: item },
+        schema: '$ref' in item ? { anyOf: [item, { type: 'array', items: item, minItems: 1 }] } : { type: 'array', items: item },
       }
     : {
         name: `filter[${name}]`,
@@ -209,31 +211,49 @@ export function filterParameters(resource: ResourceModel, filter: FilterModel): 
  * compares (the runtime refuses any other with a 400), else any text (a custom filter's value
  * is its data layer's to read).
  */
-function filterItem(resource: ResourceModel, filter: FilterModel): SchemaObject {
+function filterItem(resource: ResourceModel, filter: FilterModel): SchemaObject | ReferenceObject {
   const attribute = filter.declares === 'where' ? resource.attributes.find((a) => a.name === filter.name) : undefined;
-  return attribute?.kind === 'enum' ? { type: 'string', enum: [...attribute.enumValues] } : { type: 'string' };
+  return attribute?.kind === 'enum' ? ref(names.value(resource, attribute)) : { type: 'string' };
 }
 
-/** What a `Where` filter compares: the attribute (of the resource, or at the end of a path), or a to-one's id (undefined). */
-function comparedAttribute(resource: ResourceModel, name: string, byType: ByType): AttributeModel | undefined {
+/** What a `Where` filter compares: the attribute and the resource it belongs to (this one, or the one at the end of a path), or a to-one's id (undefined). */
+function comparedAttribute(resource: ResourceModel, name: string, byType: ByType): { owner: ResourceModel; attribute: AttributeModel } | undefined {
   const [first, path] = name.split('.') as [string, string | undefined];
-  if (path === undefined) return resource.attributes.find((a) => a.name === first);
-  const relationship = resource.relationships.find((r) => r.name === first);
-  return relationship && byType.get(relationship.relatedType)?.attributes.find((a) => a.name === path);
+  const owner = path === undefined ? resource : byType.get(resource.relationships.find((r) => r.name === first)?.relatedType ?? '');
+  const attribute = owner?.attributes.find((a) => a.name === (path ?? first));
+  return owner && attribute && { owner, attribute };
 }
 
 /** The operators a `Where` filter takes, as the runtime decides them (declared, else by the field's kind). */
 export function filterOperators(resource: ResourceModel, filter: FilterModel, byType: ByType): readonly Operator[] {
   if (filter.declares !== 'where') return [];
   if (filter.operators) return filter.operators;
-  const attribute = comparedAttribute(resource, filter.name, byType);
-  if (attribute) return defaultOperators(attribute.kind, attribute.nullable);
+  const compared = comparedAttribute(resource, filter.name, byType);
+  if (compared) return defaultOperators(compared.attribute.kind, compared.attribute.nullable);
   return defaultOperators('id', !resource.relationships.find((r) => r.name === filter.name)?.required);
 }
 
-/** The JSON Schema of one value a condition on `attribute` (or an id: text) takes. */
-function valueSchema(attribute: AttributeModel | undefined): SchemaObject {
-  return attribute ? kindSchema(attribute) : { type: 'string' };
+/**
+ * The value schemas filters refer to (`ArticlesStatusValue`), one per compared attribute, in
+ * name order: each filter parameter refers to its attribute's, so that a change of the
+ * attribute's kind or enum values changes one line of the document, not one per operator.
+ */
+export function valueSchemas(resources: readonly ResourceModel[], byType: ByType): Array<[string, SchemaObject]> {
+  const schemas = new Map<string, SchemaObject>();
+  for (const resource of resources) {
+    for (const filter of resource.filterDetails) {
+      if (filter.declares !== 'where') continue;
+      const compared = comparedAttribute(resource, filter.name, byType);
+      if (compared) schemas.set(names.value(compared.owner, compared.attribute), kindSchema(compared.attribute));
+    }
+  }
+  return [...schemas].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+}
+
+/** The JSON Schema of one value a condition takes: its attribute's value schema, or text (an id). */
+function valueSchema(resource: ResourceModel, filter: FilterModel, byType: ByType): SchemaObject | ReferenceObject {
+  const compared = comparedAttribute(resource, filter.name, byType);
+  return compared ? ref(names.value(compared.owner, compared.attribute)) : { type: 'string' };
 }
 
 const OPERATOR_WORDS: Record<Operator, string> = {
@@ -257,12 +277,11 @@ const OPERATOR_WORDS: Record<Operator, string> = {
  * integers), so that a generated client offers exactly what the server accepts.
  */
 export function operatorParameters(resource: ResourceModel, filter: FilterModel, byType: ByType): Array<[string, ParameterObject]> {
-  const attribute = comparedAttribute(resource, filter.name, byType);
   const [first, path] = filter.name.split('.');
   const subject = path === undefined ? `\`${filter.name}\`` : `\`${filter.name}\` (the \`${path}\` of the related \`${first}\`, any of them for a to-many relationship)`;
   return filterOperators(resource, filter, byType).map((op): [string, ParameterObject] => {
-    const one = valueSchema(attribute);
-    const schema: SchemaObject =
+    const one = valueSchema(resource, filter, byType);
+    const schema: SchemaObject | ReferenceObject =
       op === 'null' ? { type: 'boolean' } : op === 'in' || op === 'nin' ? { type: 'array', items: one, maxItems: DEFAULT_LIMITS.filterValues } : one;
     const caseRule = op === 'contains' || op === 'startsWith' || op === 'endsWith' ? (filter.caseInsensitive ? ', ignoring letter case' : ', letter case counting') : '';
     return [
@@ -271,7 +290,7 @@ export function operatorParameters(resource: ResourceModel, filter: FilterModel,
         name: `filter[${filter.name}][${op}]`,
         in: 'query',
         description: `Keeps the ${resource.type} whose ${subject} is ${OPERATOR_WORDS[op]}${caseRule}.`,
-        ...(schema.type === 'array' && { style: 'form', explode: false }),
+        ...(op === 'in' || op === 'nin' ? { style: 'form', explode: false } : {}),
         schema,
       },
     ];
@@ -286,15 +305,11 @@ function keeps(resource: ResourceModel, filter: FilterModel): string {
     const relationship = resource.relationships.find((r) => r.name === filter.name);
     if (relationship) return `${the} whose ${code(filter.name)} is the ${relationship.relatedType} resource with this id`;
     const attribute = resource.attributes.find((a) => a.name === filter.name);
-    if (attribute?.kind === 'enum') return `${the} whose ${code(filter.name)} is the value: ${alternatives(attribute.enumValues.map(code))}`;
+    // An enum's values are in the parameter's schema, not repeated here.
+    if (attribute?.kind === 'enum') return `${the} whose ${code(filter.name)} is the value`;
     return `${the} whose ${code(filter.name)} equals the value`;
   }
   return `${the} that the server's ${code(filter.name)} filter selects`;
-}
-
-/** `a`, `a or b`, `a, b or c`. */
-function alternatives(words: readonly string[]): string {
-  return words.length <= 1 ? (words[0] ?? '') : `${words.slice(0, -1).join(', ')} or ${words.at(-1)}`;
 }
 
 /** `text` as a sentence: ending with a full stop unless it ends with other punctuation. */

@@ -94,6 +94,16 @@ const CHANGES: ReadonlyArray<{ name: string; schema: () => string; touches: stri
     touches: ['openapi.json', 'openapi.ts', 'resources/articles.ts'],
   },
   {
+    name: "a filtered enum's values: articles.status gains archived (six filter parameters compare it)",
+    schema: () => changed("Attribute.make('status').type('enum', ['draft', 'published'])", "Attribute.make('status').type('enum', ['draft', 'published', 'archived'])"),
+    touches: ['openapi.json', 'openapi.ts', 'resources/articles.ts'],
+  },
+  {
+    name: "a filtered attribute's kind: articles.createdAt from date-time to date (seven filter parameters compare it)",
+    schema: () => changed("    Attribute.make('status').type('enum', ['draft', 'published']).writable().default('draft'),\n    Attribute.make('createdAt').type('date-time'),", "    Attribute.make('status').type('enum', ['draft', 'published']).writable().default('draft'),\n    Attribute.make('createdAt').type('date'),"),
+    touches: ['openapi.json', 'openapi.ts', 'resources/articles.ts'],
+  },
+  {
     name: 'an attribute removed: people.email',
     schema: () => changed("    Attribute.make('email').type('string').nullable().writable(),\n", ''),
     touches: ['openapi.json', 'openapi.ts', 'resources/people.ts'],

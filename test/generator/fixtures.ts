@@ -36,3 +36,15 @@ export function generated(name: string): Promise<Generation> {
 export function concatenate(generation: Generation): string {
   return generation.files.map((f) => `==== ${f.path} ====\n${f.content}`).join('\n');
 }
+
+/**
+ * `value` with every `{ $ref: '#/components/schemas/X' }` replaced by the schema it names, so a
+ * test can read a parameter's schema whole (filters refer to their attribute's value schema).
+ */
+export function inlineSchemas<T>(value: T, schemas: Record<string, unknown>): T {
+  if (Array.isArray(value)) return value.map((item: unknown) => inlineSchemas(item, schemas)) as T;
+  if (value === null || typeof value !== 'object') return value;
+  const ref = (value as { $ref?: unknown }).$ref;
+  if (typeof ref === 'string' && ref.startsWith('#/components/schemas/')) return inlineSchemas(schemas[ref.slice('#/components/schemas/'.length)] as T, schemas);
+  return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, inlineSchemas(item, schemas)])) as T;
+}

@@ -17,7 +17,7 @@ import { generateFrom } from '../../generator/generate.js';
 import { resourcesOf } from '../../generator/load.js';
 import { buildModel } from '../../generator/model.js';
 import { request } from '../support/request.js';
-import { ROOT, generated } from './fixtures.js';
+import { ROOT, generated, inlineSchemas } from './fixtures.js';
 
 /** A resource with a filter of every kind: on a string, an enum, a to-one, a to-many, `id`, free text. */
 const posts = defineResource({
@@ -40,7 +40,11 @@ const posts = defineResource({
 });
 
 type Parameters = Record<string, ParameterObject>;
-const postsDocument = () => emitOpenApi(buildModel(resourcesOf(join(ROOT, 'test/generator/posts.ts'), { posts }), './posts.ts'));
+/** The document of `posts`, its filters' value schemas inlined where they are referred to. */
+const postsDocument = () => {
+  const document = emitOpenApi(buildModel(resourcesOf(join(ROOT, 'test/generator/posts.ts'), { posts }), './posts.ts'));
+  return { ...document, components: { ...document.components, parameters: inlineSchemas(document.components!.parameters!, document.components!.schemas!) } };
+};
 const filterParameter = (parameters: Parameters, name: string) => Object.values(parameters).find((p) => p.name === name)!;
 
 /** `posts` served by a data layer that records the value each filter receives, as an array. */
@@ -140,14 +144,16 @@ describe('OpenAPI filter parameters', () => {
     const committed = JSON.parse(readFileSync(join(ROOT, 'examples/blog/generated/openapi.json'), 'utf8'));
     const fresh = JSON.parse((await generated('blog')).files.find((f) => f.path === 'openapi.json')!.content);
     for (const document of [committed, fresh]) {
-      const parameters = document.components.parameters as Parameters;
+      const parameters = inlineSchemas(document.components.parameters as Parameters, document.components.schemas);
       expect(filterParameter(parameters, 'filter[search]').description).toBe(
         `${text} The value is taken verbatim, commas included (\`filter[search]=a,b\` is the one value \`a,b\`); for any of several values use \`filter[search][]\`.`,
       );
       expect(filterParameter(parameters, 'filter[author]').description).toBe(
         'Keeps the articles whose `author` is the people resource with this id. A comma-separated list matches any of its values: `filter[author]=a,b`.',
       );
-      expect(filterParameter(parameters, 'filter[status]').description).toMatch(/^Keeps the articles whose `status` is the value: `draft` or `published`\. A comma-separated list/);
+      // Its values are in the schema (one value schema the parameters refer to), not in the words.
+      expect(filterParameter(parameters, 'filter[status]').description).toMatch(/^Keeps the articles whose `status` is the value\. A comma-separated list/);
+      expect(document.components.schemas.ArticlesStatusValue).toEqual({ type: 'string', enum: ['draft', 'published'] });
       expect(filterParameter(parameters, 'filter[status]').schema).toEqual({
         anyOf: [{ type: 'string', enum: ['draft', 'published'] }, { type: 'array', items: { type: 'string', enum: ['draft', 'published'] }, minItems: 1 }],
       });

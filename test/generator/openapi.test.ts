@@ -1,6 +1,6 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { describe, expect, it } from 'vitest';
-import { generated } from './fixtures.js';
+import { generated, inlineSchemas } from './fixtures.js';
 
 const documentOf = async (name: string) => JSON.parse((await generated(name)).files.find((f) => f.path === 'openapi.json')!.content);
 
@@ -33,7 +33,7 @@ describe('openapi.json', () => {
   it('gives the Index its parameters, by reference: include, fields, sort, filters and bounded pagination', async () => {
     const { paths, components } = await documentOf('blog');
     const refs = paths['/articles'].get.parameters as Array<{ $ref: string }>;
-    const parameters = refs.map(({ $ref }) => components.parameters[$ref.replace('#/components/parameters/', '')] as { name: string; schema: Record<string, any> });
+    const parameters = refs.map(({ $ref }) => inlineSchemas(components.parameters[$ref.replace('#/components/parameters/', '')] as { name: string; schema: Record<string, any> }, components.schemas));
     const byName = new Map(parameters.map((p) => [p.name, p]));
     // Operator parameters (`filter[x][op]`) are checked below; the rest in order.
     expect([...byName.keys()].filter((name) => !/\]\[[A-Za-z]+\]$/.test(name))).toEqual([

@@ -2456,6 +2456,12 @@ export const openapi: OpenAPIObject = JSON.parse(`{
           }
         }
       },
+      "ArticlesCreatedAtValue": { "type": "string", "format": "date-time" },
+      "ArticlesStatusValue": { "type": "string", "enum": ["draft", "published"] },
+      "ArticlesTitleValue": { "type": "string" },
+      "ArticlesUpdatedAtValue": { "type": "string", "format": "date-time" },
+      "PeopleNameValue": { "type": "string" },
+      "TagsNameValue": { "type": "string" },
       "AtomicOperation": {
         "type": "object",
         "required": [
@@ -2753,25 +2759,25 @@ export const openapi: OpenAPIObject = JSON.parse(`{
         "name": "filter[title][eq]",
         "in": "query",
         "description": "Keeps the articles whose \`title\` is equal to the value.",
-        "schema": { "type": "string" }
+        "schema": { "$ref": "#/components/schemas/ArticlesTitleValue" }
       },
       "ArticlesFilterTitleContains": {
         "name": "filter[title][contains]",
         "in": "query",
         "description": "Keeps the articles whose \`title\` is containing the value literally (\`%\` and \`_\` are plain characters), letter case counting.",
-        "schema": { "type": "string" }
+        "schema": { "$ref": "#/components/schemas/ArticlesTitleValue" }
       },
       "ArticlesFilterTitleStartsWith": {
         "name": "filter[title][startsWith]",
         "in": "query",
         "description": "Keeps the articles whose \`title\` is starting with the value literally, letter case counting.",
-        "schema": { "type": "string" }
+        "schema": { "$ref": "#/components/schemas/ArticlesTitleValue" }
       },
       "ArticlesFilterTitleEndsWith": {
         "name": "filter[title][endsWith]",
         "in": "query",
         "description": "Keeps the articles whose \`title\` is ending with the value literally, letter case counting.",
-        "schema": { "type": "string" }
+        "schema": { "$ref": "#/components/schemas/ArticlesTitleValue" }
       },
       "ArticlesFilterAuthor": {
         "name": "filter[author]",
@@ -2817,27 +2823,15 @@ export const openapi: OpenAPIObject = JSON.parse(`{
       "ArticlesFilterStatus": {
         "name": "filter[status]",
         "in": "query",
-        "description": "Keeps the articles whose \`status\` is the value: \`draft\` or \`published\`. A comma-separated list matches any of its values: \`filter[status]=a,b\`.",
+        "description": "Keeps the articles whose \`status\` is the value. A comma-separated list matches any of its values: \`filter[status]=a,b\`.",
         "style": "form",
         "explode": false,
         "schema": {
           "anyOf": [
-            {
-              "type": "string",
-              "enum": [
-                "draft",
-                "published"
-              ]
-            },
+            { "$ref": "#/components/schemas/ArticlesStatusValue" },
             {
               "type": "array",
-              "items": {
-                "type": "string",
-                "enum": [
-                  "draft",
-                  "published"
-                ]
-              },
+              "items": { "$ref": "#/components/schemas/ArticlesStatusValue" },
               "minItems": 1
             }
           ]
@@ -2846,18 +2840,12 @@ export const openapi: OpenAPIObject = JSON.parse(`{
       "ArticlesFilterStatusList": {
         "name": "filter[status][]",
         "in": "query",
-        "description": "Keeps the articles whose \`status\` is the value: \`draft\` or \`published\`. Several values, \`filter[status][]=a&filter[status][]=b\`, match any of them; each is taken as it is, never split on commas. Not together with \`filter[status]\`.",
+        "description": "Keeps the articles whose \`status\` is the value. Several values, \`filter[status][]=a&filter[status][]=b\`, match any of them; each is taken as it is, never split on commas. Not together with \`filter[status]\`.",
         "style": "form",
         "explode": true,
         "schema": {
           "type": "array",
-          "items": {
-            "type": "string",
-            "enum": [
-              "draft",
-              "published"
-            ]
-          },
+          "items": { "$ref": "#/components/schemas/ArticlesStatusValue" },
           "maxItems": 100
         }
       },
@@ -2865,13 +2853,13 @@ export const openapi: OpenAPIObject = JSON.parse(`{
         "name": "filter[status][eq]",
         "in": "query",
         "description": "Keeps the articles whose \`status\` is equal to the value.",
-        "schema": { "type": "string", "enum": ["draft", "published"] }
+        "schema": { "$ref": "#/components/schemas/ArticlesStatusValue" }
       },
       "ArticlesFilterStatusNe": {
         "name": "filter[status][ne]",
         "in": "query",
         "description": "Keeps the articles whose \`status\` is not equal to the value (a null matches neither).",
-        "schema": { "type": "string", "enum": ["draft", "published"] }
+        "schema": { "$ref": "#/components/schemas/ArticlesStatusValue" }
       },
       "ArticlesFilterStatusIn": {
         "name": "filter[status][in]",
@@ -2881,7 +2869,7 @@ export const openapi: OpenAPIObject = JSON.parse(`{
         "explode": false,
         "schema": {
           "type": "array",
-          "items": { "type": "string", "enum": ["draft", "published"] },
+          "items": { "$ref": "#/components/schemas/ArticlesStatusValue" },
           "maxItems": 100
         }
       },
@@ -2893,7 +2881,7 @@ export const openapi: OpenAPIObject = JSON.parse(`{
         "explode": false,
         "schema": {
           "type": "array",
-          "items": { "type": "string", "enum": ["draft", "published"] },
+          "items": { "$ref": "#/components/schemas/ArticlesStatusValue" },
           "maxItems": 100
         }
       },
@@ -2919,37 +2907,37 @@ export const openapi: OpenAPIObject = JSON.parse(`{
         "name": "filter[createdAt][eq]",
         "in": "query",
         "description": "Keeps the articles whose \`createdAt\` is equal to the value.",
-        "schema": { "type": "string", "format": "date-time" }
+        "schema": { "$ref": "#/components/schemas/ArticlesCreatedAtValue" }
       },
       "ArticlesFilterCreatedAtNe": {
         "name": "filter[createdAt][ne]",
         "in": "query",
         "description": "Keeps the articles whose \`createdAt\` is not equal to the value (a null matches neither).",
-        "schema": { "type": "string", "format": "date-time" }
+        "schema": { "$ref": "#/components/schemas/ArticlesCreatedAtValue" }
       },
       "ArticlesFilterCreatedAtLt": {
         "name": "filter[createdAt][lt]",
         "in": "query",
         "description": "Keeps the articles whose \`createdAt\` is less than the value.",
-        "schema": { "type": "string", "format": "date-time" }
+        "schema": { "$ref": "#/components/schemas/ArticlesCreatedAtValue" }
       },
       "ArticlesFilterCreatedAtLte": {
         "name": "filter[createdAt][lte]",
         "in": "query",
         "description": "Keeps the articles whose \`createdAt\` is at most the value.",
-        "schema": { "type": "string", "format": "date-time" }
+        "schema": { "$ref": "#/components/schemas/ArticlesCreatedAtValue" }
       },
       "ArticlesFilterCreatedAtGt": {
         "name": "filter[createdAt][gt]",
         "in": "query",
         "description": "Keeps the articles whose \`createdAt\` is greater than the value.",
-        "schema": { "type": "string", "format": "date-time" }
+        "schema": { "$ref": "#/components/schemas/ArticlesCreatedAtValue" }
       },
       "ArticlesFilterCreatedAtGte": {
         "name": "filter[createdAt][gte]",
         "in": "query",
         "description": "Keeps the articles whose \`createdAt\` is at least the value.",
-        "schema": { "type": "string", "format": "date-time" }
+        "schema": { "$ref": "#/components/schemas/ArticlesCreatedAtValue" }
       },
       "ArticlesFilterUpdatedAt": {
         "name": "filter[updatedAt]",
@@ -2973,37 +2961,37 @@ export const openapi: OpenAPIObject = JSON.parse(`{
         "name": "filter[updatedAt][eq]",
         "in": "query",
         "description": "Keeps the articles whose \`updatedAt\` is equal to the value.",
-        "schema": { "type": "string", "format": "date-time" }
+        "schema": { "$ref": "#/components/schemas/ArticlesUpdatedAtValue" }
       },
       "ArticlesFilterUpdatedAtNe": {
         "name": "filter[updatedAt][ne]",
         "in": "query",
         "description": "Keeps the articles whose \`updatedAt\` is not equal to the value (a null matches neither).",
-        "schema": { "type": "string", "format": "date-time" }
+        "schema": { "$ref": "#/components/schemas/ArticlesUpdatedAtValue" }
       },
       "ArticlesFilterUpdatedAtLt": {
         "name": "filter[updatedAt][lt]",
         "in": "query",
         "description": "Keeps the articles whose \`updatedAt\` is less than the value.",
-        "schema": { "type": "string", "format": "date-time" }
+        "schema": { "$ref": "#/components/schemas/ArticlesUpdatedAtValue" }
       },
       "ArticlesFilterUpdatedAtLte": {
         "name": "filter[updatedAt][lte]",
         "in": "query",
         "description": "Keeps the articles whose \`updatedAt\` is at most the value.",
-        "schema": { "type": "string", "format": "date-time" }
+        "schema": { "$ref": "#/components/schemas/ArticlesUpdatedAtValue" }
       },
       "ArticlesFilterUpdatedAtGt": {
         "name": "filter[updatedAt][gt]",
         "in": "query",
         "description": "Keeps the articles whose \`updatedAt\` is greater than the value.",
-        "schema": { "type": "string", "format": "date-time" }
+        "schema": { "$ref": "#/components/schemas/ArticlesUpdatedAtValue" }
       },
       "ArticlesFilterUpdatedAtGte": {
         "name": "filter[updatedAt][gte]",
         "in": "query",
         "description": "Keeps the articles whose \`updatedAt\` is at least the value.",
-        "schema": { "type": "string", "format": "date-time" }
+        "schema": { "$ref": "#/components/schemas/ArticlesUpdatedAtValue" }
       },
       "ArticlesFilterAuthorName": {
         "name": "filter[author.name]",
@@ -3027,13 +3015,13 @@ export const openapi: OpenAPIObject = JSON.parse(`{
         "name": "filter[author.name][eq]",
         "in": "query",
         "description": "Keeps the articles whose \`author.name\` (the \`name\` of the related \`author\`, any of them for a to-many relationship) is equal to the value.",
-        "schema": { "type": "string" }
+        "schema": { "$ref": "#/components/schemas/PeopleNameValue" }
       },
       "ArticlesFilterAuthorNameContains": {
         "name": "filter[author.name][contains]",
         "in": "query",
         "description": "Keeps the articles whose \`author.name\` (the \`name\` of the related \`author\`, any of them for a to-many relationship) is containing the value literally (\`%\` and \`_\` are plain characters), letter case counting.",
-        "schema": { "type": "string" }
+        "schema": { "$ref": "#/components/schemas/PeopleNameValue" }
       },
       "ArticlesFilterTagsName": {
         "name": "filter[tags.name]",
@@ -3057,7 +3045,7 @@ export const openapi: OpenAPIObject = JSON.parse(`{
         "name": "filter[tags.name][eq]",
         "in": "query",
         "description": "Keeps the articles whose \`tags.name\` (the \`name\` of the related \`tags\`, any of them for a to-many relationship) is equal to the value.",
-        "schema": { "type": "string" }
+        "schema": { "$ref": "#/components/schemas/TagsNameValue" }
       },
       "ArticlesFilterTagsNameIn": {
         "name": "filter[tags.name][in]",
@@ -3067,7 +3055,7 @@ export const openapi: OpenAPIObject = JSON.parse(`{
         "explode": false,
         "schema": {
           "type": "array",
-          "items": { "type": "string" },
+          "items": { "$ref": "#/components/schemas/TagsNameValue" },
           "maxItems": 100
         }
       },
@@ -3366,7 +3354,7 @@ export const openapi: OpenAPIObject = JSON.parse(`{
         "name": "filter[name][eq]",
         "in": "query",
         "description": "Keeps the people whose \`name\` is equal to the value.",
-        "schema": { "type": "string" }
+        "schema": { "$ref": "#/components/schemas/PeopleNameValue" }
       },
       "PeopleFilterNameIn": {
         "name": "filter[name][in]",
@@ -3376,7 +3364,7 @@ export const openapi: OpenAPIObject = JSON.parse(`{
         "explode": false,
         "schema": {
           "type": "array",
-          "items": { "type": "string" },
+          "items": { "$ref": "#/components/schemas/PeopleNameValue" },
           "maxItems": 100
         }
       },
@@ -3384,7 +3372,7 @@ export const openapi: OpenAPIObject = JSON.parse(`{
         "name": "filter[name][ne]",
         "in": "query",
         "description": "Keeps the people whose \`name\` is not equal to the value (a null matches neither).",
-        "schema": { "type": "string" }
+        "schema": { "$ref": "#/components/schemas/PeopleNameValue" }
       },
       "PeopleFilterNameNin": {
         "name": "filter[name][nin]",
@@ -3394,7 +3382,7 @@ export const openapi: OpenAPIObject = JSON.parse(`{
         "explode": false,
         "schema": {
           "type": "array",
-          "items": { "type": "string" },
+          "items": { "$ref": "#/components/schemas/PeopleNameValue" },
           "maxItems": 100
         }
       },
@@ -3402,19 +3390,19 @@ export const openapi: OpenAPIObject = JSON.parse(`{
         "name": "filter[name][contains]",
         "in": "query",
         "description": "Keeps the people whose \`name\` is containing the value literally (\`%\` and \`_\` are plain characters), letter case counting.",
-        "schema": { "type": "string" }
+        "schema": { "$ref": "#/components/schemas/PeopleNameValue" }
       },
       "PeopleFilterNameStartsWith": {
         "name": "filter[name][startsWith]",
         "in": "query",
         "description": "Keeps the people whose \`name\` is starting with the value literally, letter case counting.",
-        "schema": { "type": "string" }
+        "schema": { "$ref": "#/components/schemas/PeopleNameValue" }
       },
       "PeopleFilterNameEndsWith": {
         "name": "filter[name][endsWith]",
         "in": "query",
         "description": "Keeps the people whose \`name\` is ending with the value literally, letter case counting.",
-        "schema": { "type": "string" }
+        "schema": { "$ref": "#/components/schemas/PeopleNameValue" }
       },
       "PeoplePageLimit": {
         "name": "page[limit]",
@@ -3508,7 +3496,7 @@ export const openapi: OpenAPIObject = JSON.parse(`{
         "name": "filter[name][eq]",
         "in": "query",
         "description": "Keeps the tags whose \`name\` is equal to the value.",
-        "schema": { "type": "string" }
+        "schema": { "$ref": "#/components/schemas/TagsNameValue" }
       },
       "TagsFilterNameIn": {
         "name": "filter[name][in]",
@@ -3518,7 +3506,7 @@ export const openapi: OpenAPIObject = JSON.parse(`{
         "explode": false,
         "schema": {
           "type": "array",
-          "items": { "type": "string" },
+          "items": { "$ref": "#/components/schemas/TagsNameValue" },
           "maxItems": 100
         }
       },
@@ -3526,7 +3514,7 @@ export const openapi: OpenAPIObject = JSON.parse(`{
         "name": "filter[name][ne]",
         "in": "query",
         "description": "Keeps the tags whose \`name\` is not equal to the value (a null matches neither).",
-        "schema": { "type": "string" }
+        "schema": { "$ref": "#/components/schemas/TagsNameValue" }
       },
       "TagsFilterNameNin": {
         "name": "filter[name][nin]",
@@ -3536,7 +3524,7 @@ export const openapi: OpenAPIObject = JSON.parse(`{
         "explode": false,
         "schema": {
           "type": "array",
-          "items": { "type": "string" },
+          "items": { "$ref": "#/components/schemas/TagsNameValue" },
           "maxItems": 100
         }
       },
@@ -3544,19 +3532,19 @@ export const openapi: OpenAPIObject = JSON.parse(`{
         "name": "filter[name][contains]",
         "in": "query",
         "description": "Keeps the tags whose \`name\` is containing the value literally (\`%\` and \`_\` are plain characters), letter case counting.",
-        "schema": { "type": "string" }
+        "schema": { "$ref": "#/components/schemas/TagsNameValue" }
       },
       "TagsFilterNameStartsWith": {
         "name": "filter[name][startsWith]",
         "in": "query",
         "description": "Keeps the tags whose \`name\` is starting with the value literally, letter case counting.",
-        "schema": { "type": "string" }
+        "schema": { "$ref": "#/components/schemas/TagsNameValue" }
       },
       "TagsFilterNameEndsWith": {
         "name": "filter[name][endsWith]",
         "in": "query",
         "description": "Keeps the tags whose \`name\` is ending with the value literally, letter case counting.",
-        "schema": { "type": "string" }
+        "schema": { "$ref": "#/components/schemas/TagsNameValue" }
       },
       "TagsPageLimit": {
         "name": "page[limit]",
