@@ -68,7 +68,7 @@ interface RawStatement extends SqliteStatement {
 }
 
 /** A SQLite connection's database, for the statements `sqliteRunner` runs on it directly. */
-export interface DirectSqlite {
+interface DirectSqlite {
   /** The cached statement of `sql`. */
   prepare(sql: string): RawStatement;
   /** Whether a transaction is open on the connection (then only Kysely, which waits for it, may run statements). */
@@ -148,7 +148,7 @@ function sqliteRunner(sqlite: DirectSqlite): StatementRunner {
  * Runs `sql` on a SQLite connection's database at once, with the result Kysely's SQLite driver
  * would give: only on a connection nothing else uses meanwhile (a transaction's own).
  */
-export function runDirect(sqlite: DirectSqlite, sql: string, parameters: readonly unknown[]): QueryResult<any> {
+function runDirect(sqlite: DirectSqlite, sql: string, parameters: readonly unknown[]): QueryResult<any> {
   const statement = sqlite.prepare(sql);
   if (statement.reader === true) return { rows: allRows(statement, parameters) };
   const { changes, lastInsertRowid } = statement.run(parameters);
