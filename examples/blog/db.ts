@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { type ColumnType, type Generated, Kysely, type LogConfig, Migrator } from 'kysely';
 import pg from 'pg';
-import { dateTimeText, postgresKysely, sqliteKysely } from '@jsonapi-gen/kysely';
+import { type RunnerName, dateTimeText, postgresKysely, sqliteKysely } from '@jsonapi-gen/kysely';
 import { createMigrations } from './migrations/index.js';
 
 /** A timestamp: written as RFC 3339 text, read back as such (on PostgreSQL through `dateTimeText`; a Date only past its fast path). */
@@ -67,8 +67,15 @@ export interface OpenOptions {
   databaseUrl?: string | undefined;
   /** The SQLite file. Default: a fresh file in a new directory under the OS temp dir, removed by `close()`. */
   file?: string | undefined;
-  /** Kysely's `log` option (tests count statements with it). */
+  /** Kysely's `log` option (tests count statements with it); it sees only what Kysely runs. */
   log?: LogConfig;
+  /**
+   * How the store runs its statements: on the driver directly (`'direct'`), or through Kysely
+   * (`'kysely'`). Default: `'direct'`, or `'kysely'` with `log`, which the direct runner refuses.
+   */
+  runner?: RunnerName;
+  /** Called with the SQL of every statement the driver runs, on either runner (tests count statements with it). */
+  onStatement?: (sql: string) => void;
 }
 
 export interface OpenDatabase {
@@ -85,7 +92,11 @@ export const SQLITE_BUSY_TIMEOUT_MS = 5000;
 
 /** Opens the demo database. */
 export function openDatabase(options: OpenOptions = {}): OpenDatabase {
-  const log = options.log;
+  const { log, onStatement } = options;
+  // The demo runs the store's statements on the driver directly (no per-query Kysely layers),
+  // except when asked to log, which needs every statement to go through Kysely.
+  const runner: RunnerName = options.runner ?? (log ? 'kysely' : 'direct');
+  const config = log ? { log, runner } : { runner };
   if (options.databaseUrl) {
     // Date-times come back as the text responses carry (no Date parsed and printed back); in
     // UTC, the session's wire form is rewritten by slicing.
@@ -97,9 +108,10 @@ export function openDatabase(options: OpenOptions = {}): OpenDatabase {
     pool.on('error', (error) => {
       if (!closing) console.error(`PostgreSQL connection lost: ${error.message}`);
     });
-    // Statements go out named (PostgreSQL parses and plans each once per connection); the
-    // store's own run on the pool directly, outside transactions.
-    const db = postgresKysely<Database>(pool, log ? { log } : {});
+    if (onStatement) pool.on('connect', (client) => traceQueries(client, onStatement));
+    // Statements go out named (PostgreSQL parses and plans each once per connection); with the
+    // direct runner the store's own run on the pool directly, outside transactions.
+    const db = postgresKysely<Database>(pool, config);
     return {
       db,
       dialect: 'postgres',
@@ -117,6 +129,7 @@ export function openDatabase(options: OpenOptions = {}): OpenDatabase {
     file = join(temporary, 'blog.sqlite');
   }
   const sqlite = new SQLite(file);
+  if (onStatement) traceStatements(sqlite, onStatement);
   // What can contend: not this process's own requests (Kysely's SQLite driver runs every
   // statement and transaction on one connection, one at a time), but other connections to the
   // same file: another demo on the same --db, the sqlite3 shell, a backup. WAL lets their reads
@@ -127,7 +140,9 @@ export function openDatabase(options: OpenOptions = {}): OpenDatabase {
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
   sqlite.pragma('foreign_keys = ON');
-  const db = sqliteKysely<Database>(sqlite, log ? { log } : {});
+  // With the direct runner, the store's reads outside transactions and everything inside its
+  // own transactions run on better-sqlite3 directly.
+  const db = sqliteKysely<Database>(sqlite, config);
   return {
     db,
     dialect: 'sqlite',
@@ -136,6 +151,32 @@ export function openDatabase(options: OpenOptions = {}): OpenDatabase {
       await db.destroy();
       if (temporary) rmSync(temporary, { recursive: true, force: true });
     },
+  };
+}
+
+/** Calls `onStatement` with the SQL of every statement `sqlite` prepares, each time it runs (`onStatement` of `openDatabase`). */
+function traceStatements(sqlite: SQLite.Database, onStatement: (sql: string) => void): void {
+  const prepare = sqlite.prepare.bind(sqlite);
+  sqlite.prepare = ((source: string) => {
+    const statement = prepare(source) as unknown as Record<'all' | 'get' | 'run' | 'iterate', (...args: unknown[]) => unknown>;
+    for (const method of ['all', 'get', 'run', 'iterate'] as const) {
+      const run = statement[method];
+      statement[method] = function (this: unknown, ...args: unknown[]) {
+        onStatement(source);
+        return run.apply(this, args);
+      };
+    }
+    return statement;
+  }) as unknown as SQLite.Database['prepare'];
+}
+
+/** Calls `onStatement` with the text of every query `client` runs (`onStatement` of `openDatabase`). */
+function traceQueries(client: pg.PoolClient, onStatement: (sql: string) => void): void {
+  const query = client.query as (...args: unknown[]) => unknown;
+  (client as { query: (...args: unknown[]) => unknown }).query = function (this: pg.PoolClient, ...args: unknown[]) {
+    const [what] = args;
+    onStatement(typeof what === 'string' ? what : String((what as { text?: unknown }).text));
+    return query.apply(this, args);
   };
 }
 

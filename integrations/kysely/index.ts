@@ -93,23 +93,33 @@ export type { CheckedTableMapping, FittingColumn, ResourceMapping, StoreMapping,
 export { executorFor, kyselyTransaction, withTransaction, type TransactionOptions } from './transaction.js';
 /**
  * SQLite (better-sqlite3) for Kysely: `sqliteKysely` makes a Kysely whose statements are
- * prepared once per SQL text and that the store runs its compiled statements on directly
- * (reads outside transactions, and everything inside its own); `sqliteDialect` is the
- * statement cache as a dialect, `cachedStatements` the cache alone, for a `SqliteDialect` of your own.
+ * prepared once per SQL text; with `runner: 'direct'` the store runs its compiled statements on
+ * better-sqlite3 directly (reads outside transactions, and everything inside its own), without
+ * Kysely's log and plugins, which that runner refuses. `sqliteDialect` is the statement cache as
+ * a dialect, `cachedStatements` the cache alone, for a `SqliteDialect` of your own.
  *
  * @example
- * const db = sqliteKysely<Database>(new SQLite(file));
+ * const db = sqliteKysely<Database>(new SQLite(file), { runner: 'direct' });
  */
 export { cachedStatements, sqliteDialect, sqliteKysely, type DirectDatabase, type PreparingDatabase } from './statements.js';
+/**
+ * How the store runs its compiled statements on a Kysely `sqliteKysely` or `postgresKysely`
+ * made: `'kysely'` (the default) through Kysely's executor, `'direct'` on the driver.
+ *
+ * @example
+ * const runner: RunnerName = process.env.KYSELY_LOG ? 'kysely' : 'direct';
+ */
+export type { RunnerName } from './runner.js';
 export { idempotencyMigration, kyselyIdempotency, type KyselyIdempotencyOptions } from './idempotency.js';
 /**
  * PostgreSQL (node-postgres) for Kysely: `postgresKysely` makes a Kysely whose statements go out
- * named (parsed and planned once per connection, a bounded number of names) and that the store
- * runs its compiled statements on through the pool directly, outside transactions;
+ * named (parsed and planned once per connection, a bounded number of names); with
+ * `runner: 'direct'` the store runs its compiled statements outside transactions on the pool's
+ * clients directly, without Kysely's log and plugins, which that runner refuses.
  * `preparedPool` is the naming alone, a wrapper of the `pg` Pool you give Kysely's `PostgresDialect`.
  *
  * @example
- * const db = postgresKysely<Database>(new pg.Pool({ connectionString, max: 10 }));
+ * const db = postgresKysely<Database>(new pg.Pool({ connectionString, max: 10 }), { runner: 'direct' });
  * // or: new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparedPool(new pg.Pool({ max: 10 })) }) });
  */
 export {

@@ -11,12 +11,12 @@
  * repeated shapes, seen first, keep their names. Transaction control (`begin`, `commit`,
  * savepoints) goes out unprepared, one simple-protocol message: there is nothing to plan.
  *
- * `postgresKysely` makes the Kysely on such a pool, and lets the store run its compiled
- * statements outside transactions on the pool's clients directly, with the same names.
+ * `postgresKysely` makes the Kysely on such a pool; with `runner: 'direct'` the store runs its
+ * compiled statements outside transactions on the pool's clients directly, with the same names.
  */
 import { Kysely, type KyselyConfig, PostgresDialect, type PostgresCursor, type PostgresPool, type PostgresPoolClient, type PostgresQueryResult, type QueryResult } from 'kysely';
-import { directPaths } from './direct-paths.js';
 import { unavailable } from './errors.js';
+import { type RunnerName, type StatementRunner, chooseRunner, kyselyRunner } from './runner.js';
 
 /** A node-postgres client: Kysely's view of it, plus the named query config and its `'error'` event. */
 export interface NamedQueryClient extends PostgresPoolClient {
@@ -186,35 +186,42 @@ export function preparedPool(pool: NamedQueryPool, options: PreparedPoolOptions 
   };
 }
 
-/** Runs one statement outside transactions on a pool `postgresKysely` was given: what the store skips Kysely's executor with. */
-export type DirectPostgres = (sql: string, parameters: readonly unknown[]) => Promise<QueryResult<unknown>>;
-
-/** The databases `postgresKysely` made (without `log` or plugins), with their pool's direct runner. */
-const postgresPaths = directPaths<DirectPostgres>();
-
 /** Commands whose row count Kysely reports as `numAffectedRows`, as its PostgreSQL driver does. */
 const AFFECTING = new Set(['INSERT', 'UPDATE', 'DELETE', 'MERGE']);
 
 /**
  * A Kysely on a `pg` Pool through `preparedPool` (statements named, at most `maxNames` of
- * them) that the Kysely store knows: outside transactions, a statement the store has compiled
- * once runs on a client of the pool at once (named, one checkout for the one statement, as
- * Kysely would take), without Kysely's per-query layers (measured on the bench's route b:
- * 80-100 µs of Node CPU a request less, an eighth to a fifth). Transactions, and every query
- * of your own, go through Kysely as usual. With `log` or `plugins` in `config`, everything
- * goes through Kysely, so that every statement is logged and transformed. Lost connections are
- * handled as in `preparedPool`, on both paths.
+ * them). The store runs its statements through Kysely's executor, unless you choose
+ * `runner: 'direct'` (`postgresRunner`): then, outside transactions, a statement the store has
+ * compiled once runs on a client of the pool at once (named, one checkout for the one
+ * statement, as Kysely would take), without Kysely's per-query layers. Transactions, and every
+ * query of your own, go through Kysely as usual. Kysely's `log` and plugins never see the
+ * direct statements, so a `config` with either and `runner: 'direct'` is refused (a
+ * `TypeError`). Lost connections are handled as in `preparedPool`, on both runners.
  *
  * @example
  * import pg from 'pg';
  * const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10 });
- * const db = postgresKysely<Database>(pool, { maxNames: 500 });
+ * const db = postgresKysely<Database>(pool, { maxNames: 500, runner: 'direct' });
  */
-export function postgresKysely<DB>(pool: NamedQueryPool, config: Omit<KyselyConfig, 'dialect'> & PreparedPoolOptions = {}): Kysely<DB> {
-  const { maxNames: _, ...kysely } = config;
+export function postgresKysely<DB>(pool: NamedQueryPool, config: Omit<KyselyConfig, 'dialect'> & PreparedPoolOptions & { runner?: RunnerName } = {}): Kysely<DB> {
+  const { maxNames: _, runner: __, ...kysely } = config;
   const maxNames = checkedMaxNames(config, 'postgresKysely');
   const db = new Kysely<DB>({ ...kysely, dialect: new PostgresDialect({ pool: preparedPool(pool, { maxNames }) }) });
-  postgresPaths.register(db, config, async (sql, parameters) => {
+  chooseRunner('postgresKysely', db, config, () => postgresRunner(pool, maxNames));
+  return db;
+}
+
+/**
+ * The direct runner of a `pg` Pool: outside transactions, each statement on a client checked
+ * out for it, named as `preparedPool` names it; inside transactions (which Kysely runs, on
+ * their one connection), through the transaction's executor.
+ *
+ * @example
+ * const db = postgresKysely<Database>(pool, { runner: 'direct' }); // postgresRunner under it
+ */
+function postgresRunner(pool: NamedQueryPool, maxNames: number): StatementRunner {
+  const direct = async (sql: string, parameters: readonly unknown[]): Promise<QueryResult<unknown>> => {
     // Checked out and released as Kysely's driver does: a statement that fails (a bad filter
     // value, a unique violation) leaves its connection, and what it prepared, in the pool,
     // where pg's own `pool.query` would close it.
@@ -225,11 +232,10 @@ export function postgresKysely<DB>(pool: NamedQueryPool, config: Omit<KyselyConf
     } finally {
       release(client);
     }
-  });
-  return db;
-}
-
-/** The pool under a Kysely `postgresKysely` made (without `log` or plugins), for statements run on it directly. */
-export function directPostgresOf(db: Kysely<any>): DirectPostgres | undefined {
-  return postgresPaths.of(db);
+  };
+  return {
+    run: (executor, db, compiled, parameters) => (executor === db ? direct(compiled.sql, parameters) : executor.executeQuery({ ...compiled, parameters })),
+    // Group commit is SQLite's; PostgreSQL's transactions are Kysely's.
+    control: kyselyRunner.control,
+  };
 }

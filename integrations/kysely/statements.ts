@@ -1,5 +1,5 @@
 import { Kysely, type KyselyConfig, type QueryResult, SqliteDialect, type SqliteDialectConfig, type SqliteDatabase, type SqliteStatement } from 'kysely';
-import { directPaths } from './direct-paths.js';
+import { type RunnerName, type StatementRunner, chooseRunner } from './runner.js';
 
 /** What `cachedStatements` needs of a better-sqlite3 `Database`. */
 export interface PreparingDatabase {
@@ -56,7 +56,7 @@ export function cachedStatements(database: PreparingDatabase, size = 500): Sqlit
   };
 }
 
-/** What `sqliteKysely` needs of a better-sqlite3 `Database`: `cachedStatements`'s, and whether a transaction is open. */
+/** What `sqliteKysely` needs of a better-sqlite3 `Database`: `cachedStatements`'s, and (for the direct runner) whether a transaction is open. */
 export interface DirectDatabase extends PreparingDatabase {
   readonly inTransaction: boolean;
 }
@@ -67,16 +67,13 @@ interface RawStatement extends SqliteStatement {
   columns?(): Array<{ name: string }>;
 }
 
-/** A SQLite connection's database, for reads the Kysely store runs on it directly. */
-export interface DirectSqlite {
+/** A SQLite connection's database, for the statements `sqliteRunner` runs on it directly. */
+interface DirectSqlite {
   /** The cached statement of `sql`. */
   prepare(sql: string): RawStatement;
   /** Whether a transaction is open on the connection (then only Kysely, which waits for it, may run statements). */
   readonly inTransaction: boolean;
 }
-
-/** The databases `sqliteKysely` made whose statements the store may run on SQLite directly. */
-const sqlitePaths = directPaths<DirectSqlite>();
 
 /**
  * Kysely's `SqliteDialect` on a better-sqlite3 database, with `cachedStatements`.
@@ -90,40 +87,68 @@ export function sqliteDialect(database: PreparingDatabase, config: Omit<SqliteDi
 }
 
 /**
- * A Kysely on a better-sqlite3 database (`sqliteDialect`'s statement cache) that the Kysely
- * store knows: outside transactions, a read the store has compiled once runs on the database
- * directly and synchronously, without Kysely's per-query layers (a mutex and a dozen promises
- * around a call that takes microseconds); inside the transactions `withTransaction` runs,
- * `begin`, `commit` and the store's statements do too (the transaction holds the one
- * connection). With `log` or `plugins` in `config`, everything goes through Kysely, so that
- * every statement is logged and transformed.
+ * A Kysely on a better-sqlite3 database (`sqliteDialect`'s statement cache). The store runs
+ * its statements through Kysely's executor, unless you choose `runner: 'direct'`
+ * (`sqliteRunner`): then, outside transactions, a read the store has compiled once runs on the
+ * database directly and synchronously, without Kysely's per-query layers (a mutex and a dozen
+ * promises around a call that takes microseconds); inside the transactions `withTransaction`
+ * runs, `begin`, `commit` and the store's statements do too (the transaction holds the one
+ * connection). Kysely's `log` and plugins never see those statements, so a `config` with
+ * either and `runner: 'direct'` is refused (a `TypeError`).
  *
  * @example
  * import SQLite from 'better-sqlite3';
- * const db = sqliteKysely<Database>(new SQLite('blog.sqlite'));
+ * const db = sqliteKysely<Database>(new SQLite('blog.sqlite'), { runner: 'direct' });
+ * const logged = sqliteKysely<Database>(new SQLite('blog.sqlite'), { log: ['query'] }); // runner 'kysely'
  */
-export function sqliteKysely<DB>(database: DirectDatabase, config: Omit<KyselyConfig, 'dialect'> = {}): Kysely<DB> {
+export function sqliteKysely<DB>(database: DirectDatabase, config: Omit<KyselyConfig, 'dialect'> & { runner?: RunnerName } = {}): Kysely<DB> {
+  const { runner: _, ...kysely } = config;
   const statements = cachedStatements(database);
-  const db = new Kysely<DB>({ ...config, dialect: new SqliteDialect({ database: statements }) });
-  sqlitePaths.register(db, config, {
-    prepare: statements.prepare,
-    get inTransaction() {
-      return database.inTransaction;
-    },
-  });
+  const db = new Kysely<DB>({ ...kysely, dialect: new SqliteDialect({ database: statements }) });
+  chooseRunner('sqliteKysely', db, config, () =>
+    sqliteRunner({
+      prepare: statements.prepare,
+      get inTransaction() {
+        return database.inTransaction;
+      },
+    }),
+  );
   return db;
 }
 
-/** The database under a Kysely `sqliteKysely` made (without `log` or plugins), for statements run on it directly. */
-export function directSqliteOf(db: Kysely<any>): DirectSqlite | undefined {
-  return sqlitePaths.of(db);
+/**
+ * The direct runner of a SQLite database (the one connection of Kysely's `SqliteDriver`).
+ * Outside transactions, a read runs on the database at once (a read needs no connection of
+ * its own: SQLite runs it now, as Kysely would once its mutex let it), unless a transaction is
+ * open on the connection: then it waits for it through Kysely, as do writes. Inside the store's
+ * own transactions (`withTransaction`, which holds the one connection while the request's
+ * work runs), every statement and the transaction control go to the database at once.
+ *
+ * @example
+ * const db = sqliteKysely<Database>(new SQLite(file), { runner: 'direct' }); // sqliteRunner under it
+ */
+function sqliteRunner(sqlite: DirectSqlite): StatementRunner {
+  return {
+    run(executor, db, compiled, parameters) {
+      if (executor !== db) return runDirect(sqlite, compiled.sql, parameters);
+      if (!sqlite.inTransaction) {
+        const statement = sqlite.prepare(compiled.sql);
+        if (statement.reader === true) return { rows: allRows(statement, parameters) };
+      }
+      return executor.executeQuery({ ...compiled, parameters });
+    },
+    control(_connection, text) {
+      runDirect(sqlite, text, []);
+      return undefined;
+    },
+  };
 }
 
 /**
  * Runs `sql` on a SQLite connection's database at once, with the result Kysely's SQLite driver
  * would give: only on a connection nothing else uses meanwhile (a transaction's own).
  */
-export function runDirect(sqlite: DirectSqlite, sql: string, parameters: readonly unknown[]): QueryResult<any> {
+function runDirect(sqlite: DirectSqlite, sql: string, parameters: readonly unknown[]): QueryResult<any> {
   const statement = sqlite.prepare(sql);
   if (statement.reader === true) return { rows: allRows(statement, parameters) };
   const { changes, lastInsertRowid } = statement.run(parameters);
@@ -153,8 +178,7 @@ const SCHEMA_CHANGE = /^\s*(create|alter|drop)\b/i;
 /**
  * The rows of a read, as better-sqlite3's `all` returns them (objects keyed by column), but
  * built in JavaScript from its raw arrays: better-sqlite3 builds each object through V8's C++
- * API, one property at a time, which costs about as much as the read itself (50 articles:
- * 230 µs as objects, 130 as arrays made into the same objects here, on the benchmark machine).
+ * API, one property at a time, which costs about as much as the read itself (bench/results.md).
  * A maker is generated per statement, for its columns (without `raw`, better-sqlite3 builds
  * the objects), and made anew when the row's width changes or after a schema change prepared
  * through `cachedStatements` (a `select *` then names other columns). The statement is back in

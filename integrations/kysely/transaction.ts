@@ -1,10 +1,10 @@
 import { AsyncLocalStorage, AsyncResource } from 'node:async_hooks';
-import { type Kysely, SqliteIntrospector, type Transaction, sql } from 'kysely';
+import { type Kysely, SqliteIntrospector, type Transaction } from 'kysely';
 import type { Context } from 'jsonapi-gen';
 import { heldKeyOf } from 'jsonapi-gen/internal';
-import { directSqliteOf, runDirect } from './statements.js';
 import { whenUnavailable } from './errors.js';
 import { markWritten } from './idempotency.js';
+import { runnerOf } from './runner.js';
 
 /** An open transaction of `db`. */
 interface Binding {
@@ -19,8 +19,7 @@ const bound = new AsyncLocalStorage<Binding>();
  * Transactions bound to a request (`kyselyTransaction`, `withTransaction` with a `context`), by
  * the request's unit of work (`ctx.unitOfWork`): the data layers get the request's context, so
  * they need no async context. On Node 20 and 22 an enabled AsyncLocalStorage hooks every promise
- * and callback of the process: measured on route d of the PostgreSQL bench, 54 µs of the demo's
- * CPU per request (393 -> 339).
+ * and callback of the process, which costs every request CPU (bench/results.md).
  */
 const requestTransactions = new WeakMap<object, Map<Kysely<any>, Transaction<any>>>();
 
@@ -206,14 +205,10 @@ async function drain(db: Kysely<any>, state: SqliteState): Promise<void> {
  * `GROUP_COMMIT_LIMIT`), each in its savepoint, on the connection `kysely` holds.
  */
 async function group(db: Kysely<any>, kysely: Kysely<any>, waiting: Member[]): Promise<void> {
-  // On a database `sqliteKysely` made, straight to better-sqlite3 (nothing to compile, no layers
-  // on every write request); otherwise through the connection's Kysely.
-  const sqlite = directSqliteOf(db);
-  const raw = (text: string): Promise<unknown> | undefined => {
-    if (!sqlite) return sql.raw(text).execute(kysely);
-    runDirect(sqlite, text, []);
-    return undefined;
-  };
+  // With the direct runner straight to better-sqlite3 (nothing to compile, no layers on every
+  // write request); otherwise through the connection's Kysely.
+  const runner = runnerOf(db);
+  const raw = (text: string): Promise<unknown> | undefined => runner.control(kysely, text);
   /** Members whose work is in the open transaction, with their results, to settle at its end. */
   let done: Array<[Member, unknown]> = [];
   let open = false;

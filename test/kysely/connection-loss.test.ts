@@ -4,8 +4,8 @@
  * clients PATCH (and read) articles. The server runs in a child process whose exit we would
  * see; it must live through all of it, answer 503 with Retry-After while the database is gone
  * (a keyed POST too, leaving its key free), recover by itself when the database is back, and
- * lose no acknowledged write. Three servers: the demo (`postgresKysely` with a pool listener of
- * its own), and the test server of `../support/outage-server.ts` on `postgresKysely` and on
+ * lose no acknowledged write. Three servers: the demo (`postgresKysely`, direct runner, with a pool listener of
+ * its own), and the test server of `../support/outage-server.ts` on `postgresKysely` (direct runner) and on
  * Kysely's `PostgresDialect` over `preparedPool`, which hold no listener but the store's.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -104,7 +104,7 @@ describe('the error listeners the store adds', () => {
     const url = new URL(cluster.url);
     url.pathname = '/listeners';
     const pool = new pg.Pool({ connectionString: url.toString(), max: 2 });
-    const db = postgresKysely<Database>(pool);
+    const db = postgresKysely<Database>(pool, { runner: 'direct' });
     const uncaught: unknown[] = [];
     const onUncaught = (error: unknown) => void uncaught.push(error);
     process.on('uncaughtException', onUncaught);

@@ -1,7 +1,7 @@
 /**
- * `sqliteKysely`: outside transactions the Kysely store runs its compiled reads on SQLite
- * directly. The same requests answer exactly as through Kysely (which the suites' logged
- * databases use), a read never sees what an open transaction has not committed, and a read
+ * `sqliteKysely(database, { runner: 'direct' })` (the demo's database without `log`): outside
+ * transactions the Kysely store runs its compiled reads on SQLite directly. The same requests
+ * answer exactly as through Kysely (the default runner, which the logged database here has), a read never sees what an open transaction has not committed, and a read
  * while a stream holds the connection runs alongside it. Inside the transactions of write
  * requests, statements run on SQLite directly too: concurrent writes take turns and each
  * commits, and a failing batch leaves nothing behind.
@@ -31,11 +31,11 @@ const statements: string[] = [];
 beforeAll(async () => {
   directory = mkdtempSync(join(tmpdir(), 'jsonapi-gen-direct-'));
   const file = join(directory, 'blog.sqlite');
-  direct = openDatabase({ file });
+  direct = openDatabase({ file, runner: 'direct' });
   await migrate(direct.db, 'sqlite');
   await seed(direct.db, 40);
-  // The same file through Kysely all the way: its log makes the store leave every statement to Kysely.
-  logged = openDatabase({ file, log: (event) => void (event.level === 'query' && statements.push(event.query.sql)) });
+  // The same file through Kysely all the way (the default runner), logged.
+  logged = openDatabase({ file, runner: 'kysely', log: (event) => void (event.level === 'query' && statements.push(event.query.sql)) });
 });
 
 afterAll(async () => {
@@ -44,7 +44,7 @@ afterAll(async () => {
   rmSync(directory, { recursive: true, force: true });
 });
 
-describe('sqliteKysely: reads outside transactions run on SQLite directly', () => {
+describe('sqliteKysely, direct runner: reads outside transactions run on SQLite directly', () => {
   it('answers every kind of read exactly as Kysely does, and runs them without it', async () => {
     const directStore = createStore(direct.db);
     const viaDirect = createApi(directStore);
@@ -134,7 +134,7 @@ describe('sqliteKysely: reads outside transactions run on SQLite directly', () =
   });
 });
 
-describe('sqliteKysely: write requests run their transactions on SQLite directly', () => {
+describe('sqliteKysely, direct runner: write requests run their transactions on SQLite directly', () => {
   const articles = async () => Number((await direct.db.selectFrom('articles').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
   const post = (api: ReturnType<typeof createApi>, path: string, body: unknown) =>
     api.fetch(new Request(`http://localhost${path}`, { method: 'POST', headers: { 'content-type': 'application/vnd.api+json; ext="https://jsonapi.org/ext/atomic"' }, body: JSON.stringify(body) }), signedIn);

@@ -7,13 +7,13 @@
 import { Context } from 'jsonapi-gen';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createStore } from '../../examples/blog/store.js';
-import { DIALECTS, type Fixture, openFixture } from './harness.js';
+import { STORES, type Fixture, openFixture } from './harness.js';
 
-describe.each(DIALECTS)('existence and created rows on %s', (dialect) => {
+describe.each(STORES)('existence and created rows on %s, %s runner', (dialect, runner) => {
   let f: Fixture;
 
   beforeAll(async () => {
-    f = await openFixture(dialect);
+    f = await openFixture(dialect, 60, runner);
   });
   afterAll(async () => {
     await f?.close();

@@ -4,9 +4,9 @@
  * verbatim, and `filter[search]` matching `%`, `_` and `\` literally.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DIALECTS, type Fixture, openFixture } from './harness.js';
+import { STORES, type Fixture, openFixture } from './harness.js';
 
-describe.each(DIALECTS)('filter values on %s', (dialect) => {
+describe.each(STORES)('filter values on %s, %s runner', (dialect, runner) => {
   let f: Fixture;
   const ids = (body: any) => (body.data as Array<{ id: string }>).map((r) => r.id).sort((a, b) => Number(a) - Number(b));
   const list = async (path: string, user?: string) => {
@@ -16,7 +16,7 @@ describe.each(DIALECTS)('filter values on %s', (dialect) => {
   };
 
   beforeAll(async () => {
-    f = await openFixture(dialect, 20);
+    f = await openFixture(dialect, 20, runner);
     for (const title of ['50% off', '500 items', 'a_b test', 'axb test', 'back\\slash', 'backslash']) {
       const created = await f.request('POST', '/articles', '1', {
         data: { type: 'articles', attributes: { title }, relationships: { author: { data: { type: 'people', id: '1' } } } },

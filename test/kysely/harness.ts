@@ -1,12 +1,13 @@
 /**
  * The Kysely suites' fixture: the blog's tables, seeded, on SQLite or on a PostgreSQL database
  * of this file's own, served by a JsonApi with the blog schema and the integration's data
- * layers; every SQL statement is recorded.
+ * layers, whose statements run through Kysely's executor or on the driver directly (the
+ * store's two runners); every SQL statement the driver runs is recorded.
  */
 import { JsonApi, atomic } from 'jsonapi-gen';
 import type { Kysely } from 'kysely';
 import { afterAll, beforeAll } from 'vitest';
-import { kyselyTransaction } from '@jsonapi-gen/kysely';
+import { type RunnerName, kyselyTransaction } from '@jsonapi-gen/kysely';
 import { migrate, openDatabase, type OpenDatabase } from '../../examples/blog/db.js';
 import * as schema from '../../examples/blog/schema.js';
 import { seed } from '../../examples/blog/seed.js';
@@ -17,27 +18,26 @@ import { expectValidDocument } from '../support/validate.js';
 
 export type DialectName = 'sqlite' | 'postgres';
 export const DIALECTS: DialectName[] = ['sqlite', 'postgres'];
+/** The store's runners: Kysely's executor, and the driver directly. */
+export const RUNNERS: RunnerName[] = ['kysely', 'direct'];
+/** Every dialect with every runner, for `describe.each(STORES)('... on %s (%s runner)', (dialect, runner) => ...)`. */
+export const STORES: Array<[DialectName, RunnerName]> = DIALECTS.flatMap((dialect) => RUNNERS.map((runner): [DialectName, RunnerName] => [dialect, runner]));
 
 export interface Fixture {
   database: OpenDatabase;
   api: JsonApi;
-  /** SQL of every statement run since the last `statements.length = 0`. */
+  /** SQL of every statement the driver ran since the last `statements.length = 0` (on SQLite with its values written in). */
   statements: string[];
   /** A request through `api.fetch`; the response body parsed and checked against the JSON:API schema. */
   request(method: string, path: string, user?: string, body?: unknown): Promise<{ status: number; body: any }>;
   close(): Promise<void>;
 }
 
-export async function openFixture(dialect: DialectName, articles = 60): Promise<Fixture> {
+export async function openFixture(dialect: DialectName, articles = 60, runner: RunnerName = 'kysely'): Promise<Fixture> {
   let pg: TestDatabase | undefined;
   if (dialect === 'postgres') pg = await createPostgresDatabase();
   const statements: string[] = [];
-  const database = openDatabase({
-    databaseUrl: pg?.url,
-    log: (event) => {
-      if (event.level === 'query') statements.push(event.query.sql);
-    },
-  });
+  const database = openDatabase({ databaseUrl: pg?.url, runner, onStatement: (sql) => void statements.push(sql) });
   await migrate(database.db, database.dialect);
   await seed(database.db, articles);
   const store = createStore(database.db);
@@ -102,18 +102,18 @@ export interface TableSuite<DB> {
 
 /**
  * For a suite over tables of its own: before its tests, an empty database of `dialect`
- * (`emptyKysely`) that `setup` fills and serves, returning the API; after them, the database
- * is closed.
+ * (`emptyKysely`, for `runner`) that `setup` fills and serves, returning the API; after them,
+ * the database is closed.
  *
  * @example
  * const suite = tableSuite<Db>(dialect, async (db) => { await db.schema.createTable('notes')...; return new JsonApi().resource(...); });
  * it('...', async () => { await suite.api.fetch(...); });
  */
-export function tableSuite<DB>(dialect: DialectName, setup: (db: Kysely<DB>) => Promise<JsonApi>): TableSuite<DB> {
+export function tableSuite<DB>(dialect: DialectName, setup: (db: Kysely<DB>) => Promise<JsonApi>, runner: RunnerName = 'kysely'): TableSuite<DB> {
   const suite = {} as TableSuite<DB>;
   let close: (() => Promise<void>) | undefined;
   beforeAll(async () => {
-    const empty = await emptyKysely<DB>(dialect);
+    const empty = await emptyKysely<DB>(dialect, runner);
     close = empty.close;
     suite.db = empty.db;
     suite.api = await setup(empty.db);

@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DIALECTS, type Fixture, type ServedArticle, openFixture, servedArticles } from './harness.js';
+import { STORES, type Fixture, type ServedArticle, openFixture, servedArticles } from './harness.js';
 
 /** One filter parameter and the same filter in TypeScript. */
 interface Clause {
@@ -16,12 +16,12 @@ interface Clause {
 const ORDERING = { eq: (x: string, y: string) => x === y, ne: (x: string, y: string) => x !== y, lt: (x: string, y: string) => x < y, lte: (x: string, y: string) => x <= y, gt: (x: string, y: string) => x > y, gte: (x: string, y: string) => x >= y };
 const TEXT = { eq: (x: string, y: string) => x === y, contains: (x: string, y: string) => x.includes(y), startsWith: (x: string, y: string) => x.startsWith(y), endsWith: (x: string, y: string) => x.endsWith(y) };
 
-describe.each(DIALECTS)('filter operators, property-based, on %s', (dialect) => {
+describe.each(STORES)('filter operators, property-based, on %s, %s runner', (dialect, runner) => {
   let f: Fixture;
   let all: ServedArticle[];
 
   beforeAll(async () => {
-    f = await openFixture(dialect, 40);
+    f = await openFixture(dialect, 40, runner);
     all = await servedArticles(f);
   });
   afterAll(async () => {

@@ -10,9 +10,9 @@ import { kyselyTransaction } from '@jsonapi-gen/kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as schema from '../../examples/blog/schema.js';
 import { createStore } from '../../examples/blog/store.js';
-import { DIALECTS, type Fixture, type ServedArticle, openFixture, servedArticles } from './harness.js';
+import { STORES, type Fixture, type ServedArticle, openFixture, servedArticles } from './harness.js';
 
-describe.each(DIALECTS)('filter operators on %s', (dialect) => {
+describe.each(STORES)('filter operators on %s, %s runner', (dialect, runner) => {
   let f: Fixture;
   let all: ServedArticle[];
   const ids = (body: any) => (body.data as Array<{ id: string }>).map((r) => r.id).sort((a, b) => Number(a) - Number(b));
@@ -29,7 +29,7 @@ describe.each(DIALECTS)('filter operators on %s', (dialect) => {
   };
 
   beforeAll(async () => {
-    f = await openFixture(dialect, 30);
+    f = await openFixture(dialect, 30, runner);
     // Titles that hold LIKE and GLOB wildcards, and letter case, for the text operators.
     for (const title of ['100% Sure_thing', 'Mixed CASE [draft]*', 'ends with 50%']) {
       const created = await f.request('POST', '/articles', '1', {
@@ -124,7 +124,7 @@ describe.each(DIALECTS)('filter operators on %s', (dialect) => {
   });
 });
 
-describe.each(DIALECTS)('a path through a scoped relationship on %s', (dialect) => {
+describe.each(STORES)('a path through a scoped relationship on %s, %s runner', (dialect, runner) => {
   let f: Fixture;
   let api: JsonApi;
   const people = async (query: string, user?: string) => {
@@ -135,7 +135,7 @@ describe.each(DIALECTS)('a path through a scoped relationship on %s', (dialect) 
   };
 
   beforeAll(async () => {
-    f = await openFixture(dialect, 10);
+    f = await openFixture(dialect, 10, runner);
     // Person 2's draft: its title is matched only for person 2 (the scoped store hides drafts from everyone else).
     const created = await f.request('POST', '/articles', '2', {
       data: { type: 'articles', attributes: { title: 'Secret plans', status: 'draft' }, relationships: { author: { data: { type: 'people', id: '2' } } } },

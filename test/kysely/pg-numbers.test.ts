@@ -9,13 +9,13 @@ import { Attribute, Create, Index, JsonApi, Show, SortBy, Where, defineResource 
 import { defineTableStore, kyselyTransaction } from '@jsonapi-gen/kysely';
 import { describe, expect, it } from 'vitest';
 import { json } from '../support/validate.js';
-import { DIALECTS, tableSuite } from './harness.js';
+import { STORES, tableSuite } from './harness.js';
 
 interface Db {
   counters: { id: Generated<number>; hits: string | number; price: string | number };
 }
 
-describe.each(DIALECTS)('integer and number attributes over bigint and numeric columns on %s', (dialect) => {
+describe.each(STORES)('integer and number attributes over bigint and numeric columns on %s, %s runner', (dialect, runner) => {
   const suite = tableSuite<Db>(dialect, async (db) => {
     await db.schema
       .createTable('counters')
@@ -35,7 +35,7 @@ describe.each(DIALECTS)('integer and number attributes over bigint and numeric c
       }),
       ...store.counters,
     });
-  });
+  }, runner);
 
   const get = async (path: string) => json(await suite.api.fetch(new Request(`http://localhost${path}`)));
 

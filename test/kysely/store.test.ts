@@ -1,15 +1,15 @@
 import { Context, Delete, JsonApi, Show, ToMany, ToOne, can, defineResource } from 'jsonapi-gen';
 import { defineTableStore, executorFor, kyselyTransaction, withTransaction } from '@jsonapi-gen/kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DIALECTS, type Fixture, openFixture } from './harness.js';
+import { STORES, type Fixture, openFixture } from './harness.js';
 
-describe.each(DIALECTS)('Kysely data layers on %s', (dialect) => {
+describe.each(STORES)('Kysely data layers on %s, %s runner', (dialect, runner) => {
   let f: Fixture;
   const count = async (table: 'articles' | 'comments' | 'people' | 'tags' | 'article_tags') =>
     Number((await f.database.db.selectFrom(table).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
 
   beforeAll(async () => {
-    f = await openFixture(dialect);
+    f = await openFixture(dialect, 60, runner);
   });
   afterAll(async () => {
     await f?.close();

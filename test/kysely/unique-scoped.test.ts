@@ -12,7 +12,7 @@ import { defineTableStore, kyselyTransaction } from '@jsonapi-gen/kysely';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { expectValidAtomicDocument } from '../support/atomic-schema.js';
 import { expectValidDocument } from '../support/validate.js';
-import { DIALECTS, tableSuite } from './harness.js';
+import { STORES, tableSuite } from './harness.js';
 
 interface Db {
   notes: { id: string; owner: string; slug: string; title: string };
@@ -30,7 +30,7 @@ const owner = (ctx: Context) => ctx.getAttribute('user') ?? '';
 /** What Alice wrote and Bob must never learn from an error. */
 const ALICE = { id: 'alice-plans', slug: 'launch-day', title: 'Alice: the secret launch plan' };
 
-describe.each(DIALECTS)('a unique violation against a hidden row (%s)', (dialect) => {
+describe.each(STORES)('a unique violation against a hidden row (%s, %s runner)', (dialect, runner) => {
   const suite = tableSuite<Db>(dialect, async (db) => {
     await db.schema
       .createTable('notes')
@@ -48,7 +48,7 @@ describe.each(DIALECTS)('a unique violation against a hidden row (%s)', (dialect
       },
     });
     return new JsonApi({ transaction: kyselyTransaction(db), extensions: [atomic()] }).resource({ ...notes, ...store.notes });
-  });
+  }, runner);
   beforeAll(async () => {
     expect((await send('alice', 'POST', '/notes', { data: { type: 'notes', ...attributes(ALICE) } })).status).toBe(201);
     expect((await send('bob', 'POST', '/notes', { data: { type: 'notes', ...attributes({ id: 'bob-1', slug: 'bob-own', title: 'Bob' }) } })).status).toBe(201);

@@ -7,13 +7,13 @@ import { Attribute, Create, JsonApi, Show, Update, defineResource } from 'jsonap
 import { defineTableStore, kyselyTransaction } from '@jsonapi-gen/kysely';
 import { describe, expect, it } from 'vitest';
 import { type Doc, json } from '../support/validate.js';
-import { DIALECTS, tableSuite } from './harness.js';
+import { STORES, tableSuite } from './harness.js';
 
 interface Db {
   accounts: { id: string; login_name: string; email: string };
 }
 
-describe.each(DIALECTS)('unique violations on %s', (dialect) => {
+describe.each(STORES)('unique violations on %s, %s runner', (dialect, runner) => {
   const suite = tableSuite<Db>(dialect, async (db) => {
     await db.schema
       .createTable('accounts')
@@ -31,7 +31,7 @@ describe.each(DIALECTS)('unique violations on %s', (dialect) => {
       }),
       ...store.accounts,
     });
-  });
+  }, runner);
 
   const send = async (method: string, path: string, data: unknown) => {
     const response = await suite.api.fetch(

@@ -4,12 +4,12 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authorOf } from '../support/demo.js';
-import { DIALECTS, type Fixture, openFixture } from './harness.js';
+import { STORES, type Fixture, openFixture } from './harness.js';
 
-describe.each(DIALECTS)('an unknown attribute (%s)', (dialect) => {
+describe.each(STORES)('an unknown attribute (%s, %s runner)', (dialect, runner) => {
   let fixture: Fixture;
   beforeAll(async () => {
-    fixture = await openFixture(dialect, 10);
+    fixture = await openFixture(dialect, 10, runner);
   });
   afterAll(async () => fixture?.close());
 

@@ -6,12 +6,12 @@
 import { Context, JsonApiError } from 'jsonapi-gen';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createStore } from '../../examples/blog/store.js';
-import { DIALECTS, type Fixture, openFixture } from './harness.js';
+import { STORES, type Fixture, openFixture } from './harness.js';
 
-describe.each(DIALECTS)('versioned articles in the Kysely store (%s)', (dialect) => {
+describe.each(STORES)('versioned articles in the Kysely store (%s, %s runner)', (dialect, runner) => {
   let fixture: Fixture;
   beforeAll(async () => {
-    fixture = await openFixture(dialect, 10);
+    fixture = await openFixture(dialect, 10, runner);
   });
   afterAll(async () => fixture?.close());
 

@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DIALECTS, type Fixture, openFixture } from './harness.js';
+import { STORES, type Fixture, openFixture } from './harness.js';
 
-describe.each(DIALECTS)('Kysely writes on %s', (dialect) => {
+describe.each(STORES)('Kysely writes on %s, %s runner', (dialect, runner) => {
   let f: Fixture;
   const tagsOf = async (article: number) =>
     (await f.database.db.selectFrom('article_tags').select('tag_id').where('article_id', '=', article).orderBy('tag_id').execute()).map((r) => String(r.tag_id));
 
   beforeAll(async () => {
-    f = await openFixture(dialect, 30);
+    f = await openFixture(dialect, 30, runner);
   });
   afterAll(async () => {
     await f?.close();

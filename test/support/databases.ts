@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
+import { type RunnerName, postgresKysely, sqliteKysely } from '@jsonapi-gen/kysely';
 import { inject } from 'vitest';
 
 export interface TestDatabase {
@@ -47,18 +48,22 @@ export async function createPostgresDatabase(): Promise<TestDatabase> {
 
 /**
  * An empty Kysely database on `dialect`: an in-memory SQLite one, or a PostgreSQL database of its
- * own; `close()` destroys the Kysely and drops the PostgreSQL database.
+ * own; `close()` destroys the Kysely and drops the PostgreSQL database. With `runner: 'kysely'`
+ * (the default) Kysely's own dialect on the plain driver, with `'direct'` the integration's
+ * Kysely (`sqliteKysely`, `postgresKysely`) whose store statements run on the driver directly.
  *
  * @example
- * const { db, close } = await emptyKysely<Db>('postgres');
+ * const { db, close } = await emptyKysely<Db>('postgres', 'direct');
  */
-export async function emptyKysely<DB>(dialect: 'sqlite' | 'postgres'): Promise<{ db: Kysely<DB>; close(): Promise<void> }> {
+export async function emptyKysely<DB>(dialect: 'sqlite' | 'postgres', runner: RunnerName = 'kysely'): Promise<{ db: Kysely<DB>; close(): Promise<void> }> {
   if (dialect === 'sqlite') {
-    const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: new SQLite(':memory:') }) });
+    const database = new SQLite(':memory:');
+    const db = runner === 'direct' ? sqliteKysely<DB>(database, { runner }) : new Kysely<DB>({ dialect: new SqliteDialect({ database }) });
     return { db, close: () => db.destroy() };
   }
   const database = await createPostgresDatabase();
-  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: database.url }) }) });
+  const pool = new pg.Pool({ connectionString: database.url });
+  const db = runner === 'direct' ? postgresKysely<DB>(pool, { runner }) : new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
   return {
     db,
     close: async () => {

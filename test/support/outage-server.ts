@@ -5,8 +5,8 @@
  * <url>` once it serves, and holds no `'error'` listener of its own on the pool or its clients:
  * whatever keeps it alive is the store's.
  *
- * `postgresKysely`: the integration's Kysely (statements outside transactions on the pool's
- * clients directly); `PostgresDialect`: Kysely's own dialect on `preparedPool(pool)`.
+ * `postgresKysely`: the integration's Kysely with the direct runner (the store's statements
+ * outside transactions on the pool's clients directly); `PostgresDialect`: Kysely's own dialect on `preparedPool(pool)`.
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -23,7 +23,7 @@ import { createStore } from '../../examples/blog/store.js';
 const [mode, url] = process.argv.slice(2);
 if ((mode !== 'postgresKysely' && mode !== 'PostgresDialect') || !url) throw new Error('usage: outage-server.ts <postgresKysely|PostgresDialect> <postgres url>');
 const pool = new pg.Pool({ connectionString: url, max: 10, options: '-c TimeZone=UTC', types: dateTimeText(pg.types) });
-const db = mode === 'postgresKysely' ? postgresKysely<Database>(pool) : new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparedPool(pool) }) });
+const db = mode === 'postgresKysely' ? postgresKysely<Database>(pool, { runner: 'direct' }) : new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparedPool(pool) }) });
 await migrate(db, 'postgres');
 await seed(db, 20);
 const api = createApi(createStore(db), {
