@@ -1,14 +1,14 @@
 export { JsonApi, type JsonApiOptions } from './api.js';
 export { staleVersion } from './http/conditional.js';
-export type { DocumentQuery, ResourceCollectionDocument, ResourceDocument, TypeRegistry } from './client-types.js';
+export type { DocumentQuery, ResourceCollectionDocument, ResourceDocument, TypeRegistry } from './core/client-types.js';
 export type { IdempotencyClaim, IdempotencyOptions, IdempotencyStore, StoredResponse } from './write/idempotency.js';
-export { bindResource, type DataLayer } from './schema/bind.js';
-export { Context, type AttributeOf, type ContextAttributes, type HandleOptions, type RequestAttributes } from './context.js';
+export { bindResource, type DataLayer } from './dsl/bind.js';
+export { Context, type AttributeOf, type ContextAttributes, type HandleOptions, type RequestAttributes } from './dsl/context.js';
 export type { RequestTarget } from './http/target.js';
-export { Attribute, Field, Relationship, ToMany, ToOne, type AttributeKind, type Getter } from './schema/fields.js';
-export { Create, Delete, Endpoint, Index, Show, Update, WriteEndpoint, can, type Ability, type AnyEndpoint, type EndpointKind, type PaginationOptions, type Policy, type PolicyCallback } from './schema/endpoints.js';
-export { CustomFilter, CustomSort, Filter, Sort, SortBy, Where, type FilterValue, type SortDirection } from './schema/filters.js';
-export { OPERATORS, defaultOperators, type Condition, type ConditionPath, type ConditionValue, type Operator } from './query/operators.js';
+export { Attribute, Field, Relationship, ToMany, ToOne, type AttributeKind, type Getter } from './dsl/fields.js';
+export { Create, Delete, Endpoint, Index, Show, Update, WriteEndpoint, can, type Ability, type AnyEndpoint, type EndpointKind, type PaginationOptions, type Policy, type PolicyCallback } from './dsl/endpoints.js';
+export { CustomFilter, CustomSort, Filter, Sort, SortBy, Where, type FilterValue, type SortDirection } from './dsl/filters.js';
+export { OPERATORS, defaultOperators, type Condition, type ConditionPath, type ConditionValue, type Operator } from './dsl/operators.js';
 export {
   defineResource,
   type DeclaredResource,
@@ -40,7 +40,7 @@ export {
   type ResourceSchema,
   type ResourceSpec,
   type ResourceTypes,
-} from './schema/resource.js';
+} from './dsl/resource.js';
 export {
   BadRequestError,
   ConflictError,
@@ -56,14 +56,14 @@ export {
   type ErrorObject,
   type ErrorSource,
   type ErrorStatus,
-} from './errors.js';
+} from './core/errors.js';
 export { MEDIA_TYPE } from './http/negotiate.js';
-export { dateTimeJson, dateTimeText, normalizeDateTime } from './schema/date-time.js';
+export { dateTimeJson, dateTimeText, normalizeDateTime } from './core/date-time.js';
 export { type HttpRequest, fromFetch, memoryRequest } from './http/request.js';
 export { type HttpResult, toResponse } from './http/result.js';
-export { DEFAULT_LIMITS, type Limits } from './limits.js';
+export { DEFAULT_LIMITS, type Limits } from './core/limits.js';
 export { ATOMIC_EXT, atomic, type AtomicOptions, type Extension, type ExtensionHost } from './atomic/operations.js';
-export type { Linkage, ResourceIdentifier, ResourceObject, TopLevelDocument, WriteValues } from './vocabulary.js';
-export type { VisibilityCallback } from './schema/visibility.js';
-export type { AttributeConstraints, AttributeValidator, StandardSchema } from './schema/fields.js';
-export type { MaybePromise } from './types.js';
+export type { Linkage, ResourceIdentifier, ResourceObject, TopLevelDocument, WriteValues } from './core/vocabulary.js';
+export type { VisibilityCallback } from './dsl/visibility.js';
+export type { AttributeConstraints, AttributeValidator, StandardSchema } from './dsl/fields.js';
+export type { MaybePromise } from './core/types.js';

@@ -7,5 +7,5 @@
  * import { escape } from 'jsonapi-gen/internal';
  */
 export { escape } from './write/payload.js';
-export { declarationIssues, pathIssues, type DeclarationIssue } from './schema/declaration-rules.js';
+export { declarationIssues, pathIssues, type DeclarationIssue } from './dsl/declaration-rules.js';
 export { type HeldKey, heldKeyOf } from './write/idempotency.js';

@@ -167,7 +167,7 @@ export function resourceParameters(resource: ResourceModel, byType: ByType): Arr
 /**
  * The two parameters of one filter: `filter[name]` and its list form `filter[name][]`. Both
  * open with what the filter keeps (the schema's `.description(text)`, else a sentence from its
- * declaration) and state how the value is read, as the runtime reads it (runtime/filter-lists.ts):
+ * declaration) and state how the value is read, as the runtime reads it (runtime/query/filter-lists.ts):
  * a filter on `id`, a relationship or an enum attribute splits `filter[name]` on commas (a
  * comma list: `style: form, explode: false`), any other takes it verbatim; the list form is
  * never split.

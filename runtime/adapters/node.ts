@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
-import type { HandleOptions, RequestAttributes } from '../context.js';
+import type { HandleOptions, RequestAttributes } from '../dsl/context.js';
 import type { HttpRequest } from '../http/request.js';
 import type { HttpResult } from '../http/result.js';
 

@@ -1,7 +1,7 @@
-import type { HandleOptions } from '../context.js';
-import { BadRequestError, JsonApiError, JsonApiErrors } from '../errors.js';
+import type { HandleOptions } from '../dsl/context.js';
+import { BadRequestError, JsonApiError, JsonApiErrors } from '../core/errors.js';
 import { MEDIA_TYPE } from '../http/negotiate.js';
-import type { Limits } from '../limits.js';
+import type { Limits } from '../core/limits.js';
 import { readJson } from '../write/body.js';
 import { escape } from '../write/payload.js';
 import { matchRoute } from '../http/router.js';

@@ -1,12 +1,11 @@
-import type { Context } from '../context.js';
-import { dateTimeJson } from '../schema/date-time.js';
-import { BadRequestError } from '../errors.js';
-import type { AttributeKind, Relationship } from '../schema/fields.js';
-import { BuiltResource, plainInJson } from './serialize.js';
+import type { Context } from '../dsl/context.js';
+import { dateTimeJson } from '../core/date-time.js';
+import type { AttributeKind, Relationship } from '../dsl/fields.js';
+import { BuiltResource } from './serialize.js';
+import { plainInJson } from '../core/json-text.js';
 import type { IncludeTree, QueryParameters } from '../query/parse.js';
-import type { RegisteredResource } from '../schema/registry.js';
-import type { RequestTarget } from '../http/target.js';
-import type { ResourceIdentifier, ResourceObject, RelationshipObject } from '../vocabulary.js';
+import type { RegisteredResource, ResourceLookup } from '../registry/registry.js';
+import type { ResourceIdentifier, ResourceObject, RelationshipObject } from '../core/vocabulary.js';
 
 interface Node {
   resource: RegisteredResource;
@@ -50,42 +49,6 @@ function numberJson(kind: 'integer' | 'number', text: string): unknown {
   const number = Number(text);
   return Number.isFinite(number) && (number !== 0 || significant === '') ? number : text;
 }
-
-/**
- * `url` as an RFC 3986 URI, as links must be: WHATWG URLs leave `[`, `]`, `|`, `^`, `{`, `}`,
- * backtick and stray `%` raw (`?filter[x]=a` stays as typed), so those are percent-encoded.
- */
-export function uriOf(url: Pick<RequestTarget, 'origin' | 'pathname' | 'search'>): string {
-  return toUri(url.origin + url.pathname + url.search);
-}
-
-/** Whether a text may hold a character to encode (a `%` may also start a valid escape). */
-const MAYBE_NOT_IN_URI = /[[\]{}|\\^`%]/;
-
-/** A WHATWG URL's text (or a prefix of it) as an RFC 3986 URI; see `uriOf`. */
-export function toUri(text: string): string {
-  // Most links have nothing to encode, the rest are short: a loop beats a replace with a callback.
-  if (!MAYBE_NOT_IN_URI.test(text)) return text;
-  let uri = '';
-  let start = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    const bracketOrSymbol = c === 91 || c === 93 || c === 123 || c === 125 || c === 124 || c === 92 || c === 94 || c === 96;
-    const strayPercent = c === 37 && !(isHex(text.charCodeAt(i + 1)) && isHex(text.charCodeAt(i + 2)));
-    if (bracketOrSymbol || strayPercent) {
-      uri += `${text.slice(start, i)}%${c.toString(16).toUpperCase()}`;
-      start = i + 1;
-    }
-  }
-  return start === 0 ? text : uri + text.slice(start);
-}
-
-function isHex(c: number): boolean {
-  return (c >= 48 && c <= 57) || (c >= 65 && c <= 70) || (c >= 97 && c <= 102);
-}
-
-/** The resources the API knows, by type: what a document needs to follow relationships. */
-export type ResourceLookup = (type: string) => RegisteredResource | undefined;
 
 /**
  * Builds one response document: resource objects honouring sparse fieldsets, and a compound
@@ -278,42 +241,4 @@ const NO_INCLUDES: IncludeTree = new Map();
 
 function keyOf(type: string, id: string): string {
   return `${type}\u0000${id}`;
-}
-
-/**
- * Checks `include` against the includable relationships, level by level (400 otherwise).
- */
-export function checkInclude(
-  resource: RegisteredResource,
-  tree: IncludeTree,
-  lookup: ResourceLookup,
-  context: Context,
-  path = '',
-): void {
-  for (const [name, subtree] of tree) {
-    const field = resource.fields.get(name);
-    const full = path ? `${path}.${name}` : name;
-    if (!field || !('cardinality' in field) || !field.isIncludable || !field.isVisibleFor(undefined, context)) {
-      throw new BadRequestError({
-        detail: `"${full}" is not an includable relationship of ${resource.type}`,
-        source: { parameter: 'include' },
-        code: 'invalid_include',
-      });
-    }
-    checkInclude(lookup(field.relatedType)!, subtree, lookup, context, full);
-  }
-}
-
-/** Checks `fields[type]`: known types, known fields (400 otherwise). */
-export function checkFields(fields: QueryParameters['fields'], lookup: ResourceLookup, context: Context): void {
-  for (const [type, names] of fields) {
-    const resource = lookup(type);
-    const parameter = `fields[${type}]`;
-    if (!resource) throw new BadRequestError({ detail: `There is no resource type "${type}"`, source: { parameter } });
-    for (const name of names) {
-      if (!resource.fields.get(name)?.isVisibleFor(undefined, context)) {
-        throw new BadRequestError({ detail: `${type} has no field "${name}"`, source: { parameter } });
-      }
-    }
-  }
 }

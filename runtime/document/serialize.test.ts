@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { Attribute, Show, ToOne, defineResource, type ResourceDefinition } from 'jsonapi-gen';
-import { Context } from '../context.js';
+import { Context } from '../dsl/context.js';
 import { DocumentBuilder } from './builder.js';
-import type { TopLevelDocument } from '../vocabulary.js';
+import type { TopLevelDocument } from '../core/vocabulary.js';
 import { BuiltResource, documentJson } from './serialize.js';
-import { RegisteredResource } from '../schema/registry.js';
+import { RegisteredResource } from '../registry/registry.js';
 
 /** A resource object as the builder makes one. */
 function built(type: string, id: string, attributes?: Record<string, unknown>, relationships?: BuiltResource['relationships']): BuiltResource {

@@ -1,4 +1,5 @@
-import type { TopLevelDocument } from '../vocabulary.js';
+import { MAY_NEED_ESCAPE } from '../core/json-text.js';
+import type { TopLevelDocument } from '../core/vocabulary.js';
 
 /**
  * A resource object the `DocumentBuilder` made: its members are set in the order the JSON reads
@@ -32,20 +33,9 @@ interface BuiltRelationship {
   data?: { type: string; id: string } | Array<{ type: string; id: string }> | null;
 }
 
-/** A character `JSON.stringify` writes escaped: a control character, `"`, `\`, or half of a surrogate pair (lone halves are escaped). */
-const MAY_NEED_ESCAPE = /[\u0000-\u001f"\\\ud800-\udfff]/;
-
 /** A string as JSON: most have nothing to escape and are only quoted. */
 function stringJson(text: string): string {
   return MAY_NEED_ESCAPE.test(text) ? JSON.stringify(text) : `"${text}"`;
-}
-
-/**
- * Whether JSON writes `text` as it is, between quotes. Link parts that pass need no look when
- * written: a look at a link (a concatenation) costs more than writing it, as it must be flattened first.
- */
-export function plainInJson(text: string): boolean {
-  return !MAY_NEED_ESCAPE.test(text);
 }
 
 /** A link the builder made; `plain` when its parts were checked. */

@@ -7,7 +7,7 @@
  * body, and so the tag).
  */
 
-import { JsonApiError } from '../errors.js';
+import { JsonApiError } from '../core/errors.js';
 import { bodyDigest } from './digest.js';
 
 /**

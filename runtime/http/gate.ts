@@ -1,5 +1,5 @@
-import { JsonApiError } from '../errors.js';
-import type { Limits } from '../limits.js';
+import { JsonApiError } from '../core/errors.js';
+import type { Limits } from '../core/limits.js';
 import type { HttpRequest } from './request.js';
 
 /** Runs `f` in the next turn of the event loop, after the I/O that is ready (Workers and Deno have no `setImmediate`). */

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { NotAcceptableError, UnsupportedMediaTypeError } from '../errors.js';
+import { NotAcceptableError, UnsupportedMediaTypeError } from '../core/errors.js';
 import { MEDIA_TYPE, negotiateAccept, negotiateContentType } from './negotiate.js';
 
 const EXT = 'https://jsonapi.org/ext/atomic';

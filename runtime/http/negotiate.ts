@@ -1,5 +1,5 @@
 import type { HttpRequest } from './request.js';
-import { NotAcceptableError, UnsupportedMediaTypeError } from '../errors.js';
+import { NotAcceptableError, UnsupportedMediaTypeError } from '../core/errors.js';
 
 /** The JSON:API media type. */
 export const MEDIA_TYPE = 'application/vnd.api+json';

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { BadRequestError } from '../errors.js';
+import { BadRequestError } from '../core/errors.js';
 import { matchRoute } from './router.js';
 
 describe('matchRoute', () => {

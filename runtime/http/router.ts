@@ -1,4 +1,4 @@
-import { BadRequestError } from '../errors.js';
+import { BadRequestError } from '../core/errors.js';
 
 /** What a request path addresses. */
 export interface Route {

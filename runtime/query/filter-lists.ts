@@ -1,7 +1,7 @@
-import { BadRequestError } from '../errors.js';
-import { Attribute, Relationship } from '../schema/fields.js';
-import type { FilterValue } from '../schema/filters.js';
-import type { RegisteredResource } from '../schema/registry.js';
+import { BadRequestError } from '../core/errors.js';
+import { Attribute, Relationship } from '../dsl/fields.js';
+import type { FilterValue } from '../dsl/filters.js';
+import type { RegisteredResource } from '../registry/registry.js';
 
 /**
  * Whether `filter[name]=a,b` means "a or b" on `resource` (as `filter[name][]=a&filter[name][]=b`

@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'vitest';
-import { BadRequestError } from '../errors.js';
-import { checkQueryEncoding, parseQuery, parseSort } from './parse.js';
+import { BadRequestError } from '../core/errors.js';
+import { checkQueryEncoding, parseQuery } from './parse.js';
+import { parseSort } from '../dsl/sort-terms.js';
 
 const parse = (search: string, allowed: string[] = []) => parseQuery(new URLSearchParams(search), new Set(allowed));
 

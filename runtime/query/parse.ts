@@ -1,17 +1,12 @@
-import { BadRequestError } from '../errors.js';
-import type { FilterValue, SortDirection } from '../schema/filters.js';
-import { DEFAULT_LIMITS, type Limits } from '../limits.js';
-import { isMemberName } from '../schema/member-name.js';
-import { OPERATORS, type Operator, isOperator } from './operators.js';
+import { BadRequestError } from '../core/errors.js';
+import type { FilterValue } from '../dsl/filters.js';
+import { DEFAULT_LIMITS, type Limits } from '../core/limits.js';
+import { isMemberName } from '../core/member-name.js';
+import { OPERATORS, type Operator, isOperator } from '../dsl/operators.js';
+import { type SortTerm, parseSort } from '../dsl/sort-terms.js';
 
 /** Include paths as a tree: `author,comments.author` is `{ author: {}, comments: { author: {} } }`. */
 export type IncludeTree = Map<string, IncludeTree>;
-
-/** One term of `sort`. */
-export interface SortTerm {
-  readonly name: string;
-  readonly direction: SortDirection;
-}
 
 /** The JSON:API query parameters of a request, checked for syntax only. */
 export interface QueryParameters {
@@ -32,16 +27,6 @@ const UNSIGNED = /^\d+$/;
 
 function bad(parameter: string, detail: string): BadRequestError {
   return new BadRequestError({ detail, source: { parameter }, code: 'invalid_query_parameter' });
-}
-
-/** Parses `sort` syntax: comma-separated names, `-` for descending. */
-export function parseSort(value: string, parameter = 'sort'): SortTerm[] {
-  return value.split(',').map((raw) => {
-    const descending = raw.startsWith('-');
-    const name = descending ? raw.slice(1) : raw;
-    if (name === '') throw bad(parameter, `"${value}" has an empty sort field`);
-    return { name, direction: descending ? 'desc' : 'asc' };
-  });
 }
 
 function tooMany(parameter: string, detail: string, limit: number): BadRequestError {

@@ -1,16 +1,17 @@
-import { respond } from '../http/respond.js';
+import { respond } from '../pipeline/respond.js';
 import type { HttpResult } from '../http/result.js';
-import type { Index } from '../schema/endpoints.js';
-import { BadRequestError } from '../errors.js';
-import { toUri, uriOf } from '../document/builder.js';
+import type { Index } from '../dsl/endpoints.js';
+import { BadRequestError } from '../core/errors.js';
+import { toUri, uriOf } from '../http/uri.js';
 import { type RequestFilters, hiddenField, requestFilters } from './conditions.js';
 import { CURSOR_PROFILE, type CursorRequest, asksForCursor, cursorRequest, cursorValues, dataLayerPage, encodeCursor } from './cursor.js';
-import { parseSort } from '../query/parse.js';
-import type { RegisteredResource } from '../schema/registry.js';
-import type { OffsetPagination } from '../schema/resource.js';
+import { parseSort } from '../dsl/sort-terms.js';
+import type { RegisteredResource } from '../registry/registry.js';
+import type { OffsetPagination } from '../dsl/resource.js';
 import type { RequestTarget } from '../http/target.js';
-import { checkDocumentParameters, mustBeVisible, onlyParameters } from '../checks.js';
-import { type RequestState, documentBuilder } from '../state.js';
+import { checkDocumentParameters, mustBeVisible } from '../pipeline/checks.js';
+import { onlyParameters } from '../query/checks.js';
+import { type RequestState, documentBuilder } from '../pipeline/state.js';
 
 /** What a collection is served from: the resource listed, the query to start from, how to render. */
 export interface CollectionSource {

@@ -3,15 +3,15 @@
  * filter, its conditions (operator checked against what the filter allows, values read by the
  * field's kind); for each custom filter, its value.
  */
-import type { Context } from '../context.js';
-import type { ResourceLookup } from '../document/builder.js';
-import { BadRequestError } from '../errors.js';
-import { type ComparedKind, type Condition, type ConditionPath, type ConditionValue, LIST_OPERATORS, type Operator, TEXT_OPERATORS, defaultOperators, readValue } from '../query/operators.js';
+import type { Context } from '../dsl/context.js';
+import { BadRequestError } from '../core/errors.js';
+import { type ComparedKind, type Condition, type ConditionPath, type ConditionValue, LIST_OPERATORS, type Operator, TEXT_OPERATORS, defaultOperators } from '../dsl/operators.js';
+import { readValue } from '../query/filter-values.js';
 import { filterValue, splitList } from '../query/filter-lists.js';
 import type { QueryParameters } from '../query/parse.js';
-import { Attribute, Relationship } from '../schema/fields.js';
-import type { Filter, FilterValue } from '../schema/filters.js';
-import { BoundWhere, type RegisteredResource } from '../schema/registry.js';
+import { Attribute, Relationship } from '../dsl/fields.js';
+import type { Filter, FilterValue } from '../dsl/filters.js';
+import { BoundWhere, type RegisteredResource, type ResourceLookup } from '../registry/registry.js';
 
 /** The filters of one request, ready to apply. */
 export interface RequestFilters {

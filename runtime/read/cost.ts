@@ -1,8 +1,8 @@
-import { BadRequestError } from '../errors.js';
+import { BadRequestError } from '../core/errors.js';
 import type { IncludeTree } from '../query/parse.js';
-import { Relationship } from '../schema/fields.js';
-import type { RegisteredResource } from '../schema/registry.js';
-import type { RequestState } from '../state.js';
+import { Relationship } from '../dsl/fields.js';
+import type { RegisteredResource } from '../registry/registry.js';
+import type { RequestState } from '../pipeline/state.js';
 
 /**
  * What a read asks of the server, in resources: (1 + the relationships `include` names, at

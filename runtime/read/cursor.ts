@@ -3,14 +3,15 @@
  * reading `page[size]`, `page[after]`, `page[before]`, the keyset the data layer pages by, the
  * cursors of the items, and the profile's links and errors.
  */
-import type { Context } from '../context.js';
-import { BadRequestError } from '../errors.js';
-import type { QueryParameters, SortTerm } from '../query/parse.js';
-import type { Index } from '../schema/endpoints.js';
-import { Attribute } from '../schema/fields.js';
-import { BoundSort, type RegisteredResource } from '../schema/registry.js';
-import { SortBy } from '../schema/filters.js';
-import type { CursorPage, CursorValue } from '../schema/resource.js';
+import type { Context } from '../dsl/context.js';
+import { BadRequestError } from '../core/errors.js';
+import type { QueryParameters } from '../query/parse.js';
+import type { SortTerm } from '../dsl/sort-terms.js';
+import type { Index } from '../dsl/endpoints.js';
+import { Attribute } from '../dsl/fields.js';
+import { BoundSort, type RegisteredResource } from '../registry/registry.js';
+import { SortBy } from '../dsl/filters.js';
+import type { CursorPage, CursorValue } from '../dsl/resource.js';
 import { toJsonValue } from '../document/builder.js';
 
 /** The profile's URI, as clients name it in `profile` media type parameters. */

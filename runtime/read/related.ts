@@ -1,11 +1,12 @@
-import { respond } from '../http/respond.js';
+import { respond } from '../pipeline/respond.js';
 import type { HttpResult } from '../http/result.js';
-import { uriOf } from '../document/builder.js';
-import { NotFoundError } from '../errors.js';
-import { Relationship } from '../schema/fields.js';
+import { uriOf } from '../http/uri.js';
+import { NotFoundError } from '../core/errors.js';
+import { Relationship } from '../dsl/fields.js';
 import { serveCollection } from './collection.js';
-import { checkDocumentParameters, findOr404, mustBeVisible, onlyParameters } from '../checks.js';
-import { type RequestState, documentBuilder } from '../state.js';
+import { checkDocumentParameters, findOr404, mustBeVisible } from '../pipeline/checks.js';
+import { onlyParameters } from '../query/checks.js';
+import { type RequestState, documentBuilder } from '../pipeline/state.js';
 
 /**
  * `GET /{type}/{id}/{relationship}` (related resources) and

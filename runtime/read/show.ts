@@ -1,8 +1,9 @@
-import { respond } from '../http/respond.js';
+import { respond } from '../pipeline/respond.js';
 import type { HttpResult } from '../http/result.js';
-import { uriOf } from '../document/builder.js';
-import { checkDocumentParameters, findOr404, mustBeVisible, onlyParameters, versionOf } from '../checks.js';
-import { type RequestState, documentBuilder } from '../state.js';
+import { uriOf } from '../http/uri.js';
+import { checkDocumentParameters, findOr404, mustBeVisible, versionOf } from '../pipeline/checks.js';
+import { onlyParameters } from '../query/checks.js';
+import { type RequestState, documentBuilder } from '../pipeline/state.js';
 
 /** `GET /{type}/{id}`. */
 export async function serveShow(state: RequestState, id: string): Promise<HttpResult> {

@@ -1,7 +1,7 @@
 /** Reading a request body as JSON, within the API's limits. */
 import type { HttpRequest } from '../http/request.js';
-import { BadRequestError, JsonApiError } from '../errors.js';
-import { DEFAULT_LIMITS, type Limits } from '../limits.js';
+import { BadRequestError, JsonApiError } from '../core/errors.js';
+import { DEFAULT_LIMITS, type Limits } from '../core/limits.js';
 
 /** 413: the body passes `limit` bytes. */
 export function tooLarge(limit: number): JsonApiError {

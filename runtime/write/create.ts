@@ -1,10 +1,11 @@
-import { respond } from '../http/respond.js';
+import { respond } from '../pipeline/respond.js';
 import type { HttpResult } from '../http/result.js';
-import { ConflictError } from '../errors.js';
+import { ConflictError } from '../core/errors.js';
 import { checkLinkageExists } from './linkage.js';
 import { readResourceDocument } from './payload.js';
-import { checkDocumentParameters, mustBeVisible, onlyParameters, supported } from '../checks.js';
-import { type RequestState, requestBody, documentBuilder } from '../state.js';
+import { checkDocumentParameters, mustBeVisible, supported } from '../pipeline/checks.js';
+import { onlyParameters } from '../query/checks.js';
+import { type RequestState, requestBody, documentBuilder } from '../pipeline/state.js';
 
 /** `POST /{type}`: checks the document, then `create`; 201 with `Location` and the new resource. */
 export async function serveCreate(state: RequestState): Promise<HttpResult> {

@@ -1,5 +1,6 @@
-import { checkIfMatch, findOr404, mustBeVisible, onlyParameters } from '../checks.js';
-import type { RequestState } from '../state.js';
+import { checkIfMatch, findOr404, mustBeVisible } from '../pipeline/checks.js';
+import { onlyParameters } from '../query/checks.js';
+import type { RequestState } from '../pipeline/state.js';
 import { type HttpResult, NO_CONTENT } from '../http/result.js';
 
 /** `DELETE /{type}/{id}`: `find`, the endpoint's callbacks with the model, `delete`, 204. */

@@ -5,12 +5,12 @@
  * running the write again. The store is the host's (the Kysely integration keeps keys in a
  * table), so any process can answer the retry.
  */
-import type { Context } from '../context.js';
+import type { Context } from '../dsl/context.js';
 import { entityTag } from '../http/conditional.js';
-import { JsonApiError } from '../errors.js';
+import { JsonApiError } from '../core/errors.js';
 import { type HttpRequest, withBody } from '../http/request.js';
 import type { HttpResult } from '../http/result.js';
-import type { Limits } from '../limits.js';
+import type { Limits } from '../core/limits.js';
 import { tooLarge } from './body.js';
 
 /** A response as the store keeps it: the runtime's result (status, lower-case headers, body text). */

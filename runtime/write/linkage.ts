@@ -1,12 +1,11 @@
 /** Whether the resources a write links to exist (404 for each that does not). */
-import type { Context } from '../context.js';
-import type { ResourceLookup } from '../document/builder.js';
-import { type JsonApiError, JsonApiErrors, NotFoundError, tooManyErrors } from '../errors.js';
-import { DEFAULT_LIMITS } from '../limits.js';
-import type { ToMany, ToOne } from '../schema/fields.js';
-import type { SharedExistence } from '../schema/resource.js';
-import type { RegisteredResource } from '../schema/registry.js';
-import type { ResourceIdentifier, WriteValues } from '../vocabulary.js';
+import type { Context } from '../dsl/context.js';
+import { type JsonApiError, JsonApiErrors, NotFoundError, tooManyErrors } from '../core/errors.js';
+import { DEFAULT_LIMITS } from '../core/limits.js';
+import type { ToMany, ToOne } from '../dsl/fields.js';
+import type { SharedExistence } from '../dsl/resource.js';
+import type { RegisteredResource, ResourceLookup } from '../registry/registry.js';
+import type { ResourceIdentifier, WriteValues } from '../core/vocabulary.js';
 import { escape } from './payload.js';
 
 /** Lookups `checkLinkageExists` runs at once (inside a transaction they queue on one connection anyway). */

@@ -1,11 +1,11 @@
 /** Reading request documents: their structure, identifiers, linkage and the values a write carries. */
-import type { Context } from '../context.js';
-import { BadRequestError, ConflictError, ForbiddenError, JsonApiError, UnprocessableEntityError, cappedErrors } from '../errors.js';
-import { DEFAULT_LIMITS } from '../limits.js';
-import { Attribute, Relationship, type ToMany, type ToOne } from '../schema/fields.js';
-import type { RegisteredResource } from '../schema/registry.js';
-import { type ValidationResult, validateValue } from '../schema/validation.js';
-import type { Linkage, ResourceIdentifier, WriteValues } from '../vocabulary.js';
+import type { Context } from '../dsl/context.js';
+import { BadRequestError, ConflictError, ForbiddenError, JsonApiError, UnprocessableEntityError, cappedErrors } from '../core/errors.js';
+import { DEFAULT_LIMITS } from '../core/limits.js';
+import { Attribute, Relationship, type ToMany, type ToOne } from '../dsl/fields.js';
+import type { RegisteredResource } from '../registry/registry.js';
+import { type ValidationResult, validateValue } from '../dsl/validation.js';
+import type { Linkage, ResourceIdentifier, WriteValues } from '../core/vocabulary.js';
 
 type Json = Record<string, unknown>;
 

@@ -1,9 +1,10 @@
-import { ForbiddenError, NotFoundError, UnprocessableEntityError, cappedErrors } from '../errors.js';
-import { Relationship, type ToMany, type ToOne } from '../schema/fields.js';
+import { ForbiddenError, NotFoundError, UnprocessableEntityError, cappedErrors } from '../core/errors.js';
+import { Relationship, type ToMany, type ToOne } from '../dsl/fields.js';
 import { checkLinkageExists } from './linkage.js';
 import { linkageTypeErrors, readLinkage, topLevelData } from './payload.js';
-import { checkIfMatch, findOr404, mustBeVisible, onlyParameters, supported } from '../checks.js';
-import { type RequestState, requestBody } from '../state.js';
+import { checkIfMatch, findOr404, mustBeVisible, supported } from '../pipeline/checks.js';
+import { onlyParameters } from '../query/checks.js';
+import { type RequestState, requestBody } from '../pipeline/state.js';
 import { type HttpResult, NO_CONTENT } from '../http/result.js';
 
 /**

@@ -1,9 +1,10 @@
-import { respond } from '../http/respond.js';
+import { respond } from '../pipeline/respond.js';
 import type { HttpResult } from '../http/result.js';
 import { checkLinkageExists } from './linkage.js';
 import { readResourceDocument } from './payload.js';
-import { checkDocumentParameters, checkIfMatch, findOr404, mustBeVisible, onlyParameters, supported, versionOf } from '../checks.js';
-import { type RequestState, requestBody, documentBuilder } from '../state.js';
+import { checkDocumentParameters, checkIfMatch, findOr404, mustBeVisible, supported, versionOf } from '../pipeline/checks.js';
+import { onlyParameters } from '../query/checks.js';
+import { type RequestState, requestBody, documentBuilder } from '../pipeline/state.js';
 
 /** `PATCH /{type}/{id}`: `find`, the endpoint's callbacks with the model, `If-Match`, `update`; 200 with the result. */
 export async function serveUpdate(state: RequestState, id: string): Promise<HttpResult> {

@@ -57,7 +57,7 @@ const cases: Array<[string, { given: string; want: Want }]> = [
     'default sort naming no sort',
     { given: 'unknown-default-sort.ts', want: { line: 6, column: 28, message: 'the default sort names "createdAt"', quoted: "defaultSort('-createdAt')" } },
   ],
-  // What the builders were given: the runtime's rules (runtime/schema/declaration-rules.ts), at the builder call.
+  // What the builders were given: the runtime's rules (runtime/dsl/declaration-rules.ts), at the builder call.
   [
     'a pattern that is not a RegExp',
     { given: 'pattern-not-regexp.ts', want: { line: 7, column: 28, message: 'attribute "isbn": pattern() takes a RegExp, such as /^97/, not the string "^97"', quoted: ".pattern('^97' as never)" } },

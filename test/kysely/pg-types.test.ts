@@ -6,7 +6,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dateTimeText, utcText } from '../../integrations/kysely/pg-types.js';
-import { dateTimeJson } from '../../runtime/schema/date-time.js';
+import { dateTimeJson } from '../../runtime/core/date-time.js';
 import { type TestDatabase, createPostgresDatabase } from '../support/databases.js';
 
 let database: TestDatabase;

@@ -9,7 +9,7 @@
  * Declarations are read by property, never by `instanceof`: the generator may read a schema
  * built by another copy of this package.
  */
-import { OPERATORS, type ComparedKind, type Operator, isOperator, operatorApplies } from '../query/operators.js';
+import { OPERATORS, type ComparedKind, type Operator, isOperator, operatorApplies } from './operators.js';
 import type { AttributeKind } from './fields.js';
 import { checkKind } from './validation.js';
 

@@ -1,4 +1,4 @@
-import type { Context } from '../context.js';
+import type { Context } from './context.js';
 
 /** The declared kinds of attribute values. */
 export type AttributeKind =

@@ -1,5 +1,5 @@
-import { type HttpRequest, fromFetch } from './http/request.js';
-import type { RequestTarget } from './http/target.js';
+import { type HttpRequest, fromFetch } from '../http/request.js';
+import type { RequestTarget } from '../http/target.js';
 
 /**
  * The types of the attributes a host attaches to requests, declared once by the host through

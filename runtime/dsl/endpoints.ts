@@ -1,5 +1,5 @@
-import type { Context } from '../context.js';
-import type { MaybePromise } from '../types.js';
+import type { Context } from './context.js';
+import type { MaybePromise } from '../core/types.js';
 import { Visibility } from './visibility.js';
 
 /** The abilities `can()` asks about; any string works, these are the ones endpoints use. */

@@ -1,6 +1,6 @@
-import type { Context } from '../context.js';
-import type { MaybePromise } from '../types.js';
-import type { Operator } from '../query/operators.js';
+import type { Context } from './context.js';
+import type { MaybePromise } from '../core/types.js';
+import type { Operator } from './operators.js';
 import { Visibility } from './visibility.js';
 
 /** A filter value: a string for `filter[x]=a`, an array for `filter[x][]=a&filter[x][]=b`. */

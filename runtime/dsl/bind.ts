@@ -1,4 +1,4 @@
-import type { Context } from '../context.js';
+import type { Context } from './context.js';
 import type { ResourceDefinition, ResourceSchema } from './resource.js';
 
 /** The data-layer part of a `ResourceDefinition`: every method and loader record is optional. */

@@ -1,14 +1,14 @@
-import type { Context } from '../context.js';
-import type { Ability, AnyEndpoint, Delete, EndpointKind, Index, Update } from './endpoints.js';
-import { Attribute, Relationship, type ToMany, type ToOne } from './fields.js';
-import { CustomFilter, CustomSort, Filter, Sort, SortBy, Where, type FilterValue, type SortDirection } from './filters.js';
-import { plainInJson } from '../document/serialize.js';
-import { assertMemberName, isMemberName } from './member-name.js';
-import { declarationIssues } from './declaration-rules.js';
-import { parseSort } from '../query/parse.js';
-import type { AnyField, ResourceDefinition } from './resource.js';
-import type { MaybePromise } from '../types.js';
-import type { Condition } from '../query/operators.js';
+import type { Context } from '../dsl/context.js';
+import type { Ability, AnyEndpoint, Delete, EndpointKind, Index, Update } from '../dsl/endpoints.js';
+import { Attribute, Relationship, type ToMany, type ToOne } from '../dsl/fields.js';
+import { CustomFilter, CustomSort, Filter, Sort, SortBy, Where, type FilterValue, type SortDirection } from '../dsl/filters.js';
+import { plainInJson } from '../core/json-text.js';
+import { assertMemberName, isMemberName } from '../core/member-name.js';
+import { declarationIssues } from '../dsl/declaration-rules.js';
+import { parseSort } from '../dsl/sort-terms.js';
+import type { AnyField, ResourceDefinition } from '../dsl/resource.js';
+import type { MaybePromise } from '../core/types.js';
+import type { Condition } from '../dsl/operators.js';
 
 const NEEDS: Record<EndpointKind, readonly string[]> = {
   show: ['find'],
@@ -264,3 +264,6 @@ function byName<T extends { name: string }>(items: readonly T[], what: string): 
   }
   return map;
 }
+
+/** The resources the API knows, by type: what a document needs to follow relationships. */
+export type ResourceLookup = (type: string) => RegisteredResource | undefined;

@@ -1,9 +1,9 @@
-import type { Context } from './context.js';
-import { DocumentBuilder, type ResourceLookup } from './document/builder.js';
-import type { Limits } from './limits.js';
-import type { QueryParameters } from './query/parse.js';
-import type { RegisteredResource } from './schema/registry.js';
-import type { Route } from './http/router.js';
+import type { Context } from '../dsl/context.js';
+import { DocumentBuilder } from '../document/builder.js';
+import type { Limits } from '../core/limits.js';
+import type { QueryParameters } from '../query/parse.js';
+import type { RegisteredResource, ResourceLookup } from '../registry/registry.js';
+import type { Route } from '../http/router.js';
 
 /** What a promise settled with. */
 export type Settled<T> = { value: T } | { error: unknown };

@@ -1,9 +1,9 @@
 import { documentJson } from '../document/serialize.js';
-import type { RequestState } from '../state.js';
-import type { TopLevelDocument } from '../vocabulary.js';
-import { DEFAULT_CACHE_CONTROL, entityTag, noneMatchHits } from './conditional.js';
-import { MEDIA_TYPE } from './negotiate.js';
-import type { HttpResult } from './result.js';
+import type { RequestState } from './state.js';
+import type { TopLevelDocument } from '../core/vocabulary.js';
+import { DEFAULT_CACHE_CONTROL, entityTag, noneMatchHits } from '../http/conditional.js';
+import { MEDIA_TYPE } from '../http/negotiate.js';
+import type { HttpResult } from '../http/result.js';
 
 const JSON_HEADERS: Readonly<Record<string, string>> = Object.freeze({ 'content-type': MEDIA_TYPE, vary: 'Accept' });
 

@@ -1,10 +1,10 @@
-import type { Context } from '../context.js';
+import type { Context } from './context.js';
 import type { Ability, AnyEndpoint } from './endpoints.js';
 import type { Attribute, Relationship, ToMany, ToOne } from './fields.js';
 import type { Filter, FilterValue, Sort, SortDirection } from './filters.js';
-import type { MaybePromise } from '../types.js';
-import type { Condition, ConditionPath } from '../query/operators.js';
-import type { ResourceIdentifier, WriteValues } from '../vocabulary.js';
+import type { MaybePromise } from '../core/types.js';
+import type { Condition, ConditionPath } from './operators.js';
+import type { ResourceIdentifier, WriteValues } from '../core/vocabulary.js';
 
 /** Any field of a resource. */
 export type AnyField = Attribute | ToOne | ToMany;

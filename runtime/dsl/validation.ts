@@ -1,6 +1,6 @@
-import type { Context } from '../context.js';
+import type { Context } from './context.js';
 import type { Attribute, AttributeValidator, StandardSchema } from './fields.js';
-import { isRealDate, normalizeDateTime } from './date-time.js';
+import { isRealDate, normalizeDateTime } from '../core/date-time.js';
 
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 

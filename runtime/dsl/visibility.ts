@@ -1,4 +1,4 @@
-import type { MaybePromise } from '../types.js';
+import type { MaybePromise } from '../core/types.js';
 
 /**
  * A callback that decides whether something may be seen or used. Declared as a method, so a

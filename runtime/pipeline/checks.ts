@@ -1,27 +1,9 @@
-import { checkFields, checkInclude } from './document/builder.js';
-import { matchVersions, staleVersion } from './http/conditional.js';
-import { BadRequestError, ForbiddenError, JsonApiError, NotFoundError } from './errors.js';
-import type { QueryParameters } from './query/parse.js';
-import type { MaybePromise } from './types.js';
-import type { RegisteredResource } from './schema/registry.js';
+import { checkFields, checkInclude } from '../query/checks.js';
+import { matchVersions, staleVersion } from '../http/conditional.js';
+import { ForbiddenError, JsonApiError, NotFoundError } from '../core/errors.js';
+import type { MaybePromise } from '../core/types.js';
+import type { RegisteredResource } from '../registry/registry.js';
 import type { RequestState } from './state.js';
-
-type Family = 'include' | 'fields' | 'sort' | 'filter' | 'page';
-
-/** 400 for the query parameters an endpoint does not take (sort on a single resource, ...). */
-export function onlyParameters(query: QueryParameters, allowed: readonly Family[], where: string): void {
-  // Checked family by family, in this order, naming the first parameter given; nothing is built unless one is refused.
-  if (query.include && !allowed.includes('include')) refuse('include', where);
-  if (query.fields.size > 0 && !allowed.includes('fields')) refuse(`fields[${[...query.fields.keys()][0]}]`, where);
-  if (query.sort && !allowed.includes('sort')) refuse('sort', where);
-  if (query.filter.size > 0 && !allowed.includes('filter')) refuse(`filter[${[...query.filter.keys()][0]}]`, where);
-  const page = query.page.offset !== undefined ? 'page[offset]' : query.page.limit !== undefined ? 'page[limit]' : undefined;
-  if (page && !allowed.includes('page')) refuse(page, where);
-}
-
-function refuse(parameter: string, where: string): never {
-  throw new BadRequestError({ detail: `${parameter} is not supported on ${where}`, source: { parameter } });
-}
 
 /** 400 for `include` paths and `fields[type]` names this request may not use. */
 export function checkDocumentParameters(state: RequestState, resource: RegisteredResource): void {
