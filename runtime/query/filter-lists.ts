@@ -1,4 +1,3 @@
-import { Attribute, Relationship } from '../schema/fields.js';
 import type { FilterValue } from '../schema/filters.js';
 import type { RegisteredResource } from '../schema/registry.js';
 
@@ -13,9 +12,20 @@ import type { RegisteredResource } from '../schema/registry.js';
  * takesCommaList(articles, 'title');  // false: filter[title]=a,b is the title "a,b"
  */
 export function takesCommaList(resource: RegisteredResource, name: string): boolean {
+  return isCommaListFilter(name, resource.fields.get(name));
+}
+
+/**
+ * `takesCommaList` on a declaration: `field` is the resource's field named `name`, if any. Read
+ * by property (never `instanceof`), so that a tool may ask of a schema built by another copy of
+ * the runtime (`describeSchema` carries the answer to the generator).
+ *
+ * @example
+ * isCommaListFilter('status', Attribute.make('status').type('enum', ['draft', 'published'])); // true
+ */
+export function isCommaListFilter(name: string, field: { readonly cardinality?: unknown; readonly kind?: unknown } | undefined): boolean {
   if (name === 'id') return true;
-  const field = resource.fields.get(name);
-  return field instanceof Relationship || (field instanceof Attribute && field.kind === 'enum');
+  return field !== undefined && (field.cardinality === 'one' || field.cardinality === 'many' || (field.cardinality === undefined && field.kind === 'enum'));
 }
 
 /**
