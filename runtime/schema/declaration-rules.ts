@@ -1,8 +1,9 @@
 /**
  * The rules for what a resource's declaration was given: the builders' arguments
  * (`.type('enum', values)`, `.pattern(re)`, `.min(n)`, `.default(v)`, `Where.operators(...)`,
- * `Index.paginate(...)`, ...) and the names of its fields, filters and sorts. They are written
- * once, here: the runtime applies them when a resource is registered, and `jsonapi-gen build`
+ * `Index.paginate(...)`, ...), the names of its type, fields, endpoints, filters and sorts, what
+ * its filters and sorts name, and (`relatedIssues`) what it says of the other resources. They
+ * are written once, here: the runtime applies them when a resource is registered, and `jsonapi-gen build`
  * applies the same ones and points at the builder call in the schema file. The builders record
  * what they are given and do not check it, so that the mistake is reported with its resource.
  *
