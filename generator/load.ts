@@ -1,79 +1,26 @@
 /**
  * Loading a schema file: a TypeScript module imported as it is, through tsx's `tsImport`
  * (esbuild transpilation, no type-check, honours the nearest tsconfig's `paths`), so the host
- * needs no build step. The loaded objects are read by duck typing only: a schema that imported
- * the runtime through tsx and a generator running from `dist/` hold different class instances.
+ * needs no build step. The generator reads the loaded resources only through the runtime: its
+ * rules (`schemaIssues`) and its description of each (`describeSchema`, plain data). Both read
+ * declarations by property, so a schema that imported another copy of the runtime (the host's,
+ * through tsx) than the generator's own reads the same.
  */
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import type { Extension, ResourceSchema } from 'jsonapi-gen';
+import { isResourceSchema } from 'jsonapi-gen/internal';
 import { type Problem, SchemaError } from './errors.js';
-
-/** What the generator reads of a field, endpoint, filter or sort. */
-export interface FieldLike {
-  readonly name: string;
-  readonly kind?: string;
-  readonly enumValues?: readonly string[];
-  readonly isNullable?: boolean;
-  readonly cardinality?: 'one' | 'many';
-  readonly hasRelatedType?: boolean;
-  readonly relatedType?: string;
-  readonly isIncludable?: boolean;
-  readonly hasLinkage?: boolean;
-  readonly isWritable?: boolean;
-  readonly isRequired?: boolean;
-  readonly getter?: unknown;
-  readonly hasDefault?: boolean;
-  readonly constraints?: { readonly minLength?: number; readonly maxLength?: number; readonly pattern?: RegExp; readonly min?: number; readonly max?: number };
-}
-
-export interface EndpointLike {
-  readonly kind: string;
-  readonly abilities?: readonly string[];
-  readonly acceptsClientIds?: boolean;
-  readonly requiresIfMatch?: boolean;
-  readonly pagination?: { readonly defaultLimit: number; readonly maxLimit: number };
-  readonly defaultSortValue?: string;
-  readonly isCountable?: boolean;
-  readonly acceptsCursor?: boolean;
-}
-
-export interface NamedLike {
-  readonly name: string;
-  /** `where` (Where), `field` (SortBy), `custom` (CustomFilter / CustomSort). */
-  readonly declares?: string;
-  /** A CustomFilter's or CustomSort's own implementation. */
-  readonly implementation?: unknown;
-  /** A filter's `.description(text)`. */
-  readonly descriptionText?: string;
-  /** A `Where` filter's `.operators(...)`. */
-  readonly declaredOperators?: readonly string[];
-  /** A `Where` filter's `.caseInsensitive()`. */
-  readonly isCaseInsensitive?: boolean;
-}
-
-/** A `ResourceSchema` as the generator sees it. */
-export interface SchemaLike {
-  type(): string;
-  fields(): readonly FieldLike[];
-  endpoints(): readonly EndpointLike[];
-  getId?: unknown;
-  filters?(): readonly NamedLike[];
-  sorts?(): readonly NamedLike[];
-}
 
 export interface LoadedResource {
   /** The name the schema file exports it under. */
   readonly exportName: string;
-  readonly schema: SchemaLike;
+  readonly schema: ResourceSchema;
 }
 
-/** An extension as `JsonApi` takes it (`atomic()`), read by duck typing. */
-export interface ExtensionLike {
-  readonly uri: string;
-  /** Below the API's base path, such as `/operations`. */
-  readonly path: string;
-}
+/** What the generator keeps of an extension: its URI and where it is served. */
+export type LoadedExtension = Pick<Extension, 'uri' | 'path'>;
 
 export interface LoadedSchema {
   /** Absolute path of the schema file. */
@@ -85,21 +32,14 @@ export interface LoadedSchema {
    * the OpenAPI document and as the default of the generated `createApi`. Undefined when the
    * schema exports none.
    */
-  readonly extensions?: readonly ExtensionLike[];
+  readonly extensions?: readonly LoadedExtension[];
 }
 
 /** Whether `value` looks like an extension (`{ uri, path, handle }`). */
-export function isExtension(value: unknown): value is ExtensionLike {
+export function isExtension(value: unknown): value is LoadedExtension {
   if (typeof value !== 'object' || value === null) return false;
   const v = value as Record<string, unknown>;
   return typeof v.uri === 'string' && typeof v.path === 'string' && v.path.startsWith('/');
-}
-
-/** Whether `value` looks like a `ResourceSchema`. */
-export function isResourceSchema(value: unknown): value is SchemaLike {
-  if (typeof value !== 'object' || value === null) return false;
-  const v = value as Record<string, unknown>;
-  return typeof v.type === 'function' && typeof v.fields === 'function' && typeof v.endpoints === 'function';
 }
 
 /** The resources a module namespace exports, by export name, and its `extensions` export. */

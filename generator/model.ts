@@ -1,7 +1,7 @@
-/** From a loaded, validated schema to the plain IR the emitters read. */
+/** From a loaded, validated schema to the plain IR the emitters read: each resource as the runtime describes it (`describeSchema`). */
 import { realpathSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
-import type { AttributeKind, Operator } from 'jsonapi-gen';
+import { type AttributeDescription, type EndpointDescription, type FilterDescription, type RelationshipDescription, type SchemaDescription, describeSchema } from 'jsonapi-gen';
 import type {
   ApiModel,
   AttributeConstraintsModel,
@@ -13,7 +13,7 @@ import type {
   RelationshipModel,
   ResourceModel,
 } from './ir.js';
-import type { FieldLike, LoadedResource, LoadedSchema, NamedLike } from './load.js';
+import type { LoadedSchema } from './load.js';
 import { camelCase, pascalCase } from './naming.js';
 
 /**
@@ -48,7 +48,7 @@ function importPath(path: string): string {
 
 /** The IR of `loaded`; `schemaImport` and `schemaPath` are relative to the output directory. */
 export function buildModel(loaded: LoadedSchema, schemaPath: string): ApiModel {
-  const resources = loaded.resources.map(toResource).sort((a, b) => (a.type < b.type ? -1 : a.type > b.type ? 1 : 0));
+  const resources = loaded.resources.map(({ exportName, schema }) => resourceModel(exportName, describeSchema(schema))).sort((a, b) => (a.type < b.type ? -1 : a.type > b.type ? 1 : 0));
   return {
     schemaPath,
     schemaImport: schemaPath.replace(/\.(m|c)?tsx?$/, (_, m: string | undefined) => `.${m ?? ''}js`),
@@ -65,21 +65,20 @@ function toExtensions(loaded: LoadedSchema): ExtensionsModel {
   return { exported: loaded.extensions !== undefined, atomic: atomic && { uri: atomic.uri, path: atomic.path } };
 }
 
-function toResource({ exportName, schema }: LoadedResource): ResourceModel {
-  const type = schema.type();
-  const fields = schema.fields();
-  const attributes = fields.filter((f) => f.cardinality === undefined).map(toAttribute);
-  const relationships = fields.filter((f) => f.cardinality !== undefined).map(toRelationship);
-  const endpoints = toEndpoints(schema.endpoints());
-  const filters = schema.filters?.() ?? [];
-  const sorts = schema.sorts?.() ?? [];
-  const declared = (list: typeof filters, kind: string) => list.filter((d) => d.declares === kind && d.implementation === undefined).map((d) => d.name);
-  const usesPolicy = schema.endpoints().some((e) => (e.abilities?.length ?? 0) > 0);
+/** The IR of one resource, from the runtime's description of it. */
+export function resourceModel(exportName: string, description: SchemaDescription): ResourceModel {
+  const { type, filters, sorts } = description;
+  const attributes = description.attributes.map(toAttribute);
+  const relationships = description.relationships.map(toRelationship);
+  const endpoints = toEndpoints(description.endpoints);
+  const ofDataLayer = <K extends string>(list: ReadonlyArray<{ name: string; kind: K; appliedBy: string }>, kind: K) =>
+    list.filter((d) => d.kind === kind && d.appliedBy === 'data layer').map((d) => d.name);
+  const usesPolicy = description.endpoints.some((e) => e.abilities.length > 0);
   const queries = {
-    whereFilters: declared(filters, 'where'),
-    customFilters: declared(filters, 'custom'),
-    sortFields: declared(sorts, 'field'),
-    customSorts: declared(sorts, 'custom'),
+    whereFilters: ofDataLayer(filters, 'where'),
+    customFilters: ofDataLayer(filters, 'custom'),
+    sortFields: ofDataLayer(sorts, 'field'),
+    customSorts: ofDataLayer(sorts, 'custom'),
   };
   return {
     type,
@@ -89,12 +88,12 @@ function toResource({ exportName, schema }: LoadedResource): ResourceModel {
     relationships,
     endpoints,
     filters: filters.map((f) => f.name),
-    filterDetails: filters.map((f) => toFilter(f, attributes, relationships)),
+    filterDetails: filters.map(toFilter),
     sorts: sorts.map((s) => s.name),
     ...queries,
     usesPolicy,
-    hasGetId: typeof schema.getId === 'function',
-    clientIds: schema.endpoints().some((e) => e.kind === 'create' && e.acceptsClientIds === true),
+    hasGetId: description.getsId,
+    clientIds: description.endpoints.some((e) => e.kind === 'create' && e.clientIds),
     capabilities: [
       ...capabilities(endpoints, relationships),
       ...(queries.whereFilters.length > 0 ? (['Filterable'] as const) : []),
@@ -106,36 +105,29 @@ function toResource({ exportName, schema }: LoadedResource): ResourceModel {
   };
 }
 
-/**
- * A filter's description and value rule. `commaList` follows the runtime's `takesCommaList`
- * (runtime/filter-lists.ts), which reads the registered fields; the generator reads the same
- * declaration by duck typing, so the rule is restated here from the model's fields.
- */
-function toFilter(filter: NamedLike, attributes: readonly AttributeModel[], relationships: readonly RelationshipModel[]): FilterModel {
-  const { name } = filter;
-  const commaList = name === 'id' || relationships.some((r) => r.name === name) || attributes.some((a) => a.name === name && a.kind === 'enum');
-  const declares = filter.declares === 'where' || filter.declares === 'custom' ? filter.declares : undefined;
-  const description = typeof filter.descriptionText === 'string' && filter.descriptionText.trim() !== '' ? filter.descriptionText.trim() : undefined;
-  const operators = Array.isArray(filter.declaredOperators) ? (filter.declaredOperators as Operator[]) : undefined;
-  return { name, declares, commaList, description, operators, caseInsensitive: filter.isCaseInsensitive === true };
+/** A filter's description and value rule (`takesCommaList`: the runtime's own answer). */
+function toFilter(filter: FilterDescription): FilterModel {
+  const declares = filter.kind === 'subclass' ? undefined : filter.kind;
+  const description = filter.description?.trim() || undefined;
+  return { name: filter.name, declares, commaList: filter.takesCommaList, description, operators: filter.operators, caseInsensitive: filter.caseInsensitive };
 }
 
-function toAttribute(field: FieldLike): AttributeModel {
+function toAttribute(attribute: AttributeDescription): AttributeModel {
   return {
-    name: field.name,
-    kind: (field.kind ?? 'string') as AttributeKind,
-    enumValues: field.kind === 'enum' ? [...(field.enumValues ?? [])] : [],
-    nullable: field.isNullable === true,
-    writable: field.isWritable === true,
-    required: field.isRequired === true,
-    hasGetter: typeof field.getter === 'function',
-    hasDefault: field.hasDefault === true,
-    constraints: toConstraints(field.constraints ?? {}),
+    name: attribute.name,
+    kind: attribute.kind,
+    enumValues: [...attribute.enumValues],
+    nullable: attribute.nullable,
+    writable: attribute.writable,
+    required: attribute.required,
+    hasGetter: attribute.getter,
+    hasDefault: attribute.default !== undefined,
+    constraints: toConstraints(attribute.constraints),
   };
 }
 
 /** JSON Schema's names for the declared bounds; a pattern with flags JSON Schema cannot carry (`i`, `m`, `s`) is left out rather than described wrongly. */
-function toConstraints(declared: NonNullable<FieldLike['constraints']>): AttributeConstraintsModel {
+function toConstraints(declared: AttributeDescription['constraints']): AttributeConstraintsModel {
   const { minLength, maxLength, pattern, min, max } = declared;
   return {
     ...(minLength !== undefined && { minLength }),
@@ -146,33 +138,33 @@ function toConstraints(declared: NonNullable<FieldLike['constraints']>): Attribu
   };
 }
 
-function toRelationship(field: FieldLike): RelationshipModel {
+function toRelationship(relationship: RelationshipDescription): RelationshipModel {
   return {
-    name: field.name,
-    cardinality: field.cardinality!,
-    relatedType: field.relatedType!,
-    includable: field.isIncludable === true,
-    linkage: field.hasLinkage === true,
-    writable: field.isWritable === true,
-    required: field.isRequired === true,
+    name: relationship.name,
+    cardinality: relationship.cardinality,
+    relatedType: relationship.relatedType,
+    includable: relationship.includable,
+    linkage: relationship.linkage,
+    writable: relationship.writable,
+    required: relationship.required,
   };
 }
 
-function toEndpoints(list: ReturnType<LoadedResource['schema']['endpoints']>): EndpointsModel {
+function toEndpoints(list: readonly EndpointDescription[]): EndpointsModel {
   const index = list.find((e) => e.kind === 'index');
   const has = (kind: string) => list.some((e) => e.kind === kind);
   return {
     show: has('show'),
     index: index && {
       pagination: index.pagination && { defaultLimit: index.pagination.defaultLimit, maxLimit: index.pagination.maxLimit },
-      defaultSort: index.defaultSortValue,
-      countable: index.isCountable === true,
-      cursor: index.acceptsCursor === true,
+      defaultSort: index.defaultSort,
+      countable: index.countable === true,
+      cursor: index.cursor,
     },
     create: has('create'),
     update: has('update'),
     delete: has('delete'),
-    requiresIfMatch: list.some((e) => e.requiresIfMatch === true),
+    requiresIfMatch: list.some((e) => (e.kind === 'update' || e.kind === 'delete') && e.requiresIfMatch),
   };
 }
 

@@ -3,7 +3,7 @@ import { DEFAULT_LIMITS, type Limits } from './core/limits.js';
 import { Context, type HandleOptions } from './dsl/context.js';
 import { type IdempotencyOptions, serveIdempotently } from './write/idempotency.js';
 import { JsonApiError, JsonApiErrors, MethodNotAllowedError, NotFoundError, cappedErrors } from './core/errors.js';
-import { Attribute, Relationship } from './dsl/fields.js';
+import { Relationship } from './dsl/fields.js';
 import { serveCollection } from './read/collection.js';
 import { serveCreate } from './write/create.js';
 import { serveDelete } from './write/delete.js';
@@ -16,7 +16,7 @@ import { MEDIA_TYPE, negotiateAccept, negotiateContentType, negotiateExtension }
 import { readJson } from './write/body.js';
 import { checkQueryEncoding, parseQuery } from './query/parse.js';
 import { RegisteredResource, type ResourceLookup } from './registry/registry.js';
-import { pathIssues } from './dsl/declaration-rules.js';
+import { relatedIssues } from './dsl/declaration-rules.js';
 import type { ResourceDefinition } from './dsl/resource.js';
 import { type HttpRequest, fromFetch } from './http/request.js';
 import { type HttpResult, toResponse, withoutBody } from './http/result.js';
@@ -322,23 +322,17 @@ export class JsonApi {
     return serveShow(state, route.id);
   }
 
-  /** Every relationship must point at a registered type; checked once, at the first request. */
+  /**
+   * What only every resource together tells (a relationship to a registered type, paths naming
+   * the related resource's attributes): the declaration rules' `relatedIssues`, checked once, at
+   * the first request.
+   */
   #checkRelationships(): void {
     if (this.#checked) return;
     const problems: string[] = [];
+    const declared = new Map([...this.#resources].map(([type, resource]) => [type, resource.definition]));
     for (const resource of this.#resources.values()) {
-      for (const relationship of resource.relationships) {
-        if (!this.#resources.has(relationship.relatedType)) {
-          problems.push(`${resource.type}.${relationship.name} relates to "${relationship.relatedType}", which is not registered`);
-        }
-      }
-      // Filters and sorts through a relationship name an attribute of the related resource.
-      for (const name of [...resource.filters.keys(), ...resource.sorts.keys()].filter((n) => n.includes('.'))) {
-        const [first, attribute] = name.split('.') as [string, string];
-        const related = this.#resources.get((resource.fields.get(first) as Relationship | undefined)?.relatedType ?? '');
-        if (related && !(related.fields.get(attribute) instanceof Attribute)) problems.push(`${resource.type}: "${name}" names no attribute of ${related.type}`);
-      }
-      for (const issue of pathIssues(resource.definition, (type) => this.#resources.get(type)?.definition.fields())) problems.push(`resource "${resource.type}": ${issue.message}`);
+      for (const issue of relatedIssues(resource.definition, declared)) problems.push(`resource "${resource.type}": ${issue.message}`);
     }
     if (problems.length > 0) throw new TypeError(problems.join('; '));
     this.#checked = true;

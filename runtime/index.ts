@@ -66,4 +66,21 @@ export { ATOMIC_EXT, atomic, type AtomicOptions, type Extension, type ExtensionH
 export type { Linkage, ResourceIdentifier, ResourceObject, TopLevelDocument, WriteValues } from './core/vocabulary.js';
 export type { VisibilityCallback } from './dsl/visibility.js';
 export type { AttributeConstraints, AttributeValidator, StandardSchema } from './dsl/fields.js';
+export {
+  describeSchema,
+  type AppliedBy,
+  type AttributeDescription,
+  type ConstraintsDescription,
+  type CreateDescription,
+  type EndpointDescription,
+  type FilterDescription,
+  type IndexDescription,
+  type JsonValue,
+  type PathDescription,
+  type RelationshipDescription,
+  type SchemaDescription,
+  type ShowDescription,
+  type SortDescription,
+  type WriteEndpointDescription,
+} from './dsl/describe.js';
 export type { MaybePromise } from './core/types.js';

@@ -8,12 +8,3 @@ const MEMBER_NAME = /^[a-zA-Z0-9](?:[a-zA-Z0-9_-]*[a-zA-Z0-9])?$/;
 export function isMemberName(name: string): boolean {
   return MEMBER_NAME.test(name);
 }
-
-/** Throws a configuration error naming `what` when `name` is not a legal member name. */
-export function assertMemberName(name: string, what: string): void {
-  if (!isMemberName(name)) {
-    throw new TypeError(
-      `${what} "${name}" is not a legal JSON:API member name (letters and digits, with - or _ inside)`,
-    );
-  }
-}

@@ -13,6 +13,7 @@ import {
   Index,
   JsonApi,
   Show,
+  SortBy,
   ToOne,
   Where,
   defineResource,
@@ -86,8 +87,15 @@ describe('registration refuses a wrong builder argument, naming the resource, th
     ['a fractional limit', Index.make().paginate(1.5, 10), 'paginate(1.5, 10): the limits are whole numbers, 1 or more'],
     ['a limit given as text', Index.make().paginate(20, '50' as never), 'paginate(20, the string "50"): the limits are whole numbers, 1 or more'],
     ['a default sort that is not text', Index.make().defaultSort(42 as never), "resource \"books\": the index endpoint: defaultSort() takes sort terms, such as '-createdAt', not 42"],
+    // Rules the generator alone applied before: one implementation now, run by registration and build.
+    ['countable() without paginate()', Index.make().countable(), 'resource "books": the index endpoint: countable() needs paginate()'],
   ])('Index: %s', (_, index, message) => {
     expect(register({ endpoints: [index] })).toThrow(message);
+  });
+
+  test('a type() that gives no string (the generator alone refused it before)', () => {
+    const definition = { ...defineResource({ type: 'books', endpoints: [Show.make()] }), type: () => 42 as never, ...dataLayer } as ResourceDefinition;
+    expect(() => new JsonApi().resource(definition)).toThrow('resource "42": type() must return a string');
   });
 
   test('every mistake of a resource is told at once', () => {
@@ -123,5 +131,19 @@ describe("an operator on a path is checked against the related resource's attrib
     expect(response.status).toBe(500);
     expect((await json(response)).errors).toEqual([{ status: '500', title: 'Internal Server Error' }]);
     expect(onError.mock.calls[0]![0]).toEqual(new TypeError('resource "books": filter "author.living": "lt" does not apply to a boolean attribute; it takes eq, ne, in, nin, null'));
+  });
+});
+
+describe('a path through a relationship names an attribute of the related resource', () => {
+  test.each([
+    ['a Where', { filters: [Where.make('author.nickname')] }, `resource "books": Where.make('author.nickname') names no relationship.attribute path of books: the related resource has no attribute "nickname"`],
+    ['a SortBy', { sorts: [SortBy.make('author.nickname')] }, `resource "books": SortBy.make('author.nickname') names no to-one relationship's attribute of books: the related resource has no attribute "nickname"`],
+  ])('%s: checked at the first request, in the words jsonapi-gen build uses', async (_, spec, message) => {
+    const onError = vi.fn();
+    const api = new JsonApi({ onError })
+      .resource({ ...defineResource({ type: 'books', fields: [ToOne.make('author').type('people')], endpoints: [Index.make()], ...spec }), ...dataLayer, orderBy: noop } as ResourceDefinition)
+      .resource({ ...defineResource({ type: 'people', fields: [Attribute.make('name')], endpoints: [Show.make()] }), ...dataLayer } as ResourceDefinition);
+    expect((await api.fetch(new Request('http://localhost/books'))).status).toBe(500);
+    expect(onError.mock.calls[0]![0]).toEqual(new TypeError(message));
   });
 });

@@ -1,8 +1,9 @@
 /**
  * The rules for what a resource's declaration was given: the builders' arguments
  * (`.type('enum', values)`, `.pattern(re)`, `.min(n)`, `.default(v)`, `Where.operators(...)`,
- * `Index.paginate(...)`, ...) and the names of its fields, filters and sorts. They are written
- * once, here: the runtime applies them when a resource is registered, and `jsonapi-gen build`
+ * `Index.paginate(...)`, ...), the names of its type, fields, endpoints, filters and sorts, what
+ * its filters and sorts name, and (`relatedIssues`) what it says of the other resources. They
+ * are written once, here: the runtime applies them when a resource is registered, and `jsonapi-gen build`
  * applies the same ones and points at the builder call in the schema file. The builders record
  * what they are given and do not check it, so that the mistake is reported with its resource.
  *
@@ -11,15 +12,16 @@
  */
 import { OPERATORS, type ComparedKind, type Operator, isOperator, operatorApplies } from './operators.js';
 import type { AttributeKind } from './fields.js';
+import { isMemberName } from '../core/member-name.js';
 import { checkKind } from './validation.js';
 
 /** One mistake, and where in the declaration the builder call that made it is. */
 export interface DeclarationIssue {
   /** What is wrong, naming the field, filter, sort or endpoint and the argument (not the resource). */
   readonly message: string;
-  /** The list of the declaration holding the builder call. */
-  readonly part: 'fields' | 'endpoints' | 'filters' | 'sorts';
-  /** The field, filter or sort name, or the endpoint kind. */
+  /** The list of the declaration holding the builder call, or `type` for the resource type itself. */
+  readonly part: 'type' | 'fields' | 'endpoints' | 'filters' | 'sorts';
+  /** The field, filter or sort name, the endpoint kind, or the resource type. */
   readonly name: string;
   /** Which declaration of `name`, 0-based, when it is declared more than once. */
   readonly occurrence: number;
@@ -29,19 +31,59 @@ export interface DeclarationIssue {
 
 /** A resource declaration as the rules read it: `defineResource`'s result, a `ResourceDefinition`, or the generator's view of one. */
 export interface DeclarationLike {
+  type(): string;
   fields(): readonly object[];
   endpoints(): readonly object[];
   filters?(): readonly object[];
   sorts?(): readonly object[];
 }
 
-/** The fields of another resource, by its type: for `Where` paths (`author.name`). */
-export type RelatedFields = (type: string) => readonly object[] | undefined;
+/** The mistakes of one resource of a schema (`schemaIssues`), and its type when `type()` gives one. */
+export interface ResourceIssues {
+  readonly type: string | undefined;
+  readonly issues: readonly DeclarationIssue[];
+}
 
 type Members = Readonly<Record<string, unknown>>;
 type Report = (message: string, call?: string) => void;
 
 const KINDS: readonly AttributeKind[] = ['string', 'integer', 'number', 'boolean', 'date-time', 'date', 'enum', 'array', 'object'];
+const ENDPOINT_KINDS: readonly string[] = ['show', 'index', 'create', 'update', 'delete'];
+const LEGAL = 'letters and digits, with - or _ inside';
+
+/**
+ * Every mistake of a whole schema, resource by resource in the order given: each resource's
+ * `declarationIssues`, a type declared by two resources, and `relatedIssues` against the
+ * others. What `jsonapi-gen build` reports; registration finds the same, one resource at a
+ * time and then at the API's first request.
+ *
+ * @example
+ * schemaIssues([articles, people]).flatMap((r) => r.issues.map((i) => `${r.type}: ${i.message}`));
+ */
+export function schemaIssues(schemas: readonly DeclarationLike[]): ResourceIssues[] {
+  const byType = new Map<string, DeclarationLike>();
+  for (const schema of schemas) {
+    const type = typeOf(schema);
+    if (type !== undefined && !byType.has(type)) byType.set(type, schema);
+  }
+  return schemas.map((schema) => {
+    const type = typeOf(schema);
+    if (type === undefined) return { type, issues: declarationIssues(schema) };
+    const twice: DeclarationIssue[] =
+      byType.get(type) === schema ? [] : [{ message: `resource type "${type}" is declared twice`, part: 'type', name: type, occurrence: 0 }];
+    return { type, issues: [...declarationIssues(schema), ...twice, ...relatedIssues(schema, byType)] };
+  });
+}
+
+/** What `type()` gives, when it gives a string without throwing. */
+function typeOf(schema: DeclarationLike): string | undefined {
+  try {
+    const type = schema.type();
+    return typeof type === 'string' ? type : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 /**
  * Every mistake in what `schema`'s builders were given, in declaration order. `api.resource()`
@@ -53,53 +95,100 @@ const KINDS: readonly AttributeKind[] = ['string', 'integer', 'number', 'boolean
  */
 export function declarationIssues(schema: DeclarationLike): DeclarationIssue[] {
   const issues: DeclarationIssue[] = [];
+  const type = typeOf(schema);
+  if (type === undefined) issues.push({ message: 'type() must return a string', part: 'type', name: '', occurrence: 0 });
+  else if (!isMemberName(type)) issues.push({ message: `resource type "${type}" is not a legal member name (${LEGAL})`, part: 'type', name: type, occurrence: 0 });
+  const of = type ?? 'the resource';
   const fields = schema.fields() as readonly Members[];
   eachNamed(fields, 'fields', 'field', issues, (field, report) => {
+    const name = String(field.name);
+    if (!isMemberName(name)) report(`field "${name}" is not a legal member name (${LEGAL})`);
+    else if (name === 'id' || name === 'type') report(`"${name}" cannot be a field name: every resource object has its own "${name}"`);
     if (field.cardinality === 'one' || field.cardinality === 'many') relationshipRules(field, report);
     else attributeRules(field, report);
-    if (field.getter !== undefined && typeof field.getter !== 'function') report(`field "${String(field.name)}": get() takes a function, not ${show(field.getter)}`, 'get');
+    if (field.getter !== undefined && typeof field.getter !== 'function') report(`field "${name}": get() takes a function, not ${show(field.getter)}`, 'get');
   });
+  const sorts = (schema.sorts?.() ?? []) as readonly Members[];
+  const kinds = new Map<string, number>();
   for (const endpoint of schema.endpoints() as readonly Members[]) {
-    if (endpoint.kind !== 'index') continue;
-    const report: Report = (message, call) => issues.push({ message: `the index endpoint: ${message}`, part: 'endpoints', name: 'index', occurrence: 0, ...(call !== undefined && { call }) });
-    indexRules(endpoint, report);
+    const kind = String(endpoint.kind);
+    const occurrence = kinds.get(kind) ?? 0;
+    kinds.set(kind, occurrence + 1);
+    const report: Report = (message, call) => issues.push({ message, part: 'endpoints', name: kind, occurrence, ...(call !== undefined && { call }) });
+    if (!ENDPOINT_KINDS.includes(kind)) report(`unknown endpoint kind ${show(endpoint.kind)}`);
+    if (occurrence === 1) report(`the ${kind} endpoint is declared twice`);
+    if (kind === 'index') indexRules(endpoint, sorts, (message, call) => report(`the index endpoint: ${message}`, call));
+    else otherEndpointRules(endpoint, kind, report);
   }
   eachNamed((schema.filters?.() ?? []) as readonly Members[], 'filters', 'filter', issues, (filter, report) => {
-    if (filter.declares === 'where') whereRules(filter, fields, report);
+    if (!String(filter.name).split('.').every(isMemberName)) report(`filter "${String(filter.name)}" is not a legal member name (${LEGAL})`);
+    if (filter.declares === 'where') whereRules(filter, fields, of, report);
     if (filter.declares === 'custom') implementationRule(filter, 'filter', report);
   });
-  eachNamed((schema.sorts?.() ?? []) as readonly Members[], 'sorts', 'sort', issues, (sort, report) => {
+  eachNamed(sorts, 'sorts', 'sort', issues, (sort, report) => {
+    if (!String(sort.name).split('.').every(isMemberName)) report(`sort "${String(sort.name)}" is not a legal member name (${LEGAL})`);
+    if (sort.declares === 'field') sortByRules(sort, fields, of, report);
     if (sort.declares === 'custom') implementationRule(sort, 'sort', report);
   });
   return issues;
 }
 
 /**
- * The mistakes of `Where` filters on paths (`author.name`) that only the related resource's
- * fields tell: an operator that does not apply to the related attribute's kind. Checked once
- * every resource is known (the API's first request, or the build).
+ * The mistakes only the other resources of the API tell: a relationship to a type none
+ * declares, and a `Where` filter or `SortBy` sort on a path (`author.name`) naming no attribute
+ * of the related resource, or an operator that does not apply to that attribute's kind.
+ * Checked once every resource is known (the API's first request, or the build).
  *
  * @example
- * pathIssues(articles, (type) => (type === 'people' ? people.fields() : undefined));
+ * relatedIssues(articles, new Map([['articles', articles], ['people', people]]));
  */
-export function pathIssues(schema: DeclarationLike, related: RelatedFields): DeclarationIssue[] {
+export function relatedIssues(schema: DeclarationLike, resources: ReadonlyMap<string, DeclarationLike>): DeclarationIssue[] {
   const issues: DeclarationIssue[] = [];
+  const type = typeOf(schema) ?? 'the resource';
   const fields = schema.fields() as readonly Members[];
-  const seen = new Map<string, number>();
-  for (const filter of (schema.filters?.() ?? []) as readonly Members[]) {
-    if (typeof filter.name !== 'string') continue;
-    const name = filter.name;
-    const occurrence = seen.get(name) ?? 0;
-    seen.set(name, occurrence + 1);
-    if (filter.declares !== 'where' || !name.includes('.')) continue;
-    const [first, path] = name.split('.');
+  const known = () => [...resources.keys()].sort().join(', ');
+  eachOccurrence(fields, (field, name, occurrence) => {
+    if ((field.cardinality !== 'one' && field.cardinality !== 'many') || field.hasRelatedType !== true || typeof field.relatedType !== 'string') return;
+    if (!resources.has(field.relatedType)) {
+      const message = `relationship "${name}" relates to "${field.relatedType}", which no resource of the API declares (known: ${known()})`;
+      issues.push({ message, part: 'fields', name, occurrence, call: 'type' });
+    }
+  });
+  // The related resource's attribute a path names: undefined when the path's relationship or type is not known (another rule's), null when there is no such attribute.
+  const pathAttribute = (name: string): Members | null | undefined => {
+    const [first, path, ...rest] = name.split('.');
+    if (path === undefined || rest.length > 0) return undefined;
     const relationship = fields.find((f) => f.name === first);
-    const type = relationship?.hasRelatedType === true ? relationship.relatedType : undefined;
-    const attribute = typeof type === 'string' ? (related(type) as readonly Members[] | undefined)?.find((f) => f.name === path) : undefined;
-    if (attribute === undefined || attribute.cardinality !== undefined) continue;
-    operatorRules(filter, compared(attribute), (message, call) => issues.push({ message, part: 'filters', name, occurrence, ...(call !== undefined && { call }) }));
-  }
+    const relatedType = relationship?.hasRelatedType === true ? relationship.relatedType : undefined;
+    const related = typeof relatedType === 'string' ? resources.get(relatedType) : undefined;
+    if (related === undefined) return undefined;
+    const attribute = (related.fields() as readonly Members[]).find((f) => f.name === path);
+    return attribute === undefined || attribute.cardinality !== undefined ? null : attribute;
+  };
+  eachOccurrence((schema.filters?.() ?? []) as readonly Members[], (filter, name, occurrence) => {
+    if (filter.declares !== 'where') return;
+    const attribute = pathAttribute(name);
+    const report: Report = (message, call) => issues.push({ message, part: 'filters', name, occurrence, ...(call !== undefined && { call }) });
+    if (attribute === null) report(`Where.make('${name}') names no relationship.attribute path of ${type}: the related resource has no attribute "${name.split('.')[1]}"`);
+    else if (attribute !== undefined) operatorRules(filter, compared(attribute), report);
+  });
+  eachOccurrence((schema.sorts?.() ?? []) as readonly Members[], (sort, name, occurrence) => {
+    if (sort.declares !== 'field' || pathAttribute(name) !== null) return;
+    const message = `SortBy.make('${name}') names no to-one relationship's attribute of ${type}: the related resource has no attribute "${name.split('.')[1]}"`;
+    issues.push({ message, part: 'sorts', name, occurrence });
+  });
   return issues;
+}
+
+/** Each member of a list whose name is text, with its occurrence. */
+function eachOccurrence(list: readonly Members[], visit: (member: Members, name: string, occurrence: number) => void): void {
+  const seen = new Map<string, number>();
+  for (const member of list) {
+    if (typeof member.name !== 'string') continue;
+    const occurrence = seen.get(member.name) ?? 0;
+    seen.set(member.name, occurrence + 1);
+    visit(member, member.name, occurrence);
+  }
 }
 
 /** Runs `rules` on each member of a list, with its name and occurrence; refuses names that are not text, and names declared twice. */
@@ -182,12 +271,13 @@ function enumRules(values: unknown, refuse: Report): void {
 }
 
 function relationshipRules(relationship: Members, report: Report): void {
+  if (relationship.hasRelatedType === false) report(`relationship "${String(relationship.name)}" has no .type(...)`);
   if (relationship.hasRelatedType === true && typeof relationship.relatedType !== 'string') {
     report(`relationship "${String(relationship.name)}": type() takes the related resource type as a string, not ${show(relationship.relatedType)}`, 'type');
   }
 }
 
-function indexRules(index: Members, report: Report): void {
+function indexRules(index: Members, sorts: readonly Members[], report: Report): void {
   const pagination = index.pagination as { readonly defaultLimit: unknown; readonly maxLimit: unknown } | undefined;
   if (pagination !== undefined) {
     const { defaultLimit, maxLimit } = pagination;
@@ -196,20 +286,55 @@ function indexRules(index: Members, report: Report): void {
     if (!positive(defaultLimit) || !positive(maxLimit)) report(`${limits}: the limits are whole numbers, 1 or more`, 'paginate');
     else if ((defaultLimit as number) > (maxLimit as number)) report(`${limits}: the default limit is above the maximum`, 'paginate');
   }
+  if (index.isCountable === true && pagination === undefined) {
+    report('countable() needs paginate(): counting gives paginated collections their "last" link and meta.total', 'countable');
+  }
+  if (index.acceptsCursor === true && pagination === undefined) report(`cursor() needs paginate(): the cursor pages' sizes are its limits`, 'cursor');
   const sort = index.defaultSortValue;
-  if (sort !== undefined && (typeof sort !== 'string' || sort.trim() === '')) report(`defaultSort() takes sort terms, such as '-createdAt', not ${show(sort)}`, 'defaultSort');
+  if (sort !== undefined && (typeof sort !== 'string' || sort.trim() === '')) {
+    report(`defaultSort() takes sort terms, such as '-createdAt', not ${show(sort)}`, 'defaultSort');
+    return;
+  }
+  for (const term of typeof sort === 'string' ? sort.split(',') : []) {
+    const name = term.startsWith('-') ? term.slice(1) : term;
+    if (!sorts.some((s) => s.name === name)) report(`the default sort names "${name}", which is not a declared sort`, 'defaultSort');
+  }
 }
 
-function whereRules(filter: Members, fields: readonly Members[], report: Report): void {
-  const [first, path] = String(filter.name).split('.');
+/** What only an Index takes, given to another endpoint (read by property: an endpoint object may carry them whatever its class). */
+function otherEndpointRules(endpoint: Members, kind: string, report: Report): void {
+  if (endpoint.pagination !== undefined) report(`paginate() applies to the Index endpoint only, not ${kind}`, 'paginate');
+  if (endpoint.isCountable === true) report(`countable() applies to the Index endpoint only, not ${kind}`, 'countable');
+  if (endpoint.acceptsCursor === true) report(`cursor() applies to the Index endpoint only, not ${kind}`, 'cursor');
+}
+
+/** A `Where` filter names an attribute or a to-one relationship, or a path `relationship.attribute`; its operators apply. */
+function whereRules(filter: Members, fields: readonly Members[], type: string, report: Report): void {
+  const name = String(filter.name);
+  const [first, path, ...rest] = name.split('.');
   const field = fields.find((f) => f.name === first);
-  // A path's attribute is the related resource's (`pathIssues`); a field that is not there is another rule's.
-  if (path !== undefined || field === undefined) {
+  const relationship = field?.cardinality === 'one' || field?.cardinality === 'many';
+  if (path !== undefined) {
+    // The related resource's attribute is `relatedIssues`'s to check, once every resource is known.
+    if (!relationship || rest.length > 0) report(`Where.make('${name}') names no relationship.attribute path of ${type}`);
     operatorRules(filter, undefined, report);
     return;
   }
-  if (field.cardinality === 'many') return;
+  if (field === undefined || field.cardinality === 'many') {
+    report(`Where.make('${name}') names no attribute or to-one relationship of ${type}`);
+    operatorRules(filter, undefined, report);
+    return;
+  }
   operatorRules(filter, field.cardinality === 'one' ? { kind: 'id' } : compared(field), report);
+}
+
+/** A `SortBy` sort names an attribute, or an attribute of a to-one relationship (`author.name`). */
+function sortByRules(sort: Members, fields: readonly Members[], type: string, report: Report): void {
+  const name = String(sort.name);
+  const [first, path, ...rest] = name.split('.');
+  const field = fields.find((f) => f.name === first);
+  const fits = path === undefined ? field !== undefined && field.cardinality === undefined : field?.cardinality === 'one' && rest.length === 0;
+  if (!fits) report(`SortBy.make('${name}') names no attribute of ${type}, nor a to-one relationship's attribute`);
 }
 
 /** `Where.operators(...)`: operator words, at least one, each applying to what the field compares (when known). */

@@ -201,3 +201,16 @@ export class SortBy extends Sort<unknown> {
     throw new TypeError(`sort "${this.name}": a SortBy sort is applied by the data layer's orderBy()`);
   }
 }
+
+/**
+ * `takesCommaList` on a declaration: `field` is the resource's field named `name`, if any. Read
+ * by property (never `instanceof`), so that a tool may ask of a schema built by another copy of
+ * the runtime (`describeSchema` carries the answer to the generator).
+ *
+ * @example
+ * isCommaListFilter('status', Attribute.make('status').type('enum', ['draft', 'published'])); // true
+ */
+export function isCommaListFilter(name: string, field: { readonly cardinality?: unknown; readonly kind?: unknown } | undefined): boolean {
+  if (name === 'id') return true;
+  return field !== undefined && (field.cardinality === 'one' || field.cardinality === 'many' || (field.cardinality === undefined && field.kind === 'enum'));
+}

@@ -1,6 +1,5 @@
 import { BadRequestError } from '../core/errors.js';
-import { Attribute, Relationship } from '../dsl/fields.js';
-import type { FilterValue } from '../dsl/filters.js';
+import { type FilterValue, isCommaListFilter } from '../dsl/filters.js';
 import type { RegisteredResource } from '../registry/registry.js';
 
 /**
@@ -14,9 +13,7 @@ import type { RegisteredResource } from '../registry/registry.js';
  * takesCommaList(articles, 'title');  // false: filter[title]=a,b is the title "a,b"
  */
 export function takesCommaList(resource: RegisteredResource, name: string): boolean {
-  if (name === 'id') return true;
-  const field = resource.fields.get(name);
-  return field instanceof Relationship || (field instanceof Attribute && field.kind === 'enum');
+  return isCommaListFilter(name, resource.fields.get(name));
 }
 
 /**

@@ -34,7 +34,7 @@ describe('registration refuses a data layer an endpoint cannot work without', ()
     ['Index without query', { endpoints: [Index.make()] }, without('query'), /index endpoint needs query\(\)/],
     ['Index without results or query', { endpoints: [Index.make()] }, without('query', 'results'), /needs query\(\) and results\(\)/],
     ['paginate() without paginate', { endpoints: [Index.make().paginate()] }, without('paginate'), /Paginatable/],
-    ['countable() without count', { endpoints: [Index.make().countable()] }, without('count'), /Countable/],
+    ['countable() without count', { endpoints: [Index.make().paginate().countable()] }, without('count'), /Countable/],
     ['Delete without delete', { endpoints: [Delete.make()] }, without('delete'), /delete endpoint needs delete\(\)/],
     ['Delete without find', { endpoints: [Delete.make()] }, without('find'), /delete endpoint needs find\(\)/],
     [
@@ -58,9 +58,9 @@ describe('registration refuses a data layer an endpoint cannot work without', ()
 
 describe('registration refuses malformed resources', () => {
   test.each([
-    ['an illegal type', { type: 'blog posts' }, /Resource type "blog posts" is not a legal JSON:API member name/],
-    ['an empty type', { type: '' }, /not a legal JSON:API member name/],
-    ['a field with a space', { fields: [Attribute.make('first name')] }, /"first name" is not a legal JSON:API member name/],
+    ['an illegal type', { type: 'blog posts' }, /resource type "blog posts" is not a legal member name/],
+    ['an empty type', { type: '' }, /resource type "" is not a legal member name/],
+    ['a field with a space', { fields: [Attribute.make('first name')] }, /field "first name" is not a legal member name/],
     ['a field starting with a hyphen', { fields: [Attribute.make('-draft')] }, /not a legal/],
     ['a field ending with an underscore', { fields: [Attribute.make('draft_')] }, /not a legal/],
     ['a non-ASCII field', { fields: [Attribute.make('título')] }, /not a legal/],
@@ -119,6 +119,6 @@ describe('registration refuses malformed resources', () => {
     const response = await api.fetch(new Request('http://localhost/articles/1'));
     expect(response.status).toBe(500);
     expect((await json(response)).errors).toEqual([{ status: '500', title: 'Internal Server Error' }]);
-    expect(onError.mock.calls[0]![0]).toEqual(new TypeError('articles.author relates to "people", which is not registered'));
+    expect(onError.mock.calls[0]![0]).toEqual(new TypeError('resource "articles": relationship "author" relates to "people", which no resource of the API declares (known: articles)'));
   });
 });

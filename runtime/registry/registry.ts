@@ -3,9 +3,7 @@ import type { Ability, AnyEndpoint, Delete, EndpointKind, Index, Update } from '
 import { Attribute, Relationship, type ToMany, type ToOne } from '../dsl/fields.js';
 import { CustomFilter, CustomSort, Filter, Sort, SortBy, Where, type FilterValue, type SortDirection } from '../dsl/filters.js';
 import { plainInJson } from '../core/json-text.js';
-import { assertMemberName, isMemberName } from '../core/member-name.js';
 import { declarationIssues } from '../dsl/declaration-rules.js';
-import { parseSort } from '../dsl/sort-terms.js';
 import type { AnyField, ResourceDefinition } from '../dsl/resource.js';
 import type { MaybePromise } from '../core/types.js';
 import type { Condition } from '../dsl/operators.js';
@@ -50,23 +48,17 @@ export class RegisteredResource {
   readonly plainLinks: boolean;
 
   constructor(definition: ResourceDefinition) {
+    // The declaration's rules (names, builder arguments, what names what): the ones `jsonapi-gen build` applies too.
+    const issues = declarationIssues(definition);
+    if (issues.length > 0) throw new TypeError(`resource "${String(safeType(definition))}": ${issues.map((issue) => issue.message).join('; ')}`);
     const type = definition.type();
-    assertMemberName(type, 'Resource type');
     const where = `resource "${type}"`;
     this.type = type;
     this.typeSegment = encodeURIComponent(type);
     this.definition = definition;
-    // What the builders were given (and names declared twice): the rules `jsonapi-gen build` applies too.
-    const issues = declarationIssues(definition);
-    if (issues.length > 0) throw new TypeError(`${where}: ${issues.map((issue) => issue.message).join('; ')}`);
 
     const fields = new Map<string, AnyField>();
-    for (const field of definition.fields()) {
-      assertMemberName(field.name, `Field of ${where}`);
-      if (field.name === 'id' || field.name === 'type') throw new TypeError(`${where}: "${field.name}" cannot be a field name`);
-      if (field instanceof Relationship && !field.hasRelatedType) throw new TypeError(`${where}: relationship "${field.name}" has no .type(...)`);
-      fields.set(field.name, field);
-    }
+    for (const field of definition.fields()) fields.set(field.name, field);
     this.fields = fields;
     this.attributes = [...fields.values()].filter((f): f is Attribute => f instanceof Attribute);
     this.relationships = [...fields.values()].filter((f): f is ToOne | ToMany => f instanceof Relationship);
@@ -74,17 +66,14 @@ export class RegisteredResource {
     this.plainLinks = plainInJson(this.typeSegment) && this.relationships.every((r) => plainInJson(r.name));
 
     const endpoints = new Map<EndpointKind, AnyEndpoint>();
-    for (const endpoint of definition.endpoints()) {
-      if (endpoints.has(endpoint.kind)) throw new TypeError(`${where}: the ${endpoint.kind} endpoint is declared twice`);
-      endpoints.set(endpoint.kind, endpoint);
-    }
+    for (const endpoint of definition.endpoints()) endpoints.set(endpoint.kind, endpoint);
     this.endpoints = endpoints;
     const has = (kind: EndpointKind) => endpoints.has(kind);
     this.collectionMethods = [...(has('index') ? ['GET', 'HEAD'] : []), ...(has('create') ? ['POST'] : [])];
     this.resourceMethods = [...(has('show') ? ['GET', 'HEAD'] : []), ...(has('update') ? ['PATCH'] : []), ...(has('delete') ? ['DELETE'] : [])];
 
-    this.filters = new Map([...byName(definition.filters?.() ?? [], `${where}: filter`)].map(([name, filter]) => [name, boundFilter(definition, filter, where, this.fields)]));
-    this.sorts = new Map([...byName(definition.sorts?.() ?? [], `${where}: sort`)].map(([name, sort]) => [name, boundSort(definition, sort, where, this.fields)]));
+    this.filters = new Map((definition.filters?.() ?? []).map((filter) => [filter.name, boundFilter(definition, filter, where)]));
+    this.sorts = new Map((definition.sorts?.() ?? []).map((sort) => [sort.name, boundSort(definition, sort, where, this.fields)]));
     const related = definition.related;
     const unloaded = related ? this.relationships.filter((r) => typeof related[r.name] !== 'function') : [];
     if (unloaded.length > 0) throw new TypeError(`${where}: the data layer's related has no loader for "${unloaded[0]!.name}"`);
@@ -112,10 +101,7 @@ export class RegisteredResource {
     const declared = index?.countableDeclaration;
     this.counts =
       index !== undefined && (declared === true || (declared === undefined && typeof definition.count === 'function' && definition.countOnlyWhereDeclared !== true));
-    if (index?.acceptsCursor) {
-      if (!index.pagination) throw new TypeError(`${where}: cursor() on the index endpoint needs paginate() (its page sizes)`);
-      require(['paginateCursor'], 'cursor() on the index endpoint (CursorPaginatable)');
-    }
+    if (index?.acceptsCursor) require(['paginateCursor'], 'cursor() on the index endpoint (CursorPaginatable)');
     if (this.relationships.length > 0 && (endpoints.has('show') || endpoints.has('index'))) {
       require(['loadRelated'], `reading relationships (${this.relationships.map((r) => r.name).join(', ')})`);
     }
@@ -126,9 +112,6 @@ export class RegisteredResource {
     for (const kind of ['update', 'delete'] as const) {
       const endpoint = endpoints.get(kind) as Update | Delete | undefined;
       if (endpoint?.requiresIfMatch) require(['versionOf'], `requireIfMatch() on the ${kind} endpoint (Versioned)`);
-    }
-    for (const term of index?.defaultSortValue ? parseSort(index.defaultSortValue) : []) {
-      if (!this.sorts.has(term.name)) throw new TypeError(`${where}: the default sort names "${term.name}", which is not a declared sort`);
     }
 
     const getId = definition.getId?.bind(definition);
@@ -142,16 +125,8 @@ export class RegisteredResource {
 }
 
 /** A declared filter with the implementation this resource's data layer gives it. */
-function boundFilter(definition: ResourceDefinition, filter: Filter, where: string, fields: ReadonlyMap<string, AnyField>): Filter {
+function boundFilter(definition: ResourceDefinition, filter: Filter, where: string): Filter {
   if (filter instanceof Where) {
-    const [first, attribute, ...rest] = filter.name.split('.');
-    const field = fields.get(first!);
-    const path = attribute !== undefined;
-    if (rest.length > 0 || (path ? !(field instanceof Relationship) : !(field instanceof Attribute) && !(field instanceof Relationship && field.cardinality === 'one'))) {
-      throw new TypeError(
-        `${where}: Where.make('${filter.name}') names no ${path ? 'relationship.attribute path' : 'attribute or to-one relationship'} of the resource`,
-      );
-    }
     if (!definition.where) throw new TypeError(`${where}: filter "${filter.name}" (Where) needs the data layer's where()`);
     return new BoundWhere(filter, (query, condition, context) => definition.where!(query, condition, context));
   }
@@ -169,15 +144,10 @@ function boundFilter(definition: ResourceDefinition, filter: Filter, where: stri
 /** A declared sort with the implementation this resource's data layer gives it. */
 function boundSort(definition: ResourceDefinition, sort: Sort, where: string, fields: ReadonlyMap<string, AnyField>): Sort {
   if (sort instanceof SortBy) {
-    const [first, attribute, ...rest] = sort.name.split('.');
+    // An attribute, or `toOne.attribute` (the declaration's rules made sure of it).
+    const [first, attribute] = sort.name.split('.');
     const field = fields.get(first!);
-    // An attribute, or `toOne.attribute` (the related resource's attribute is checked when the API has every resource).
-    const path = attribute !== undefined && rest.length === 0 && field instanceof Relationship && field.cardinality === 'one'
-      ? { relationship: first!, type: field.relatedType, attribute, many: false }
-      : undefined;
-    if (!(attribute === undefined ? field instanceof Attribute : path)) {
-      throw new TypeError(`${where}: SortBy.make('${sort.name}') names no attribute of the resource, nor a to-one relationship's attribute`);
-    }
+    const path = attribute !== undefined && field instanceof Relationship ? { relationship: first!, type: field.relatedType, attribute, many: false } : undefined;
     if (!definition.orderBy) throw new TypeError(`${where}: sort "${sort.name}" (SortBy) needs the data layer's orderBy()`);
     return new BoundSort(sort, (query, direction, context) =>
       path ? definition.orderBy!(query, sort.name, direction, context, path) : definition.orderBy!(query, sort.name, direction, context),
@@ -256,13 +226,13 @@ export class BoundSort extends Sort {
   }
 }
 
-function byName<T extends { name: string }>(items: readonly T[], what: string): ReadonlyMap<string, T> {
-  const map = new Map<string, T>();
-  for (const item of items) {
-    if (!item.name.split('.').every(isMemberName)) throw new TypeError(`${what} "${item.name}" is not a legal member name`);
-    map.set(item.name, item);
+/** The type for a message, when `type()` gives one. */
+function safeType(definition: ResourceDefinition): unknown {
+  try {
+    return definition.type();
+  } catch {
+    return undefined;
   }
-  return map;
 }
 
 /** The resources the API knows, by type: what a document needs to follow relationships. */

@@ -103,6 +103,18 @@ const cases: Array<[string, { given: string; want: Want }]> = [
     'an attribute and a relationship of one name',
     { given: 'field-and-relationship.ts', want: { line: 7, column: 16, message: 'field "author" is declared twice', quoted: "ToOne.make('author')" } },
   ],
+  // Rules registration had and build did not: the runtime's, now run by both.
+  [
+    'cursor() without paginate()',
+    { given: 'cursor-without-paginate.ts', want: { line: 6, column: 28, message: 'the index endpoint: cursor() needs paginate()', quoted: 'Index.make().cursor()' } },
+  ],
+  [
+    "a sort path naming no attribute of the related resource",
+    {
+      given: 'sort-path-to-missing-attribute.ts',
+      want: { line: 7, column: 23, message: `SortBy.make('author.nickname') names no to-one relationship's attribute of articles: the related resource has no attribute "nickname"`, quoted: "SortBy.make('author.nickname')" },
+    },
+  ],
   ['duplicate filter', { given: 'duplicate-filter.ts', want: { line: 7, column: 45, message: 'filter "title" is declared twice', quoted: "Where.make('title').caseInsensitive()" } }],
 ];
 
