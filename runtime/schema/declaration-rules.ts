@@ -80,6 +80,7 @@ export function declarationIssues(schema: DeclarationLike): DeclarationIssue[] {
  * every resource is known (the API's first request, or the build).
  *
  * @example
+ * import { articles, people } from './schema.js';
  * pathIssues(articles, (type) => (type === 'people' ? people.fields() : undefined));
  */
 export function pathIssues(schema: DeclarationLike, related: RelatedFields): DeclarationIssue[] {
