@@ -18,8 +18,12 @@ export interface DirectPaths<P> {
  * A registry of one kind of direct path.
  *
  * @example
+ * import type { Kysely } from 'kysely';
+ * import type { DirectSqlite } from './statements.js';
+ * declare const db: Kysely<object>;
+ * declare const direct: DirectSqlite;
  * const sqlitePaths = directPaths<DirectSqlite>();
- * sqlitePaths.register(db, config, { prepare, inTransaction });
+ * sqlitePaths.register(db, { log: undefined, plugins: [] }, direct);
  * sqlitePaths.of(db); // the path, or undefined with `log` or plugins
  */
 export function directPaths<P>(): DirectPaths<P> {

@@ -17,6 +17,8 @@ export interface PreparingDatabase {
  *
  * @example
  * import SQLite from 'better-sqlite3';
+ * import { Kysely, SqliteDialect } from 'kysely';
+ * import type { Database } from './db.js';
  * const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: cachedStatements(new SQLite('blog.sqlite')) }) });
  */
 export function cachedStatements(database: PreparingDatabase, size = 500): SqliteDatabase {
@@ -83,6 +85,8 @@ const sqlitePaths = directPaths<DirectSqlite>();
  *
  * @example
  * import SQLite from 'better-sqlite3';
+ * import { Kysely } from 'kysely';
+ * import type { Database } from './db.js';
  * const db = new Kysely<Database>({ dialect: sqliteDialect(new SQLite('blog.sqlite')) });
  */
 export function sqliteDialect(database: PreparingDatabase, config: Omit<SqliteDialectConfig, 'database'> = {}): SqliteDialect {
@@ -100,6 +104,7 @@ export function sqliteDialect(database: PreparingDatabase, config: Omit<SqliteDi
  *
  * @example
  * import SQLite from 'better-sqlite3';
+ * import type { Database } from './db.js';
  * const db = sqliteKysely<Database>(new SQLite('blog.sqlite'));
  */
 export function sqliteKysely<DB>(database: DirectDatabase, config: Omit<KyselyConfig, 'dialect'> = {}): Kysely<DB> {

@@ -18,7 +18,7 @@
  * (`declare const api: JsonApi;`, `declare const ctx: Context;`), with a type: no `any`.
  * An example is whole statements: a fragment that is an object member is written as the
  * object it belongs to (`const layer: Countable<Row[]> = { count: (rows) => rows.length };`),
- * and a body left out is a comment (`async (trx) => { /* ... *\/ }`).
+ * and a body left out is a comment line (`// ...`) inside its braces.
  *
  * A line that says `// compile error` must fail to compile (the example promises it), as in
  * the READMEs. An example that shows something other than TypeScript (a JSON document, SQL
