@@ -15,7 +15,9 @@
  *   layers). The demo declares `ContextAttributes { user: string }`, so every example does.
  *
  * Anything else an example uses it imports or declares on its first lines
- * (`declare const api: JsonApi;`, `declare const ctx: Context;`), with a type: no `any`.
+ * (`declare const api: JsonApi;`, `declare const ctx: Context;`), with a type: an `any` in an
+ * example fails the test. Its relative imports resolve as in the file it documents
+ * (`import type { RequestState } from '../state.js'`), except the host's modules above.
  * An example is whole statements: a fragment that is an object member is written as the
  * object it belongs to (`const layer: Countable<Row[]> = { count: (rows) => rows.length };`),
  * and a body left out is a comment line (`// ...`) inside its braces.
@@ -28,7 +30,7 @@
 import { dirname, join } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
-import { type DocExample, allDocExamples, sourceFiles, specifierOf } from './jsdoc.js';
+import { type DocExample, allDocExamples, docExamples, sourceFiles, specifierOf } from './jsdoc.js';
 import { ROOT } from './readme.js';
 
 const HOST = join(ROOT, '.jsdoc-examples');
@@ -66,6 +68,9 @@ const config = ts.getParsedCommandLineOfConfigFile(join(ROOT, 'tsconfig.json'), 
 if (!config) throw new Error('cannot read tsconfig.json');
 const options: ts.CompilerOptions = { ...config.options, noEmit: true };
 
+/** The repository's files as parsed once, for both programs below. */
+const parsed = new Map<string, ts.SourceFile>();
+
 /**
  * A compiler host that also serves `files` (absolute path → text) from memory, and resolves an
  * example's imports as its documented file's, but for the host's modules.
@@ -81,7 +86,10 @@ function hostWith(files: ReadonlyMap<string, string>): ts.CompilerHost {
     readFile: (path) => files.get(path) ?? readFile.call(host, path),
     getSourceFile: (path, language, onError, create) => {
       const text = files.get(path);
-      return text === undefined ? getSourceFile.call(host, path, language, onError, create) : ts.createSourceFile(path, text, language, true);
+      if (text !== undefined) return ts.createSourceFile(path, text, language, true);
+      const source = parsed.get(path) ?? getSourceFile.call(host, path, language, onError, create);
+      if (source) parsed.set(path, source);
+      return source;
     },
     resolveModuleNameLiterals: (literals, containingFile, _redirect, compilerOptions, source) =>
       literals.map((literal) => {
@@ -148,8 +156,8 @@ interface Problem {
 /** Type-checks every example in one program: what is wrong, each at its source line. */
 function compile(): Problem[] {
   const modules = [...new Set(checked.flatMap((example) => [example.file, ...packagesOf(example.file).map((p) => p.file)]))];
-  // First the documented modules alone, for their exports; the second program reuses its files.
-  const first = ts.createProgram(modules.map((file) => join(ROOT, file)), options);
+  // First the documented modules alone, for their exports; the second program reuses their parsed files.
+  const first = ts.createProgram(modules.map((file) => join(ROOT, file)), options, hostWith(new Map()));
   const exports = new Map(modules.map((file) => [file, exportsOf(first, file)]));
 
   const files = new Map(Object.entries(HOST_MODULES).map(([path, text]) => [join(HOST, path), text]));
@@ -170,7 +178,7 @@ function compile(): Problem[] {
     files.set(fileOf(example), `${lines.join('\n')}\n${example.code}`);
   }
 
-  const program = ts.createProgram([...files.keys()], options, hostWith(files), first);
+  const program = ts.createProgram([...files.keys()], options, hostWith(files));
   const problems: Problem[] = [...program.getOptionsDiagnostics(), ...program.getGlobalDiagnostics()].map((d) => ({
     at: 'tsconfig',
     message: ts.flattenDiagnosticMessageText(d.messageText, '\n'),
@@ -181,6 +189,12 @@ function compile(): Problem[] {
     const skip = preambles.get(example)!;
     const lines = example.code.split('\n');
     const failing = new Set<number>();
+    const visit = (node: ts.Node): void => {
+      const line = source.getLineAndCharacterOfPosition(node.getStart(source)).line - skip;
+      if (node.kind === ts.SyntaxKind.AnyKeyword) problems.push({ at: `${example.file}:${example.line + line}`, message: 'an `any`: give the value its type' });
+      ts.forEachChild(node, visit);
+    };
+    visit(source);
     for (const d of [...program.getSyntacticDiagnostics(source), ...program.getSemanticDiagnostics(source)]) {
       const line = (d.start === undefined ? skip : source.getLineAndCharacterOfPosition(d.start).line) - skip;
       failing.add(line);
@@ -197,6 +211,30 @@ function compile(): Problem[] {
 }
 
 describe('the @examples of the doc comments', () => {
+  it('are read from doc comments only, each up to the next tag, a fence naming its language', () => {
+    const text = [
+      '/**',
+      ' * A value.',
+      ' *',
+      ' * @example',
+      ' * const a = 1;',
+      ' *   const b = a;',
+      ' *',
+      ' * @example',
+      ' * ```json',
+      ' * { "data": null }',
+      ' * ```',
+      ' * @see elsewhere',
+      ' */',
+      'export const doc = `/** @example not(a, comment) */`;',
+      '/* @example not a doc comment */',
+    ].join('\n');
+    expect(docExamples('x.ts', text)).toEqual([
+      { file: 'x.ts', line: 5, code: 'const a = 1;\n  const b = a;\n', language: 'ts' },
+      { file: 'x.ts', line: 10, code: '{ "data": null }\n', language: 'json' },
+    ]);
+  });
+
   it('are found in every package, and each is TypeScript or fenced as another language', () => {
     for (const dir of ['runtime/', 'integrations/kysely/', 'generator/']) {
       expect(checked.filter((example) => example.file.startsWith(dir)).length, dir).toBeGreaterThan(0);

@@ -50,9 +50,8 @@ function docComments(source: ts.SourceFile): { text: string; pos: number }[] {
 
 const FENCE = /^```\s*([\w-]*)\s*$/;
 
-/** Every `@example` of `file`: its lines up to the next tag or the comment's end. */
-export function docExamples(file: string): DocExample[] {
-  const text = readFileSync(join(ROOT, file), 'utf8');
+/** Every `@example` of `file` (its text: `text`): its lines up to the next tag or the comment's end. */
+export function docExamples(file: string, text = readFileSync(join(ROOT, file), 'utf8')): DocExample[] {
   const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, false, ts.ScriptKind.TS);
   const examples: DocExample[] = [];
   for (const comment of docComments(source)) {
@@ -91,7 +90,7 @@ export function docExamples(file: string): DocExample[] {
 
 /** Every `@example` of the packages' sources. */
 export function allDocExamples(): DocExample[] {
-  return PACKAGES.flatMap((dir) => sourceFiles(dir)).flatMap(docExamples);
+  return PACKAGES.flatMap((dir) => sourceFiles(dir)).flatMap((file) => docExamples(file));
 }
 
 /** `file` (relative to the repository) as a module specifier from `dir` (absolute). */
