@@ -60,7 +60,8 @@ type SortImplementations<N extends string> = { [S in N]: (query: SelectQuery, di
  * @example
  * import type { Database } from './db.js';
  * import type { ArticlesTypes } from './generated/index.js';
- * // Property 'filters' is missing in type '{ table: "articles"; ... }' but required in type 'WithCustomFilters<"search", ArticlesTypes>'.
+ * // Type '{ table: "articles"; }' is not assignable to type
+ * //   'WithCustomFilters<"search", ArticlesTypes> & TableMappings<Database, ArticlesTypes>'.
  * const articles: ResourceMapping<Database, ArticlesTypes> = { table: 'articles' }; // compile error
  */
 export type WithCustomFilters<N extends keyof R['customFilters'] & string, R extends ResourceTypes> = { filters: FilterImplementations<R, N> };

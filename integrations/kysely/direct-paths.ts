@@ -23,7 +23,7 @@ export interface DirectPaths<P> {
  * declare const db: Kysely<object>;
  * declare const direct: DirectSqlite;
  * const sqlitePaths = directPaths<DirectSqlite>();
- * sqlitePaths.register(db, { log: undefined, plugins: [] }, direct);
+ * sqlitePaths.register(db, {}, direct); // a `config` with `log` or `plugins` registers nothing
  * sqlitePaths.of(db); // the path, or undefined with `log` or plugins
  */
 export function directPaths<P>(): DirectPaths<P> {
