@@ -113,7 +113,7 @@ function exportsOf(program: ts.Program, file: string): Import[] {
   const module = source && checker.getSymbolAtLocation(source);
   if (!module) return [];
   return checker.getExportsOfModule(module).flatMap((symbol) => {
-    if (!ts.isIdentifierText(symbol.name, ts.ScriptTarget.Latest) || symbol.name === 'default') return [];
+    if (!/^[A-Za-z_$][\w$]*$/.test(symbol.name) || symbol.name === 'default') return [];
     let target = symbol;
     let typeOnly = false;
     while (target.flags & ts.SymbolFlags.Alias) {
