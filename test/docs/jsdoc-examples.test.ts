@@ -190,8 +190,10 @@ function compile(): Problem[] {
     const lines = example.code.split('\n');
     const failing = new Set<number>();
     const visit = (node: ts.Node): void => {
-      const line = source.getLineAndCharacterOfPosition(node.getStart(source)).line - skip;
-      if (node.kind === ts.SyntaxKind.AnyKeyword) problems.push({ at: `${example.file}:${example.line + line}`, message: 'an `any`: give the value its type' });
+      if (node.kind === ts.SyntaxKind.AnyKeyword) {
+        const line = source.getLineAndCharacterOfPosition(node.getStart(source)).line - skip;
+        problems.push({ at: `${example.file}:${example.line + line}`, message: 'an `any`: give the value its type' });
+      }
       ts.forEachChild(node, visit);
     };
     visit(source);
