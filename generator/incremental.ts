@@ -97,7 +97,9 @@ export function generatorFingerprint(): string {
  * The input hash of a build.
  *
  * @example
- * inputHash(buildModel(loaded, '../schema.ts'), { title: 'Blog' }); // 'e3b0c442...'
+ * import { loadSchema } from './load.js';
+ * import { buildModel } from './model.js';
+ * inputHash(buildModel(await loadSchema('schema.ts'), '../schema.ts'), { title: 'Blog' }); // 'e3b0c442...'
  */
 export function inputHash(model: ApiModel, options: OpenApiOptions): string {
   return sha256(JSON.stringify({ model, options, generator: generatorFingerprint() }));

@@ -45,6 +45,7 @@ export interface JsonApiOptions {
    * Kysely integration provides one; without it, writes run as they come.
    *
    * @example
+   * import { db } from './db.js';
    * new JsonApi({ transaction: (run) => db.transaction().execute(() => run()) });
    */
   transaction?: <T>(run: () => Promise<T>, context: Context) => Promise<T>;
@@ -66,6 +67,8 @@ export interface JsonApiOptions {
    * runs once per key and caller; a retry gets the first response (see `IdempotencyStore`).
    *
    * @example
+   * import { kyselyIdempotency } from '@jsonapi-gen/kysely';
+   * import { db } from './db.js';
    * new JsonApi({ idempotency: { store: kyselyIdempotency(db), scope: (ctx) => ctx.getAttribute('user') } });
    */
   idempotency?: IdempotencyOptions;
@@ -76,8 +79,10 @@ export interface JsonApiOptions {
  * A JSON:API server on Fetch `Request` and `Response`.
  *
  * @example
+ * import { articles } from './schema.js';
+ * import { store } from './store.js';
  * const api = new JsonApi({ basePath: '/api' });
- * api.resource({ ...articlesSchema, ...articlesStore });
+ * api.resource({ ...articles, ...store.articles });
  * export default { fetch: api.fetch }; // Bun, Deno, Cloudflare, Hono: c => api.fetch(c.req.raw)
  */
 export class JsonApi {
@@ -137,6 +142,7 @@ export class JsonApi {
    * that to `error()` (or use `fetch`, which does both).
    *
    * @example
+   * declare const api: JsonApi;
    * const response = await api.handle(new Request('http://localhost/articles'), { attributes: { user: '7' } });
    */
   handle = (request: Request, options: HandleOptions = {}): Promise<Response> => this.#handle(fromFetch(request), options).then(toResponse);
@@ -146,6 +152,7 @@ export class JsonApi {
    * result. What adapters call (the Node adapter builds the request straight from Node's).
    *
    * @example
+   * declare const api: JsonApi;
    * const result = await api.serve(memoryRequest('GET', 'http://localhost/articles/1', {}));
    * result.status; // 200
    */
@@ -232,6 +239,8 @@ export class JsonApi {
    * leaks nothing; they are passed to `onError`.
    *
    * @example
+   * declare const api: JsonApi;
+   * declare const request: Request;
    * const response = await api.handle(request).catch(api.error);
    */
   error = (thrown: unknown): Response => toResponse(this.#errorResult(thrown));
@@ -240,6 +249,7 @@ export class JsonApi {
    * `handle`, with anything thrown turned into an error response: it never rejects.
    *
    * @example
+   * declare const api: JsonApi;
    * export default { fetch: api.fetch };
    */
   fetch = (request: Request, options?: HandleOptions): Promise<Response> => this.serve(fromFetch(request), options).then(toResponse);

@@ -25,7 +25,9 @@ export interface OpenApiOptions {
  * The OpenAPI 3.1 document of `model`.
  *
  * @example
- * const document = emitOpenApi(buildModel(loaded, './schema.ts'), { title: 'Blog' });
+ * import { loadSchema } from '../load.js';
+ * import { buildModel } from '../model.js';
+ * const document = emitOpenApi(buildModel(await loadSchema('schema.ts'), './schema.ts'), { title: 'Blog' });
  */
 export function emitOpenApi(model: ApiModel, options: OpenApiOptions = {}): OpenAPIObject {
   const builder = new OpenApiBuilder({

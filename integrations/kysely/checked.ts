@@ -58,9 +58,11 @@ type SortImplementations<N extends string> = { [S in N]: (query: SelectQuery, di
  * `filters` fails with the filters' names on its error's first line.
  *
  * @example
- * // Type '{ table: "articles"; ... }' is not assignable to type
+ * import type { Database } from './db.js';
+ * import type { ArticlesTypes } from './generated/index.js';
+ * // Type '{ table: "articles"; }' is not assignable to type
  * //   'WithCustomFilters<"search", ArticlesTypes> & TableMappings<Database, ArticlesTypes>'.
- * const articles: ResourceMapping<Database, ArticlesTypes> = { table: 'articles', filters: { search } };
+ * const articles: ResourceMapping<Database, ArticlesTypes> = { table: 'articles' }; // compile error
  */
 export type WithCustomFilters<N extends keyof R['customFilters'] & string, R extends ResourceTypes> = { filters: FilterImplementations<R, N> };
 
@@ -69,7 +71,10 @@ export type WithCustomFilters<N extends keyof R['customFilters'] & string, R ext
  * its mapping: `sorts` implementing each (named for the same reason as `WithCustomFilters`).
  *
  * @example
- * const people: ResourceMapping<Database, PeopleTypes> = { table: 'people', sorts: { popularity } };
+ * import type { Database } from './db.js';
+ * type Ranked = { model: { name: string }; related: {}; customFilters: {}; customSorts: 'popularity'; policy: false };
+ * declare function popularity(query: SelectQuery, direction: SortDirection): SelectQuery;
+ * const people: ResourceMapping<Database, Ranked> = { table: 'people', sorts: { popularity } };
  */
 export type WithCustomSorts<N extends string> = { sorts: SortImplementations<N> };
 

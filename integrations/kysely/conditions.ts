@@ -25,7 +25,9 @@ function globPattern(term: string, position: 'contains' | 'startsWith' | 'endsWi
  * A row whose column is null matches no comparison but `null`, as SQL has it.
  *
  * @example
- * query.where((eb) => conditionSql(eb, 'articles.created_at', { field: 'createdAt', op: 'gte', value: '2024-01-01T00:00:00.000Z' }, false))
+ * import { db } from './db.js';
+ * const query = db.selectFrom('articles').selectAll()
+ *   .where((eb) => conditionSql(eb, 'articles.created_at', { op: 'gte', value: '2024-01-01T00:00:00.000Z' }, false));
  */
 export function conditionSql(eb: ExpressionBuilder<any, any>, column: string, condition: Pick<Condition, 'op' | 'value' | 'caseInsensitive'>, sqlite: boolean): Expression<SqlBool> {
   const { op, value } = condition;

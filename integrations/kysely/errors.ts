@@ -62,6 +62,7 @@ export function unavailable(thrown: unknown): boolean {
  * for the request's transaction and the idempotency keys alike.
  *
  * @example
+ * import { db } from './db.js';
  * try { await db.selectFrom('tags').selectAll().execute(); } catch (thrown) { throw whenUnavailable(thrown); }
  */
 export function whenUnavailable(thrown: unknown): unknown {

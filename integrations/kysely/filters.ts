@@ -9,6 +9,7 @@ import type { SelectQuery } from './select-query.js';
  * joins tables.
  *
  * @example
+ * import { db } from './db.js';
  * whereColumn(db.selectFrom('articles').selectAll(), 'articles.author_id', ['1', '2']);
  */
 export function whereColumn(query: SelectQuery, column: string, values: readonly string[]): SelectQuery {
@@ -20,6 +21,7 @@ export function whereColumn(query: SelectQuery, column: string, values: readonly
  * The query ordered by `column`: what the store's `orderBy` does for the schema's `SortBy` sorts.
  *
  * @example
+ * import { db } from './db.js';
  * orderByColumn(db.selectFrom('articles').selectAll(), 'articles.created_at', 'desc');
  */
 export function orderByColumn(query: SelectQuery, column: string, direction: SortDirection): SelectQuery {

@@ -36,7 +36,9 @@ interface KeyRow {
  * The migration that creates the keys table (add it to your migrations).
  *
  * @example
- * const migrations = { '0001_initial': initial, '0002_idempotency': idempotencyMigration() };
+ * import type { Migration } from 'kysely';
+ * declare const initial: Migration; // your first migration
+ * const migrations: Record<string, Migration> = { '0001_initial': initial, '0002_idempotency': idempotencyMigration() };
  */
 export function idempotencyMigration(table = TABLE): Migration {
   return {
@@ -125,6 +127,7 @@ async function keyStatement<T>(statement: () => Promise<T>): Promise<T> {
  * A database that cannot answer for now is 503 with `Retry-After`, and the key stays free.
  *
  * @example
+ * import { db } from './db.js';
  * new JsonApi({ idempotency: { store: kyselyIdempotency(db), scope: (ctx) => ctx.getAttribute('user') } });
  */
 export function kyselyIdempotency(db: Kysely<any>, options: KyselyIdempotencyOptions = {}): IdempotencyStore {

@@ -14,13 +14,16 @@
  * every one of those reads. A hand-written data layer must do the same in each of them.
  *
  * @example
- * const store = defineStore(db, { articles: { table: 'articles',
- *   scope: (query, ctx) => query.where('articles.owner_id', '=', Number(ctx.getAttribute('user') ?? 0)) } });
+ * import { db } from './db.js';
+ * const store = defineTableStore(db, { articles: { table: 'articles',
+ *   scope: (query, ctx) => query.where('articles.author_id', '=', Number(ctx.getAttribute('user') ?? 0)) } });
  *
  * @example
- * import { defineStore, withTransaction } from '@jsonapi-gen/kysely';
+ * import { defineStore, type StoreMapping } from '@jsonapi-gen/kysely';
+ * import { db, type Database } from './db.js';
  * import { createApi, type Resources } from './generated/index.js';
- * const store = defineStore<Database, Resources>(db, { articles: { table: 'articles', columns: { createdAt: 'created_at' } } });
+ * declare const mappings: StoreMapping<Database, Resources>; // a table mapping per resource: see defineStore
+ * const store = defineStore<Database, Resources>(db, mappings);
  * const api = createApi(store);
  */
 
@@ -28,14 +31,17 @@
  * Backs resources by tables: `defineStore(db, { type: mapping, ... })` gives a data layer per type.
  *
  * @example
- * const store = defineStore(db, { tags: { table: 'tags' } });
- * api.resource({ ...tagsSchema, ...store.tags });
+ * import { db, type Database } from './db.js';
+ * import { createApi, type Resources } from './generated/index.js';
+ * declare const mappings: StoreMapping<Database, Resources>;
+ * const api = createApi(defineStore<Database, Resources>(db, mappings));
  */
 export { ListQuery, defineStore, defineTableStore, type UntypedResource } from './store.js';
 /**
  * Types of a store: a row as the serializer reads it, one resource's data layer, the store.
  *
  * @example
+ * import { store } from './store.js';
  * const layer: KyselyDataLayer = store.articles;
  */
 export type { KyselyDataLayer, Model, Store } from './store.js';
@@ -43,6 +49,7 @@ export type { KyselyDataLayer, Model, Store } from './store.js';
  * The mapping of one resource to its table, and of its relationships.
  *
  * @example
+ * import type { Database } from './db.js';
  * const articles: TableMapping<Database, 'articles'> = { table: 'articles', columns: { createdAt: 'created_at' } };
  */
 export type {
@@ -60,7 +67,7 @@ export type {
  * the column filter and sort the store runs for the schema's `Where` and `SortBy`.
  *
  * @example
- * filters: { search: (query: SelectQuery, value) => query.where('articles.title', 'like', `%${value}%`) }
+ * const search = (query: SelectQuery, value: FilterValue) => query.where('articles.title', 'like', `%${value}%`);
  */
 export { orderByColumn, whereColumn } from './filters.js';
 export type { SelectQuery } from './select-query.js';
@@ -69,7 +76,7 @@ export type { SelectQuery } from './select-query.js';
  * and PostgreSQL alike.
  *
  * @example
- * query.where((eb) => eb('articles.title', 'like', likePattern(term, 'contains')));
+ * const search = (query: SelectQuery, term: string) => query.where((eb) => eb('articles.title', 'like', likePattern(term, 'contains')));
  */
 export { likePattern, type LikePosition } from './like.js';
 /**
@@ -78,7 +85,9 @@ export { likePattern, type LikePosition } from './like.js';
  * which name them in the error of a mapping that lacks them).
  *
  * @example
- * const mapping: ResourceMapping<Database, ArticlesTypes> = { table: 'articles', columns: { createdAt: 'created_at' }, ... };
+ * import type { Database } from './db.js';
+ * import type { ArticlesTypes } from './generated/index.js';
+ * declare const mapping: ResourceMapping<Database, ArticlesTypes>; // its table, columns, relationships, filters { search }, policy
  */
 export type { CheckedTableMapping, FittingColumn, ResourceMapping, StoreMapping, StoreModel, TableMappings, WithCustomFilters, WithCustomSorts } from './checked.js';
 /**
@@ -86,8 +95,12 @@ export type { CheckedTableMapping, FittingColumn, ResourceMapping, StoreMapping,
  * `withTransaction` for host code; data layers run on it through `executorFor(db, ctx)`.
  *
  * @example
+ * import { db } from './db.js';
+ * declare const ctx: Context;
  * const api = new JsonApi({ transaction: kyselyTransaction(db) });
- * await withTransaction(db, async (trx) => { ... });
+ * await withTransaction(db, async (trx) => {
+ *   // statements on trx
+ * });
  * await executorFor(db, ctx).deleteFrom('comments').where('article_id', '=', 1).execute(); // in a data layer
  */
 export { executorFor, kyselyTransaction, withTransaction, type TransactionOptions } from './transaction.js';
@@ -99,7 +112,9 @@ export { executorFor, kyselyTransaction, withTransaction, type TransactionOption
  * a dialect, `cachedStatements` the cache alone, for a `SqliteDialect` of your own.
  *
  * @example
- * const db = sqliteKysely<Database>(new SQLite(file), { runner: 'direct' });
+ * import SQLite from 'better-sqlite3';
+ * import type { Database } from './db.js';
+ * const db = sqliteKysely<Database>(new SQLite('blog.sqlite'), { runner: 'direct' });
  */
 export { cachedStatements, sqliteDialect, sqliteKysely, type DirectDatabase, type PreparingDatabase } from './statements.js';
 /**
@@ -119,8 +134,12 @@ export { idempotencyMigration, kyselyIdempotency, type KyselyIdempotencyOptions 
  * `preparedPool` is the naming alone, a wrapper of the `pg` Pool you give Kysely's `PostgresDialect`.
  *
  * @example
- * const db = postgresKysely<Database>(new pg.Pool({ connectionString, max: 10 }), { runner: 'direct' });
- * // or: new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparedPool(new pg.Pool({ max: 10 })) }) });
+ * import pg from 'pg';
+ * import { Kysely, PostgresDialect } from 'kysely';
+ * import type { Database } from './db.js';
+ * const db = postgresKysely<Database>(new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10 }), { runner: 'direct' });
+ * // or, with Kysely's own dialect:
+ * const viaDialect = new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparedPool(new pg.Pool({ max: 10 })) }) });
  */
 export {
   type NamedQueryClient,
@@ -134,6 +153,7 @@ export {
  * not as a Date to print back (the `types` option of a `pg.Pool`).
  *
  * @example
- * const pool = new pg.Pool({ connectionString, options: '-c TimeZone=UTC', types: dateTimeText(pg.types) });
+ * import pg from 'pg';
+ * const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, options: '-c TimeZone=UTC', types: dateTimeText(pg.types) });
  */
 export { type PgTypeParsers, dateTimeText } from './pg-types.js';

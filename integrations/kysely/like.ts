@@ -10,8 +10,8 @@ export type LikePosition = 'contains' | 'startsWith' | 'endsWith' | 'equals';
  * `filter[search]=50%` then finds "50%", not every title holding "50".
  *
  * @example
- * filters: { search: (query, value) =>
- *   query.where((eb) => eb(eb.fn('lower', ['articles.title']), 'like', likePattern(String(value).toLowerCase(), 'contains'))) }
+ * const search = (query: SelectQuery, value: FilterValue) =>
+ *   query.where((eb) => eb(eb.fn('lower', ['articles.title']), 'like', likePattern(String(value).toLowerCase(), 'contains')));
  */
 export function likePattern(term: string, position: LikePosition): RawBuilder<string> {
   return sql<string>`${likeText(term, position)} escape '\\'`;

@@ -14,6 +14,7 @@ import type { SelectQuery } from './select-query.js';
  * `apply` with a real Kysely `SelectQueryBuilder`; from then on the query is built anew.
  *
  * @example
+ * import { db } from './db.js';
  * const query = ListQuery.from('articles', db, (on) => on.selectFrom('articles').selectAll('articles'), 'articles list')
  *   .condition('author_id', { op: 'in', value: ['1', '2'] }, true)
  *   .orderBy('created_at', 'desc');

@@ -69,9 +69,13 @@ export interface TableMapping<DB, T extends TableName<DB>> {
    * Columns the server sets on every write, such as timestamps; merged over the client's values.
    *
    * @example
-   * serverColumns: (operation) => operation === 'create'
-   *   ? { created_at: new Date().toISOString(), updated_at: new Date().toISOString() }
-   *   : { updated_at: new Date().toISOString() }
+   * import type { Database } from './db.js';
+   * const articles: TableMapping<Database, 'articles'> = {
+   *   table: 'articles',
+   *   serverColumns: (operation) => operation === 'create'
+   *     ? { created_at: new Date().toISOString(), updated_at: new Date().toISOString() }
+   *     : { updated_at: new Date().toISOString() },
+   * };
    */
   serverColumns?: (operation: 'create' | 'update', context: Context) => Record<string, unknown>;
   /**
@@ -82,7 +86,8 @@ export interface TableMapping<DB, T extends TableName<DB>> {
    * otherwise), so of concurrent writers holding one tag exactly one wins.
    *
    * @example
-   * version: 'version'
+   * import type { Database } from './db.js';
+   * const articles: TableMapping<Database, 'articles'> = { table: 'articles', version: 'version' };
    */
   version?: ColumnName<DB, T>;
   /** The policy the schema's `can(ability)` callbacks consult for this resource's models. */
@@ -108,8 +113,12 @@ export interface TableMapping<DB, T extends TableName<DB>> {
    * repeat rows; the callback must not throw for anonymous requests.
    *
    * @example
-   * scope: (query, ctx) => query.where((eb) =>
-   *   eb.or([eb('articles.status', '=', 'published'), eb('articles.author_id', '=', Number(ctx.getAttribute('user') ?? 0))]))
+   * import type { Database } from './db.js';
+   * const articles: TableMapping<Database, 'articles'> = {
+   *   table: 'articles',
+   *   scope: (query, ctx) => query.where((eb) =>
+   *     eb.or([eb('articles.status', '=', 'published'), eb('articles.author_id', '=', Number(ctx.getAttribute('user') ?? 0))])),
+   * };
    */
   scope?: (query: SelectQuery, context: Context) => SelectQuery;
 }

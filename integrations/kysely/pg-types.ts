@@ -25,7 +25,7 @@ const TIMESTAMPTZ = 1184;
  *
  * @example
  * import pg from 'pg';
- * const pool = new pg.Pool({ connectionString, options: '-c TimeZone=UTC', types: dateTimeText(pg.types) });
+ * const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, options: '-c TimeZone=UTC', types: dateTimeText(pg.types) });
  */
 export function dateTimeText(fallback: PgTypeParsers): PgTypeParsers {
   const slow = fallback.getTypeParser(TIMESTAMPTZ, 'text') as (text: string) => unknown;

@@ -160,6 +160,7 @@ function checkedMaxNames(options: PreparedPoolOptions, who: string): number {
  * import pg from 'pg';
  * import { Kysely, PostgresDialect } from 'kysely';
  * import { preparedPool } from '@jsonapi-gen/kysely';
+ * import type { Database } from './db.js';
  * const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10 });
  * const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparedPool(pool, { maxNames: 500 }) }) });
  */
@@ -201,6 +202,7 @@ const AFFECTING = new Set(['INSERT', 'UPDATE', 'DELETE', 'MERGE']);
  *
  * @example
  * import pg from 'pg';
+ * import type { Database } from './db.js';
  * const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10 });
  * const db = postgresKysely<Database>(pool, { maxNames: 500, runner: 'direct' });
  */

@@ -2,12 +2,10 @@ import type { SelectQueryBuilder } from 'kysely';
 
 /**
  * The query object of every Kysely-backed resource: a select query on the resource's table.
- * The custom filters and sorts of a mapping receive it.
+ * The custom filters and sorts of a mapping receive it. Kysely's own spelling of a builder over
+ * any database (`any` is Kysely's convention for it): one store serves many tables.
  *
  * @example
- * filters: { search: (query: SelectQuery, value) => query.where('articles.title', 'like', `%${[value].flat()[0]}%`) }
- *
- * Kysely's own spelling of a builder over any database (`any` is Kysely's convention for it):
- * one store serves many tables.
+ * const search = (query: SelectQuery, value: FilterValue) => query.where('articles.title', 'like', `%${[value].flat()[0]}%`);
  */
 export type SelectQuery = SelectQueryBuilder<any, any, any>;

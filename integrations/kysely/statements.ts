@@ -17,6 +17,8 @@ export interface PreparingDatabase {
  *
  * @example
  * import SQLite from 'better-sqlite3';
+ * import { Kysely, SqliteDialect } from 'kysely';
+ * import type { Database } from './db.js';
  * const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: cachedStatements(new SQLite('blog.sqlite')) }) });
  */
 export function cachedStatements(database: PreparingDatabase, size = 500): SqliteDatabase {
@@ -80,6 +82,8 @@ interface DirectSqlite {
  *
  * @example
  * import SQLite from 'better-sqlite3';
+ * import { Kysely } from 'kysely';
+ * import type { Database } from './db.js';
  * const db = new Kysely<Database>({ dialect: sqliteDialect(new SQLite('blog.sqlite')) });
  */
 export function sqliteDialect(database: PreparingDatabase, config: Omit<SqliteDialectConfig, 'database'> = {}): SqliteDialect {
@@ -98,6 +102,7 @@ export function sqliteDialect(database: PreparingDatabase, config: Omit<SqliteDi
  *
  * @example
  * import SQLite from 'better-sqlite3';
+ * import type { Database } from './db.js';
  * const db = sqliteKysely<Database>(new SQLite('blog.sqlite'), { runner: 'direct' });
  * const logged = sqliteKysely<Database>(new SQLite('blog.sqlite'), { log: ['query'] }); // runner 'kysely'
  */

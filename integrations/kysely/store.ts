@@ -95,17 +95,26 @@ function bindable(value: unknown): unknown {
  * of its resource, wherever it happens (see `TableMapping.scope`).
  *
  * @example
- * const store = defineStore(db, {
+ * import { db, type Database } from './db.js';
+ * import { createApi, type Resources } from './generated/index.js';
+ * declare const search: (query: SelectQuery, value: FilterValue) => SelectQuery;
+ * const store = defineStore<Database, Resources>(db, {
  *   people: { table: 'people', columns: { createdAt: 'created_at' },
  *     relationships: { articles: { type: 'toMany', table: 'articles', foreignKey: 'author_id' } } },
- *   articles: { table: 'articles', columns: { createdAt: 'created_at', authorId: 'author_id' },
+ *   articles: { table: 'articles', columns: { createdAt: 'created_at', updatedAt: 'updated_at', authorId: 'author_id' },
+ *     filters: { search },
+ *     policy: (ability, article, ctx) => ability === 'create' || String(article.authorId) === ctx.getAttribute('user'),
  *     relationships: {
  *       author: { type: 'toOne', foreignKey: 'author_id' },
- *       tags: { type: 'toMany', through: { table: 'article_tags', from: 'article_id', to: 'tag_id' } },
+ *       comments: { type: 'toMany', table: 'comments', foreignKey: 'article_id' },
+ *       tags: { type: 'toMany', table: 'tags', through: { table: 'article_tags', from: 'article_id', to: 'tag_id' } },
  *     } },
- *   tags: { table: 'tags' },
+ *   comments: { table: 'comments', columns: { createdAt: 'created_at' },
+ *     relationships: { author: { type: 'toOne', foreignKey: 'author_id' }, article: { type: 'toOne', foreignKey: 'article_id' } } },
+ *   tags: { table: 'tags',
+ *     relationships: { articles: { type: 'toMany', table: 'articles', through: { table: 'article_tags', from: 'tag_id', to: 'article_id' } } } },
  * });
- * api.resource({ ...schema.articles, ...store.articles });
+ * const api = createApi(store);
  */
 export function defineStore<DB, R extends { [K in keyof R]: ResourceTypes }>(db: Kysely<DB>, resources: StoreMapping<DB, R>): Store<R> {
   return tableStore(db, resources as Record<string, AnyTableMapping<DB>>) as unknown as Store<R>;
@@ -128,8 +137,11 @@ export interface UntypedResource extends ResourceTypes {
  * only (tables and columns), not against a schema.
  *
  * @example
+ * import { db } from './db.js';
+ * import { tags } from './schema.js';
+ * declare const api: JsonApi;
  * const store = defineTableStore(db, { tags: { table: 'tags' } });
- * api.resource({ ...tagsSchema, ...store.tags });
+ * api.resource({ ...tags, ...store.tags });
  */
 export function defineTableStore<DB, M extends Record<string, AnyTableMapping<DB>>>(db: Kysely<DB>, resources: M): Store<Record<keyof M, UntypedResource>> {
   return tableStore(db, resources) as Store<Record<keyof M, UntypedResource>>;

@@ -75,9 +75,13 @@ class Rollback<T> {
  * transaction of that commit; `commitAlone` keeps a transaction out of others' commits.
  *
  * @example
+ * import { db } from './db.js';
+ * import { store } from './store.js';
+ * declare const ctx: Context;
  * await withTransaction(db, async (trx) => {
  *   await trx.deleteFrom('comments').where('article_id', '=', 1).execute();
- *   await store.articles.delete(article, ctx); // same transaction
+ *   const article = await store.articles.find('1', ctx);
+ *   if (article) await store.articles.delete(article, ctx); // same transaction
  * });
  */
 export async function withTransaction<DB, T>(
@@ -286,6 +290,7 @@ async function group(db: Kysely<any>, kysely: Kysely<any>, waiting: Member[]): P
  * `groupCommit: false` commits each on its own.
  *
  * @example
+ * import { db } from './db.js';
  * const api = new JsonApi({ transaction: kyselyTransaction(db), extensions: [atomic()] });
  */
 export function kyselyTransaction<DB>(db: Kysely<DB>, options: { groupCommit?: boolean } = {}): <T>(run: () => Promise<T>, context: Context) => Promise<T> {
@@ -342,6 +347,8 @@ export function stopIfGone(context: Context | undefined): void {
  * `AbortError` instead (`ctx.throwIfAborted()`), so that no statement follows.
  *
  * @example
+ * import { db } from './db.js';
+ * declare const ctx: Context;
  * await executorFor(db, ctx).deleteFrom('articles').where('id', '=', 1).execute();
  */
 export function executorFor<DB>(db: Kysely<DB>, context?: Context): Kysely<DB> {

@@ -16,7 +16,10 @@ import { isSqlite } from './transaction.js';
  * never matched.
  *
  * @example
- * where(t, articles, query, { field: 'author.name', op: 'eq', value: 'Ada', path: { relationship: 'author', type: 'people', attribute: 'name', many: false } }, ctx)
+ * import type { StoreTables } from './store-tables.js';
+ * import type { TableResource } from './table-resource.js';
+ * declare const t: StoreTables, articles: TableResource, query: ListQuery, ctx: Context;
+ * whereQuery(t, articles, query, { field: 'author.name', op: 'eq', value: 'Ada', path: { relationship: 'author', type: 'people', attribute: 'name', many: false } }, ctx);
  */
 export function whereQuery(t: StoreTables, resource: TableResource, query: ListQuery, condition: Condition, context: Context): ListQuery {
   const sqlite = isSqlite(t.db);

@@ -28,7 +28,8 @@ export interface NodeHandlerOptions {
    * (see `RequestAttributes`).
    *
    * @example
-   * toNodeHandler(api, { attributes: (req, request) => ({ user: request.header('x-user') }) });
+   * declare const api: JsonApi;
+   * toNodeHandler(api, { attributes: (req, request) => ({ user: request.header('x-user') ?? undefined }) });
    */
   attributes?: (req: IncomingMessage, request: HttpRequest) => RequestAttributes;
   /**
@@ -64,7 +65,9 @@ type FrameworkRequest = IncomingMessage & { originalUrl?: string; body?: unknown
  * becomes a `Request` and each `Response` is written back, streamed with backpressure.
  *
  * @example
- * import { createServer } from 'node:http';
+ * import { createServer, type IncomingMessage } from 'node:http';
+ * declare const api: JsonApi;
+ * declare function userOf(req: IncomingMessage): string | undefined; // the host's authentication
  * createServer(toNodeHandler(api, { attributes: (req) => ({ user: userOf(req) }) })).listen(3000);
  * // or any Fetch handler:
  * createServer(toNodeHandler((request) => api.fetch(request, { attributes: { user: '7' } })));
@@ -148,7 +151,11 @@ function clientGone(res: ServerResponse): boolean {
  * aborted when `res` closes before the response is complete, if `res` is given).
  *
  * @example
- * const request = toRequest(req, 'https://api.example');
+ * import { createServer } from 'node:http';
+ * createServer(async (req, res) => {
+ *   const request = toRequest(req, 'https://api.example', undefined, res);
+ *   // ...
+ * });
  */
 export function toRequest(req: IncomingMessage, origin?: string, signal?: AbortSignal, res?: ServerResponse): Request {
   return new NodeRequest(req, res, origin, signal).toRequest();
@@ -310,7 +317,9 @@ function alreadyRead(req: FrameworkRequest): Uint8Array | string {
  * route c of the bench: about 9 µs a request less than an object).
  *
  * @example
- * writeResult(res, await api.serve(request));
+ * import { createServer } from 'node:http';
+ * declare const api: JsonApi;
+ * createServer(async (req, res) => writeResult(res, await api.serve(fromFetch(toRequest(req)))));
  */
 export function writeResult(res: ServerResponse, result: HttpResult): void {
   const headers: string[] = [];
@@ -331,7 +340,9 @@ function writeText(res: ServerResponse, status: number, headers: string[], text:
  * client goes away.
  *
  * @example
- * await writeResponse(await api.fetch(request), res);
+ * import { createServer } from 'node:http';
+ * declare const api: JsonApi;
+ * createServer(async (req, res) => writeResponse(await api.fetch(toRequest(req)), res));
  */
 export async function writeResponse(response: Response, res: ServerResponse): Promise<void> {
   // Each Set-Cookie its own entry (Headers joins the others with commas, as HTTP allows).

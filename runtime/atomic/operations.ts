@@ -65,6 +65,8 @@ interface Operation {
  * in one transaction, each through the same endpoint as its REST twin.
  *
  * @example
+ * import { kyselyTransaction } from '@jsonapi-gen/kysely';
+ * import { db } from './db.js';
  * const api = new JsonApi({ extensions: [atomic()], transaction: kyselyTransaction(db) });
  */
 export function atomic(options: AtomicOptions = {}): Extension {

@@ -56,7 +56,8 @@ interface TopLevel {
  * The document of `GET /{T}/{id}` for the request `Q`.
  *
  * @example
- * type D = ResourceDocument<Registry, 'articles', { include: ['author']; fields: { articles: ['title'] } }>;
+ * import type { ApiTypes } from './generated/index.js';
+ * type D = ResourceDocument<ApiTypes, 'articles', { include: ['author']; fields: { articles: ['title'] } }>;
  * // D['data']['attributes'] is { title: string }; D['included'] is people resource objects
  */
 export type ResourceDocument<R extends TypeRegistry, T extends keyof R['objects'], Q extends DocumentQuery = {}> = TopLevel & {
@@ -67,7 +68,8 @@ export type ResourceDocument<R extends TypeRegistry, T extends keyof R['objects'
  * The document of `GET /{T}` for the request `Q`.
  *
  * @example
- * type D = ResourceCollectionDocument<Registry, 'articles', { fields: { articles: ['title'] } }>;
+ * import type { ApiTypes } from './generated/index.js';
+ * type D = ResourceCollectionDocument<ApiTypes, 'articles', { fields: { articles: ['title'] } }>;
  */
 export type ResourceCollectionDocument<R extends TypeRegistry, T extends keyof R['objects'], Q extends DocumentQuery = {}> = TopLevel & {
   data: Array<ObjectOf<R, T, Q>>;

@@ -169,7 +169,8 @@ function dataJson(data: unknown, key: string): string | undefined {
  * that may need escaping, and every value of another shape, go to `JSON.stringify`.
  *
  * @example
- * const body = documentJson({ jsonapi: { version: '1.1' }, data: builder.primary(resource, [model])[0]!.object });
+ * documentJson({ jsonapi: { version: '1.1' }, data: { type: 'tags', id: '1', attributes: { name: 'ts' } } });
+ * // '{"jsonapi":{"version":"1.1"},"data":{"type":"tags","id":"1","attributes":{"name":"ts"}}}'
  */
 export function documentJson(document: TopLevelDocument): string {
   let json = '';

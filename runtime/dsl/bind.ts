@@ -37,7 +37,10 @@ const RECORDS = ['related', 'customFilters', 'customSorts', 'existence'] as cons
  * is counted.
  *
  * @example
- * api.resource(bindResource(schema.tags, tagStore, (tag: { name: string }) => ({ name: tag.name })));
+ * import { tags } from './schema.js';
+ * import { store } from './store.js';
+ * declare const api: JsonApi;
+ * api.resource(bindResource(tags, store.tags, (tag: { name: string }) => ({ name: tag.name })));
  */
 export function bindResource<M, Q>(
   schema: ResourceSchema<M>,

@@ -30,6 +30,8 @@ export type AttributeOf<K extends string> = K extends keyof ContextAttributes ? 
  * declare module 'jsonapi-gen' {
  *   interface ContextAttributes { user: string }
  * }
+ * declare const api: JsonApi;
+ * declare const request: Request;
  * await api.handle(request, { attributes: { user: '7' } }); // compiles; so does `{}`
  * await api.handle(request, { attributes: { user: 7 } });   // compile error: not a string
  * await api.handle(request, { attributes: { usr: '7' } });  // compile error: not declared
@@ -48,6 +50,8 @@ export interface HandleOptions {
  * `ContextAttributes`.
  *
  * @example
+ * declare const api: JsonApi;
+ * declare const request: Request;
  * Show.make().visible((ctx) => ctx.getAttribute('user') !== undefined);
  * await api.handle(request, { attributes: { user: '7' } });
  */
@@ -67,7 +71,9 @@ export class Context {
    * (a WeakMap key) rather than through an async context.
    *
    * @example
-   * const open = new WeakMap<object, Transaction>();
+   * import type { Transaction } from 'kysely';
+   * import { db, type Database } from './db.js';
+   * const open = new WeakMap<object, Transaction<Database>>();
    * new JsonApi({ transaction: (run, ctx) => db.transaction().execute(async (trx) => { open.set(ctx.unitOfWork, trx); return run(); }) });
    * const executor = (ctx: Context) => open.get(ctx.unitOfWork) ?? db;
    */

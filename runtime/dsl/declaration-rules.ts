@@ -140,6 +140,7 @@ export function declarationIssues(schema: DeclarationLike): DeclarationIssue[] {
  * Checked once every resource is known (the API's first request, or the build).
  *
  * @example
+ * import { articles, people } from './schema.js';
  * relatedIssues(articles, new Map([['articles', articles], ['people', people]]));
  */
 export function relatedIssues(schema: DeclarationLike, resources: ReadonlyMap<string, DeclarationLike>): DeclarationIssue[] {

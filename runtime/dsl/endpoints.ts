@@ -175,7 +175,7 @@ export abstract class WriteEndpoint extends Endpoint<[unknown, Context, Policy]>
  * `PATCH /{type}/{id}`; its callbacks see the model being updated.
  *
  * @example
- * Update.make().visible((article: Article, ctx) => article.authorId === ctx.getAttribute('user'));
+ * Update.make().visible((article: { authorId: string }, ctx) => article.authorId === ctx.getAttribute('user'));
  */
 export class Update extends WriteEndpoint {
   readonly kind = 'update' as const;
@@ -190,7 +190,7 @@ export class Update extends WriteEndpoint {
  * `DELETE /{type}/{id}`; its callbacks see the model being deleted.
  *
  * @example
- * Delete.make().visible((article: Article, ctx) => String(article.authorId) === ctx.getAttribute('user'));
+ * Delete.make().visible((article: { authorId: number }, ctx) => String(article.authorId) === ctx.getAttribute('user'));
  */
 export class Delete extends WriteEndpoint {
   readonly kind = 'delete' as const;
@@ -213,10 +213,10 @@ export type Policy = ((ability: Ability, model: unknown, context: Context) => Ma
  * a configuration error: the request fails with a 500 that names it rather than permit anything.
  *
  * @example
- * // schema.ts
- * Delete.make().visible(can('delete'));
- * // the data layer
- * can: (ability, article, ctx) => String(article.authorId) === ctx.getAttribute('user')
+ * Delete.make().visible(can('delete')); // in schema.ts
+ * const policy: Authorizable<{ authorId: number }> = { // in the data layer
+ *   can: (ability, article, ctx) => String(article.authorId) === ctx.getAttribute('user'),
+ * };
  */
 export function can(ability: Ability): PolicyCallback {
   const callback = (model: unknown, context: Context, policy: Policy): MaybePromise<boolean> => {

@@ -71,7 +71,7 @@ export abstract class Field {
    *
    * @example
    * // Each person sees their own email; only admins may filter or sort by it.
-   * Attribute.make('email').visible((person, ctx) =>
+   * Attribute.make('email').visible((person: { id: number } | undefined, ctx) =>
    *   person ? String(person.id) === ctx.getAttribute('user') : ctx.getAttribute('role') === 'admin',
    * );
    */
@@ -210,6 +210,7 @@ export class Attribute extends Field {
    *
    * @example
    * Attribute.make('slug').validate((v) => (/^[a-z-]+$/.test(String(v)) ? undefined : 'use a-z and -'));
+   * import { z } from 'zod';
    * Attribute.make('email').validate(z.string().email());
    */
   validate(validator: AttributeValidator): this {

@@ -67,7 +67,7 @@ export abstract class Sort<Q = unknown> extends Visibility<[Context]> {
  * @example
  * CustomFilter.make('search');                        // schema.ts: declared
  * CustomFilter.make('search').description('Articles whose title contains the value.'); // and described in the OpenAPI document
- * CustomFilter.make('status', (rows, value) => rows.filter((r) => [value].flat().includes(r.status)));
+ * CustomFilter.make('status', (rows: { status: string }[], value) => rows.filter((r) => [value].flat().includes(r.status)));
  */
 export class CustomFilter<Q = unknown> extends Filter<Q> {
   readonly declares = 'custom' as const;
@@ -97,7 +97,7 @@ export class CustomFilter<Q = unknown> extends Filter<Q> {
  *
  * @example
  * CustomSort.make('popularity');                       // schema.ts: declared
- * CustomSort.make('title', (rows, dir) => rows.sortBy('title', dir));
+ * CustomSort.make('title', (rows: { title: string }[], dir) => rows.toSorted((a, b) => (dir === 'asc' ? 1 : -1) * a.title.localeCompare(b.title)));
  */
 export class CustomSort<Q = unknown> extends Sort<Q> {
   readonly declares = 'custom' as const;

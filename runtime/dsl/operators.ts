@@ -26,10 +26,12 @@ export type ConditionValue = string | number | boolean;
  * resources whose field is null).
  *
  * @example
- * { field: 'createdAt', op: 'gte', value: '2024-01-01T00:00:00.000Z' }
- * { field: 'status', op: 'in', value: ['draft', 'published'] }
- * { field: 'author.name', op: 'eq', value: 'Ada Lovelace' }
- * { field: 'title', op: 'contains', value: 'ts', caseInsensitive: true }
+ * const conditions: Condition[] = [
+ *   { field: 'createdAt', op: 'gte', value: '2024-01-01T00:00:00.000Z' },
+ *   { field: 'status', op: 'in', value: ['draft', 'published'] },
+ *   { field: 'author.name', op: 'eq', value: 'Ada Lovelace' },
+ *   { field: 'title', op: 'contains', value: 'ts', caseInsensitive: true },
+ * ];
  */
 export interface Condition<F extends string = string> {
   readonly field: F;

@@ -38,7 +38,12 @@ export interface Findable<M = unknown> {
    * identifier.
    *
    * @example
-   * findMany: async (ids) => { const rows = await byIds(ids); return ids.map((id) => rows.get(id) ?? null); }
+   * type Tag = { id: string; name: string };
+   * declare function tagsByIds(ids: readonly string[]): Promise<Map<string, Tag>>; // one query
+   * const tags: Findable<Tag> = {
+   *   find: async (id) => (await tagsByIds([id])).get(id),
+   *   findMany: async (ids) => { const rows = await tagsByIds(ids); return ids.map((id) => rows.get(id) ?? null); },
+   * };
    */
   findMany?(ids: readonly string[], context: Context): MaybePromise<ReadonlyArray<M | null | undefined>>;
   /**
@@ -102,7 +107,7 @@ export type CursorValue = string | number;
  * the first row), at most `limit` of them.
  *
  * @example
- * { sorts: [{ field: 'createdAt', direction: 'desc' }, { field: 'id', direction: 'asc' }], after: ['2024-01-01T08:00:00.000Z', '7'], limit: 21 }
+ * const page: CursorPage = { sorts: [{ field: 'createdAt', direction: 'desc' }, { field: 'id', direction: 'asc' }], after: ['2024-01-01T08:00:00.000Z', '7'], limit: 21 };
  */
 export interface CursorPage {
   readonly sorts: ReadonlyArray<{ readonly field: string; readonly direction: SortDirection }>;
@@ -125,7 +130,7 @@ export interface CursorPaginatable<Q = unknown> {
  * and the total in `meta`, unless the Index declares `countable(false)`.
  *
  * @example
- * count: (rows) => rows.length
+ * const layer: Countable<readonly { id: string }[]> = { count: (rows) => rows.length };
  */
 export interface Countable<Q = unknown> {
   count(query: Q, context: Context): MaybePromise<number>;
@@ -150,7 +155,12 @@ type Method<F extends (...args: never[]) => unknown> = { bivariant(...args: Para
  * The relationship's declaration comes third, for loaders that serve several alike.
  *
  * @example
- * related: { author: async (articles) => articles.map((a) => people.get(a.authorId) ?? null) }
+ * type Article = { id: string; authorId: string };
+ * type Person = { id: string; name: string };
+ * declare const people: Map<string, Person>;
+ * const loaders: RelatedLoaders<Article, { author: Person | null }> = {
+ *   related: { author: async (articles) => articles.map((a) => people.get(a.authorId) ?? null) },
+ * };
  */
 export interface RelatedLoaders<M, R extends object> {
   related: { [K in keyof R]: Method<(models: readonly M[], context: Context, relationship: Relationship) => MaybePromise<ReadonlyArray<R[K]>>> };
@@ -168,7 +178,11 @@ export interface RelatedLoaders<M, R extends object> {
  * resource's own scope). Called once per condition of the request; together they all hold.
  *
  * @example
- * where: (rows, { field, op, value }) => rows.filter((row) => compare(row[field], op, value))
+ * type Article = { title: string; status: string };
+ * declare function compare(actual: unknown, op: Operator, value: Condition['value']): boolean;
+ * const layer: Filterable<Article[], 'title' | 'status'> = {
+ *   where: (rows, { field, op, value }) => rows.filter((row) => compare(row[field], op, value)),
+ * };
  */
 export interface Filterable<Q, F extends string> {
   where(query: Q, condition: Condition<F>, context: Context): MaybePromise<Q>;
@@ -196,6 +210,9 @@ export interface CustomSortable<Q, S extends string> {
  * (with their value types) and sorts the data layer implements, and whether `can()` is used.
  *
  * @example
+ * import type { KyselyDataLayer } from '@jsonapi-gen/kysely';
+ * import type { ArticlesTypes } from './generated/index.js';
+ * import { store } from './store.js';
  * const layer: KyselyDataLayer<ArticlesTypes> = store.articles;
  */
 export interface ResourceTypes {
@@ -211,7 +228,9 @@ export interface ResourceTypes {
  * `ability` to `model`.
  *
  * @example
- * can: (ability, article, ctx) => ability !== 'delete' || String(article.authorId) === ctx.getAttribute('user')
+ * const policy: Authorizable<{ authorId: number }> = {
+ *   can: (ability, article, ctx) => ability !== 'delete' || String(article.authorId) === ctx.getAttribute('user'),
+ * };
  */
 export interface Authorizable<M> {
   can(ability: Ability, model: M, context: Context): MaybePromise<boolean>;
@@ -270,7 +289,7 @@ export interface ToManyMutable<M = unknown> {
  * The Kysely store does all of this for a mapping with `version: 'column'`.
  *
  * @example
- * versionOf: (article) => String(article.version)
+ * const layer: Versioned<{ version: number }> = { versionOf: (article) => String(article.version) };
  */
 export interface Versioned<M = unknown> {
   versionOf(model: M, context: Context): string;
@@ -309,7 +328,11 @@ export interface DeclaredResource<M = unknown, F extends readonly AnyField[] = r
  * generated model types intersect it, so a model without it does not compile.
  *
  * @example
- * type Needs = GetterModel<typeof articles, 3>; // { body: string | null }
+ * const articles = defineResource({
+ *   type: 'articles',
+ *   fields: [Attribute.make('wordCount').type('integer').get((article: { body: string | null }) => article.body?.split(' ').length ?? 0)],
+ * });
+ * type Needs = GetterModel<typeof articles, 0>; // { body: string | null }
  */
 export type GetterModel<S, I extends number> = S extends { readonly declaredFields?: infer F }
   ? F extends readonly unknown[]
@@ -340,6 +363,8 @@ export interface ResourceSpec<M = unknown, F extends readonly AnyField[] = reado
  *   fields: [Attribute.make('name').type('string')],
  *   endpoints: [Show.make(), Index.make()],
  * });
+ * declare const api: JsonApi;
+ * declare const tagStore: DataLayer<{ id: string; name: string }, unknown>;
  * api.resource({ ...tags, ...tagStore });
  */
 export function defineResource<M = unknown, const F extends readonly AnyField[] = readonly AnyField[]>(spec: ResourceSpec<M, F>): DeclaredResource<M, F> {

@@ -31,6 +31,8 @@ export interface HttpRequest {
  * A Fetch `Request` as the pipeline reads it.
  *
  * @example
+ * declare const api: JsonApi;
+ * declare const request: Request;
  * const result = await api.serve(fromFetch(request));
  */
 export function fromFetch(request: Request): HttpRequest {
@@ -52,6 +54,8 @@ export function fromFetch(request: Request): HttpRequest {
  * the pipeline to run a request whose body something read first.
  *
  * @example
+ * declare const request: HttpRequest;
+ * const bytes = await request.body(1_000_000);
  * const inner = withBody(request, bytes, (name) => (name === 'idempotency-key' ? null : request.header(name)));
  */
 export function withBody(request: HttpRequest, bytes: Uint8Array | undefined, header: (name: string) => string | null = (name) => request.header(name)): HttpRequest {

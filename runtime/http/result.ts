@@ -21,7 +21,9 @@ export interface HttpResult {
  * The Fetch `Response` of a result.
  *
  * @example
- * return toResponse(await api.serve(fromFetch(request)));
+ * declare const api: JsonApi;
+ * declare const request: Request;
+ * const response = toResponse(await api.serve(fromFetch(request)));
  */
 export function toResponse(result: HttpResult): Response {
   return new Response(result.body, { status: result.status, headers: result.headers });

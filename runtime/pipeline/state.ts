@@ -36,6 +36,7 @@ export interface RequestState {
  * The request body as JSON (400/413 for a bad one, thrown here); a promise until it has been read.
  *
  * @example
+ * declare const state: RequestState;
  * const body = await requestBody(state);
  */
 export function requestBody(state: RequestState): unknown {

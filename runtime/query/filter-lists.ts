@@ -9,6 +9,8 @@ import type { RegisteredResource } from '../registry/registry.js';
  * takes its value verbatim, commas included.
  *
  * @example
+ * import type { RegisteredResource } from '../schema/registry.js';
+ * declare const articles: RegisteredResource;
  * takesCommaList(articles, 'author'); // true: filter[author]=1,2 is author 1 or 2
  * takesCommaList(articles, 'title');  // false: filter[title]=a,b is the title "a,b"
  */
@@ -23,6 +25,8 @@ export function takesCommaList(resource: RegisteredResource, name: string): bool
  * `limit` values is a 400, as the list form is (`limits.filterValues`).
  *
  * @example
+ * import type { RegisteredResource } from '../registry/registry.js';
+ * declare const articles: RegisteredResource;
  * filterValue(articles, 'author', '1,2', 100); // ['1', '2']
  */
 export function filterValue(resource: RegisteredResource, name: string, value: FilterValue, limit: number): FilterValue {

@@ -27,6 +27,8 @@ export type IdempotencyClaim =
  * Where keys and their responses live; each method is atomic across processes.
  *
  * @example
+ * import { kyselyIdempotency } from '@jsonapi-gen/kysely';
+ * import { db } from './db.js';
  * new JsonApi({ idempotency: { store: kyselyIdempotency(db), scope: (ctx) => ctx.getAttribute('user') } });
  */
 export interface IdempotencyStore {
@@ -77,6 +79,7 @@ const held = new WeakMap<HttpRequest, HeldKey>();
  * claim whose write committed is never taken over (the Kysely integration's `kyselyTransaction`).
  *
  * @example
+ * declare const ctx: Context;
  * const held = heldKeyOf(ctx.http); // undefined without an Idempotency-Key
  */
 export function heldKeyOf(request: HttpRequest): HeldKey | undefined {
