@@ -23,6 +23,8 @@ import { type HttpRequest, fromFetch } from './http/request.js';
 import { type HttpResult, toResponse, withoutBody } from './http/result.js';
 import { jsonResult } from './http/respond.js';
 import { type Route, matchRoute } from './http/router.js';
+import { RequestGate } from './http/gate.js';
+import { checkCost, readCost } from './read/cost.js';
 import { type RequestTarget, parseTarget } from './http/target.js';
 
 /** Options of a `JsonApi`. */
@@ -90,6 +92,8 @@ export class JsonApi {
   /** The extensions by the path they answer at (basePath included); the first one declared wins. */
   readonly #extensionAt = new Map<string, Extension>();
   readonly #limits: Readonly<Limits>;
+  /** The bound on concurrent work: every request served at the top (not an Atomic operation's twin) takes a turn. */
+  readonly #gate: RequestGate;
   readonly #extensionUris: ReadonlySet<string>;
   #checked = false;
   readonly #lookup: ResourceLookup = (type) => this.#resources.get(type);
@@ -108,6 +112,7 @@ export class JsonApi {
       if (!this.#extensionAt.has(path)) this.#extensionAt.set(path, extension);
     }
     this.#limits = Object.freeze({ ...DEFAULT_LIMITS, ...options.limits });
+    this.#gate = new RequestGate(this.#limits);
     this.#extensionUris = new Set(extensions.map((e) => e.uri));
   }
 
@@ -163,7 +168,7 @@ export class JsonApi {
           return serveIdempotently(request, context, this.#idempotency, this.#limits, (inner) => this.serve(inner, options));
         }
       }
-      return extension ? this.#serveExtension(extension, request, options) : this.#serve(request, options, url, true);
+      return extension ? this.#serveExtensionInTurn(extension, request, options) : this.#serve(request, options, url, true);
     } catch (error) {
       return Promise.reject(error);
     }
@@ -203,11 +208,24 @@ export class JsonApi {
       body: read ?? body,
       cacheControl: this.#cacheControl,
     };
-    const response =
-      method === 'GET' || !this.#transaction || !transactional
-        ? await this.#dispatch(state, method)
-        : await this.#transaction(() => this.#dispatch(state, method), context);
-    return request.method === 'HEAD' ? withoutBody(response) : response;
+    // Every request served at the top takes a turn; an Atomic operation's twin (not
+    // transactional) runs in its batch's.
+    const gate = transactional ? this.#gate : undefined;
+    if (gate) {
+      const cost = method === 'GET' ? readCost(state) : 1;
+      checkCost(state, cost);
+      // (A waiting request whose client goes away is dropped by the gate, never started.)
+      if (!gate.tryEnter(cost)) await gate.wait(cost, request);
+    }
+    try {
+      const response =
+        method === 'GET' || !this.#transaction || !transactional
+          ? await this.#dispatch(state, method)
+          : await this.#transaction(() => this.#dispatch(state, method), context);
+      return request.method === 'HEAD' ? withoutBody(response) : response;
+    } finally {
+      gate?.leave();
+    }
   };
 
   /**
@@ -246,6 +264,17 @@ export class JsonApi {
     const status = thrown instanceof JsonApiErrors ? thrown.status : errors[0]!.status;
     const headers = Object.assign({}, ...errors.map((e) => e.headers));
     return jsonResult({ jsonapi: { version: '1.1' }, errors: errors.map((e) => e.toObject()) }, status, headers);
+  }
+
+  /** An extension's request (an Atomic Operations batch, a write: cost 1), in its turn. */
+  async #serveExtensionInTurn(extension: Extension, request: HttpRequest, options: HandleOptions): Promise<HttpResult> {
+    const gate = this.#gate;
+    if (!gate.tryEnter(1)) await gate.wait(1, request);
+    try {
+      return await this.#serveExtension(extension, request, options);
+    } finally {
+      gate.leave();
+    }
   }
 
   async #serveExtension(extension: Extension, request: HttpRequest, options: HandleOptions): Promise<HttpResult> {

@@ -98,6 +98,29 @@ export class Context {
     return this.http.toRequest();
   }
 
+  /**
+   * Aborted when the client goes away before the response is complete: hand it to what takes
+   * an `AbortSignal` (a `fetch`, a driver's query). The runtime itself stops between stages
+   * (see `throwIfAborted`), so that no data-layer call follows once it is aborted.
+   *
+   * @example
+   * const rows = await fetch(searchUrl, { signal: ctx.signal });
+   */
+  get signal(): AbortSignal {
+    return this.http.signal;
+  }
+
+  /**
+   * Throws an `AbortError` when the client went away, as `AbortSignal.throwIfAborted` does; a
+   * cheap look (no signal is built): what a data layer calls before each statement.
+   *
+   * @example
+   * async find(id, ctx) { ctx.throwIfAborted(); return db.selectFrom('articles').where('id', '=', id).executeTakeFirst(); }
+   */
+  throwIfAborted(): void {
+    if (this.http.aborted) throw new DOMException('The client went away', 'AbortError');
+  }
+
   /** The request method. */
   get method(): string {
     return this.http.method;

@@ -22,6 +22,23 @@ export interface Limits {
   jsonDepth: number;
   /** Operations in one Atomic Operations request (400), when the extension does not set its own. */
   operations: number;
+  /**
+   * The cost a read may ask for (400): (1 + relationships `include` names, at every level) ×
+   * the page size (`page[limit]` or `page[size]` as the Index clamps it; 1 for a single resource
+   * or an unpaginated list).
+   */
+  requestCost: number;
+  /** Requests served at once; more wait in the queue, cheapest first (by `requestCost`'s measure; a write costs 1). */
+  concurrentRequests: number;
+  /** Requests that may wait for a turn; past it, the most expensive one is refused (503). */
+  queuedRequests: number;
+  /** How long a request may wait for a turn, in milliseconds, before it is refused (503). */
+  queueTimeoutMs: number;
+  /**
+   * Requests that cost more always take their turn from the queue, one started per turn of the
+   * event loop, so that cheaper ones arriving meanwhile are served between them.
+   */
+  heavyCost: number;
 }
 
 /** The defaults. */
@@ -35,4 +52,9 @@ export const DEFAULT_LIMITS: Readonly<Limits> = Object.freeze({
   pageOffset: 100_000,
   jsonDepth: 32,
   operations: 100,
+  requestCost: 500,
+  concurrentRequests: 64,
+  queuedRequests: 100,
+  queueTimeoutMs: 10_000,
+  heavyCost: 100,
 });

@@ -43,7 +43,7 @@ import { distinct, loadRelated, queryRelated } from './reads.js';
 import { StoreTables } from './store-tables.js';
 import { whereQuery } from './where.js';
 import { type Model, type Row, TableResource } from './table-resource.js';
-import { executorFor } from './transaction.js';
+import { executorFor, stopIfGone } from './transaction.js';
 
 export type { Model } from './table-resource.js';
 export { ListQuery } from './list-query.js';
@@ -327,7 +327,9 @@ function dataLayer(t: StoreTables, resource: TableResource, check: SharedExisten
       return ListQuery.from(table, executor, (on) => resource.selectUnscoped(on), `${resource.type} list`);
     },
 
-    async results(query: ListQuery, _context: Context) {
+    async results(query: ListQuery, context: Context) {
+      // The query was made (by `query`) steps ago: look again before running it.
+      stopIfGone(context);
       return toModels(await runStatement(() => runList(query, query.shape, (q) => q)));
     },
 
@@ -373,7 +375,8 @@ function dataLayer(t: StoreTables, resource: TableResource, check: SharedExisten
       Object.entries(mapping.sorts ?? {}).map(([name, sort]) => [name, (query: ListQuery, direction: SortDirection, context: Context) => query.apply((q) => sort(q, direction, context))]),
     ),
     ...(mapping.policy && { can: mapping.policy }),
-    count: async (query: ListQuery, _context: Context) => {
+    count: async (query: ListQuery, context: Context) => {
+      stopIfGone(context);
       const counting = (q: SelectQuery) => q.clearSelect().clearOrderBy().select((eb) => eb.fn.countAll().as('count'));
       const [row] = await runStatement(() => runList(query, query.shape === undefined ? undefined : `${query.shape} count`, counting));
       return Number((row as { count?: unknown } | undefined)?.count ?? 0);

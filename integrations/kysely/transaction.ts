@@ -331,16 +331,27 @@ function retryable(error: unknown): boolean {
 }
 
 /**
+ * Throws an `AbortError` when the client of `context` has gone (`ctx.throwIfAborted()`); a
+ * context made up by hand (a script's, a test's) has no request to look at.
+ */
+export function stopIfGone(context: Context | undefined): void {
+  if ((context?.http as Context['http'] | undefined)?.aborted) throw new DOMException('The client went away', 'AbortError');
+}
+
+/**
  * What to run a statement on: the transaction bound to request `context` (by
  * `kyselyTransaction`, or `withTransaction` with that context), else the one `withTransaction`
  * bound to the current async context, otherwise `db`. Custom data-layer code should use it too,
  * with the `ctx` it was given (on SQLite, a statement on `db` inside a transaction would wait
- * for the transaction's connection).
+ * for the transaction's connection). Once the client of `context` has gone, it throws an
+ * `AbortError` instead (`ctx.throwIfAborted()`), so that no statement follows.
  *
  * @example
  * await executorFor(db, ctx).deleteFrom('articles').where('id', '=', 1).execute();
  */
 export function executorFor<DB>(db: Kysely<DB>, context?: Context): Kysely<DB> {
+  // Every statement of the store starts here: none once the request's client has gone.
+  stopIfGone(context);
   const own = requestTransaction(context?.unitOfWork, db);
   if (own) return own as unknown as Kysely<DB>;
   const outer = bound.getStore();

@@ -115,7 +115,7 @@ class NodeRequest implements HttpRequest {
   readonly #req: FrameworkRequest;
   readonly #res: ServerResponse | undefined;
   readonly #origin: string | undefined;
-  readonly #signal: AbortSignal | undefined;
+  #signal: AbortSignal | undefined;
   #url: string | undefined;
   #real: Request | undefined;
   /** The body, once `body()` has read it. */
@@ -145,6 +145,11 @@ class NodeRequest implements HttpRequest {
 
   get aborted(): boolean {
     return this.#signal?.aborted ?? (this.#res !== undefined && clientGone(this.#res));
+  }
+
+  /** Built on first use (most requests never ask): aborted when the client goes away before the response is complete. */
+  get signal(): AbortSignal {
+    return (this.#signal ??= this.#abortSignal());
   }
 
   /** As `Headers.get`: every value of the name, in order, joined by ", ", outer whitespace trimmed. */
@@ -216,7 +221,7 @@ class NodeRequest implements HttpRequest {
     // HTTP/2 pseudo-headers (":path") are not header names a Request accepts.
     for (let i = 0; i < raw.length; i += 2) if (raw[i]!.charCodeAt(0) !== 58) headers.append(raw[i]!, raw[i + 1]!);
     const hasBody = method !== 'GET' && method !== 'HEAD' && (req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0);
-    const init: RequestInit & { duplex?: 'half' } = { method, headers, signal: this.#signal ?? this.#abortSignal() };
+    const init: RequestInit & { duplex?: 'half' } = { method, headers, signal: this.signal };
     if (hasBody && (this.#bytes || req.readableDidRead || req.readableEnded)) {
       // Read already (by `body()` or a framework's parser): hand over what was read.
       init.body = (this.#bytes ?? alreadyRead(req)) as BodyInit;

@@ -150,6 +150,8 @@ export class DocumentBuilder {
   }
 
   async #load(resource: RegisteredResource, nodes: readonly Node[], tree: IncludeTree, fieldset: ReadonlySet<string> | undefined, wanted: Relationship[]): Promise<void> {
+    // Each level is a round of data-layer calls: none once the client has gone.
+    this.#context.throwIfAborted();
     if (tree.size > 0) {
       for (const node of this.#unregistered) {
         const k = keyOf(node.resource.type, node.object.id);

@@ -19,8 +19,10 @@ export interface HttpRequest {
   header(name: string): string | null;
   /** The body's bytes, read once; undefined once it passes `limit` bytes (the rest is left unread). */
   body(limit: number): Promise<Uint8Array | undefined>;
-  /** Whether the client went away. */
+  /** Whether the client went away: a cheap look, for the pipeline's checks between stages. */
   readonly aborted: boolean;
+  /** Aborted when the client goes away (an adapter may build it on first use). */
+  readonly signal: AbortSignal;
   /** The Fetch `Request` (for callbacks that read `ctx.request`), built on first use. */
   toRequest(): Request;
 }
@@ -40,6 +42,7 @@ export function fromFetch(request: Request): HttpRequest {
     get aborted() {
       return request.signal.aborted;
     },
+    signal: request.signal,
     toRequest: () => request,
   };
 }
@@ -61,6 +64,9 @@ export function withBody(request: HttpRequest, bytes: Uint8Array | undefined, he
     get aborted() {
       return request.aborted;
     },
+    get signal() {
+      return request.signal;
+    },
     toRequest: () => (real ??= new Request(request.url, { method: request.method, headers: headersOf(request.toRequest().headers, header), body: bytes as BodyInit | undefined })),
   };
 }
@@ -80,11 +86,15 @@ export function memoryRequest(method: string, url: string, headers: Readonly<Rec
     header: (name) => headers[name.toLowerCase()] ?? null,
     body: bodyOf(bytes),
     aborted: false,
+    signal: NEVER_ABORTED,
     toRequest: () => (real ??= new Request(url, { method, headers, body: bytes as BodyInit | undefined })),
   };
 }
 
 const UTF8 = new TextEncoder();
+
+/** The signal of a request made up in memory: nobody can go away. */
+const NEVER_ABORTED = new AbortController().signal;
 
 /** The body reader of bytes read already: undefined past `limit`, as a streamed body would be. */
 function bodyOf(bytes: Uint8Array | undefined): HttpRequest['body'] {

@@ -22,6 +22,8 @@ export function respond(
   headers?: Record<string, string>,
   version?: string,
 ): HttpResult {
+  // Nobody is left to read a document that is not yet written.
+  state.context.throwIfAborted();
   const full = { jsonapi: { version: '1.1' as const }, ...document };
   const read = state.method === 'GET' && status === 200;
   if (!read && version === undefined) return jsonResult(full, status, headers);
