@@ -170,6 +170,7 @@ export class JsonApi {
       }
       return extension ? this.#serveExtensionInTurn(extension, request, options) : this.#serve(request, options, url, true);
     } catch (error) {
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- rejects with what was thrown, as it is, as an async function would
       return Promise.reject(error);
     }
   };
@@ -262,7 +263,7 @@ export class JsonApi {
       return jsonResult({ jsonapi: { version: '1.1' }, errors: [new JsonApiError(500).toObject()] }, 500);
     }
     const status = thrown instanceof JsonApiErrors ? thrown.status : errors[0]!.status;
-    const headers = Object.assign({}, ...errors.map((e) => e.headers));
+    const headers = Object.assign({}, ...errors.map((e) => e.headers)) as Record<string, string>;
     return jsonResult({ jsonapi: { version: '1.1' }, errors: errors.map((e) => e.toObject()) }, status, headers);
   }
 

@@ -59,6 +59,7 @@ interface TopLevel {
  * type D = ResourceDocument<Registry, 'articles', { include: ['author']; fields: { articles: ['title'] } }>;
  * // D['data']['attributes'] is { title: string }; D['included'] is people resource objects
  */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- `{}`: the request with no query parameters
 export type ResourceDocument<R extends TypeRegistry, T extends keyof R['objects'], Q extends DocumentQuery = {}> = TopLevel & {
   data: ObjectOf<R, T, Q>;
 } & Included<R, T, Q>;
@@ -69,6 +70,7 @@ export type ResourceDocument<R extends TypeRegistry, T extends keyof R['objects'
  * @example
  * type D = ResourceCollectionDocument<Registry, 'articles', { fields: { articles: ['title'] } }>;
  */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- `{}`: the request with no query parameters
 export type ResourceCollectionDocument<R extends TypeRegistry, T extends keyof R['objects'], Q extends DocumentQuery = {}> = TopLevel & {
   data: Array<ObjectOf<R, T, Q>>;
 } & Included<R, T, Q>;

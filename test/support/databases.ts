@@ -52,7 +52,7 @@ export async function createPostgresDatabase(): Promise<TestDatabase> {
  * @example
  * const { db, close } = await emptyKysely<Db>('postgres');
  */
-export async function emptyKysely<DB>(dialect: 'sqlite' | 'postgres'): Promise<{ db: Kysely<DB>; close(): Promise<void> }> {
+export async function emptyKysely<DB>(dialect: 'sqlite' | 'postgres'): Promise<{ db: Kysely<DB>; close: () => Promise<void> }> {
   if (dialect === 'sqlite') {
     const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: new SQLite(':memory:') }) });
     return { db, close: () => db.destroy() };
