@@ -12,11 +12,11 @@ export default tseslint.config(
   {
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
     rules: {
-      // The code base marks a binding it must name but does not use with a leading `_`
-      // (`for (const _ of value)`, a callback's unused `_context` parameter).
       // Data layers and callbacks answer a value or a promise of it (`MaybePromise`), and the
       // runtime awaits a list of such answers at once: a mixed list is the design, not a slip.
       '@typescript-eslint/await-thenable': ['error', { allowMixedPromiseArrays: true }],
+      // The code base marks a binding it must name but does not use with a leading `_`
+      // (`for (const _ of value)`, a callback's unused `_context` parameter).
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrorsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_', ignoreRestSiblings: true }],
     },
   },
