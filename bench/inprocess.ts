@@ -14,7 +14,7 @@ import { ROUTES } from './routes.js';
 type Model = { readonly id: number };
 
 /** A model's value of `column`, for sorting. */
-const valueOf = (model: Model, column: string) => String((model as unknown as Record<string, unknown>)[column] ?? '');
+const valueOf = (model: Model, column: string) => String((model as unknown as Record<string, string | number | boolean | Date | null>)[column] ?? '');
 
 /** A query over one array: the sorts `orderBy` applies, then a page. */
 class MemoryQuery<M extends Model> {
@@ -93,13 +93,13 @@ export function memoryDataLayers(file: string): DataLayers {
       throw new Error('the in-memory data layer is read-only');
     };
     return {
-      find: async (id: string) => index.get(Number(id)) ?? null,
+      find: (id: string) => Promise.resolve(index.get(Number(id)) ?? null),
       query: () => new MemoryQuery<M>(table),
-      results: async (query: MemoryQuery<M>) => query.rows(),
+      results: (query: MemoryQuery<M>) => Promise.resolve(query.rows()),
       paginate: (query: MemoryQuery<M>, page: OffsetPagination) => query.page(page),
-      count: async () => models.length,
+      count: () => Promise.resolve(models.length),
       paginateCursor: unsupported,
-      related: Object.fromEntries(Object.entries(related).map(([name, read]) => [name, async (list: readonly M[]) => list.map(read)])) as {
+      related: Object.fromEntries(Object.entries(related).map(([name, read]) => [name, (list: readonly M[]) => Promise.resolve(list.map(read))])) as {
         [K in keyof R]: (list: readonly M[]) => Promise<Array<ReturnType<R[K]>>>;
       },
       where: unsupported,

@@ -19,9 +19,9 @@ export interface PgBench {
   /** The seeded database's URL. */
   url: string;
   /** Removes what route d created. */
-  reset(): Promise<void>;
+  reset: () => Promise<void>;
   /** CPU time (user + system) of the cluster's processes so far, µs. */
-  cpu(): number;
+  cpu: () => number;
   stop(): void;
 }
 

@@ -38,7 +38,7 @@ export interface ScalingOptions {
   warmPerProcess: number;
   /** Seconds of the mixed workload. */
   mixedSeconds: number;
-  log(line: string): void;
+  log: (line: string) => void;
 }
 
 /** The routes of the scaling table: a list, a read by key, a create. */
@@ -66,7 +66,7 @@ async function startDemoProcesses(options: ScalingOptions, databaseUrl: string, 
   child.once('exit', () => options.children.delete(child));
   const url = await new Promise<string>((resolve, reject) => {
     let out = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
+    child.stdout.on('data', (chunk: Buffer) => {
       out += chunk.toString();
       const match = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
       if (match) resolve(match[1]!);
@@ -207,7 +207,7 @@ export async function scalingSection(options: ScalingOptions): Promise<string> {
   const [oneTotal, fourTotal] = [median(rows.map((row) => total(row.one))), median(rows.map((row) => total(row.four)))];
   lines.push(
     '',
-    `Factor over the three routes (geometric mean): ${f2(overall)} on ${cores} cores. It is bounded by the cores, not by the processes: PostgreSQL, the demo's processes and the load generator all run on the same ${cores} cores, and with one process they already kept ${f2(oneTotal)} of them busy, so at the same CPU per request four processes could reach at most ${cores} / ${f2(oneTotal)} = ${f2(cores / oneTotal)}× on an otherwise idle machine. In this run they kept ${f2(fourTotal)} busy${fourTotal < oneTotal * 1.15 ? `, hardly more than one process (${f2(oneTotal)}): the rest of the machine went to other sessions\' work (see the load averages), so the factor shows what four processes cost on the same CPU time (more of the demo's CPU per request, see its column: probably fewer requests per event-loop turn in each process, more context switches, four pools and four JITs to keep warm), not how they scale` : ''}.`,
+    `Factor over the three routes (geometric mean): ${f2(overall)} on ${cores} cores. It is bounded by the cores, not by the processes: PostgreSQL, the demo's processes and the load generator all run on the same ${cores} cores, and with one process they already kept ${f2(oneTotal)} of them busy, so at the same CPU per request four processes could reach at most ${cores} / ${f2(oneTotal)} = ${f2(cores / oneTotal)}× on an otherwise idle machine. In this run they kept ${f2(fourTotal)} busy${fourTotal < oneTotal * 1.15 ? `, hardly more than one process (${f2(oneTotal)}): the rest of the machine went to other sessions' work (see the load averages), so the factor shows what four processes cost on the same CPU time (more of the demo's CPU per request, see its column: probably fewer requests per event-loop turn in each process, more context switches, four pools and four JITs to keep warm), not how they scale` : ''}.`,
     '',
   );
 

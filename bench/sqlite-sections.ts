@@ -107,7 +107,7 @@ export interface HttpRow {
  * (servers `demo-pg` and `baseline-pg`); `reset` removes route d's rows; `extraCpu` adds CPU
  * time spent elsewhere on the server's behalf (PostgreSQL's backends), µs so far.
  */
-export async function httpRoutes(ctx: BenchContext, db: string, log: (line: string) => void, pg?: { reset(): Promise<void>; extraCpu(): number }): Promise<HttpRow[]> {
+export async function httpRoutes(ctx: BenchContext, db: string, log: (line: string) => void, pg?: { reset: () => Promise<void>; extraCpu: () => number }): Promise<HttpRow[]> {
   const demo = await serve(ctx, pg ? 'demo-pg' : 'demo', db);
   const baseline = await serve(ctx, pg ? 'baseline-pg' : 'baseline', db);
   const reset = pg ? () => pg.reset() : () => removeCreated(db, SEEDED_ARTICLES);
@@ -249,7 +249,7 @@ export async function inProcess(ctx: BenchContext, file: string): Promise<InProc
   });
   ctx.children.add(child);
   let out = '';
-  child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
   const code = await new Promise<number | null>((done) => child.once('exit', done));
   ctx.children.delete(child);
   if (code !== 0) throw new Error(`bench/inprocess.ts exited with ${code}`);

@@ -176,6 +176,7 @@ export class JsonApi {
       }
       return extension ? this.#serveExtensionInTurn(extension, request, options) : this.#serve(request, options, url, true);
     } catch (error) {
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- rejects with what was thrown, as it is, as an async function would
       return Promise.reject(error);
     }
   };
@@ -274,7 +275,7 @@ export class JsonApi {
     // Whoever threw them, an answer lists at most `limits.errors` (the runtime's own checks stop
     // there and add one error saying so: hence the + 1).
     if (errors.length > this.#limits.errors + 1) errors = cappedErrors(errors, this.#limits.errors).errors;
-    const headers = Object.assign({}, ...errors.map((e) => e.headers));
+    const headers = Object.assign({}, ...errors.map((e) => e.headers)) as Record<string, string>;
     return jsonResult({ jsonapi: { version: '1.1' }, errors: errors.map((e) => e.toObject()) }, status, headers);
   }
 

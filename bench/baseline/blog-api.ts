@@ -6,7 +6,6 @@
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type Row = Record<string, any>;
 
 export const MEDIA_TYPE = 'application/vnd.api+json';
@@ -27,6 +26,7 @@ export class HttpError extends Error {
 }
 
 /** Links must be RFC 3986 URIs: what WHATWG URLs leave raw in a query is percent-encoded. */
+// eslint-disable-next-line no-control-regex -- control characters are among what must be percent-encoded
 const NOT_URI = /[\u0000-\u0020"#<>[\]{}|\\^`\u007f-\uffff]|%(?![0-9A-Fa-f]{2})/g;
 export function escapeUri(text: string): string {
   return text.replace(NOT_URI, (c) => encodeURIComponent(c).replace(/[[\]{}|\\^`]/g, (x) => `%${x.charCodeAt(0).toString(16).toUpperCase()}`));

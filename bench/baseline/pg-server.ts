@@ -12,7 +12,7 @@
  * GET /people (page; default sort name; not counted). Anything else is a JSON:API 404.
  */
 import pg from 'pg';
-import { ARTICLES_PAGE, ARTICLE_INCLUDES, type CreateValues, HttpError, PEOPLE_PAGE, type Row, pageLinks, readCreate, readQuery, serializers, serveBaseline } from './blog-api.js';
+import { ARTICLES_PAGE, ARTICLE_INCLUDES, type CreateValues, HttpError, PEOPLE_PAGE, type Row, pageLinks, readQuery, serializers, serveBaseline } from './blog-api.js';
 
 
 export interface PgBaselineOptions {

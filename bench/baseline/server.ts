@@ -11,7 +11,7 @@
  * GET /people (page; default sort name; not counted). Anything else is a JSON:API 404.
  */
 import SQLite from 'better-sqlite3';
-import { ARTICLES_PAGE, ARTICLE_FILTERS, ARTICLE_INCLUDES, type CreateValues, HttpError, PEOPLE_PAGE, type Row, pageLinks, readArticleFilters, readCreate, readQuery, serializers, serveBaseline } from './blog-api.js';
+import { ARTICLES_PAGE, ARTICLE_FILTERS, ARTICLE_INCLUDES, type CreateValues, HttpError, PEOPLE_PAGE, type Row, pageLinks, readArticleFilters, readQuery, serializers, serveBaseline } from './blog-api.js';
 
 type Statement = SQLite.Statement<unknown[], Row>;
 
@@ -199,5 +199,8 @@ export async function startBaseline(options: BaselineOptions): Promise<Baseline>
     return row;
   };
 
-  return serveBaseline({ listArticles, showArticle, listPeople, createArticle, article }, options.port ?? 0, async () => void sqlite.close());
+  return serveBaseline({ listArticles, showArticle, listPeople, createArticle, article }, options.port ?? 0, () => {
+    sqlite.close();
+    return Promise.resolve();
+  });
 }

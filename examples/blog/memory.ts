@@ -114,7 +114,7 @@ function table<M extends { id: number }>(
         const { order, after, limit } = query.keyset;
         // Compared as the database does: ids and numbers as numbers, the rest (normalized text) as text.
         const value = (row: M | readonly CursorValue[], i: number) => {
-          const v = Array.isArray(row) ? row[i] : (row as M)[order[i]![0]];
+          const v: unknown = Array.isArray(row) ? row[i] : (row as M)[order[i]![0]];
           return order[i]![0] === 'id' || typeof v === 'number' ? Number(v) : String(v);
         };
         const compare = (a: M | readonly CursorValue[], b: M | readonly CursorValue[]) => {
@@ -328,19 +328,23 @@ export function memoryStore(db: Tables) {
 export function memoryIdempotency(): IdempotencyStore {
   const keys = new Map<string, { fingerprint: string; response?: StoredResponse }>();
   return {
-    claim: async (k, fingerprint) => {
+    claim: (k, fingerprint) => {
       const found = keys.get(k);
       if (!found) {
         keys.set(k, { fingerprint });
-        return { state: 'new' };
+        return Promise.resolve({ state: 'new' });
       }
-      if (found.fingerprint !== fingerprint) return { state: 'mismatch' };
-      return found.response ? { state: 'done', response: found.response } : { state: 'in-flight' };
+      if (found.fingerprint !== fingerprint) return Promise.resolve({ state: 'mismatch' });
+      return Promise.resolve(found.response ? { state: 'done', response: found.response } : { state: 'in-flight' });
     },
-    complete: async (k, response) => {
+    complete: (k, response) => {
       const found = keys.get(k);
       if (found) found.response = response;
+      return Promise.resolve();
     },
-    release: async (k) => void keys.delete(k),
+    release: (k) => {
+      keys.delete(k);
+      return Promise.resolve();
+    },
   };
 }

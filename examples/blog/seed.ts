@@ -29,7 +29,7 @@ export function seedCounts(articles: number): SeedCounts {
   return { people: Math.max(5, Math.ceil(articles / 50)), articles, comments: articles * 5, tags: TAGS.length };
 }
 
-async function insertChunks<T extends keyof Database & string>(db: Kysely<Database>, table: T, rows: readonly object[]): Promise<void> {
+async function insertChunks<T extends keyof Database>(db: Kysely<Database>, table: T, rows: readonly object[]): Promise<void> {
   for (let i = 0; i < rows.length; i += 500) {
     await db.insertInto(table).values(rows.slice(i, i + 500) as never).execute();
   }

@@ -134,7 +134,7 @@ export async function startDemo(options: DemoOptions = {}): Promise<Demo> {
       return (await docs(request, pathname)) ?? (await api.fetch(request, { attributes: user === undefined ? NO_ATTRIBUTES : { user } }));
     });
     // Only /openapi.json and /docs need the path here; the API parses the URL itself.
-    server = createServer((req, res) => (/^\/(openapi\.json|docs)/i.test(req.url ?? '') ? serveDocs(req, res) : serveApi(req, res)));
+    server = createServer((req, res) => void (/^\/(openapi\.json|docs)/i.test(req.url ?? '') ? serveDocs(req, res) : serveApi(req, res)));
     const port = options.port ?? Number(process.env.PORT ?? 3000);
     await new Promise<void>((resolve, reject) => {
       server!.once('error', reject);

@@ -5,7 +5,7 @@
  * demo, whose reads stay open as examples/blog/README.md says): drafts are visible only to their
  * author, and comments only when their article is.
  */
-import { type ExpressionBuilder, type Kysely, sql } from 'kysely';
+import { type ExpressionBuilder, type Kysely } from 'kysely';
 import type { Context, FilterValue } from 'jsonapi-gen';
 import { defineStore, likePattern, type SelectQuery } from '@jsonapi-gen/kysely';
 import type { Database } from './db.js';
@@ -34,7 +34,7 @@ function visibleArticle(eb: ExpressionBuilder<Database, 'articles'>, ctx: Contex
   return user === undefined ? published : eb.or([published, eb('articles.author_id', '=', user)]);
 }
 
-const articlesScope = (query: SelectQuery, ctx: Context) => query.where((eb) => visibleArticle(eb, ctx));
+const articlesScope = (query: SelectQuery, ctx: Context) => query.where((eb: ExpressionBuilder<Database, 'articles'>) => visibleArticle(eb, ctx));
 const commentsScope = (query: SelectQuery, ctx: Context) =>
   query.where('comments.article_id', 'in', (eb: ExpressionBuilder<Database, 'comments'>) =>
     eb.selectFrom('articles').select('articles.id').where((inner) => visibleArticle(inner, ctx)),

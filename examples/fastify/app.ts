@@ -12,15 +12,16 @@ import { createApi } from '../shared/api.js';
 
 export function createApp(api: JsonApi = createApi()): FastifyInstance {
   const app = Fastify();
-  app.get('/health', async () => ({ ok: true }));
+  app.get('/health', () => ({ ok: true }));
   const handler = toNodeHandler(api);
-  app.register(async (scope) => {
+  app.register((scope, _options, done) => {
     scope.removeAllContentTypeParsers();
-    scope.addContentTypeParser('*', (_request, _payload, done) => done(null));
+    scope.addContentTypeParser('*', (_request, _payload, parsed) => parsed(null));
     scope.all('/api/v1/*', async (request, reply) => {
       reply.hijack();
       await handler(request.raw, reply.raw);
     });
+    done();
   });
   return app;
 }

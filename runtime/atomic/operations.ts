@@ -176,7 +176,7 @@ function readHref(href: unknown, pointer: string, basePath: string): Target {
 function checkLids(operations: readonly Operation[]): void {
   const declared = new Set<string>();
   const use = (type: unknown, lid: unknown, pointer: string) => {
-    if (typeof lid === 'string' && !declared.has(`${type}\u0000${lid}`)) throw malformed(pointer, `lid "${lid}" of ${type} is not assigned by an earlier operation`);
+    if (typeof lid === 'string' && !declared.has(`${String(type)}\u0000${lid}`)) throw malformed(pointer, `lid "${lid}" of ${String(type)} is not assigned by an earlier operation`);
   };
   const identifiers = (value: unknown, pointer: string) => {
     const list = Array.isArray(value) ? value : [value];
@@ -198,7 +198,7 @@ function checkLids(operations: readonly Operation[]): void {
         if (isObject(member)) identifiers(member.data, `${pointer}/data/relationships/${escape(name)}/data`);
       }
     }
-    if (operation.op === 'add' && typeof data.lid === 'string') declared.add(`${data.type}\u0000${data.lid}`);
+    if (operation.op === 'add' && typeof data.lid === 'string') declared.add(`${String(data.type)}\u0000${data.lid}`);
   }
 }
 
@@ -207,7 +207,7 @@ function resolve(value: unknown, lids: Map<string, string>): unknown {
   if (Array.isArray(value)) return value.map((item) => resolve(item, lids));
   if (!isObject(value) || !('lid' in value)) return value;
   const { lid, ...rest } = value;
-  return { ...rest, id: lids.get(`${value.type}\u0000${lid}`) };
+  return { ...rest, id: lids.get(`${String(value.type)}\u0000${String(lid)}`) };
 }
 
 async function run(operation: Operation, lids: Map<string, string>, request: HttpRequest, options: HandleOptions, host: ExtensionHost): Promise<Json> {
@@ -218,7 +218,7 @@ async function run(operation: Operation, lids: Map<string, string>, request: Htt
   if (target?.relationship === undefined && isObject(data)) {
     const copy: Json = { ...data };
     if (op === 'update' && 'lid' in copy) {
-      copy.id = lids.get(`${copy.type}\u0000${copy.lid}`);
+      copy.id = lids.get(`${String(copy.type)}\u0000${String(copy.lid)}`);
       delete copy.lid;
     }
     if (isObject(copy.relationships)) {
@@ -264,7 +264,7 @@ async function run(operation: Operation, lids: Map<string, string>, request: Htt
   const document = JSON.parse(result.body) as Json;
   if (op === 'add' && target?.relationship === undefined && isObject(data) && typeof data.lid === 'string') {
     const created = document.data as Json;
-    lids.set(`${created.type}\u0000${data.lid}`, created.id as string);
+    lids.set(`${String(created.type)}\u0000${data.lid}`, created.id as string);
   }
   return target?.relationship === undefined && op !== 'remove' ? { data: document.data } : {};
 }

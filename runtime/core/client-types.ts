@@ -60,6 +60,7 @@ interface TopLevel {
  * type D = ResourceDocument<ApiTypes, 'articles', { include: ['author']; fields: { articles: ['title'] } }>;
  * // D['data']['attributes'] is { title: string }; D['included'] is people resource objects
  */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- `{}`: the request with no query parameters
 export type ResourceDocument<R extends TypeRegistry, T extends keyof R['objects'], Q extends DocumentQuery = {}> = TopLevel & {
   data: ObjectOf<R, T, Q>;
 } & Included<R, T, Q>;
@@ -71,6 +72,7 @@ export type ResourceDocument<R extends TypeRegistry, T extends keyof R['objects'
  * import type { ApiTypes } from './generated/index.js';
  * type D = ResourceCollectionDocument<ApiTypes, 'articles', { fields: { articles: ['title'] } }>;
  */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- `{}`: the request with no query parameters
 export type ResourceCollectionDocument<R extends TypeRegistry, T extends keyof R['objects'], Q extends DocumentQuery = {}> = TopLevel & {
   data: Array<ObjectOf<R, T, Q>>;
 } & Included<R, T, Q>;

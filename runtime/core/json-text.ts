@@ -4,6 +4,7 @@
  */
 
 /** A character `JSON.stringify` writes escaped: a control character, `"`, `\`, or half of a surrogate pair (lone halves are escaped). */
+// eslint-disable-next-line no-control-regex -- control characters are what it looks for
 export const MAY_NEED_ESCAPE = /[\u0000-\u001f"\\\ud800-\udfff]/;
 
 /**

@@ -164,7 +164,7 @@ export class DocumentBuilder {
   ): ResourceIdentifier | ResourceIdentifier[] | null {
     if (relationship.cardinality === 'one') return value === null || value === undefined ? null : this.#link(related, value, include);
     if (!Array.isArray(value)) throw new TypeError(`loadRelated(${relationship.name}) must give an array per model for a to-many relationship`);
-    const linkage: ResourceIdentifier[] = new Array(value.length);
+    const linkage = new Array<ResourceIdentifier>(value.length);
     for (let i = 0; i < value.length; i++) linkage[i] = this.#link(related, value[i], include);
     return linkage;
   }
@@ -200,9 +200,9 @@ export class DocumentBuilder {
     // (the order `documentJson` writes a BuiltResource in).
     const object = new BuiltResource(resource.type, id, this.#plainBase && resource.plainLinks) as ResourceObject;
     let attributes: Record<string, unknown>;
-    const serializeAttributes = resource.definition.serializeAttributes;
-    if (serializeAttributes) {
-      attributes = serializeAttributes.call(resource.definition, model, context);
+    const definition = resource.definition;
+    if (definition.serializeAttributes) {
+      attributes = definition.serializeAttributes(model, context);
       if (fieldset) for (const name of Object.keys(attributes)) if (!fieldset.has(name)) delete attributes[name];
       for (const attribute of resource.conditionalAttributes) {
         if (!attribute.isVisibleFor(model, context)) delete attributes[attribute.name];

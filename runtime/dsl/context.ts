@@ -11,7 +11,7 @@ import type { RequestTarget } from '../http/target.js';
  *   interface ContextAttributes { user: string }
  * }
  */
-// eslint-disable-next-line @typescript-eslint/no-empty-interface
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- empty on purpose: hosts fill it by declaration merging
 export interface ContextAttributes {}
 
 /** The type of the attribute `K`: as `ContextAttributes` declares it, else `unknown`. */

@@ -102,7 +102,7 @@ const NEVER_ABORTED = new AbortController().signal;
 
 /** The body reader of bytes read already: undefined past `limit`, as a streamed body would be. */
 function bodyOf(bytes: Uint8Array | undefined): HttpRequest['body'] {
-  return async (limit) => (bytes !== undefined && bytes.byteLength > limit ? undefined : bytes);
+  return (limit) => Promise.resolve(bytes !== undefined && bytes.byteLength > limit ? undefined : bytes);
 }
 
 /** A copy of `headers` holding what `header` answers for each name. */

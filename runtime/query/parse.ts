@@ -45,7 +45,7 @@ function parseInclude(value: string, limits: Limits): IncludeTree {
     for (const name of names) {
       if (name === '') throw bad('include', `include path "${path}" has an empty relationship name`);
       let next = node.get(name);
-      if (!next) node.set(name, (next = new Map()));
+      if (!next) node.set(name, (next = new Map<string, IncludeTree>()));
       node = next;
     }
   }
@@ -141,7 +141,7 @@ export function parseQuery(
         throw new BadRequestError({ detail: `"${op}" is not a filter operator; the operators are ${OPERATORS.join(', ')}`, source: { parameter: key }, code: 'unknown_operator' });
       }
       let byOperator = query.operators.get(name);
-      if (!byOperator) query.operators.set(name, (byOperator = new Map()));
+      if (!byOperator) query.operators.set(name, (byOperator = new Map<Operator, string>()));
       byOperator.set(op, value);
     } else if (family === 'page' && brackets.length === 1 && brackets[0] === 'offset') {
       query.page.offset = parsePageNumber(key, value, 0);

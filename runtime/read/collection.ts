@@ -134,7 +134,7 @@ async function collectionDocument(
  */
 async function serveCursorPage(state: RequestState, source: CollectionSource, filters: RequestFilters, request: CursorRequest): Promise<HttpResult> {
   const { context } = state;
-  const { resource, index } = source;
+  const { resource } = source;
   const definition = resource.definition;
   let q = await filtered(source, filters, context);
   const counting = resource.counts ? Promise.resolve(definition.count!(q, context)) : undefined;

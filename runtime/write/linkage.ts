@@ -116,7 +116,7 @@ function sharedTasks(
     const taking = batched.filter(({ batches }) => round < batches.length).map(({ member, batches }) => ({ member, batch: batches[round]! }));
     const answers = await check.exist(taking.map(({ member, batch }) => ({ member, ids: batch.map(([, id]) => id) })), context);
     taking.forEach(({ member, batch }, i) => {
-      const answer = Array.isArray(answers) ? answers[i] : undefined;
+      const answer: unknown = Array.isArray(answers) ? answers[i] : undefined;
       if (!Array.isArray(answer) || answer.length !== batch.length) {
         throw new TypeError(`existence.exist answered ${Array.isArray(answer) ? answer.length : typeof answer} values for ${batch.length} ids of ${member}`);
       }

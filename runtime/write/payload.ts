@@ -112,7 +112,7 @@ export async function readResourceDocument(body: unknown, options: ResourceDocum
   if (data.type !== resource.type) {
     throw new ConflictError({ detail: `This endpoint takes ${resource.type}, not ${data.type}`, source: { pointer: '/data/type' }, code: 'type_mismatch' });
   }
-  const values: WriteValues = { attributes: Object.create(null), relationships: Object.create(null) };
+  const values: WriteValues = { attributes: Object.create(null) as WriteValues['attributes'], relationships: Object.create(null) as WriteValues['relationships'] };
   if (mode === 'update') {
     if (typeof data.id !== 'string') throw structure('/data', 'data needs the "id" of the resource being updated');
     if (data.id !== options.id) {
@@ -167,7 +167,7 @@ export async function readResourceDocument(body: unknown, options: ResourceDocum
     }
     const member = relationships[name];
     if (!isObject(member) || !('data' in member)) throw structure(pointer, `relationship ${name} must be an object with a "data" member`);
-    const linkage = readLinkage(field as ToOne | ToMany, member.data, `${pointer}/data`);
+    const linkage = readLinkage(field, member.data, `${pointer}/data`);
     if (!field.isWritable) {
       readOnly(pointer, name);
       continue;

@@ -1,5 +1,6 @@
 import { ForbiddenError, NotFoundError, UnprocessableEntityError, cappedErrors } from '../core/errors.js';
 import { Relationship, type ToMany, type ToOne } from '../dsl/fields.js';
+import type { WriteValues } from '../core/vocabulary.js';
 import { checkLinkageExists } from './linkage.js';
 import { linkageTypeErrors, readLinkage, topLevelData } from './payload.js';
 import { checkIfMatch, findOr404, mustBeVisible, supported } from '../pipeline/checks.js';
@@ -17,7 +18,7 @@ export async function serveRelationshipWrite(state: RequestState, id: string, na
   const field = resource.fields.get(name);
   const unknown = () => new NotFoundError({ detail: `${resource.type} has no relationship "${name}"` });
   if (!(field instanceof Relationship) || !field.isVisibleFor(undefined, context)) throw unknown();
-  const relationship = field as ToOne | ToMany;
+  const relationship = field;
   onlyParameters(query, [], 'a relationship update');
   if (!relationship.isWritable) throw new ForbiddenError({ detail: `${resource.type}.${name} is read-only`, code: 'read_only' });
   if (method !== 'PATCH' && relationship.cardinality === 'one') {
@@ -33,7 +34,7 @@ export async function serveRelationshipWrite(state: RequestState, id: string, na
   }
   const conflicts = linkageTypeErrors(relationship, linkage, '/data', state.limits.errors);
   if (conflicts.length > 0) throw cappedErrors(conflicts, state.limits.errors, conflicts.length > state.limits.errors);
-  const values = { attributes: Object.create(null), relationships: Object.assign(Object.create(null), { [name]: linkage }) };
+  const values: WriteValues = { attributes: Object.create(null) as WriteValues['attributes'], relationships: Object.assign(Object.create(null) as WriteValues['relationships'], { [name]: linkage }) };
   await checkLinkageExists(values, resource, state.lookup, context, '/data', state.limits.errors);
   const definition = resource.definition;
   if (method === 'PATCH') {

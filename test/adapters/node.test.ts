@@ -3,7 +3,7 @@
  * request bodies, large and streamed response bodies, several Set-Cookie headers, handlers
  * that throw, and clients that go away mid-request or mid-response.
  */
-import { type IncomingMessage, type RequestListener, type Server, type ServerResponse, createServer, request as httpRequest } from 'node:http';
+import { type IncomingMessage, type Server, type ServerResponse, createServer, request as httpRequest } from 'node:http';
 import { type AddressInfo, connect } from 'node:net';
 import { Attribute, Create, Index, JsonApi, Show, defineResource } from 'jsonapi-gen';
 import { toNodeHandler } from 'jsonapi-gen/node';
@@ -15,8 +15,9 @@ import { JSON_API } from './support.js';
 const servers: Server[] = [];
 
 /** Listens on a free loopback port; every server is closed after its test. */
-async function listen(listener: RequestListener): Promise<string> {
-  const server = createServer(listener);
+async function listen(listener: (req: IncomingMessage, res: ServerResponse) => void | Promise<void>): Promise<string> {
+  // Node ignores what a listener returns; the adapter's promise never rejects (what fails goes to onError).
+  const server = createServer((req, res) => void listener(req, res));
   servers.push(server);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -100,7 +100,7 @@ describe('jsonapi-gen init', () => {
     const list = await fetch(`${url}/books?include=author`, { headers: { accept: JSONAPI } });
     expect(list.status).toBe(200);
     expect(list.headers.get('content-type')).toBe(JSONAPI);
-    const books = (await list.json()) as any;
+    const books = await list.json();
     expect(books.data.map((b: any) => b.attributes.title)).toEqual(['A Wizard of Earthsea', 'The Left Hand of Darkness']);
     expect(books.included).toEqual([expect.objectContaining({ type: 'authors', id: '1', attributes: { name: 'Ursula K. Le Guin' } })]);
 
@@ -110,11 +110,11 @@ describe('jsonapi-gen init', () => {
       body: JSON.stringify({ data: { type: 'books', attributes: { title: 'The Dispossessed', year: 1974 }, relationships: { author: { data: { type: 'authors', id: '1' } } } } }),
     });
     expect(created.status).toBe(201);
-    const book = (await created.json()) as any;
-    const back = (await (await fetch(`${url}/authors/1/books`, { headers: { accept: JSONAPI } })).json()) as any;
+    const book = await created.json();
+    const back = await (await fetch(`${url}/authors/1/books`, { headers: { accept: JSONAPI } })).json();
     expect(back.data.map((b: any) => b.id)).toContain(book.data.id);
 
-    const openapi = (await (await fetch(`${url}/openapi.json`)).json()) as any;
+    const openapi = await (await fetch(`${url}/openapi.json`)).json();
     expect(Object.keys(openapi.paths)).toEqual(expect.arrayContaining(['/authors', '/authors/{id}', '/books', '/books/{id}']));
 
     // The tables came from Kysely's Migrator, which recorded the migration it ran; and a 500's

@@ -40,4 +40,5 @@ export function minimalSchema(dir: string): string {
   return schema;
 }
 
+// eslint-disable-next-line no-control-regex -- ESC is what starts an ANSI colour code
 export const ANSI = /\u001b\[\d+m/;

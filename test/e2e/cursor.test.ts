@@ -17,7 +17,7 @@ describe.each(BACKENDS)('cursor pagination on %s', (backend) => {
   let demo: Demo;
   const get = async (url: string, accept = JSON_API) => {
     const response = await fetch(url.startsWith('http') ? url : `${demo.url}${url}`, { headers: { accept, authorization: 'Bearer 1' } });
-    const body = (await response.json()) as any;
+    const body = await response.json();
     return { status: response.status, type: response.headers.get('content-type'), body };
   };
   const ids = (body: any) => (body.data as Array<{ id: string }>).map((a) => a.id);

@@ -463,7 +463,7 @@ describe.each(BACKENDS)('writes on the blog demo (%s)', (dialect) => {
     });
 
     it('null where not nullable, numbers, booleans, objects and arrays where strings belong: 422', async () => {
-      for (const value of [null, 42, 0, true, { a: 1 }, ['x'], 1e400]) {
+      for (const value of [null, 42, 0, true, { a: 1 }, ['x'], Infinity]) {
         const answer = await call('POST', '/articles', { body: `{"data":{"type":"articles","attributes":{"title":${JSON.stringify(value) ?? 'null'}},"relationships":{"author":{"data":{"type":"people","id":"1"}}}}}`, user: '1' });
         expect(answer.status, JSON.stringify(value)).toBe(422);
         expect(problems(answer)).toEqual(['422 /data/attributes/title']);

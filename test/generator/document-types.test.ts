@@ -54,7 +54,7 @@ function errorsOf(code: string, options: ts.CompilerOptions): string[] {
 describe('Document<T, { include, fields }>', () => {
   let options: ts.CompilerOptions;
   beforeAll(() => {
-    const config = ts.readConfigFile(join(ROOT, 'tsconfig.json'), ts.sys.readFile);
+    const config = ts.readConfigFile(join(ROOT, 'tsconfig.json'), (path) => ts.sys.readFile(path));
     options = { ...ts.parseJsonConfigFileContent(config.config, ts.sys, ROOT).options, noEmit: true };
   });
 

@@ -65,8 +65,8 @@ async function startChild(server: string, database: string): Promise<Child> {
   const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, DATABASE_URL: url.toString(), PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   let exited = false;
-  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.once('exit', () => (exited = true));
   const deadline = Date.now() + 60_000;
   while (!/listening on (http:\/\/[\d.:]+)/.test(output)) {

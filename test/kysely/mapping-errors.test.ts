@@ -27,7 +27,7 @@ const MISTAKES: Array<[string, { from: string; to: string; want: string; at?: st
 ];
 
 const options = (): ts.CompilerOptions => {
-  const config = ts.readConfigFile(join(ROOT, 'tsconfig.json'), ts.sys.readFile);
+  const config = ts.readConfigFile(join(ROOT, 'tsconfig.json'), (path) => ts.sys.readFile(path));
   return { ...ts.parseJsonConfigFileContent(config.config, ts.sys, ROOT).options, noEmit: true };
 };
 

@@ -11,6 +11,7 @@ declare const db: Kysely<Database>;
 
 describe('defineStore types', () => {
   it('accepts the blog mapping and gives a data layer per type', () => {
+    // eslint-disable-next-line @typescript-eslint/no-unused-vars -- never called (`db` is only declared): only its type is checked
     const build = () =>
       defineTableStore(db, {
         articles: {

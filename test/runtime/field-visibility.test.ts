@@ -12,7 +12,7 @@ function host() {
     { id: 2, name: 'Grace', email: 'grace@example.com' },
   ];
   const articles: Article[] = [{ id: 1, title: 'First', authorId: 2, reviewerId: 1 }];
-  const user = (ctx: Context) => ctx.getAttribute('user') as string | undefined;
+  const user = (ctx: Context) => ctx.getAttribute('user');
   const api = new JsonApi({ onError: () => {} });
   api.resource({
     ...defineResource({

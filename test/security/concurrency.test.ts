@@ -54,7 +54,7 @@ function holdWriteLock(file: string, ms: number): Promise<{ done: Promise<number
   return new Promise((resolve, reject) => {
     child.stdout.once('data', () => resolve({ done }));
     child.once('error', reject);
-    done.then((code) => reject(new Error(`the lock holder exited (${code}) before locking`)));
+    void done.then((code) => reject(new Error(`the lock holder exited (${code}) before locking`)));
   });
 }
 

@@ -15,7 +15,7 @@ export const ROOT = new URL('../../', import.meta.url).pathname;
 
 /** The repository's compiler options, without output. */
 export function repositoryOptions(): ts.CompilerOptions {
-  const config = ts.readConfigFile(join(ROOT, 'tsconfig.json'), ts.sys.readFile);
+  const config = ts.readConfigFile(join(ROOT, 'tsconfig.json'), (path) => ts.sys.readFile(path));
   return { ...ts.parseJsonConfigFileContent(config.config, ts.sys, ROOT).options, noEmit: true };
 }
 

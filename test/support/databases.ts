@@ -55,7 +55,7 @@ export async function createPostgresDatabase(): Promise<TestDatabase> {
  * @example
  * const { db, close } = await emptyKysely<Db>('postgres', 'direct');
  */
-export async function emptyKysely<DB>(dialect: 'sqlite' | 'postgres', runner: RunnerName = 'kysely'): Promise<{ db: Kysely<DB>; close(): Promise<void> }> {
+export async function emptyKysely<DB>(dialect: 'sqlite' | 'postgres', runner: RunnerName = 'kysely'): Promise<{ db: Kysely<DB>; close: () => Promise<void> }> {
   if (dialect === 'sqlite') {
     const database = new SQLite(':memory:');
     const db = runner === 'direct' ? sqliteKysely<DB>(database, { runner }) : new Kysely<DB>({ dialect: new SqliteDialect({ database }) });

@@ -25,7 +25,6 @@ addFormats(ajv);
 const validateDocument = ajv.compile(schema);
 
 /** Any JSON:API document, loosely typed for assertions. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type Doc = Record<string, any>;
 
 /** The schema's complaints about `document`, or an empty list when it is a valid response document. */

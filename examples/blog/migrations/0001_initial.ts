@@ -11,7 +11,7 @@ export function initial(dialect: Dialect): Migration {
   const references = (target: string) => (c: ColumnDefinitionBuilder) => c.notNull().references(`${target}.id`).onDelete('cascade');
 
   return {
-    async up(db: Kysely<any>) {
+    async up(db: Kysely<unknown>) {
       await id(db.schema.createTable('people'))
         .addColumn('name', 'text', (c) => c.notNull())
         .addColumn('email', 'text')
@@ -58,7 +58,7 @@ export function initial(dialect: Dialect): Migration {
         await db.schema.createIndex(`${table}_${column}_index`).on(table).column(column).execute();
       }
     },
-    async down(db: Kysely<any>) {
+    async down(db: Kysely<unknown>) {
       for (const table of ['article_tags', 'tags', 'comments', 'articles', 'people']) await db.schema.dropTable(table).execute();
     },
   };
