@@ -220,6 +220,9 @@ export function postgresKysely<DB>(pool: NamedQueryPool, config: Omit<KyselyConf
  * their one connection), through the transaction's executor.
  *
  * @example
+ * import pg from 'pg';
+ * import type { Database } from './db.js';
+ * const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL });
  * const db = postgresKysely<Database>(pool, { runner: 'direct' }); // postgresRunner under it
  */
 function postgresRunner(pool: NamedQueryPool, maxNames: number): StatementRunner {

@@ -16,8 +16,10 @@ export type RunnerName = 'kysely' | 'direct';
  * Runs the store's compiled statements on a database.
  *
  * @example
- * const runner = runnerOf(db);
- * const { rows } = await runner.run(executorFor(db, ctx), db, compiled, [42]);
+ * import { db } from './db.js';
+ * declare const ctx: Context;
+ * const compiled = db.selectFrom('articles').selectAll().where('id', '=', 42).compile();
+ * const { rows } = await runnerOf(db).run(executorFor(db, ctx), db, compiled, [42]);
  */
 export interface StatementRunner {
   /**
@@ -38,6 +40,7 @@ export interface StatementRunner {
  * handling). The runner of every Kysely not made with `runner: 'direct'`.
  *
  * @example
+ * import { db } from './db.js';
  * await kyselyRunner.run(db, db, db.selectFrom('tags').selectAll().compile(), []);
  */
 export const kyselyRunner: StatementRunner = {
@@ -53,8 +56,14 @@ const runners = new WeakMap<Kysely<any>, StatementRunner>();
  * a `TypeError` when it also has `log` or plugins, which the direct runner would bypass.
  *
  * @example
- * const db = new Kysely<DB>({ ...config, dialect });
- * chooseRunner('sqliteKysely', db, config, () => sqliteRunner(database));
+ * import SQLite from 'better-sqlite3';
+ * import { Kysely, SqliteDialect } from 'kysely';
+ * import type { Database } from './db.js';
+ * declare function directRunner(database: SQLite.Database): StatementRunner; // runs statements on the driver
+ * const database = new SQLite('blog.sqlite');
+ * const config = { runner: 'direct' as const }; // with a `log` or `plugins` too: a TypeError
+ * const db = new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
+ * chooseRunner('myKysely', db, config, () => directRunner(database));
  */
 export function chooseRunner(who: string, db: Kysely<any>, config: Pick<KyselyConfig, 'log' | 'plugins'> & { runner?: RunnerName }, direct: () => StatementRunner): void {
   const runner = config.runner ?? 'kysely';
@@ -72,6 +81,7 @@ export function chooseRunner(who: string, db: Kysely<any>, config: Pick<KyselyCo
  * The runner of `db`: the direct one it was made with, else `kyselyRunner`.
  *
  * @example
+ * import { db } from './db.js';
  * const direct = runnerOf(db) !== kyselyRunner;
  */
 export function runnerOf(db: Kysely<any>): StatementRunner {

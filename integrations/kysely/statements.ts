@@ -130,7 +130,9 @@ export function sqliteKysely<DB>(database: DirectDatabase, config: Omit<KyselyCo
  * work runs), every statement and the transaction control go to the database at once.
  *
  * @example
- * const db = sqliteKysely<Database>(new SQLite(file), { runner: 'direct' }); // sqliteRunner under it
+ * import SQLite from 'better-sqlite3';
+ * import type { Database } from './db.js';
+ * const db = sqliteKysely<Database>(new SQLite('blog.sqlite'), { runner: 'direct' }); // sqliteRunner under it
  */
 function sqliteRunner(sqlite: DirectSqlite): StatementRunner {
   return {

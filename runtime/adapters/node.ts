@@ -41,6 +41,7 @@ export interface NodeHandlerOptions {
    * that goes on past the bound is cut: such a client may see a reset instead of the 413.
    *
    * @example
+   * declare const api: JsonApi;
    * toNodeHandler(api, { drain: { bytes: 16 * 1024 * 1024, ms: 5000 } });
    */
   drain?: { bytes?: number; ms?: number };

@@ -177,6 +177,7 @@ export class JsonApiErrors extends Error {
  * stopped there and there are more. It carries `status`, the status of the errors it stands for.
  *
  * @example
+ * declare const errors: JsonApiError[]; // 422s, more than 100 of them
  * new JsonApiErrors([...errors.slice(0, 100), tooManyErrors(422, 100, errors.length - 100)]);
  */
 export function tooManyErrors(status: ErrorStatus, limit: number, more?: number): JsonApiError {
@@ -192,7 +193,9 @@ export function tooManyErrors(status: ErrorStatus, limit: number, more?: number)
  * with the count left out, or (when `stopped`: the check gave up early) saying there are more.
  *
  * @example
- * throw cappedErrors(errors, limits.errors, stoppedEarly);
+ * declare const errors: JsonApiError[]; // what checking a request document found
+ * declare const stoppedEarly: boolean; // whether the check gave up before the end
+ * if (errors.length > 0) throw cappedErrors(errors, DEFAULT_LIMITS.errors, stoppedEarly);
  */
 export function cappedErrors(errors: readonly JsonApiError[], limit: number, stopped = false): JsonApiErrors {
   if (errors.length <= limit && !stopped) return new JsonApiErrors(errors);

@@ -110,7 +110,8 @@ export class Context {
    * (see `throwIfAborted`), so that no data-layer call follows once it is aborted.
    *
    * @example
-   * const rows = await fetch(searchUrl, { signal: ctx.signal });
+   * declare const ctx: Context;
+   * const found = await fetch('https://search.example.com/?q=json', { signal: ctx.signal });
    */
   get signal(): AbortSignal {
     return this.http.signal;
@@ -121,7 +122,11 @@ export class Context {
    * cheap look (no signal is built): what a data layer calls before each statement.
    *
    * @example
-   * async find(id, ctx) { ctx.throwIfAborted(); return db.selectFrom('articles').where('id', '=', id).executeTakeFirst(); }
+   * import { db } from './db.js';
+   * async function findArticle(id: number, ctx: Context) {
+   *   ctx.throwIfAborted();
+   *   return db.selectFrom('articles').selectAll().where('id', '=', id).executeTakeFirst();
+   * }
    */
   throwIfAborted(): void {
     if (this.http.aborted) throw new DOMException('The client went away', 'AbortError');

@@ -58,7 +58,9 @@ const LEGAL = 'letters and digits, with - or _ inside';
  * time and then at the API's first request.
  *
  * @example
- * schemaIssues([articles, people]).flatMap((r) => r.issues.map((i) => `${r.type}: ${i.message}`));
+ * import { articles, comments, people, tags } from './schema.js';
+ * const issues = schemaIssues([people, articles, comments, tags]);
+ * const messages = issues.flatMap((r) => r.issues.map((i) => `${r.type ?? '?'}: ${i.message}`)); // [] for the demo's schema
  */
 export function schemaIssues(schemas: readonly DeclarationLike[]): ResourceIssues[] {
   const byType = new Map<string, DeclarationLike>();
@@ -141,7 +143,8 @@ export function declarationIssues(schema: DeclarationLike): DeclarationIssue[] {
  *
  * @example
  * import { articles, people } from './schema.js';
- * relatedIssues(articles, new Map([['articles', articles], ['people', people]]));
+ * const resources = new Map<string, DeclarationLike>([['articles', articles], ['people', people]]);
+ * relatedIssues(articles, resources); // relationships "comments" and "tags" relate to types not in `resources`
  */
 export function relatedIssues(schema: DeclarationLike, resources: ReadonlyMap<string, DeclarationLike>): DeclarationIssue[] {
   const issues: DeclarationIssue[] = [];

@@ -185,7 +185,8 @@ export function describeSchema(schema: ResourceSchema): SchemaDescription {
  * a tool looks for among a schema module's exports. By property, as `describeSchema` reads.
  *
  * @example
- * Object.values(await import('./schema.ts')).filter(isResourceSchema).map(describeSchema);
+ * const exported: unknown[] = Object.values(await import('./schema.js'));
+ * const descriptions = exported.filter(isResourceSchema).map((schema) => describeSchema(schema));
  */
 export function isResourceSchema(value: unknown): value is ResourceSchema {
   if (typeof value !== 'object' || value === null) return false;

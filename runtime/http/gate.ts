@@ -30,9 +30,15 @@ interface Waiter {
  * `setImmediate` a turn); waiting costs a promise and a place in the queue.
  *
  * @example
- * const gate = new RequestGate(limits);
- * if (!gate.tryEnter(cost)) await gate.wait(cost, request);
- * try { return await work(); } finally { gate.leave(); }
+ * const gate = new RequestGate(DEFAULT_LIMITS);
+ * async function inTurn<T>(request: HttpRequest, cost: number, work: () => Promise<T>): Promise<T> {
+ *   if (!gate.tryEnter(cost)) await gate.wait(cost, request); // a 503 when the queue is full
+ *   try {
+ *     return await work();
+ *   } finally {
+ *     gate.leave();
+ *   }
+ * }
  */
 export class RequestGate {
   readonly #max: number;

@@ -13,7 +13,7 @@ const JSON_HEADERS: Readonly<Record<string, string>> = Object.freeze({ 'content-
  * primary resource; anything else is the document with the JSON:API headers.
  *
  * @example
- * import { documentBuilder, type RequestState } from '../state.js';
+ * import { documentBuilder, type RequestState } from './state.js';
  * declare const state: RequestState;
  * declare const article: unknown; // the model a data layer found
  * const [node] = documentBuilder(state).primary(state.resource, [article]);

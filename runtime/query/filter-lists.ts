@@ -9,7 +9,7 @@ import type { RegisteredResource } from '../registry/registry.js';
  * takes its value verbatim, commas included.
  *
  * @example
- * import type { RegisteredResource } from '../schema/registry.js';
+ * import type { RegisteredResource } from '../registry/registry.js';
  * declare const articles: RegisteredResource;
  * takesCommaList(articles, 'author'); // true: filter[author]=1,2 is author 1 or 2
  * takesCommaList(articles, 'title');  // false: filter[title]=a,b is the title "a,b"

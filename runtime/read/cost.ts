@@ -11,7 +11,9 @@ import type { RequestState } from '../pipeline/state.js';
  * Writes cost 1. The `requestCost` limit bounds it; the request gate serves cheap ones first.
  *
  * @example
- * readCost(state); // GET /articles?include=author,comments.author&page[limit]=50 → (1 + 3) × 50 = 200
+ * import type { RequestState } from '../pipeline/state.js';
+ * declare const state: RequestState; // GET /articles?include=author,comments.author&page[limit]=50
+ * readCost(state); // (1 + 3) × 50 = 200
  */
 export function readCost(state: RequestState): number {
   const size = pageSize(state);
