@@ -56,7 +56,10 @@ describe('the packed packages', () => {
     expect(readdirSync(join(host, 'node_modules')).filter((name) => !name.startsWith('.'))).toEqual(['jsonapi-gen']);
     const bytes = sizeOf(join(host, 'node_modules', 'jsonapi-gen'));
     console.log(`jsonapi-gen installs alone: ${(bytes / 1024).toFixed(0)} kB on disk (tarball ${(packed['jsonapi-gen']!.size / 1024).toFixed(0)} kB, ${packed['jsonapi-gen']!.files.length} files)`);
-    expect(bytes).toBeLessThan(300 * 1024);
+    // Compiled sources and declarations only come to about 330 kB since the runtime gained declaration
+    // rules, describeSchema, the request gate and the cost budget: the bound catches what should not
+    // ship (tests, maps) and sudden growth.
+    expect(bytes).toBeLessThan(350 * 1024);
   });
 
   it('the runtime imports in a plain Node ESM project and serves a request', () => {
