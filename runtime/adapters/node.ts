@@ -314,8 +314,8 @@ function alreadyRead(req: FrameworkRequest): Uint8Array | string {
 
 /**
  * Writes a result at once: no body, or a string with its Content-Length. Headers go as one flat
- * [name, value, ...] list: Node stores them without building and walking an object (measured on
- * route c of the bench: about 9 µs a request less than an object).
+ * [name, value, ...] list: Node stores them without building and walking an object (what that
+ * saves is measured in bench/results.md, "One async model").
  *
  * @example
  * import { createServer } from 'node:http';
