@@ -6,7 +6,7 @@
  * without loading the emitters, ts-morph or prettier.
  */
 import { createHash } from 'node:crypto';
-import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, posix } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ApiModel } from './ir.js';

@@ -77,10 +77,10 @@ export async function loadSchema(path: string): Promise<LoadedSchema> {
   process.setSourceMapsEnabled(true);
   let namespace: Record<string, unknown>;
   try {
-    namespace = await tsImport(pathToFileURL(file).href, {
+    namespace = (await tsImport(pathToFileURL(file).href, {
       parentURL: import.meta.url,
       ...(tsconfig !== undefined && { tsconfig }),
-    });
+    })) as Record<string, unknown>;
   } catch (error) {
     const syntax = syntaxProblems(error, file);
     if (syntax.length > 0) throw new SchemaError(syntax);

@@ -172,11 +172,11 @@ function traceStatements(sqlite: SQLite.Database, onStatement: (sql: string) => 
 
 /** Calls `onStatement` with the text of every query `client` runs (`onStatement` of `openDatabase`). */
 function traceQueries(client: pg.PoolClient, onStatement: (sql: string) => void): void {
-  const query = client.query as (...args: unknown[]) => unknown;
-  (client as { query: (...args: unknown[]) => unknown }).query = function (this: pg.PoolClient, ...args: unknown[]) {
+  const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+  (client as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
     const [what] = args;
     onStatement(typeof what === 'string' ? what : String((what as { text?: unknown }).text));
-    return query.apply(this, args);
+    return query(...args);
   };
 }
 

@@ -42,7 +42,7 @@ export function attributeSchema(attribute: AttributeModel): SchemaObject {
   const base = kindSchema(attribute);
   const constrained: SchemaObject = { ...base, ...attribute.constraints };
   if (!attribute.nullable) return oneLine(constrained);
-  return oneLine({ ...constrained, type: [base.type as string, 'null'], ...(base.enum && { enum: [...base.enum, null] }) } as SchemaObject);
+  return oneLine({ ...constrained, type: [base.type as string, 'null'], ...(base.enum && { enum: [...(base.enum as unknown[]), null] }) } as SchemaObject);
 }
 
 /** The members every document shares, and `Resource`: any resource object of the API. */

@@ -68,5 +68,5 @@ export function emitOpenApi(model: ApiModel, options: OpenApiOptions = {}): Open
     tags: spec.tags,
     paths: spec.paths,
     components: { schemas: spec.components!.schemas!, responses: spec.components!.responses!, parameters: spec.components!.parameters! },
-  } as OpenAPIObject;
+  };
 }

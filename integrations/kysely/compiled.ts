@@ -1,4 +1,5 @@
 import type { Compilable, CompiledQuery, Kysely, QueryResult } from 'kysely';
+import type { AnyDatabase } from './any-database.js';
 import { type StatementRunner, runnerOf } from './runner.js';
 import type { Row } from './table-resource.js';
 
@@ -18,11 +19,11 @@ const MAX_SHAPES = 2000;
  * is built anew every time, and runs through Kysely.
  */
 export class CompiledStatements {
-  readonly #db: Kysely<any>;
+  readonly #db: Kysely<AnyDatabase>;
   readonly #cache = new Map<string, CompiledQuery | null>();
   readonly #runner: StatementRunner;
 
-  constructor(db: Kysely<any>) {
+  constructor(db: Kysely<AnyDatabase>) {
     this.#db = db;
     this.#runner = runnerOf(db);
   }
@@ -31,7 +32,7 @@ export class CompiledStatements {
    * Runs the statement `build` makes from `db` for `shape`, which binds exactly `values`, in
    * order, on `executor` (the request's transaction, or `db`).
    */
-  execute(executor: Kysely<any>, shape: string, values: readonly unknown[], build: (db: Kysely<any>) => Compilable): QueryResult<any> | Promise<QueryResult<any>> {
+  execute(executor: Kysely<AnyDatabase>, shape: string, values: readonly unknown[], build: (db: Kysely<AnyDatabase>) => Compilable): QueryResult<unknown> | Promise<QueryResult<unknown>> {
     let compiled = values.length <= MAX_CACHED_ARITY ? this.#cache.get(shape) : null;
     if (compiled === undefined) {
       const query = build(this.#db).compile();
@@ -45,7 +46,7 @@ export class CompiledStatements {
   }
 
   /** The rows of `execute`. */
-  async rows(executor: Kysely<any>, shape: string, values: readonly unknown[], build: (db: Kysely<any>) => Compilable): Promise<Row[]> {
+  async rows(executor: Kysely<AnyDatabase>, shape: string, values: readonly unknown[], build: (db: Kysely<AnyDatabase>) => Compilable): Promise<Row[]> {
     return (await this.execute(executor, shape, values, build)).rows as Row[];
   }
 }

@@ -1,5 +1,6 @@
 import type { Condition, ConditionValue } from 'jsonapi-gen';
-import { type Expression, type ExpressionBuilder, type SqlBool, sql } from 'kysely';
+import { type Expression, type SqlBool, sql } from 'kysely';
+import type { AnyExpressionBuilder } from './any-database.js';
 import { likePattern, likeText } from './like.js';
 import type { SelectQuery } from './select-query.js';
 
@@ -29,7 +30,7 @@ function globPattern(term: string, position: 'contains' | 'startsWith' | 'endsWi
  * const query = db.selectFrom('articles').selectAll()
  *   .where((eb) => conditionSql(eb, 'articles.created_at', { op: 'gte', value: '2024-01-01T00:00:00.000Z' }, false));
  */
-export function conditionSql(eb: ExpressionBuilder<any, any>, column: string, condition: Pick<Condition, 'op' | 'value' | 'caseInsensitive'>, sqlite: boolean): Expression<SqlBool> {
+export function conditionSql(eb: AnyExpressionBuilder, column: string, condition: Pick<Condition, 'op' | 'value' | 'caseInsensitive'>, sqlite: boolean): Expression<SqlBool> {
   const { op, value } = condition;
   const ref = eb.ref(column);
   switch (op) {

@@ -1,7 +1,8 @@
 import type { Context, ExistenceLookup, SharedExistence } from 'jsonapi-gen';
 import type { Kysely } from 'kysely';
+import type { AnyDatabase } from './any-database.js';
 import { runStatement } from './errors.js';
-import { distinct } from './reads.js';
+import { distinct, keyText } from './reads.js';
 import type { StoreTables } from './store-tables.js';
 import type { TableResource } from './table-resource.js';
 import { executorFor } from './transaction.js';
@@ -39,7 +40,7 @@ export function storeExistence(t: StoreTables): SharedExistence {
           continue;
         }
         const found = await t.modelsByKey(lookup.table, lookup.keys, context);
-        answers.push(lookup.parsed.map((key) => key !== undefined && found.has(String(key))));
+        answers.push(lookup.parsed.map((key) => key !== undefined && found.has(keyText(key))));
       }
       return answers;
     },
@@ -48,7 +49,7 @@ export function storeExistence(t: StoreTables): SharedExistence {
 
 /** How many of each lookup's keys name a row its resource's scope lets the request see: one statement. */
 async function countVisible(t: StoreTables, lookups: readonly Keys[], context: Context): Promise<number[]> {
-  const build = (on: Kysely<any>) =>
+  const build = (on: Kysely<AnyDatabase>) =>
     on.selectNoFrom(
       lookups.map(({ table, keys }, i) =>
         (table.scope ? table.select(on, context).clearSelect() : on.selectFrom(table.table))
@@ -64,5 +65,5 @@ async function countVisible(t: StoreTables, lookups: readonly Keys[], context: C
   const [row] = await runStatement(() =>
     scoped ? build(ex).execute() : t.statements.rows(ex, shape, lookups.flatMap(({ keys }) => keys), build),
   );
-  return lookups.map((_, i) => Number((row as Record<string, unknown> | undefined)?.[`n${i}`] ?? 0));
+  return lookups.map((_, i) => Number(row?.[`n${i}`] ?? 0));
 }

@@ -12,6 +12,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Kysely, Migration } from 'kysely';
+import type { AnyDatabase } from './any-database.js';
 import { type IdempotencyClaim, type IdempotencyStore, JsonApiError, type StoredResponse } from 'jsonapi-gen';
 import type { HeldKey } from 'jsonapi-gen/internal';
 import { whenUnavailable } from './errors.js';
@@ -42,7 +43,7 @@ interface KeyRow {
  */
 export function idempotencyMigration(table = TABLE): Migration {
   return {
-    async up(db: Kysely<any>) {
+    async up(db: Kysely<AnyDatabase>) {
       await db.schema
         .createTable(table)
         .ifNotExists()
@@ -56,7 +57,7 @@ export function idempotencyMigration(table = TABLE): Migration {
         .execute();
       await db.schema.createIndex(`${table}_created_at_index`).ifNotExists().on(table).column('created_at').execute();
     },
-    async down(db: Kysely<any>) {
+    async down(db: Kysely<AnyDatabase>) {
       await db.schema.dropTable(table).ifExists().execute();
     },
   };
@@ -80,9 +81,9 @@ const DEFAULT_LEASE_SECONDS = 60;
 
 /** What `kyselyTransaction` needs to mark a held key inside the request's transaction. */
 interface Marking {
-  db: Kysely<any>;
+  db: Kysely<AnyDatabase>;
   /** Marks `held` as written on `executor` (the request's transaction); false when its claim was taken over. */
-  mark(held: HeldKey, executor: Kysely<any>): Promise<boolean>;
+  mark(held: HeldKey, executor: Kysely<AnyDatabase>): Promise<boolean>;
 }
 
 /** The stores `kyselyIdempotency` made -> how to mark their keys. */
@@ -96,7 +97,7 @@ const tokens = new WeakMap<IdempotencyClaim, string>();
  * transaction on `db` (`executor`), when its store keeps keys in `db`. Throws 409 when another
  * retry has taken the claim over (this request outlived its lease), so that nothing is written.
  */
-export async function markWritten(db: Kysely<any>, held: HeldKey | undefined, executor: Kysely<any>): Promise<void> {
+export async function markWritten(db: Kysely<AnyDatabase>, held: HeldKey | undefined, executor: Kysely<AnyDatabase>): Promise<void> {
   const marking = held && markings.get(held.store);
   if (!marking || marking.db !== db) return;
   if (!(await marking.mark(held, executor))) throw inFlight();
@@ -130,7 +131,7 @@ async function keyStatement<T>(statement: () => Promise<T>): Promise<T> {
  * import { db } from './db.js';
  * new JsonApi({ idempotency: { store: kyselyIdempotency(db), scope: (ctx) => ctx.getAttribute('user') } });
  */
-export function kyselyIdempotency(db: Kysely<any>, options: KyselyIdempotencyOptions = {}): IdempotencyStore {
+export function kyselyIdempotency(db: Kysely<AnyDatabase>, options: KyselyIdempotencyOptions = {}): IdempotencyStore {
   const table = options.table ?? TABLE;
   const ttl = (options.ttlSeconds ?? 86_400) * 1000;
   const lease = (options.leaseSeconds ?? DEFAULT_LEASE_SECONDS) * 1000;

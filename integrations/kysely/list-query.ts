@@ -1,6 +1,7 @@
 import type { Condition, SortDirection } from 'jsonapi-gen';
 import { conditionShape, conditionValues, whereCondition } from './conditions.js';
 import type { Kysely } from 'kysely';
+import type { AnyDatabase } from './any-database.js';
 import type { SelectQuery } from './select-query.js';
 
 /**
@@ -24,14 +25,14 @@ export class ListQuery {
   /** The table whose columns filters and sorts name (qualified with it). */
   readonly table: string;
   /** What the query runs on: the request's transaction, or the database. */
-  readonly executor: Kysely<any>;
+  readonly executor: Kysely<AnyDatabase>;
   /** Everything the SQL text depends on; undefined once a step the description cannot name was added. */
   readonly shape: string | undefined;
   /** The values the SQL binds, in the order its steps add them. */
   readonly values: readonly unknown[];
-  readonly #build: (on: Kysely<any>) => SelectQuery;
+  readonly #build: (on: Kysely<AnyDatabase>) => SelectQuery;
 
-  private constructor(table: string, executor: Kysely<any>, shape: string | undefined, values: readonly unknown[], build: (on: Kysely<any>) => SelectQuery) {
+  private constructor(table: string, executor: Kysely<AnyDatabase>, shape: string | undefined, values: readonly unknown[], build: (on: Kysely<AnyDatabase>) => SelectQuery) {
     this.table = table;
     this.executor = executor;
     this.shape = shape;
@@ -40,7 +41,7 @@ export class ListQuery {
   }
 
   /** A query of `table` that `start` begins on a database; `shape` undefined when its SQL may vary (a scope). */
-  static from(table: string, executor: Kysely<any>, start: (on: Kysely<any>) => SelectQuery, shape: string | undefined, values: readonly unknown[] = []): ListQuery {
+  static from(table: string, executor: Kysely<AnyDatabase>, start: (on: Kysely<AnyDatabase>) => SelectQuery, shape: string | undefined, values: readonly unknown[] = []): ListQuery {
     return new ListQuery(table, executor, shape, values, start);
   }
 
@@ -57,11 +58,11 @@ export class ListQuery {
    * the related rows that match). `shape` names everything the subquery's SQL depends on, or is
    * undefined when it may vary (a scope); `values` are what it binds, in order.
    */
-  whereIn(column: string, shape: string | undefined, values: readonly unknown[], members: (on: Kysely<any>) => SelectQuery): ListQuery {
+  whereIn(column: string, shape: string | undefined, values: readonly unknown[], members: (on: Kysely<AnyDatabase>) => SelectQuery): ListQuery {
     const qualified = this.#qualify(column);
-    const step = (q: SelectQuery, on: Kysely<any>) => q.where(qualified, 'in', members(on));
+    const step = (q: SelectQuery, on: Kysely<AnyDatabase>) => q.where(qualified, 'in', members(on));
     const build = this.#build;
-    const next = (on: Kysely<any>) => step(build(on), on);
+    const next = (on: Kysely<AnyDatabase>) => step(build(on), on);
     return new ListQuery(
       this.table,
       this.executor,
@@ -140,7 +141,7 @@ export class ListQuery {
   }
 
   /** The Kysely select query, on `on` (default: the executor it was started on). */
-  build(on: Kysely<any> = this.executor): SelectQuery {
+  build(on: Kysely<AnyDatabase> = this.executor): SelectQuery {
     return this.#build(on);
   }
 

@@ -1,12 +1,13 @@
 import type { Context, Linkage, ResourceIdentifier } from 'jsonapi-gen';
 import { type Kysely, sql } from 'kysely';
+import type { AnyDatabase } from './any-database.js';
 import { runStatement } from './errors.js';
 import type { ThroughMapping, ToManyMapping } from './mapping.js';
 import type { StoreTables } from './store-tables.js';
 import type { TableResource } from './table-resource.js';
 import { executorFor, isSqlite } from './transaction.js';
 
-function toManyMapping(resource: TableResource, name: string): ToManyMapping<any> | ThroughMapping<any> {
+function toManyMapping(resource: TableResource, name: string): ToManyMapping<AnyDatabase> | ThroughMapping<AnyDatabase> {
   const mapping = resource.relationships[name];
   if (!mapping || mapping.type !== 'toMany') throw new TypeError(`defineStore: ${resource.type}.${name} is not mapped as toMany`);
   return mapping;
@@ -129,7 +130,7 @@ export function joinRowsOf(t: StoreTables, resource: TableResource, relationship
  * ... returning *), "m0" as (insert into join (from, to) values ((select key from "new"), $n),
  * ...) select * from "new"`. A round trip less than inserting the members after, per join table.
  */
-export function insertWithMembers(on: Kysely<any>, table: string, row: Record<string, unknown>, idColumn: string, joins: readonly JoinRows[]) {
+export function insertWithMembers(on: Kysely<AnyDatabase>, table: string, row: Record<string, unknown>, idColumn: string, joins: readonly JoinRows[]) {
   let query = on.with('new', (q) => q.insertInto(table).values(row).returningAll());
   const key = sql`(select ${sql.ref(idColumn)} from ${sql.table('new')})`;
   joins.forEach(({ join, from, to, keys }, i) => {

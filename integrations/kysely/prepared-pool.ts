@@ -241,6 +241,6 @@ function postgresRunner(pool: NamedQueryPool, maxNames: number): StatementRunner
   return {
     run: (executor, db, compiled, parameters) => (executor === db ? direct(compiled.sql, parameters) : executor.executeQuery({ ...compiled, parameters })),
     // Group commit is SQLite's; PostgreSQL's transactions are Kysely's.
-    control: kyselyRunner.control,
+    control: (connection, text) => kyselyRunner.control(connection, text),
   };
 }

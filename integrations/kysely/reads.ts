@@ -1,11 +1,21 @@
 import type { Context, Relationship } from 'jsonapi-gen';
 import type { Kysely } from 'kysely';
+import type { AnyDatabase } from './any-database.js';
 import { runStatement } from './errors.js';
 import { ListQuery } from './list-query.js';
 import type { SelectQuery } from './select-query.js';
 import type { StoreTables } from './store-tables.js';
 import { type Model, OWNER, type TableResource } from './table-resource.js';
 import { executorFor } from './transaction.js';
+
+/**
+ * The text by which the store's maps hold a key: that of a key parsed from an id and that of
+ * a row's key column must match. A key is a column value as the driver reads it (a number or a
+ * string, else a bigint, a Date...), so it is taken as `String` gives it.
+ */
+export function keyText(key: unknown): string {
+  return String(key);
+}
 
 /** The keys among `values`, each once, without null or undefined. */
 export function distinct(values: readonly unknown[]): unknown[] {
@@ -14,7 +24,7 @@ export function distinct(values: readonly unknown[]): unknown[] {
   for (const value of values) {
     if (value === null || value === undefined) continue;
     // The keys of one column share a type: a number or a string is itself, anything else (a Date) its text.
-    const key = typeof value === 'number' || typeof value === 'string' ? value : String(value);
+    const key = typeof value === 'number' || typeof value === 'string' ? value : keyText(value);
     if (seen.has(key)) continue;
     seen.add(key);
     keys.push(value);
@@ -34,10 +44,10 @@ export async function loadRelated(t: StoreTables, resource: TableResource, relat
     const keys = distinct(models.map((m) => m[property]));
     if (keys.length === 0) return models.map(() => null);
     const byKey = await t.modelsByKey(related, keys, context);
-    return models.map((m) => (m[property] === null || m[property] === undefined ? null : (byKey.get(String(m[property])) ?? null)));
+    return models.map((m) => (m[property] === null || m[property] === undefined ? null : (byKey.get(keyText(m[property])) ?? null)));
   }
   const keys = distinct(models.map((m) => resource.key(m)));
-  const groups = new Map<string, Model[]>(keys.map((k) => [String(k), []]));
+  const groups = new Map<string, Model[]>(keys.map((k) => [keyText(k), []]));
   if (keys.length > 0) {
     const through = 'through' in mapping ? mapping.through : undefined;
     const owner = through ? OWNER : (mapping as { foreignKey: string }).foreignKey;
@@ -60,21 +70,21 @@ export async function loadRelated(t: StoreTables, resource: TableResource, relat
     const seen = new Map<string, Model>();
     for (let i = 0; i < rows.length; i++) {
       const row = rows[i]!;
-      const id = String(row[related.idColumn]);
+      const id = keyText(row[related.idColumn]);
       let model = seen.get(id);
       if (!model) seen.set(id, (model = converted[i]!));
-      groups.get(String(row[owner]))?.push(model);
+      groups.get(keyText(row[owner]))?.push(model);
     }
   }
-  return models.map((m) => groups.get(String(resource.key(m))) ?? []);
+  return models.map((m) => groups.get(keyText(resource.key(m))) ?? []);
 }
 
 /** The related collection of one model, as a `ListQuery` the runtime filters, sorts and pages. */
 export function queryRelated(t: StoreTables, resource: TableResource, relationship: Relationship, model: Model, context: Context): ListQuery {
   const { mapping, related } = t.relation(resource, relationship);
-  const start = (on: Kysely<any>) => (related.scope ? related.select(on, context) : related.selectUnscoped(on));
+  const start = (on: Kysely<AnyDatabase>) => (related.scope ? related.select(on, context) : related.selectUnscoped(on));
   let key: unknown;
-  let members: (on: Kysely<any>) => SelectQuery;
+  let members: (on: Kysely<AnyDatabase>) => SelectQuery;
   if (mapping.type === 'toOne') {
     key = model[resource.property(mapping.foreignKey)] ?? null;
     members = (on) => start(on).where(related.qualifiedId, '=', key);

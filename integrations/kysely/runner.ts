@@ -8,6 +8,7 @@
  * and plugins, which is why a Kysely with either cannot have them.
  */
 import { type CompiledQuery, type Kysely, type KyselyConfig, type QueryResult, sql } from 'kysely';
+import type { AnyDatabase } from './any-database.js';
 
 /** Which runner a Kysely made by this integration gets: Kysely's executor (the default), or its driver directly. */
 export type RunnerName = 'kysely' | 'direct';
@@ -27,12 +28,12 @@ export interface StatementRunner {
    * outside transactions, otherwise the request's transaction (or the connection of the
    * store's own SQLite transaction). Synchronous where the driver is.
    */
-  run(executor: Kysely<any>, db: Kysely<any>, compiled: CompiledQuery, parameters: readonly unknown[]): QueryResult<any> | Promise<QueryResult<any>>;
+  run(executor: Kysely<AnyDatabase>, db: Kysely<AnyDatabase>, compiled: CompiledQuery, parameters: readonly unknown[]): QueryResult<unknown> | Promise<QueryResult<unknown>>;
   /**
    * Runs `text` (`begin immediate`, `savepoint`, `commit`, ...) of the store's own SQLite
    * transaction on `connection`, the Kysely of the one connection it holds; undefined when it ran at once.
    */
-  control(connection: Kysely<any>, text: string): Promise<unknown> | undefined;
+  control(connection: Kysely<AnyDatabase>, text: string): Promise<unknown> | undefined;
 }
 
 /**
@@ -49,7 +50,7 @@ export const kyselyRunner: StatementRunner = {
 };
 
 /** The runner each Kysely made with `runner: 'direct'` was given. */
-const runners = new WeakMap<Kysely<any>, StatementRunner>();
+const runners = new WeakMap<Kysely<AnyDatabase>, StatementRunner>();
 
 /**
  * `runner` for `db` when `config` asks for the direct one (`who` names the maker in errors);
@@ -65,7 +66,7 @@ const runners = new WeakMap<Kysely<any>, StatementRunner>();
  * const db = new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
  * chooseRunner('myKysely', db, config, () => directRunner(database));
  */
-export function chooseRunner(who: string, db: Kysely<any>, config: Pick<KyselyConfig, 'log' | 'plugins'> & { runner?: RunnerName }, direct: () => StatementRunner): void {
+export function chooseRunner(who: string, db: Kysely<AnyDatabase>, config: Pick<KyselyConfig, 'log' | 'plugins'> & { runner?: RunnerName }, direct: () => StatementRunner): void {
   const runner = config.runner ?? 'kysely';
   if (runner === 'kysely') return;
   if (runner !== 'direct') throw new TypeError(`${who}: runner must be 'kysely' or 'direct', got ${JSON.stringify(runner)}`);
@@ -84,6 +85,6 @@ export function chooseRunner(who: string, db: Kysely<any>, config: Pick<KyselyCo
  * import { db } from './db.js';
  * const direct = runnerOf(db) !== kyselyRunner;
  */
-export function runnerOf(db: Kysely<any>): StatementRunner {
+export function runnerOf(db: Kysely<AnyDatabase>): StatementRunner {
   return runners.get(db) ?? kyselyRunner;
 }

@@ -1,4 +1,4 @@
-import type { SelectQueryBuilder } from 'kysely';
+import type { AnySelectQuery } from './any-database.js';
 
 /**
  * The query object of every Kysely-backed resource: a select query on the resource's table.
@@ -8,4 +8,4 @@ import type { SelectQueryBuilder } from 'kysely';
  * @example
  * const search = (query: SelectQuery, value: FilterValue) => query.where('articles.title', 'like', `%${[value].flat()[0]}%`);
  */
-export type SelectQuery = SelectQueryBuilder<any, any, any>;
+export type SelectQuery = AnySelectQuery;

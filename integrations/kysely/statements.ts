@@ -112,7 +112,7 @@ export function sqliteKysely<DB>(database: DirectDatabase, config: Omit<KyselyCo
   const db = new Kysely<DB>({ ...kysely, dialect: new SqliteDialect({ database: statements }) });
   chooseRunner('sqliteKysely', db, config, () =>
     sqliteRunner({
-      prepare: statements.prepare,
+      prepare: (sql) => statements.prepare(sql),
       get inTransaction() {
         return database.inTransaction;
       },
@@ -155,7 +155,7 @@ function sqliteRunner(sqlite: DirectSqlite): StatementRunner {
  * Runs `sql` on a SQLite connection's database at once, with the result Kysely's SQLite driver
  * would give: only on a connection nothing else uses meanwhile (a transaction's own).
  */
-function runDirect(sqlite: DirectSqlite, sql: string, parameters: readonly unknown[]): QueryResult<any> {
+function runDirect(sqlite: DirectSqlite, sql: string, parameters: readonly unknown[]): QueryResult<unknown> {
   const statement = sqlite.prepare(sql);
   if (statement.reader === true) return { rows: allRows(statement, parameters) };
   const { changes, lastInsertRowid } = statement.run(parameters);
@@ -216,6 +216,7 @@ function rowMaker(statement: Required<RawStatement>): RowMaker {
   // An object literal of one fixed shape per statement; names are data, each written as a JSON
   // string literal (a column named `__proto__` sets the prototype, as better-sqlite3's objects do).
   const members = names.map((name, i) => `${JSON.stringify(name)}: values[${i}]`).join(', ');
+  // eslint-disable-next-line @typescript-eslint/no-implied-eval -- deliberate: a literal of the statement's own columns, each name a JSON string literal (see above)
   const make = new Function('values', `return { ${members} };`) as RowMaker['make'];
   return { make, width: names.length, made: schemaChanges };
 }

@@ -1,9 +1,11 @@
 import type { Context, Relationship, ResourceIdentifier } from 'jsonapi-gen';
 import type { Kysely } from 'kysely';
+import type { AnyDatabase } from './any-database.js';
 import type { CompiledStatements } from './compiled.js';
 import { runStatement } from './errors.js';
-import type { RelationshipMapping } from './mapping.js';
+import type { RelationshipMapping, TableName } from './mapping.js';
 import type { Model, Row, TableResource } from './table-resource.js';
+import { keyText } from './reads.js';
 import { executorFor } from './transaction.js';
 
 /**
@@ -25,19 +27,19 @@ function isRead(context: Context): boolean {
  * the statements compiled once, and the rows read requests have loaded.
  */
 export class StoreTables {
-  readonly db: Kysely<any>;
+  readonly db: Kysely<AnyDatabase>;
   readonly tables: ReadonlyMap<string, TableResource>;
   readonly statements: CompiledStatements;
   readonly loaded: LoadedRows = new WeakMap();
 
-  constructor(db: Kysely<any>, tables: ReadonlyMap<string, TableResource>, statements: CompiledStatements) {
+  constructor(db: Kysely<AnyDatabase>, tables: ReadonlyMap<string, TableResource>, statements: CompiledStatements) {
     this.db = db;
     this.tables = tables;
     this.statements = statements;
   }
 
   /** The related resource and the mapping of a relationship, checked. */
-  relation(resource: TableResource, relationship: Relationship): { mapping: RelationshipMapping<any, any>; related: TableResource } {
+  relation(resource: TableResource, relationship: Relationship): { mapping: RelationshipMapping<AnyDatabase, TableName<AnyDatabase>>; related: TableResource } {
     const where = `${resource.type}.${relationship.name}`;
     const mapping = resource.relationships[relationship.name];
     if (!mapping) throw new TypeError(`defineStore: ${where} has no entry in relationships`);
@@ -65,10 +67,10 @@ export class StoreTables {
     let known: Map<string, Model> | undefined;
     if (ex === this.db && isRead(context)) {
       let byTable = this.loaded.get(context);
-      if (byTable === undefined) this.loaded.set(context, (byTable = new Map()));
+      if (byTable === undefined) this.loaded.set(context, (byTable = new Map<TableResource, Map<string, Model>>()));
       known = byTable.get(table);
-      if (known === undefined) byTable.set(table, (known = new Map()));
-      else if (keys.every((key) => known!.has(String(key)))) return known;
+      if (known === undefined) byTable.set(table, (known = new Map<string, Model>()));
+      else if (keys.every((key) => known!.has(keyText(key)))) return known;
     }
     const found = await runStatement(() =>
       table.scope
@@ -76,13 +78,13 @@ export class StoreTables {
         : this.statements.rows(ex, `${table.type} in ${keys.length}`, keys, (on) => table.selectUnscoped(on).where(table.qualifiedId, 'in', keys)),
     );
     const models = table.toModels(found);
-    const byKey = new Map(found.map((row, i) => [String(row[table.idColumn]), models[i]!]));
+    const byKey = new Map(found.map((row, i) => [keyText(row[table.idColumn]), models[i]!]));
     if (known) for (const [key, model] of byKey) known.set(key, model);
     return byKey;
   }
 
   /** The row of `key` in `table`, read without the scope (a compiled-once statement). */
-  byKey(table: TableResource, ex: Kysely<any>, key: unknown): Promise<Row[]> {
+  byKey(table: TableResource, ex: Kysely<AnyDatabase>, key: unknown): Promise<Row[]> {
     return this.statements.rows(ex, `${table.type} by key`, [key], (on) => table.selectUnscoped(on).where(table.qualifiedId, '=', key));
   }
 }

@@ -1,4 +1,5 @@
 import { type Kysely, sql } from 'kysely';
+import type { AnyDatabase } from './any-database.js';
 import type {
   Authorizable,
   Condition,
@@ -39,7 +40,7 @@ import { ListQuery } from './list-query.js';
 import type { SelectQuery } from './select-query.js';
 import type { AnyTableMapping } from './mapping.js';
 import { changeMembers, insertWithMembers, joinRowsOf, writeToMany } from './members.js';
-import { distinct, loadRelated, queryRelated } from './reads.js';
+import { distinct, keyText, loadRelated, queryRelated } from './reads.js';
 import { StoreTables } from './store-tables.js';
 import { whereQuery } from './where.js';
 import { type Model, type Row, TableResource } from './table-resource.js';
@@ -149,9 +150,9 @@ export function defineTableStore<DB, M extends Record<string, AnyTableMapping<DB
 
 function tableStore<DB>(db: Kysely<DB>, resources: Record<string, AnyTableMapping<DB>>): Record<string, KyselyDataLayer> {
   const tables = new Map<string, TableResource>();
-  for (const [type, mapping] of Object.entries(resources)) tables.set(type, new TableResource(type, mapping as unknown as AnyTableMapping<any>));
+  for (const [type, mapping] of Object.entries(resources)) tables.set(type, new TableResource(type, mapping as unknown as AnyTableMapping<AnyDatabase>));
   const store: Record<string, KyselyDataLayer> = {};
-  const shared = new StoreTables(db as Kysely<any>, tables, new CompiledStatements(db as Kysely<any>));
+  const shared = new StoreTables(db as Kysely<AnyDatabase>, tables, new CompiledStatements(db as Kysely<AnyDatabase>));
   // One existence check for the whole store: linkage to several of its types is checked at once.
   const check = storeExistence(shared);
   for (const resource of tables.values()) store[resource.type] = dataLayer(shared, resource, check);
@@ -300,7 +301,7 @@ function dataLayer(t: StoreTables, resource: TableResource, check: SharedExisten
       const parsed = ids.map((id) => resource.parseId(id));
       const keys = distinct(parsed);
       const byKey = keys.length === 0 ? new Map<string, Model>() : await t.modelsByKey(resource, keys, context);
-      return parsed.map((key) => (key === undefined ? null : (byKey.get(String(key)) ?? null)));
+      return parsed.map((key) => (key === undefined ? null : (byKey.get(keyText(key)) ?? null)));
     },
 
     async delete(model: Model, context: Context) {

@@ -1,6 +1,7 @@
 import type { Context } from 'jsonapi-gen';
 import type { Kysely } from 'kysely';
-import { type AnyTableMapping, type RelationshipMapping, parseIntegerId } from './mapping.js';
+import type { AnyDatabase } from './any-database.js';
+import { type AnyTableMapping, type RelationshipMapping, type TableName, parseIntegerId } from './mapping.js';
 import type { SelectQuery } from './select-query.js';
 
 /** A row as the database returns it: keyed by column. */
@@ -20,16 +21,16 @@ export class TableResource {
   readonly idColumn: string;
   readonly qualifiedId: string;
   readonly parseId: (id: string) => unknown;
-  readonly relationships: Readonly<Record<string, RelationshipMapping<any, any>>>;
-  readonly serverColumns: AnyTableMapping<any>['serverColumns'];
-  readonly scope: AnyTableMapping<any>['scope'];
+  readonly relationships: Readonly<Record<string, RelationshipMapping<AnyDatabase, TableName<AnyDatabase>>>>;
+  readonly serverColumns: AnyTableMapping<AnyDatabase>['serverColumns'];
+  readonly scope: AnyTableMapping<AnyDatabase>['scope'];
   /** The version column and the model property that holds it, when the mapping names one. */
   readonly version: { column: string; property: string } | undefined;
-  readonly mapping: AnyTableMapping<any>;
+  readonly mapping: AnyTableMapping<AnyDatabase>;
   readonly #properties = new Map<string, string>();
   readonly #columns = new Map<string, string>();
 
-  constructor(type: string, mapping: AnyTableMapping<any>) {
+  constructor(type: string, mapping: AnyTableMapping<AnyDatabase>) {
     this.type = type;
     this.table = mapping.table;
     this.idColumn = mapping.id ?? 'id';
@@ -72,7 +73,7 @@ export class TableResource {
    * `select table.* from table`, narrowed by the mapping's `scope` for this request: every read
    * of this resource starts here.
    */
-  select(db: Kysely<any>, context: Context): SelectQuery {
+  select(db: Kysely<AnyDatabase>, context: Context): SelectQuery {
     const query = db.selectFrom(this.table).selectAll(this.table);
     if (!this.scope) return query;
     const scoped = this.scope(query, context) as SelectQuery | undefined;
@@ -83,12 +84,12 @@ export class TableResource {
   }
 
   /** The same without the scope: only to read back a row the request has just written. */
-  selectUnscoped(db: Kysely<any>): SelectQuery {
+  selectUnscoped(db: Kysely<AnyDatabase>): SelectQuery {
     return db.selectFrom(this.table).selectAll(this.table);
   }
 
   /** `select table.id from table where <scope>`, or undefined when the resource has no scope. */
-  visibleKeys(db: Kysely<any>, context: Context): SelectQuery | undefined {
+  visibleKeys(db: Kysely<AnyDatabase>, context: Context): SelectQuery | undefined {
     return this.scope ? this.select(db, context).clearSelect().select(this.qualifiedId) : undefined;
   }
 

@@ -1,5 +1,6 @@
 import { AsyncLocalStorage, AsyncResource } from 'node:async_hooks';
 import { type Kysely, SqliteIntrospector, type Transaction } from 'kysely';
+import type { AnyDatabase } from './any-database.js';
 import type { Context } from 'jsonapi-gen';
 import { heldKeyOf } from 'jsonapi-gen/internal';
 import { whenUnavailable } from './errors.js';
@@ -8,8 +9,8 @@ import { runnerOf } from './runner.js';
 
 /** An open transaction of `db`. */
 interface Binding {
-  db: Kysely<any>;
-  transaction: Transaction<any>;
+  db: Kysely<AnyDatabase>;
+  transaction: Transaction<AnyDatabase>;
 }
 
 /** Transactions of `withTransaction` without a context, carried through the async call chain. */
@@ -21,10 +22,10 @@ const bound = new AsyncLocalStorage<Binding>();
  * they need no async context. On Node 20 and 22 an enabled AsyncLocalStorage hooks every promise
  * and callback of the process, which costs every request CPU (bench/results.md).
  */
-const requestTransactions = new WeakMap<object, Map<Kysely<any>, Transaction<any>>>();
+const requestTransactions = new WeakMap<object, Map<Kysely<AnyDatabase>, Transaction<AnyDatabase>>>();
 
 /** The transaction of `db` bound to request unit `unit`, if any. */
-function requestTransaction(unit: object | undefined, db: Kysely<any>): Transaction<any> | undefined {
+function requestTransaction(unit: object | undefined, db: Kysely<AnyDatabase>): Transaction<AnyDatabase> | undefined {
   return unit === undefined ? undefined : requestTransactions.get(unit)?.get(db);
 }
 
@@ -53,8 +54,11 @@ export interface TransactionOptions<T> {
   context?: Context;
 }
 
-class Rollback<T> {
-  constructor(readonly result: T) {}
+/** What `withTransaction` throws to roll back when `rollbackIf` objects; it catches it and answers `result`. */
+class Rollback<T> extends Error {
+  constructor(readonly result: T) {
+    super('rolled back: rollbackIf objected to the result');
+  }
 }
 
 /**
@@ -107,7 +111,7 @@ export async function withTransaction<DB, T>(
     if (unit) return bindToRequest(unit, db, transaction, run);
     running++;
     try {
-      return await bound.run({ db, transaction: transaction as Transaction<any> }, run);
+      return await bound.run({ db, transaction: transaction as Transaction<AnyDatabase> }, run);
     } finally {
       // On Node 20 an enabled AsyncLocalStorage hooks every promise the process makes, reads
       // included; while no transaction runs (those waiting for the connection have nothing
@@ -124,9 +128,9 @@ export async function withTransaction<DB, T>(
 }
 
 /** Runs `fn` with `transaction` as the transaction of `db` for request unit `unit`. */
-async function bindToRequest<T>(unit: object, db: Kysely<any>, transaction: Transaction<any>, fn: () => Promise<T>): Promise<T> {
+async function bindToRequest<T>(unit: object, db: Kysely<AnyDatabase>, transaction: Transaction<AnyDatabase>, fn: () => Promise<T>): Promise<T> {
   let open = requestTransactions.get(unit);
-  if (open === undefined) requestTransactions.set(unit, (open = new Map()));
+  if (open === undefined) requestTransactions.set(unit, (open = new Map<Kysely<AnyDatabase>, Transaction<AnyDatabase>>()));
   open.set(db, transaction);
   try {
     return await fn();
@@ -136,13 +140,13 @@ async function bindToRequest<T>(unit: object, db: Kysely<any>, transaction: Tran
 }
 
 /** Whether `db` is a SQLite database (its dialect's introspector says so), remembered per database. */
-export function isSqlite(db: Kysely<any>): boolean {
+export function isSqlite(db: Kysely<AnyDatabase>): boolean {
   let known = sqliteDatabases.get(db);
   if (known === undefined) sqliteDatabases.set(db, (known = db.introspection instanceof SqliteIntrospector));
   return known;
 }
 
-const sqliteDatabases = new WeakMap<Kysely<any>, boolean>();
+const sqliteDatabases = new WeakMap<Kysely<AnyDatabase>, boolean>();
 
 /**
  * A SQLite transaction begun with `BEGIN IMMEDIATE`: it takes the write lock first, waiting
@@ -172,7 +176,7 @@ function immediate<DB, T>(db: Kysely<DB>, fn: (transaction: Transaction<DB>) => 
 
 /** A transaction waiting for its turn, and what to settle once it has committed (or failed). */
 interface Member {
-  fn: (transaction: Transaction<any>) => Promise<unknown>;
+  fn: (transaction: Transaction<AnyDatabase>) => Promise<unknown>;
   /** Commits on its own (`commitAlone`). */
   alone: boolean;
   resolve: (result: unknown) => void;
@@ -183,7 +187,7 @@ interface Member {
 const GROUP_COMMIT_LIMIT = 16;
 
 /** Per SQLite database: the transactions waiting, and whether a group is running. */
-const sqliteStates = new WeakMap<Kysely<any>, SqliteState>();
+const sqliteStates = new WeakMap<Kysely<AnyDatabase>, SqliteState>();
 
 interface SqliteState {
   readonly waiting: Member[];
@@ -191,7 +195,7 @@ interface SqliteState {
 }
 
 /** Runs the waiting transactions, a group at a time, until none is left. */
-async function drain(db: Kysely<any>, state: SqliteState): Promise<void> {
+async function drain(db: Kysely<AnyDatabase>, state: SqliteState): Promise<void> {
   state.draining = true;
   try {
     // Each group holds one connection (`db.connection()`) for its transaction and its members' work.
@@ -208,7 +212,7 @@ async function drain(db: Kysely<any>, state: SqliteState): Promise<void> {
  * One SQLite transaction for the transactions waiting (as many as join while it runs, up to
  * `GROUP_COMMIT_LIMIT`), each in its savepoint, on the connection `kysely` holds.
  */
-async function group(db: Kysely<any>, kysely: Kysely<any>, waiting: Member[]): Promise<void> {
+async function group(db: Kysely<AnyDatabase>, kysely: Kysely<AnyDatabase>, waiting: Member[]): Promise<void> {
   // With the direct runner straight to better-sqlite3 (nothing to compile, no layers on every
   // write request); otherwise through the connection's Kysely.
   const runner = runnerOf(db);
@@ -263,7 +267,7 @@ async function group(db: Kysely<any>, kysely: Kysely<any>, waiting: Member[]): P
       }
       try {
         // The connection's Kysely stands in for a Transaction: same query builders, one connection.
-        const result = await member.fn(kysely as unknown as Transaction<any>);
+        const result = await member.fn(kysely as unknown as Transaction<AnyDatabase>);
         await raw('release jsonapi_gen');
         done.push([member, result]);
         if (member.alone) break;
@@ -300,7 +304,7 @@ export function kyselyTransaction<DB>(db: Kysely<DB>, options: { groupCommit?: b
     // this transaction, so that the mark commits with the write (see `kyselyIdempotency`).
     const held = heldKeyOf(context.http);
     const body = held === undefined ? () => run() : async (transaction: Transaction<DB>) => {
-      await markWritten(db, held, transaction as unknown as Kysely<any>);
+      await markWritten(db, held, transaction);
       return run();
     };
     for (let attempt = 1; ; attempt++) {
@@ -335,7 +339,7 @@ function retryable(error: unknown): boolean {
  * context made up by hand (a script's, a test's) has no request to look at.
  */
 export function stopIfGone(context: Context | undefined): void {
-  if ((context?.http as Context['http'] | undefined)?.aborted) throw new DOMException('The client went away', 'AbortError');
+  if (context?.http?.aborted) throw new DOMException('The client went away', 'AbortError');
 }
 
 /**

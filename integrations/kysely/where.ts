@@ -1,5 +1,6 @@
 import type { Condition, Context } from 'jsonapi-gen';
 import type { Kysely } from 'kysely';
+import type { AnyDatabase } from './any-database.js';
 import { conditionShape, conditionValues, whereCondition } from './conditions.js';
 import type { ListQuery } from './list-query.js';
 import type { SelectQuery } from './select-query.js';
@@ -30,7 +31,7 @@ export function whereQuery(t: StoreTables, resource: TableResource, query: ListQ
   if (!mapping || !related) throw new TypeError(`defineStore: ${resource.type}.${path.relationship} is not mapped, or ${path.type} is not in the store`);
   const column = `${related.table}.${related.column(path.attribute)}`;
   /** The related rows in scope that match, selecting `key`. */
-  const matching = (on: Kysely<any>, key: string): SelectQuery => {
+  const matching = (on: Kysely<AnyDatabase>, key: string): SelectQuery => {
     const start = related.scope ? related.select(on, context).clearSelect() : on.selectFrom(related.table);
     return whereCondition(start.select(key), column, condition, sqlite);
   };

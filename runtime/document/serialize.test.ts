@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Attribute, Show, ToOne, defineResource, type ResourceDefinition } from 'jsonapi-gen';
+import { Attribute, Show, ToOne, defineResource } from 'jsonapi-gen';
 import { Context } from '../dsl/context.js';
 import { DocumentBuilder } from './builder.js';
 import type { TopLevelDocument } from '../core/vocabulary.js';

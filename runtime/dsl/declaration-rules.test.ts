@@ -25,7 +25,7 @@ const noop = () => undefined;
 const dataLayer = { find: noop, query: noop, results: () => [], paginate: noop, create: noop, where: noop, loadRelated: () => [] };
 
 const register = (spec: Partial<ResourceSpec>) => () =>
-  new JsonApi().resource({ ...defineResource({ type: 'books', endpoints: [Show.make(), Index.make(), Create.make()], ...spec }), ...dataLayer } as ResourceDefinition);
+  new JsonApi().resource({ ...defineResource({ type: 'books', endpoints: [Show.make(), Index.make(), Create.make()], ...spec }), ...dataLayer });
 
 const attribute = (field: Attribute) => register({ fields: [field] });
 
@@ -125,8 +125,8 @@ describe("an operator on a path is checked against the related resource's attrib
       .resource({
         ...defineResource({ type: 'books', fields: [ToOne.make('author').type('people')], endpoints: [Index.make()], filters: [Where.make('author.living').operators('lt')] }),
         ...dataLayer,
-      } as ResourceDefinition)
-      .resource({ ...defineResource({ type: 'people', fields: [Attribute.make('living').type('boolean')], endpoints: [Show.make()] }), ...dataLayer } as ResourceDefinition);
+      })
+      .resource({ ...defineResource({ type: 'people', fields: [Attribute.make('living').type('boolean')], endpoints: [Show.make()] }), ...dataLayer });
     const response = await api.fetch(new Request('http://localhost/books'));
     expect(response.status).toBe(500);
     expect((await json(response)).errors).toEqual([{ status: '500', title: 'Internal Server Error' }]);
@@ -141,8 +141,8 @@ describe('a path through a relationship names an attribute of the related resour
   ])('%s: checked at the first request, in the words jsonapi-gen build uses', async (_, spec, message) => {
     const onError = vi.fn();
     const api = new JsonApi({ onError })
-      .resource({ ...defineResource({ type: 'books', fields: [ToOne.make('author').type('people')], endpoints: [Index.make()], ...spec }), ...dataLayer, orderBy: noop } as ResourceDefinition)
-      .resource({ ...defineResource({ type: 'people', fields: [Attribute.make('name')], endpoints: [Show.make()] }), ...dataLayer } as ResourceDefinition);
+      .resource({ ...defineResource({ type: 'books', fields: [ToOne.make('author').type('people')], endpoints: [Index.make()], ...spec }), ...dataLayer, orderBy: noop })
+      .resource({ ...defineResource({ type: 'people', fields: [Attribute.make('name')], endpoints: [Show.make()] }), ...dataLayer });
     expect((await api.fetch(new Request('http://localhost/books'))).status).toBe(500);
     expect(onError.mock.calls[0]![0]).toEqual(new TypeError(message));
   });

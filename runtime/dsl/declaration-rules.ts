@@ -265,12 +265,13 @@ function enumRules(values: unknown, refuse: Report): void {
     refuse(`type('enum', values) takes a non-empty list of strings, not ${show(values)}`, 'type');
     return;
   }
-  const wrong = values.find((v) => typeof v !== 'string');
+  const list: readonly unknown[] = values;
+  const wrong = list.find((v) => typeof v !== 'string');
   if (wrong !== undefined) {
     refuse(`type('enum', values) takes strings, not ${show(wrong)}`, 'type');
     return;
   }
-  const twice = values.find((v, i) => values.indexOf(v) !== i);
+  const twice = list.find((v, i) => list.indexOf(v) !== i);
   if (twice !== undefined) refuse(`type('enum', values) lists ${literal(twice)} twice`, 'type');
 }
 

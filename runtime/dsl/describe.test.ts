@@ -17,7 +17,6 @@ import {
   Where,
   defineResource,
   describeSchema,
-  type ResourceDefinition,
   type ResourceSchema,
 } from 'jsonapi-gen';
 import { isResourceSchema } from 'jsonapi-gen/internal';
@@ -58,7 +57,7 @@ describe('describeSchema', () => {
     const all = resources.flatMap((r) => describeSchema(r).filters);
     expect(all.length).toBeGreaterThan(0);
     for (const resource of resources) {
-      const registered = new RegisteredResource({ ...resource, ...dataLayerOf(resource) } as ResourceDefinition);
+      const registered = new RegisteredResource({ ...resource, ...dataLayerOf(resource) });
       for (const filter of describeSchema(resource).filters) expect(filter.takesCommaList, `${resource.type()} ${filter.name}`).toBe(takesCommaList(registered, filter.name));
     }
   });

@@ -121,7 +121,7 @@ export abstract class Field {
    * Attribute.make('wordCount').type('integer').get((article: { body: string | null }) => article.body?.split(' ').length ?? 0);
    */
   get<M>(getter: (model: M, context: Context) => unknown): this & { readonly modelRequirement?: M } {
-    this.#getter = getter as Getter;
+    this.#getter = getter;
     return this;
   }
 
@@ -168,7 +168,7 @@ export class Attribute extends Field {
   type(kind: Exclude<AttributeKind, 'enum'>): this;
   type(kind: AttributeKind, values?: readonly string[]): this {
     this.#kind = kind;
-    if (kind === 'enum') this.#enumValues = Object.freeze(Array.isArray(values) ? [...values] : []);
+    if (kind === 'enum') this.#enumValues = Object.freeze(Array.isArray(values) ? [...(values as readonly string[])] : []);
     return this;
   }
 
@@ -258,7 +258,7 @@ export class Attribute extends Field {
   /** The default for a new resource (functions are called with the context). */
   defaultValue(context: Context): unknown {
     const value = this.#default?.value;
-    return typeof value === 'function' ? value(context) : value;
+    return typeof value === 'function' ? (value as (context: Context) => unknown)(context) : value;
   }
 
   get enumValues(): readonly string[] {

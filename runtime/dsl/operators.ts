@@ -93,6 +93,6 @@ export function operatorApplies(op: Operator, kind: ComparedKind['kind']): boole
 }
 
 /** Whether `name` is an operator word. */
-export function isOperator(name: string): name is Operator {
-  return (OPERATORS as readonly string[]).includes(name);
+export function isOperator(name: unknown): name is Operator {
+  return (OPERATORS as readonly unknown[]).includes(name);
 }

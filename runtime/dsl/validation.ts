@@ -97,7 +97,7 @@ type StandardResult = Awaited<ReturnType<StandardSchema['~standard']['validate']
 /** A custom validator's answer as a failure: a message or a non-empty list of them; undefined when it passed. */
 function validatorFailure(outcome: unknown): ValidationResult | undefined {
   if (typeof outcome === 'string') return { ok: false, problems: [outcome] };
-  if (Array.isArray(outcome) && outcome.length > 0) return { ok: false, problems: [...outcome] };
+  if (Array.isArray(outcome) && outcome.length > 0) return { ok: false, problems: [...(outcome as string[])] };
   return undefined;
 }
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Show } from './endpoints.js';
 
-const thenable = <T>(value: T): PromiseLike<T> => ({ then: (resolve) => Promise.resolve(value).then(resolve) }) as PromiseLike<T>;
+const thenable = <T>(value: T): PromiseLike<T> => ({ then: (resolve) => Promise.resolve(value).then(resolve) });
 
 describe('visible() and hidden()', () => {
   it('with no callbacks, permits at once (no promise)', async () => {

@@ -13,7 +13,6 @@ import {
   ToOne,
   Where,
   defineResource,
-  type ResourceDefinition,
   type ResourceSpec,
 } from 'jsonapi-gen';
 
@@ -26,7 +25,7 @@ function without(...methods: Array<keyof typeof dataLayer>) {
 }
 
 const register = (spec: ResourceSpec, store: object = dataLayer) =>
-  () => new JsonApi().resource({ ...defineResource(spec), ...store } as ResourceDefinition);
+  () => new JsonApi().resource({ ...defineResource(spec), ...store });
 
 describe('registration refuses a data layer an endpoint cannot work without', () => {
   test.each([

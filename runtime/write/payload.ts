@@ -176,7 +176,7 @@ export async function readResourceDocument(body: unknown, options: ResourceDocum
       invalid(`${pointer}/data`, `${name} is required and cannot be cleared`, 'required');
       continue;
     }
-    const conflicts = linkageTypeErrors(field as ToOne | ToMany, linkage, `${pointer}/data`, limit);
+    const conflicts = linkageTypeErrors(field, linkage, `${pointer}/data`, limit);
     errors.push(...conflicts);
     if (conflicts.length === 0) values.relationships[name] = linkage;
   }

@@ -1,5 +1,5 @@
 import { ForbiddenError, NotFoundError, UnprocessableEntityError, cappedErrors } from '../core/errors.js';
-import { Relationship, type ToMany, type ToOne } from '../dsl/fields.js';
+import { Relationship, type ToMany } from '../dsl/fields.js';
 import type { WriteValues } from '../core/vocabulary.js';
 import { checkLinkageExists } from './linkage.js';
 import { linkageTypeErrors, readLinkage, topLevelData } from './payload.js';

@@ -77,17 +77,16 @@ const parsed = new Map<string, ts.SourceFile>();
  */
 function hostWith(files: ReadonlyMap<string, string>): ts.CompilerHost {
   const host = ts.createCompilerHost(options, true);
-  const { fileExists, readFile, getSourceFile } = host;
   const folders = new Set([...files.keys()].map((path) => dirname(path)));
   const served: ts.CompilerHost = {
     ...host,
-    fileExists: (path) => files.has(path) || fileExists.call(host, path),
+    fileExists: (path) => files.has(path) || host.fileExists(path),
     directoryExists: (path) => folders.has(path) || ts.sys.directoryExists(path),
-    readFile: (path) => files.get(path) ?? readFile.call(host, path),
+    readFile: (path) => files.get(path) ?? host.readFile(path),
     getSourceFile: (path, language, onError, create) => {
       const text = files.get(path);
       if (text !== undefined) return ts.createSourceFile(path, text, language, true);
-      const source = parsed.get(path) ?? getSourceFile.call(host, path, language, onError, create);
+      const source = parsed.get(path) ?? host.getSourceFile(path, language, onError, create);
       if (source) parsed.set(path, source);
       return source;
     },

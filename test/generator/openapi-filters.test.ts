@@ -67,7 +67,7 @@ function recordingApi() {
 
 describe('OpenAPI filter parameters', () => {
   it('a custom filter gets the description its schema gives, a full stop added where it has none', () => {
-    const parameters = postsDocument().components!.parameters as Parameters;
+    const parameters = postsDocument().components.parameters as Parameters;
     expect(filterParameter(parameters, 'filter[kind]').description).toMatch(/^Posts of this kind\. A comma-separated list matches any of its values/);
     expect(filterParameter(parameters, 'filter[text]').description).toMatch(/^Posts whose text contains the value \(a \*\/ in a description stays a comment\)\. The value is taken verbatim/);
     expect(filterParameter(parameters, 'filter[text][]').description).toMatch(/^Posts whose text contains the value .*\. Several values, `filter\[text\]\[\]=a&filter\[text\]\[\]=b`, match any of them/);
@@ -78,7 +78,7 @@ describe('OpenAPI filter parameters', () => {
   });
 
   it('describes id, relationship and enum filters as comma lists and every other as one verbatim value', () => {
-    const parameters = postsDocument().components!.parameters as Parameters;
+    const parameters = postsDocument().components.parameters as Parameters;
     const commaLists = ['kind', 'writer', 'labels', 'id'];
     for (const name of ['title', 'kind', 'writer', 'labels', 'id', 'text']) {
       const single = filterParameter(parameters, `filter[${name}]`);
@@ -101,7 +101,7 @@ describe('OpenAPI filter parameters', () => {
   });
 
   it('types the values of a Where filter on an enum attribute as its members: one, a comma list of them, or the list form; what the schema takes the server takes', async () => {
-    const parameters = postsDocument().components!.parameters as Parameters;
+    const parameters = postsDocument().components.parameters as Parameters;
     const member = { type: 'string', enum: ['note', 'essay', 'review'] };
     const single = filterParameter(parameters, 'filter[kind]');
     expect(single.schema).toEqual({ anyOf: [member, { type: 'array', items: member, minItems: 1 }] });
@@ -120,7 +120,7 @@ describe('OpenAPI filter parameters', () => {
   });
 
   it('says what the server does: each filter receives `a,b` split exactly when the document says comma list, and a list item never split', async () => {
-    const parameters = postsDocument().components!.parameters as Parameters;
+    const parameters = postsDocument().components.parameters as Parameters;
     const { api, received } = recordingApi();
     const singles = Object.values(parameters).filter((p) => /^filter\[[^\]]+\]$/.test(p.name));
     expect(singles.map((p) => p.name).sort()).toEqual(['filter[id]', 'filter[kind]', 'filter[labels]', 'filter[text]', 'filter[title]', 'filter[writer]']);
