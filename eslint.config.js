@@ -6,7 +6,19 @@ export default tseslint.config(
   // Generated code is checked by its own tests (and regenerated, not edited); JavaScript files are
   // the CLI's thin launchers and build scripts. fixtures/ stays linted: its schemas (fixtures/errors/
   // included) are valid TypeScript whose mistakes are the DSL's, which the generator must report.
-  { ignores: ['**/node_modules/**', '**/dist/**', 'generator/templates/**', 'templates/**', '**/generated/**', '**/.tmp/**', '**/*.js', '**/*.mjs', '**/*.cjs'] },
+  {
+    ignores: [
+      '**/node_modules/**',
+      '**/dist/**',
+      'generator/templates/**',
+      'templates/**',
+      '**/generated/**',
+      '**/.tmp/**',
+      '**/*.js',
+      '**/*.mjs',
+      '**/*.cjs',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
@@ -17,7 +29,16 @@ export default tseslint.config(
       '@typescript-eslint/await-thenable': ['error', { allowMixedPromiseArrays: true }],
       // The code base marks a binding it must name but does not use with a leading `_`
       // (`for (const _ of value)`, a callback's unused `_context` parameter).
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrorsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_', ignoreRestSiblings: true }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        {
+          argsIgnorePattern: '^_',
+          varsIgnorePattern: '^_',
+          caughtErrorsIgnorePattern: '^_',
+          destructuredArrayIgnorePattern: '^_',
+          ignoreRestSiblings: true,
+        },
+      ],
     },
   },
   {

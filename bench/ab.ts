@@ -35,7 +35,12 @@ process.on('exit', () => {
 
 const compiled = join(work, 'js');
 compile(process.cwd(), compiled);
-const ctx: BenchContext = { compiled, children, quick: false, config: { reps: 1, warmupRequests: 500, duration: 2, scaleDbs: [], memory: [], inProcessMs: 0 } };
+const ctx: BenchContext = {
+  compiled,
+  children,
+  quick: false,
+  config: { reps: 1, warmupRequests: 500, duration: 2, scaleDbs: [], memory: [], inProcessMs: 0 },
+};
 let where: string;
 let reset: () => Promise<void>;
 if (postgres) {
@@ -55,7 +60,10 @@ for (const name of names) {
   if (!route) throw new Error(`no route ${name}: ${ROUTES.map((r) => r.name).join(', ')}`);
   const runs = { demo: [] as Array<[number, number, number]>, baseline: [] as Array<[number, number, number]> };
   for (let i = 0; i < rounds; i++) {
-    for (const [label, server] of [['demo', demo], ['baseline', baseline]] as const) {
+    for (const [label, server] of [
+      ['demo', demo],
+      ['baseline', baseline],
+    ] as const) {
       const load = await measure(ctx, server, route, 2, pg?.cpu);
       runs[label].push([load.rps, load.cpu, load.dbCpu ?? 0]);
       if (route.method !== 'GET') await reset();
@@ -64,7 +72,10 @@ for (const name of names) {
   const summary = (label: 'demo' | 'baseline') => {
     const rows = runs[label];
     const rps = median(rows.map((r) => r[0]));
-    return { rps, text: `${label} ${f0(rps)} req/s, ${f0(median(rows.map((r) => r[1])))}${postgres ? ` + ${f0(median(rows.map((r) => r[2])))}` : ''} µs CPU/request` };
+    return {
+      rps,
+      text: `${label} ${f0(rps)} req/s, ${f0(median(rows.map((r) => r[1])))}${postgres ? ` + ${f0(median(rows.map((r) => r[2])))}` : ''} µs CPU/request`,
+    };
   };
   const d = summary('demo');
   const b = summary('baseline');

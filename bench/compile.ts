@@ -18,7 +18,12 @@ function* files(dir: string): Generator<string> {
     const path = join(dir, entry.name);
     if (entry.isDirectory()) {
       if (entry.name !== 'node_modules' && !entry.name.startsWith('.')) yield* files(path);
-    } else if (!entry.name.startsWith('.') && entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts') && !entry.name.endsWith('.d.ts')) {
+    } else if (
+      !entry.name.startsWith('.') &&
+      entry.name.endsWith('.ts') &&
+      !entry.name.endsWith('.test.ts') &&
+      !entry.name.endsWith('.d.ts')
+    ) {
       yield path;
     }
   }
@@ -52,7 +57,10 @@ export function compile(root: string, outDir: string): number {
 
 /** The compiled workspaces, by package name: where they are and the entry points they export. */
 const WORKSPACES: Record<string, { dir: string; exports: Record<string, string> }> = {
-  'jsonapi-gen': { dir: 'runtime', exports: { '.': './index.js', './node': './adapters/node.js', './internal': './internal.js' } },
+  'jsonapi-gen': {
+    dir: 'runtime',
+    exports: { '.': './index.js', './node': './adapters/node.js', './internal': './internal.js' },
+  },
   '@jsonapi-gen/kysely': { dir: 'integrations/kysely', exports: { '.': './index.js' } },
 };
 
@@ -65,7 +73,8 @@ function linkPackages(root: string, outDir: string): void {
     if (entry.startsWith('@')) {
       mkdirSync(join(modules, entry), { recursive: true });
       for (const scoped of readdirSync(join(root, 'node_modules', entry))) {
-        if (!WORKSPACES[`${entry}/${scoped}`]) symlinkSync(join(root, 'node_modules', entry, scoped), join(modules, entry, scoped), 'dir');
+        if (!WORKSPACES[`${entry}/${scoped}`])
+          symlinkSync(join(root, 'node_modules', entry, scoped), join(modules, entry, scoped), 'dir');
       }
     } else if (!WORKSPACES[entry]) {
       symlinkSync(join(root, 'node_modules', entry), join(modules, entry), 'dir');

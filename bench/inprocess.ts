@@ -7,14 +7,22 @@
 import SQLite from 'better-sqlite3';
 import { Bench } from 'tinybench';
 import type { OffsetPagination } from 'jsonapi-gen';
-import { type ArticlesModel, type CommentsModel, type DataLayers, type PeopleModel, type TagsModel, createApi } from '../examples/blog/generated/index.js';
+import {
+  type ArticlesModel,
+  type CommentsModel,
+  type DataLayers,
+  type PeopleModel,
+  type TagsModel,
+  createApi,
+} from '../examples/blog/generated/index.js';
 import { ROUTES } from './routes.js';
 
 /** A row of one of the blog's tables as the in-memory layers hold it. */
 type Model = { readonly id: number };
 
 /** A model's value of `column`, for sorting. */
-const valueOf = (model: Model, column: string) => String((model as unknown as Record<string, string | number | boolean | Date | null>)[column] ?? '');
+const valueOf = (model: Model, column: string) =>
+  String((model as unknown as Record<string, string | number | boolean | Date | null>)[column] ?? '');
 
 /** A query over one array: the sorts `orderBy` applies, then a page. */
 class MemoryQuery<M extends Model> {
@@ -47,7 +55,10 @@ class MemoryTable<M extends Model> {
     const signature = sorts.map(([c, d]) => `${c} ${d}`).join(',');
     let order = this.#orders.get(signature);
     if (!order) {
-      const keys = [...sorts.map(([column, direction]) => [this.columns[column] ?? column, direction === 'asc' ? 1 : -1] as const), ['id', 1] as const];
+      const keys = [
+        ...sorts.map(([column, direction]) => [this.columns[column] ?? column, direction === 'asc' ? 1 : -1] as const),
+        ['id', 1] as const,
+      ];
       order = [...this.models].sort((x, y) => {
         for (const [k, d] of keys) {
           const [a, b] = k === 'id' ? [x.id, y.id] : [valueOf(x, k), valueOf(y, k)];
@@ -65,7 +76,7 @@ class MemoryTable<M extends Model> {
 export function memoryDataLayers(file: string): DataLayers {
   const sqlite = new SQLite(file, { readonly: true });
   // The selects give exactly the generated models' fields (plus the keys the loaders follow).
-  const rows = <T,>(sql: string) => sqlite.prepare(sql).all() as T[];
+  const rows = <T>(sql: string) => sqlite.prepare(sql).all() as T[];
   const people = rows<PeopleModel & Model>('select id, name, email, created_at as createdAt from people');
   const articles = rows<ArticlesModel & Model & { authorId: number }>(
     'select id, title, body, status, author_id as authorId, created_at as createdAt, updated_at as updatedAt from articles',
@@ -74,7 +85,9 @@ export function memoryDataLayers(file: string): DataLayers {
     'select id, body, author_id as authorId, article_id as articleId, created_at as createdAt from comments',
   );
   const tags = rows<TagsModel & Model>('select id, name from tags');
-  const links = rows<{ article_id: number; tag_id: number }>('select article_id, tag_id from article_tags order by tag_id');
+  const links = rows<{ article_id: number; tag_id: number }>(
+    'select article_id, tag_id from article_tags order by tag_id',
+  );
   sqlite.close();
 
   const byId = <M extends Model>(models: M[]) => new Map(models.map((m) => [m.id, m]));
@@ -82,9 +95,13 @@ export function memoryDataLayers(file: string): DataLayers {
   const articlesById = byId(articles);
   const tagsById = byId(tags);
   const commentsByArticle = new Map<number, typeof comments>();
-  for (const c of comments) (commentsByArticle.get(c.articleId) ?? commentsByArticle.set(c.articleId, []).get(c.articleId)!).push(c);
+  for (const c of comments)
+    (commentsByArticle.get(c.articleId) ?? commentsByArticle.set(c.articleId, []).get(c.articleId)!).push(c);
   const tagsByArticle = new Map<number, typeof tags>();
-  for (const l of links) (tagsByArticle.get(l.article_id) ?? tagsByArticle.set(l.article_id, []).get(l.article_id)!).push(tagsById.get(l.tag_id)!);
+  for (const l of links)
+    (tagsByArticle.get(l.article_id) ?? tagsByArticle.set(l.article_id, []).get(l.article_id)!).push(
+      tagsById.get(l.tag_id)!,
+    );
 
   const layer = <M extends Model, R extends Record<string, (model: M) => unknown>>(models: M[], related: R) => {
     const table = new MemoryTable(models, {});
@@ -99,7 +116,9 @@ export function memoryDataLayers(file: string): DataLayers {
       paginate: (query: MemoryQuery<M>, page: OffsetPagination) => query.page(page),
       count: () => Promise.resolve(models.length),
       paginateCursor: unsupported,
-      related: Object.fromEntries(Object.entries(related).map(([name, read]) => [name, (list: readonly M[]) => Promise.resolve(list.map(read))])) as {
+      related: Object.fromEntries(
+        Object.entries(related).map(([name, read]) => [name, (list: readonly M[]) => Promise.resolve(list.map(read))]),
+      ) as {
         [K in keyof R]: (list: readonly M[]) => Promise<Array<ReturnType<R[K]>>>;
       },
       where: unsupported,
@@ -120,8 +139,14 @@ export function memoryDataLayers(file: string): DataLayers {
       comments: (a) => commentsByArticle.get(a.id) ?? [],
       tags: (a) => tagsByArticle.get(a.id) ?? [],
     }),
-    comments: layer(comments, { author: (c) => peopleById.get(c.authorId) ?? null, article: (c) => articlesById.get(c.articleId) ?? null }),
-    tags: layer(tags, { articles: (t) => [...tagsByArticle].filter(([, list]) => list.includes(t)).flatMap(([id]) => articlesById.get(id) ?? []) }),
+    comments: layer(comments, {
+      author: (c) => peopleById.get(c.authorId) ?? null,
+      article: (c) => articlesById.get(c.articleId) ?? null,
+    }),
+    tags: layer(tags, {
+      articles: (t) =>
+        [...tagsByArticle].filter(([, list]) => list.includes(t)).flatMap(([id]) => articlesById.get(id) ?? []),
+    }),
   };
 }
 
@@ -154,7 +179,14 @@ export async function runInProcess(file: string, time = 1000): Promise<InProcess
     await bench.warmup();
     await bench.run();
     const [handle, stringify] = bench.tasks.map((t) => t.result!.mean * 1000); // ms -> µs
-    results.push({ route: route.name, path: route.path, handleUs: handle!, stringifyUs: stringify!, ratio: handle! / stringify!, bytes: Buffer.byteLength(text) });
+    results.push({
+      route: route.name,
+      path: route.path,
+      handleUs: handle!,
+      stringifyUs: stringify!,
+      ratio: handle! / stringify!,
+      bytes: Buffer.byteLength(text),
+    });
   }
   return results;
 }

@@ -31,7 +31,10 @@ export async function load(url: string, route: Route, seconds: number, amount?: 
     ...(amount ? { amount } : { duration: seconds }),
   });
   const failed = result.non2xx + result.errors + result.timeouts;
-  if (failed > 0) throw new Error(`${url}${route.path}: ${failed} failed requests (non-2xx ${result.non2xx}, errors ${result.errors}, timeouts ${result.timeouts})`);
+  if (failed > 0)
+    throw new Error(
+      `${url}${route.path}: ${failed} failed requests (non-2xx ${result.non2xx}, errors ${result.errors}, timeouts ${result.timeouts})`,
+    );
   return {
     cpu: NaN,
     rps: result.requests.total / (result.duration || seconds),
@@ -52,7 +55,11 @@ export async function burst(url: string, route: Route, requests: number, ms: num
   const worker = async () => {
     while (sent < requests && performance.now() < until) {
       sent++;
-      const response = await fetch(url + route.path, { method: route.method, headers: route.headers, body: route.body });
+      const response = await fetch(url + route.path, {
+        method: route.method,
+        headers: route.headers,
+        body: route.body,
+      });
       await response.arrayBuffer();
       if (!response.ok) throw new Error(`${url}${route.path}: ${response.status} during warm-up`);
     }
@@ -70,7 +77,13 @@ export async function burst(url: string, route: Route, requests: number, ms: num
  * long enough for V8 to shrink its heap), and its first measured run (route a) cost it 10-25%
  * more CPU than its next ones; taking turns, that first run sits with the others.
  */
-export async function warm(servers: readonly { url: string }[], routes: readonly Route[], reset: (() => Promise<void>) | undefined, rounds = 1, ms = 500): Promise<void> {
+export async function warm(
+  servers: readonly { url: string }[],
+  routes: readonly Route[],
+  reset: (() => Promise<void>) | undefined,
+  rounds = 1,
+  ms = 500,
+): Promise<void> {
   for (let round = 0; round < rounds; round++) {
     for (const route of routes) {
       for (const server of servers) {
@@ -81,7 +94,6 @@ export async function warm(servers: readonly { url: string }[], routes: readonly
     }
   }
 }
-
 
 export const median = (values: number[]) => {
   const sorted = [...values].sort((a, b) => a - b);

@@ -98,15 +98,29 @@ export interface PgCount {
 export async function countPgStatements(bench: PgBench): Promise<PgCount[]> {
   const demoStatements: string[] = [];
   const baselineStatements: string[] = [];
-  const demo = await startDemo({ port: 0, seed: 1, databaseUrl: bench.url, log: (event) => {
+  const demo = await startDemo({
+    port: 0,
+    seed: 1,
+    databaseUrl: bench.url,
+    log: (event) => {
       if (event.level === 'query') demoStatements.push(event.query.sql);
     },
   });
-  const baseline = await startPgBaseline({ databaseUrl: bench.url, onStatement: (sql) => baselineStatements.push(sql) });
+  const baseline = await startPgBaseline({
+    databaseUrl: bench.url,
+    onStatement: (sql) => baselineStatements.push(sql),
+  });
   const counts: PgCount[] = [];
   try {
     for (const route of ROUTES) {
-      counts.push({ route: route.name, ...(await statementsFor(route, { demo: demo.url, baseline: baseline.url }, { demo: demoStatements, baseline: baselineStatements })) });
+      counts.push({
+        route: route.name,
+        ...(await statementsFor(
+          route,
+          { demo: demo.url, baseline: baseline.url },
+          { demo: demoStatements, baseline: baselineStatements },
+        )),
+      });
     }
   } finally {
     await demo.close();

@@ -18,7 +18,9 @@ const byId = new Map(profile.nodes.map((n) => [n.id, n]));
 const total = profile.nodes.reduce((n, node) => n + node.hitCount, 0);
 const label = (n: ProfileNode) => {
   const { functionName, url, lineNumber } = n.callFrame;
-  const where = url ? `${url.replace(/^.*\/(node_modules\/)?/, (m) => (m.includes('node_modules') ? 'nm/' : ''))}:${lineNumber + 1}` : '';
+  const where = url
+    ? `${url.replace(/^.*\/(node_modules\/)?/, (m) => (m.includes('node_modules') ? 'nm/' : ''))}:${lineNumber + 1}`
+    : '';
   return `${functionName || '(anonymous)'} ${where}`;
 };
 const self = new Map<string, number>();
@@ -39,7 +41,10 @@ const walk = (id: number, stack: Set<string>): number => {
 };
 walk(profile.nodes[0]!.id, new Set());
 const top = (map: Map<string, number>) =>
-  [...map].sort((a, b) => b[1] - a[1]).slice(0, Number(count)).map(([name, hits]) => `${((hits / total) * 100).toFixed(1).padStart(5)}%  ${name}`);
+  [...map]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, Number(count))
+    .map(([name, hits]) => `${((hits / total) * 100).toFixed(1).padStart(5)}%  ${name}`);
 // Self time by where the code lives: a package under node_modules, a file of ours, or Node's internals.
 const files = new Map<string, number>();
 for (const node of profile.nodes) {

@@ -21,14 +21,24 @@ export const CREATE_BODY = JSON.stringify({
     attributes: { title: 'Benchmarks in practice', body: 'Measured, not guessed.' },
     relationships: {
       author: { data: { type: 'people', id: '1' } },
-      tags: { data: [{ type: 'tags', id: '1' }, { type: 'tags', id: '2' }] },
+      tags: {
+        data: [
+          { type: 'tags', id: '1' },
+          { type: 'tags', id: '2' },
+        ],
+      },
     },
   },
 });
 
 export const ROUTES: readonly Route[] = [
   { name: 'a', label: 'GET /articles?page[limit]=20', method: 'GET', path: '/articles?page[limit]=20' },
-  { name: 'b', label: 'GET /articles?include=author,tags&page[limit]=20', method: 'GET', path: '/articles?include=author,tags&page[limit]=20' },
+  {
+    name: 'b',
+    label: 'GET /articles?include=author,tags&page[limit]=20',
+    method: 'GET',
+    path: '/articles?include=author,tags&page[limit]=20',
+  },
   { name: 'c', label: 'GET /articles/1', method: 'GET', path: '/articles/1' },
   {
     name: 'd',
@@ -40,7 +50,13 @@ export const ROUTES: readonly Route[] = [
   },
   { name: 'e', label: 'GET /people?page[limit]=50', method: 'GET', path: '/people?page[limit]=50' },
   // About 250 requests a second: one second held too few (run-to-run ratios 0.55-1.29).
-  { name: 'f', label: 'GET /articles?include=author,comments.author&page[limit]=50', method: 'GET', path: '/articles?include=author,comments.author&page[limit]=50', seconds: 2 },
+  {
+    name: 'f',
+    label: 'GET /articles?include=author,comments.author&page[limit]=50',
+    method: 'GET',
+    path: '/articles?include=author,comments.author&page[limit]=50',
+    seconds: 2,
+  },
 ];
 
 /** Route b at another page size. */
@@ -58,7 +74,11 @@ export const SEEDED_ARTICLES = 1000;
  * Sends `route` to the demo and to the baseline in turn and returns the statements each ran for
  * it, from their statement logs (emptied first).
  */
-export async function statementsFor(route: Route, urls: { demo: string; baseline: string }, logs: { demo: string[]; baseline: string[] }) {
+export async function statementsFor(
+  route: Route,
+  urls: { demo: string; baseline: string },
+  logs: { demo: string[]; baseline: string[] },
+) {
   logs.demo.length = 0;
   logs.baseline.length = 0;
   const init = { method: route.method, headers: route.headers, body: route.body };

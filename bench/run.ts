@@ -45,7 +45,16 @@ import { SCALING_HEADING, scalingSection } from './scaling.js';
 import { postgresTable, sqliteReport, targetTable } from './report.js';
 import { SEEDED_ARTICLES } from './routes.js';
 import type { BenchConfig, BenchContext } from './server-process.js';
-import { WARM_ROUNDS, adapterFloor, countStatements, httpRoutes, inProcess, memory, scale, seedFile } from './sqlite-sections.js';
+import {
+  WARM_ROUNDS,
+  adapterFloor,
+  countStatements,
+  httpRoutes,
+  inProcess,
+  memory,
+  scale,
+  seedFile,
+} from './sqlite-sections.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, '..');
@@ -63,13 +72,21 @@ const GENERATOR_SIZES = QUICK ? [20, 100] : SIZES;
 const DB = option('--db') ?? 'sqlite';
 if (DB !== 'sqlite' && DB !== 'postgres') throw new Error(`--db ${DB}: sqlite or postgres`);
 const WORKERS = args.includes('--workers');
-if (WORKERS && DB !== 'postgres') throw new Error('--workers goes with --db postgres (processes on one PostgreSQL database)');
+if (WORKERS && DB !== 'postgres')
+  throw new Error('--workers goes with --db postgres (processes on one PostgreSQL database)');
 
 // autocannon counts durations in whole seconds (0.25 runs for 1 s, and so does any `amount`):
 // measured runs last whole seconds; warm-ups are bursts of fetches (see burst()).
 const config: BenchConfig = QUICK
   ? { reps: 1, warmupRequests: 128, duration: 1, scaleDbs: [1_000], memory: [5_000, 10_000, 15_000], inProcessMs: 300 }
-  : { reps: 6, warmupRequests: 128, duration: 1, scaleDbs: [1_000, 10_000, 100_000], memory: [10_000, 55_000, 100_000], inProcessMs: 700 };
+  : {
+      reps: 6,
+      warmupRequests: 128,
+      duration: 1,
+      scaleDbs: [1_000, 10_000, 100_000],
+      memory: [10_000, 55_000, 100_000],
+      inProcessMs: 700,
+    };
 /**
  * Articles of the query section's file (bench/query.ts): the scale section's largest in the full
  * run; --quick seeds 10,000 for it (its own file), enough to see depth without a minute of seeding.
@@ -99,12 +116,20 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 }
 
 /** The run's state for the sections, once the servers' JavaScript is compiled. */
-const context = (): BenchContext => ({ compiled: compiled!, children, profile: PROFILE || undefined, quick: QUICK, config });
+const context = (): BenchContext => ({
+  compiled: compiled!,
+  children,
+  profile: PROFILE || undefined,
+  quick: QUICK,
+  config,
+});
 
 /** `--generator`: the generator section alone. */
 async function generatorOnly(): Promise<void> {
   const log = (line: string) => process.stderr.write(`${line}\n`);
-  const { lines, targets } = generatorReport(await runGenerator(GENERATOR_SIZES, join(root, '.tmp', 'bench-generator'), log));
+  const { lines, targets } = generatorReport(
+    await runGenerator(GENERATOR_SIZES, join(root, '.tmp', 'bench-generator'), log),
+  );
   lines.push(...targetTable(targets), '');
   const text = lines.join('\n');
   process.stdout.write(`\n${text}\n`);
@@ -139,10 +164,13 @@ async function main(): Promise<void> {
   if (QUERY_ONLY) return queryOnly();
   const started = performance.now();
   const begun = performance.now();
-  const log = (line: string) => process.stderr.write(`[${((performance.now() - begun) / 1000).toFixed(0).padStart(3)} s] ${line}\n`);
+  const log = (line: string) =>
+    process.stderr.write(`[${((performance.now() - begun) / 1000).toFixed(0).padStart(3)} s] ${line}\n`);
   const load0 = loadavg();
   const machine = `${cpus().length} × ${cpus()[0]?.model.trim() ?? 'unknown CPU'}, ${mb(totalmem())} MB, Node ${process.version}, ${process.platform}`;
-  log(`jsonapi-gen benchmarks${QUICK ? ' (--quick)' : ''} on ${machine}; load average ${load0.map((l) => l.toFixed(2)).join(' ')}`);
+  log(
+    `jsonapi-gen benchmarks${QUICK ? ' (--quick)' : ''} on ${machine}; load average ${load0.map((l) => l.toFixed(2)).join(' ')}`,
+  );
 
   workDir = mkdtempSync(join(tmpdir(), 'jsonapi-gen-bench-'));
   compiled = join(workDir, 'js');
@@ -176,7 +204,23 @@ async function main(): Promise<void> {
   const load1 = loadavg();
   const seconds = (performance.now() - started) / 1000;
 
-  const text = sqliteReport({ quick: QUICK, config, machine, load0, load1, seconds, files, sql, http, floors, scaled, mem, pipeline, generator, extra: query });
+  const text = sqliteReport({
+    quick: QUICK,
+    config,
+    machine,
+    load0,
+    load1,
+    seconds,
+    files,
+    sql,
+    http,
+    floors,
+    scaled,
+    mem,
+    pipeline,
+    generator,
+    extra: query,
+  });
   process.stdout.write(`\n${text}\n`);
   // Keep the sections other runs write (--db postgres, --db postgres --workers: each a top-level
   // heading after this run's own) beside the SQLite tables.
@@ -189,10 +233,13 @@ async function main(): Promise<void> {
 /** `--db postgres`: routes a-f on a throwaway cluster, demo against the node-postgres baseline. */
 async function mainPostgres(): Promise<void> {
   const started = performance.now();
-  const log = (line: string) => process.stderr.write(`[${((performance.now() - started) / 1000).toFixed(0).padStart(3)} s] ${line}\n`);
+  const log = (line: string) =>
+    process.stderr.write(`[${((performance.now() - started) / 1000).toFixed(0).padStart(3)} s] ${line}\n`);
   const load0 = loadavg();
   const machine = `${cpus().length} × ${cpus()[0]?.model.trim() ?? 'unknown CPU'}, ${mb(totalmem())} MB, Node ${process.version}, ${process.platform}`;
-  log(`jsonapi-gen PostgreSQL benchmark${QUICK ? ' (--quick)' : ''} on ${machine}; load average ${load0.map((l) => l.toFixed(2)).join(' ')}`);
+  log(
+    `jsonapi-gen PostgreSQL benchmark${QUICK ? ' (--quick)' : ''} on ${machine}; load average ${load0.map((l) => l.toFixed(2)).join(' ')}`,
+  );
   workDir = mkdtempSync(join(tmpdir(), 'jsonapi-gen-bench-'));
   compiled = join(workDir, 'js');
   log(`compiled ${compile(root, compiled)} files to plain JavaScript`);
@@ -205,7 +252,10 @@ async function mainPostgres(): Promise<void> {
   const http = await httpRoutes(ctx, bench.url, log, { reset: () => bench.reset(), extraCpu: () => bench.cpu() });
   const load1 = loadavg();
   const lines: string[] = [PG_HEADING, ''];
-  lines.push(`\`npm run bench -- --db postgres${QUICK ? ' --quick' : ''}\` on ${machine}; load average ${load0.map((l) => l.toFixed(2)).join(' ')} at the start, ${load1.map((l) => l.toFixed(2)).join(' ')} at the end; ${((performance.now() - started) / 1000).toFixed(0)} s in all. A throwaway cluster (test/support/pg-cluster.ts: fsync off) seeded like \`npm run demo -- --seed 1000\`, one database for both servers; the demo (\`startDemo({ databaseUrl })\`, Kysely, pool of 10) against bench/baseline/pg-server.ts (node:http + node-postgres, pool of 10, named statements, batched includes, the same documents: bench/baseline/pg-baseline.test.ts); otherwise as the SQLite table (${CONNECTIONS} connections, ${config.reps} repetition(s), order alternated, medians of paired ratios). CPU is the server process's, then PostgreSQL's (every process of the cluster, from /proc/PID/stat), per request.`, '');
+  lines.push(
+    `\`npm run bench -- --db postgres${QUICK ? ' --quick' : ''}\` on ${machine}; load average ${load0.map((l) => l.toFixed(2)).join(' ')} at the start, ${load1.map((l) => l.toFixed(2)).join(' ')} at the end; ${((performance.now() - started) / 1000).toFixed(0)} s in all. A throwaway cluster (test/support/pg-cluster.ts: fsync off) seeded like \`npm run demo -- --seed 1000\`, one database for both servers; the demo (\`startDemo({ databaseUrl })\`, Kysely, pool of 10) against bench/baseline/pg-server.ts (node:http + node-postgres, pool of 10, named statements, batched includes, the same documents: bench/baseline/pg-baseline.test.ts); otherwise as the SQLite table (${CONNECTIONS} connections, ${config.reps} repetition(s), order alternated, medians of paired ratios). CPU is the server process's, then PostgreSQL's (every process of the cluster, from /proc/PID/stat), per request.`,
+    '',
+  );
   lines.push(...postgresTable(http, sql));
   lines.push('');
   const section = lines.join('\n');
@@ -217,16 +267,30 @@ async function mainPostgres(): Promise<void> {
 /** `--db postgres --workers`: one demo process against four, and the long mixed workload (bench/scaling.ts). */
 async function mainScaling(): Promise<void> {
   const started = performance.now();
-  const log = (line: string) => process.stderr.write(`[${((performance.now() - started) / 1000).toFixed(0).padStart(3)} s] ${line}\n`);
+  const log = (line: string) =>
+    process.stderr.write(`[${((performance.now() - started) / 1000).toFixed(0).padStart(3)} s] ${line}\n`);
   const load0 = loadavg();
   const machine = `${cpus().length} × ${cpus()[0]?.model.trim() ?? 'unknown CPU'}, ${mb(totalmem())} MB, Node ${process.version}, ${process.platform}`;
-  log(`jsonapi-gen PostgreSQL scaling benchmark${QUICK ? ' (--quick)' : ''} on ${machine}; load average ${load0.map((l) => l.toFixed(2)).join(' ')}`);
+  log(
+    `jsonapi-gen PostgreSQL scaling benchmark${QUICK ? ' (--quick)' : ''} on ${machine}; load average ${load0.map((l) => l.toFixed(2)).join(' ')}`,
+  );
   workDir = mkdtempSync(join(tmpdir(), 'jsonapi-gen-bench-'));
   compiled = join(workDir, 'js');
   log(`compiled ${compile(root, compiled)} files to plain JavaScript`);
   pgBench = await startPgBench();
   log(`seeded ${f0(SEEDED_ARTICLES)} articles into a throwaway cluster`);
-  const options = { compiled, children, bench: pgBench, reps: config.reps, duration: config.duration, warmupRequests: config.warmupRequests, warmRounds: WARM_ROUNDS, warmPerProcess: QUICK ? 1_000 : 3_000, mixedSeconds: QUICK ? 5 : 25, log };
+  const options = {
+    compiled,
+    children,
+    bench: pgBench,
+    reps: config.reps,
+    duration: config.duration,
+    warmupRequests: config.warmupRequests,
+    warmRounds: WARM_ROUNDS,
+    warmPerProcess: QUICK ? 1_000 : 3_000,
+    mixedSeconds: QUICK ? 5 : 25,
+    log,
+  };
   const body = await scalingSection(options);
   const load1 = loadavg();
   const text = [

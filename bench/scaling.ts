@@ -54,8 +54,18 @@ interface Demo {
 }
 
 /** `node examples/blog/server.js [--workers N]` (compiled) on `databaseUrl`; resolves once it listens. */
-async function startDemoProcesses(options: ScalingOptions, databaseUrl: string, processes: number, seed: number): Promise<Demo> {
-  const args = [join(options.compiled, 'examples', 'blog', 'server.js'), '--seed', String(seed), ...(processes > 1 ? ['--workers', String(processes)] : [])];
+async function startDemoProcesses(
+  options: ScalingOptions,
+  databaseUrl: string,
+  processes: number,
+  seed: number,
+): Promise<Demo> {
+  const args = [
+    join(options.compiled, 'examples', 'blog', 'server.js'),
+    '--seed',
+    String(seed),
+    ...(processes > 1 ? ['--workers', String(processes)] : []),
+  ];
   const child = spawn(process.execPath, args, {
     cwd: options.compiled,
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -71,7 +81,9 @@ async function startDemoProcesses(options: ScalingOptions, databaseUrl: string, 
       const match = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
       if (match) resolve(match[1]!);
     });
-    child.once('exit', (code) => reject(new Error(`the demo (${processes} process(es)) exited with ${code} before listening:\n${out}`)));
+    child.once('exit', (code) =>
+      reject(new Error(`the demo (${processes} process(es)) exited with ${code} before listening:\n${out}`)),
+    );
   });
   return {
     processes,
@@ -130,7 +142,10 @@ const medianSample = (samples: Sample[]): Sample => ({
 
 async function measureScaling(options: ScalingOptions): Promise<ScalingRow[]> {
   const { bench, log } = options;
-  const [one, four] = [await startDemoProcesses(options, bench.url, 1, 1), await startDemoProcesses(options, bench.url, 4, 1)];
+  const [one, four] = [
+    await startDemoProcesses(options, bench.url, 1, 1),
+    await startDemoProcesses(options, bench.url, 4, 1),
+  ];
   try {
     // Warm-up by requests per process, not by time: each of the four workers sees a quarter of
     // what the server gets, and with the other tables' 500 ms (a first --quick run) each had
@@ -153,13 +168,20 @@ async function measureScaling(options: ScalingOptions): Promise<ScalingRow[]> {
           const sample = await measureRun(options, demo, route);
           samples.get(route.name)![demo === one ? 'one' : 'four'].push(sample);
           if (route.method === 'POST') await bench.reset();
-          log(`  rep ${rep + 1} ${route.name} ${demo.processes} process(es) ${f0(sample.rps).padStart(6)} req/s; cores busy: node ${f2(sample.node)}, PostgreSQL ${f2(sample.postgres)}, load generator ${f2(sample.loadgen)}`);
+          log(
+            `  rep ${rep + 1} ${route.name} ${demo.processes} process(es) ${f0(sample.rps).padStart(6)} req/s; cores busy: node ${f2(sample.node)}, PostgreSQL ${f2(sample.postgres)}, load generator ${f2(sample.loadgen)}`,
+          );
         }
       }
     }
     return SCALING_ROUTES.map((route) => {
       const s = samples.get(route.name)!;
-      return { route, one: medianSample(s.one), four: medianSample(s.four), ratios: s.four.map((f, i) => f.rps / s.one[i]!.rps) };
+      return {
+        route,
+        one: medianSample(s.one),
+        four: medianSample(s.four),
+        ratios: s.four.map((f, i) => f.rps / s.one[i]!.rps),
+      };
     });
   } finally {
     await one.stop();
@@ -183,7 +205,9 @@ async function mixedRun(options: ScalingOptions): Promise<WorkloadReport> {
 
 /** Runs both parts; returns their tables and text for bench/results.md (run.ts adds the heading and the machine). */
 export async function scalingSection(options: ScalingOptions): Promise<string> {
-  options.log(`scaling: routes ${SCALING_ROUTES.map((r) => r.name).join(', ')}, ${PROCESSES.join(' and ')} processes ...`);
+  options.log(
+    `scaling: routes ${SCALING_ROUTES.map((r) => r.name).join(', ')}, ${PROCESSES.join(' and ')} processes ...`,
+  );
   const rows = await measureScaling(options);
   options.log(`mixed workload, ${PROCESSES[1]} processes, ${options.mixedSeconds} s ...`);
   const mixed = await mixedRun(options);
@@ -191,16 +215,24 @@ export async function scalingSection(options: ScalingOptions): Promise<string> {
   const lines: string[] = [];
 
   lines.push('## 1 and 4 processes, routes a, c, d', '');
-  lines.push(`The demo started as \`npm run demo\` starts it (compiled to JavaScript, \`DATABASE_URL\` set): one process, and \`--workers 4\` (node:cluster: a primary handing connections to four workers), both on the database the other PostgreSQL table uses (1,000 articles), up at the same time. autocannon as in the other tables (32 connections; a warm-up of ${f0(options.warmPerProcess)} requests of each route per process, then ${options.warmRounds - 1} more round(s) over the routes; a burst of ${options.warmupRequests} requests then ${options.duration} s per run); ${options.reps} repetition(s), the two servers back to back in alternating order; medians, and the factor as the median of the repetitions' paired ratios with their range. Cores busy: CPU time over wall time during the run, from /proc for the demo's processes and PostgreSQL's, \`process.cpuUsage()\` for the load generator (autocannon runs in the bench's own process); this machine has ${cores} cores.`, '');
-  lines.push('| route | 1 process req/s | 4 processes req/s | factor 4 / 1 (range) | cores busy, 1 process: node + PostgreSQL + load generator = total | cores busy, 4 processes | node CPU µs/request (1 / 4) | p50 ms (1 / 4) |');
+  lines.push(
+    `The demo started as \`npm run demo\` starts it (compiled to JavaScript, \`DATABASE_URL\` set): one process, and \`--workers 4\` (node:cluster: a primary handing connections to four workers), both on the database the other PostgreSQL table uses (1,000 articles), up at the same time. autocannon as in the other tables (32 connections; a warm-up of ${f0(options.warmPerProcess)} requests of each route per process, then ${options.warmRounds - 1} more round(s) over the routes; a burst of ${options.warmupRequests} requests then ${options.duration} s per run); ${options.reps} repetition(s), the two servers back to back in alternating order; medians, and the factor as the median of the repetitions' paired ratios with their range. Cores busy: CPU time over wall time during the run, from /proc for the demo's processes and PostgreSQL's, \`process.cpuUsage()\` for the load generator (autocannon runs in the bench's own process); this machine has ${cores} cores.`,
+    '',
+  );
+  lines.push(
+    '| route | 1 process req/s | 4 processes req/s | factor 4 / 1 (range) | cores busy, 1 process: node + PostgreSQL + load generator = total | cores busy, 4 processes | node CPU µs/request (1 / 4) | p50 ms (1 / 4) |',
+  );
   lines.push('|---|---:|---:|---:|---:|---:|---:|---:|');
   const total = (s: Sample) => s.node + s.postgres + s.loadgen;
   const busy = (s: Sample) => `${f2(s.node)} + ${f2(s.postgres)} + ${f2(s.loadgen)} = ${f2(total(s))}`;
   // Cores busy over requests a second: the demo's CPU per request, from the medians.
   const perRequest = (s: Sample) => f0((s.node / s.rps) * 1e6);
-  const range = (ratios: number[]) => (ratios.length > 1 ? ` (${f2(Math.min(...ratios))}-${f2(Math.max(...ratios))})` : '');
+  const range = (ratios: number[]) =>
+    ratios.length > 1 ? ` (${f2(Math.min(...ratios))}-${f2(Math.max(...ratios))})` : '';
   for (const row of rows) {
-    lines.push(`| ${row.route.name} \`${row.route.label}\` | ${f0(row.one.rps)} | ${f0(row.four.rps)} | ${f2(median(row.ratios))}${range(row.ratios)} | ${busy(row.one)} | ${busy(row.four)} | ${perRequest(row.one)} / ${perRequest(row.four)} | ${row.one.p50} / ${row.four.p50} |`);
+    lines.push(
+      `| ${row.route.name} \`${row.route.label}\` | ${f0(row.one.rps)} | ${f0(row.four.rps)} | ${f2(median(row.ratios))}${range(row.ratios)} | ${busy(row.one)} | ${busy(row.four)} | ${perRequest(row.one)} / ${perRequest(row.four)} | ${row.one.p50} / ${row.four.p50} |`,
+    );
   }
   const factors = rows.map((row) => median(row.ratios));
   const overall = Math.exp(factors.reduce((sum, f) => sum + Math.log(f), 0) / factors.length);
@@ -212,18 +244,31 @@ export async function scalingSection(options: ScalingOptions): Promise<string> {
   );
 
   lines.push(`## The mixed workload on ${PROCESSES[1]} processes, ${mixed.seconds.toFixed(0)} s`, '');
-  lines.push(`test/support/mixed-workload.ts, the workload test/e2e/workers.test.ts runs for two rounds in \`npm test\`, run here in rounds for ${options.mixedSeconds} s on \`npm run demo -- --workers 4 --seed 20\` (a database of its own in the same cluster). Each round, all at once: four tag names created four times each; eight PATCHes of article 6 with the round's first \`If-Match\` and eight without; six to-many adds and six removes on its tags; six retries with one \`Idempotency-Key\`; four Atomic batches (a create, a link, then a last operation that fails with 422, 404, 403 or 409); four comment creates; each comment of the round before deleted twice, racing two reads; four reads with includes. Then each invariant is read back (the \`verify\` requests; "times checked" counts checks, per round, name or row, not requests). Only the PATCHes with \`If-Match\` write the article's body, so after a round it must be the one winner's or, with none, the body before; then a PATCH with the round's first (now stale) tag must be 412 and a read must give the same \`ETag\` and attributes: those are the two checks of "every 412 left the row as it was". ${mixed.rounds} rounds, ${f0(mixed.requests)} requests (${f0(mixed.requests / mixed.seconds)} a second).`, '');
+  lines.push(
+    `test/support/mixed-workload.ts, the workload test/e2e/workers.test.ts runs for two rounds in \`npm test\`, run here in rounds for ${options.mixedSeconds} s on \`npm run demo -- --workers 4 --seed 20\` (a database of its own in the same cluster). Each round, all at once: four tag names created four times each; eight PATCHes of article 6 with the round's first \`If-Match\` and eight without; six to-many adds and six removes on its tags; six retries with one \`Idempotency-Key\`; four Atomic batches (a create, a link, then a last operation that fails with 422, 404, 403 or 409); four comment creates; each comment of the round before deleted twice, racing two reads; four reads with includes. Then each invariant is read back (the \`verify\` requests; "times checked" counts checks, per round, name or row, not requests). Only the PATCHes with \`If-Match\` write the article's body, so after a round it must be the one winner's or, with none, the body before; then a PATCH with the round's first (now stale) tag must be 412 and a read must give the same \`ETag\` and attributes: those are the two checks of "every 412 left the row as it was". ${mixed.rounds} rounds, ${f0(mixed.requests)} requests (${f0(mixed.requests / mixed.seconds)} a second).`,
+    '',
+  );
   lines.push('| status | requests |', '|---:|---:|');
   for (const [status, n] of mixed.byStatus) lines.push(`| ${status === 0 ? 'no response' : status} | ${f0(n)} |`);
   lines.push('', '| kind | requests by status |', '|---|---|');
-  for (const [kind, statuses] of mixed.byKind) lines.push(`| ${kind} | ${[...statuses].sort(([a], [b]) => a - b).map(([status, n]) => `${status}: ${f0(n)}`).join(', ')} |`);
+  for (const [kind, statuses] of mixed.byKind)
+    lines.push(
+      `| ${kind} | ${[...statuses]
+        .sort(([a], [b]) => a - b)
+        .map(([status, n]) => `${status}: ${f0(n)}`)
+        .join(', ')} |`,
+    );
   lines.push('', '| invariant | times checked | held |', '|---|---:|---|');
   for (const invariant of mixed.invariants) {
-    lines.push(`| ${invariant.name} | ${f0(invariant.checked)} | ${invariant.failures.length === 0 ? 'yes' : `**no**: ${invariant.failures.join('; ')}`} |`);
+    lines.push(
+      `| ${invariant.name} | ${f0(invariant.checked)} | ${invariant.failures.length === 0 ? 'yes' : `**no**: ${invariant.failures.join('; ')}`} |`,
+    );
   }
   const unchecked = INVARIANTS.filter((name) => !mixed.invariants.some((invariant) => invariant.name === name));
   const failed = mixed.invariants.filter((invariant) => invariant.failures.length > 0).length;
-  const fiveHundreds = [...mixed.byStatus].filter(([status]) => status >= 500 || status === 0).reduce((n, [, count]) => n + count, 0);
+  const fiveHundreds = [...mixed.byStatus]
+    .filter(([status]) => status >= 500 || status === 0)
+    .reduce((n, [, count]) => n + count, 0);
   const deletes = mixed.byKind.get('delete');
   const doubled = (deletes?.get(204) ?? 0) - ((deletes?.get(204) ?? 0) + (deletes?.get(404) ?? 0)) / 2;
   lines.push(

@@ -23,18 +23,38 @@ const FLOOR_BODY = JSON.stringify({
   data: {
     type: 'articles',
     id: '1',
-    attributes: { title: 'Indexes in practice, part 1', body: 'Notes on indexes (1).', status: 'draft', createdAt: '2024-01-05T04:00:00.000Z', updatedAt: '2024-01-05T04:00:00.000Z' },
+    attributes: {
+      title: 'Indexes in practice, part 1',
+      body: 'Notes on indexes (1).',
+      status: 'draft',
+      createdAt: '2024-01-05T04:00:00.000Z',
+      updatedAt: '2024-01-05T04:00:00.000Z',
+    },
     relationships: {
-      author: { links: { self: 'http://127.0.0.1/articles/1/relationships/author', related: 'http://127.0.0.1/articles/1/author' } },
-      comments: { links: { self: 'http://127.0.0.1/articles/1/relationships/comments', related: 'http://127.0.0.1/articles/1/comments' } },
-      tags: { links: { self: 'http://127.0.0.1/articles/1/relationships/tags', related: 'http://127.0.0.1/articles/1/tags' } },
+      author: {
+        links: {
+          self: 'http://127.0.0.1/articles/1/relationships/author',
+          related: 'http://127.0.0.1/articles/1/author',
+        },
+      },
+      comments: {
+        links: {
+          self: 'http://127.0.0.1/articles/1/relationships/comments',
+          related: 'http://127.0.0.1/articles/1/comments',
+        },
+      },
+      tags: {
+        links: { self: 'http://127.0.0.1/articles/1/relationships/tags', related: 'http://127.0.0.1/articles/1/tags' },
+      },
     },
     links: { self: 'http://127.0.0.1/articles/1' },
   },
 });
 const FLOOR_HEADERS = { 'content-type': 'application/vnd.api+json', vary: 'Accept' };
 
-async function listen(handler: (req: IncomingMessage, res: ServerResponse) => void | Promise<void>): Promise<{ url: string; close(): Promise<void> }> {
+async function listen(
+  handler: (req: IncomingMessage, res: ServerResponse) => void | Promise<void>,
+): Promise<{ url: string; close(): Promise<void> }> {
   // eslint-disable-next-line @typescript-eslint/no-misused-promises -- the adapter's handlers never reject: what fails goes to their onError
   const server = createServer(handler);
   await new Promise<void>((resolve, reject) => {
@@ -66,7 +86,9 @@ async function start(kind: string, file: string | undefined): Promise<{ url: str
         res.end(FLOOR_BODY);
       });
     case 'floor-adapter':
-      return listen(toNodeHandler({ serve: () => Promise.resolve({ status: 200, headers: FLOOR_HEADERS, body: FLOOR_BODY }) }));
+      return listen(
+        toNodeHandler({ serve: () => Promise.resolve({ status: 200, headers: FLOOR_HEADERS, body: FLOOR_BODY }) }),
+      );
     case 'floor-adapter-platform':
       return listen(toNodeHandler(() => Promise.resolve(new Response(FLOOR_BODY, { headers: FLOOR_HEADERS }))));
     default:

@@ -41,17 +41,26 @@ export interface ServerProcess {
 }
 
 /** Starts `bench/serve.ts KIND FILE`, compiled, in its own process; resolves with its URL. */
-export async function serve(ctx: BenchContext, kind: string, file?: string, nodeFlags: string[] = []): Promise<ServerProcess> {
+export async function serve(
+  ctx: BenchContext,
+  kind: string,
+  file?: string,
+  nodeFlags: string[] = [],
+): Promise<ServerProcess> {
   const flags = [...nodeFlags];
   if (ctx.profile && kind === 'demo') {
     mkdirSync(ctx.profile, { recursive: true });
     flags.push('--cpu-prof', `--cpu-prof-dir=${ctx.profile}`);
   }
-  const child = spawn(process.execPath, [...flags, join(ctx.compiled, 'bench', 'serve.js'), kind, ...(file ? [file] : [])], {
-    cwd: ctx.compiled,
-    stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
-    env: { ...process.env, NODE_ENV: 'production' },
-  });
+  const child = spawn(
+    process.execPath,
+    [...flags, join(ctx.compiled, 'bench', 'serve.js'), kind, ...(file ? [file] : [])],
+    {
+      cwd: ctx.compiled,
+      stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
+      env: { ...process.env, NODE_ENV: 'production' },
+    },
+  );
   ctx.children.add(child);
   const exited = new Promise<void>((done) => child.once('exit', () => done()));
   child.once('exit', () => ctx.children.delete(child));
@@ -69,7 +78,9 @@ export async function serve(ctx: BenchContext, kind: string, file?: string, node
     url,
     memory: () =>
       new Promise((resolveMemory) => {
-        child.once('message', (message: { memory: { before: NodeJS.MemoryUsage; after: NodeJS.MemoryUsage } }) => resolveMemory(message.memory));
+        child.once('message', (message: { memory: { before: NodeJS.MemoryUsage; after: NodeJS.MemoryUsage } }) =>
+          resolveMemory(message.memory),
+        );
         child.send({ memory: true });
       }),
     cpu: () =>
@@ -87,7 +98,13 @@ export async function serve(ctx: BenchContext, kind: string, file?: string, node
 }
 
 /** `config.warmupRequests` requests, then `seconds` measured; `extraCpu`: see `httpRoutes`. */
-export async function measure(ctx: BenchContext, server: ServerProcess, route: Route, seconds: number, extraCpu?: () => number): Promise<Load> {
+export async function measure(
+  ctx: BenchContext,
+  server: ServerProcess,
+  route: Route,
+  seconds: number,
+  extraCpu?: () => number,
+): Promise<Load> {
   await burst(server.url, route, ctx.config.warmupRequests, 500);
   const before = await server.cpu();
   const extraBefore = extraCpu?.() ?? 0;

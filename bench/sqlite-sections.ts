@@ -70,16 +70,34 @@ export async function countStatements(file: string): Promise<SqlCounts[]> {
   const routes: Route[] = [];
   for (const route of ROUTES) {
     if (route.name === 'a' || route.name === 'f') {
-      for (const limit of PAGE_SIZES) routes.push({ ...route, name: `${route.name}@${limit}`, path: route.path.replace(/page\[limit\]=\d+/, `page[limit]=${limit}`) });
+      for (const limit of PAGE_SIZES)
+        routes.push({
+          ...route,
+          name: `${route.name}@${limit}`,
+          path: route.path.replace(/page\[limit\]=\d+/, `page[limit]=${limit}`),
+        });
     } else if (route.name === 'b') {
       for (const limit of PAGE_SIZES) routes.push({ ...routeB(limit), name: `b@${limit}` });
     } else routes.push(route);
-    if (route.name === 'c') routes.push({ ...route, name: 'c+1', path: '/articles/1?include=author' }, { ...route, name: 'c+2', path: '/articles/1?include=author,tags' });
+    if (route.name === 'c')
+      routes.push(
+        { ...route, name: 'c+1', path: '/articles/1?include=author' },
+        { ...route, name: 'c+2', path: '/articles/1?include=author,tags' },
+      );
   }
   const counts: SqlCounts[] = [];
   try {
     for (const route of routes) {
-      counts.push({ route: route.name, method: route.method, path: route.path, ...(await statementsFor(route, { demo: demo.url, baseline: baseline.url }, { demo: demoStatements, baseline: baselineStatements })) });
+      counts.push({
+        route: route.name,
+        method: route.method,
+        path: route.path,
+        ...(await statementsFor(
+          route,
+          { demo: demo.url, baseline: baseline.url },
+          { demo: demoStatements, baseline: baselineStatements },
+        )),
+      });
     }
   } finally {
     await demo.close();
@@ -107,22 +125,37 @@ export interface HttpRow {
  * (servers `demo-pg` and `baseline-pg`); `reset` removes route d's rows; `extraCpu` adds CPU
  * time spent elsewhere on the server's behalf (PostgreSQL's backends), µs so far.
  */
-export async function httpRoutes(ctx: BenchContext, db: string, log: (line: string) => void, pg?: { reset: () => Promise<void>; extraCpu: () => number }): Promise<HttpRow[]> {
+export async function httpRoutes(
+  ctx: BenchContext,
+  db: string,
+  log: (line: string) => void,
+  pg?: { reset: () => Promise<void>; extraCpu: () => number },
+): Promise<HttpRow[]> {
   const demo = await serve(ctx, pg ? 'demo-pg' : 'demo', db);
   const baseline = await serve(ctx, pg ? 'baseline-pg' : 'baseline', db);
   const reset = pg ? () => pg.reset() : () => removeCreated(db, SEEDED_ARTICLES);
   try {
     await warm([demo, baseline], ROUTES, reset, WARM_ROUNDS);
-    const samples = new Map<string, { demo: Load[]; baseline: Load[] }>(ROUTES.map((r) => [r.name, { demo: [], baseline: [] }]));
+    const samples = new Map<string, { demo: Load[]; baseline: Load[] }>(
+      ROUTES.map((r) => [r.name, { demo: [], baseline: [] }]),
+    );
     for (let rep = 0; rep < ctx.config.reps; rep++) {
       for (const route of ROUTES) {
         // Alternate which server goes first, so neither always runs on a warmer machine.
         const order = (rep + ROUTES.indexOf(route)) % 2 === 0 ? [demo, baseline] : [baseline, demo];
         for (const server of order) {
-          const result = await measure(ctx, server, route, ctx.quick ? ctx.config.duration : (route.seconds ?? ctx.config.duration), pg?.extraCpu);
+          const result = await measure(
+            ctx,
+            server,
+            route,
+            ctx.quick ? ctx.config.duration : (route.seconds ?? ctx.config.duration),
+            pg?.extraCpu,
+          );
           samples.get(route.name)![server.kind.replace('-pg', '') as 'demo' | 'baseline'].push(result);
           if (route.method === 'POST') await reset();
-          log(`  rep ${rep + 1} ${route.name} ${server.kind.padEnd(11)} ${result.rps.toFixed(0).padStart(6)} req/s  ${result.cpu.toFixed(0).padStart(5)}${pg ? ` + ${result.dbCpu!.toFixed(0)}` : ''} µs CPU/request  p50 ${result.p50} ms  p99 ${result.p99} ms`);
+          log(
+            `  rep ${rep + 1} ${route.name} ${server.kind.padEnd(11)} ${result.rps.toFixed(0).padStart(6)} req/s  ${result.cpu.toFixed(0).padStart(5)}${pg ? ` + ${result.dbCpu!.toFixed(0)}` : ''} µs CPU/request  p50 ${result.p50} ms  p99 ${result.p99} ms`,
+          );
         }
       }
     }
@@ -135,7 +168,16 @@ export async function httpRoutes(ctx: BenchContext, db: string, log: (line: stri
       // Each repetition runs both servers back to back: their ratio cancels the machine's drift
       // between repetitions, which the ratio of the two medians would not.
       const ratios = s.demo.map((d, i) => d.rps / s.baseline[i]!.rps);
-      rows.push({ name: route.name, label: route.label, demo: medianLoad(s.demo), baseline: medianLoad(s.baseline), demoBytes, baselineBytes, ratio: median(ratios), ratios });
+      rows.push({
+        name: route.name,
+        label: route.label,
+        demo: medianLoad(s.demo),
+        baseline: medianLoad(s.baseline),
+        demoBytes,
+        baselineBytes,
+        ratio: median(ratios),
+        ratios,
+      });
     }
     return rows;
   } finally {
@@ -153,7 +195,8 @@ export async function adapterFloor(ctx: BenchContext, log: (line: string) => voi
   const adapters = [await serve(ctx, 'floor-adapter'), await serve(ctx, 'floor-adapter-platform')];
   const route: Route = { name: 'floor', label: 'constant document (route c bytes)', method: 'GET', path: '/' };
   const labels: Record<string, string> = {
-    'floor-adapter': 'floor: constant document (route c bytes), runtime response through `toNodeHandler` / plain node:http',
+    'floor-adapter':
+      'floor: constant document (route c bytes), runtime response through `toNodeHandler` / plain node:http',
     'floor-adapter-platform': 'floor: the same as a platform `new Response` through `toNodeHandler` / plain node:http',
   };
   try {
@@ -165,14 +208,25 @@ export async function adapterFloor(ctx: BenchContext, log: (line: string) => voi
       for (const server of order) {
         const result = await measure(ctx, server, route, ctx.config.duration);
         loads.get(server)!.push(result);
-        log(`  rep ${rep + 1} floor ${server.kind.padEnd(22)} ${result.rps.toFixed(0).padStart(6)} req/s  ${result.cpu.toFixed(0).padStart(5)} µs CPU/request`);
+        log(
+          `  rep ${rep + 1} floor ${server.kind.padEnd(22)} ${result.rps.toFixed(0).padStart(6)} req/s  ${result.cpu.toFixed(0).padStart(5)} µs CPU/request`,
+        );
       }
     }
     const b = medianLoad(loads.get(raw)!);
     const rows: HttpRow[] = [];
     for (const adapter of adapters) {
       const d = medianLoad(loads.get(adapter)!);
-      rows.push({ name: 'floor', label: labels[adapter.kind]!, demo: d, baseline: b, demoBytes: await bodyBytes(adapter.url, route), baselineBytes: await bodyBytes(raw.url, route), ratio: d.rps / b.rps, ratios: [] });
+      rows.push({
+        name: 'floor',
+        label: labels[adapter.kind]!,
+        demo: d,
+        baseline: b,
+        demoBytes: await bodyBytes(adapter.url, route),
+        baselineBytes: await bodyBytes(raw.url, route),
+        ratio: d.rps / b.rps,
+        ratios: [],
+      });
     }
     return rows;
   } finally {
@@ -190,7 +244,11 @@ export interface ScaleRow {
   bytes: number;
 }
 
-export async function scale(ctx: BenchContext, files: Map<number, string>, log: (line: string) => void): Promise<ScaleRow[]> {
+export async function scale(
+  ctx: BenchContext,
+  files: Map<number, string>,
+  log: (line: string) => void,
+): Promise<ScaleRow[]> {
   const rows: ScaleRow[] = [];
   for (const [articles, file] of files) {
     const demo = await serve(ctx, 'demo', file);
@@ -203,9 +261,14 @@ export async function scale(ctx: BenchContext, files: Map<number, string>, log: 
         const response = await fetch(demo.url + route.path);
         const text = await response.text();
         const included = (JSON.parse(text) as { included: unknown[] }).included.length;
-        const [d, b] = [await measure(ctx, demo, route, ctx.config.duration), await measure(ctx, baseline, route, ctx.config.duration)];
+        const [d, b] = [
+          await measure(ctx, demo, route, ctx.config.duration),
+          await measure(ctx, baseline, route, ctx.config.duration),
+        ];
         rows.push({ articles, limit, demo: d, baseline: b, included, bytes: Buffer.byteLength(text) });
-        log(`  ${articles} articles, limit ${limit}: demo ${d.rps.toFixed(0)} req/s, baseline ${b.rps.toFixed(0)} req/s`);
+        log(
+          `  ${articles} articles, limit ${limit}: demo ${d.rps.toFixed(0)} req/s, baseline ${b.rps.toFixed(0)} req/s`,
+        );
       }
     } finally {
       await demo.stop();
@@ -232,21 +295,31 @@ export async function memory(ctx: BenchContext, file: string, log: (line: string
       done = target;
       const { before, after } = await demo.memory();
       points.push({ requests: target, rss: before.rss, rssAfterGc: after.rss, heapAfterGc: after.heapUsed });
-      log(`  after ${target} requests: rss ${mb(before.rss)} MB (after GC ${mb(after.rss)} MB, heap ${mb(after.heapUsed)} MB)`);
+      log(
+        `  after ${target} requests: rss ${mb(before.rss)} MB (after GC ${mb(after.rss)} MB, heap ${mb(after.heapUsed)} MB)`,
+      );
     }
     const [first, last] = [points[0]!, points[points.length - 1]!];
-    return { points, growth: (last.rss - first.rss) / first.rss, heapGrowth: (last.heapAfterGc - first.heapAfterGc) / first.heapAfterGc };
+    return {
+      points,
+      growth: (last.rss - first.rss) / first.rss,
+      heapGrowth: (last.heapAfterGc - first.heapAfterGc) / first.heapAfterGc,
+    };
   } finally {
     await demo.stop();
   }
 }
 
 export async function inProcess(ctx: BenchContext, file: string): Promise<InProcessResult[]> {
-  const child = spawn(process.execPath, [join(ctx.compiled, 'bench', 'inprocess.js'), file, '--json', ...(ctx.quick ? ['--quick'] : [])], {
-    cwd: ctx.compiled,
-    stdio: ['ignore', 'pipe', 'inherit'],
-    env: { ...process.env, NODE_ENV: 'production' },
-  });
+  const child = spawn(
+    process.execPath,
+    [join(ctx.compiled, 'bench', 'inprocess.js'), file, '--json', ...(ctx.quick ? ['--quick'] : [])],
+    {
+      cwd: ctx.compiled,
+      stdio: ['ignore', 'pipe', 'inherit'],
+      env: { ...process.env, NODE_ENV: 'production' },
+    },
+  );
   ctx.children.add(child);
   let out = '';
   child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));

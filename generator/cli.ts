@@ -49,8 +49,23 @@ export type BuildReport =
       removed: string[];
       stubs?: { dir: string; written: string[]; kept: string[] };
     }
-  | { ok: boolean; check: true; schema: string; out: string; resources: number; endpoints: number; stale: string[]; missing: string[]; extra: string[] }
-  | { ok: false; schema: string; out: string; errors: Array<{ message: string; file?: string; line?: number; column?: number }> };
+  | {
+      ok: boolean;
+      check: true;
+      schema: string;
+      out: string;
+      resources: number;
+      endpoints: number;
+      stale: string[];
+      missing: string[];
+      extra: string[];
+    }
+  | {
+      ok: false;
+      schema: string;
+      out: string;
+      errors: Array<{ message: string; file?: string; line?: number; column?: number }>;
+    };
 
 function packageVersion(): string {
   try {
@@ -69,12 +84,17 @@ const message = (error: unknown) => (error instanceof Error ? error.message : St
  * input hash and its files are intact), found without loading the emitters; else generated,
  * with its manifest.
  */
-async function prepare(schemaFile: string, outDir: string, options: OpenApiOptions): Promise<{ model: ApiModel; files: readonly OutputFile[]; fresh: boolean }> {
+async function prepare(
+  schemaFile: string,
+  outDir: string,
+  options: OpenApiOptions,
+): Promise<{ model: ApiModel; files: readonly OutputFile[]; fresh: boolean }> {
   const loaded = await loadSchema(schemaFile);
   if (validate(loaded).length === 0) {
     const model = modelFor(loaded, outDir);
     const paths = upToDate(outDir, inputHash(model, options));
-    if (paths && leftovers(outDir, paths).length === 0) return { model, files: paths.map((path) => ({ path, content: '' })), fresh: true };
+    if (paths && leftovers(outDir, paths).length === 0)
+      return { model, files: paths.map((path) => ({ path, content: '' })), fresh: true };
   }
   // Loaded on demand: ts-morph and prettier are heavy, and --help, --version or a build with
   // nothing to do need neither.
@@ -107,12 +127,19 @@ export async function build(schema: string, options: BuildOptions, io: Io = stre
 
     if (options.check) {
       // The manifest is a cache, not output: a stale one only costs the next build its skip.
-      const { stale, missing, extra } = fresh ? { stale: [], missing: [], extra: [] } : checkFiles(outDir, files.filter((f) => f.path !== MANIFEST));
+      const { stale, missing, extra } = fresh
+        ? { stale: [], missing: [], extra: [] }
+        : checkFiles(
+            outDir,
+            files.filter((f) => f.path !== MANIFEST),
+          );
       const ok = stale.length + missing.length + extra.length === 0;
       if (options.json) report({ ok, check: true, schema: schemaFile, out: outDir, ...counts, stale, missing, extra });
       else if (ok) say(`${name}: ${shown(outDir)} is up to date (${plural(files.length, 'file')}; ${what})`);
       else {
-        io.err(`${errName}: ${shown(outDir)} is ${e.red('out of date')}; run jsonapi-gen build ${shown(schemaFile)} --out ${shown(outDir)}`);
+        io.err(
+          `${errName}: ${shown(outDir)} is ${e.red('out of date')}; run jsonapi-gen build ${shown(schemaFile)} --out ${shown(outDir)}`,
+        );
         for (const path of stale) io.err(`  stale:   ${path}`);
         for (const path of missing) io.err(`  missing: ${path}`);
         for (const path of extra) io.err(`  extra:   ${path}`);
@@ -120,7 +147,9 @@ export async function build(schema: string, options: BuildOptions, io: Io = stre
       return ok ? 0 : 1;
     }
 
-    const result = fresh ? { written: [], unchanged: files.map((f) => f.path), removed: [] } : writeFiles(outDir, files);
+    const result = fresh
+      ? { written: [], unchanged: files.map((f) => f.path), removed: [] }
+      : writeFiles(outDir, files);
     let stubs: { dir: string; written: string[]; kept: string[] } | undefined;
     if (options.stubs !== undefined) {
       const { writeStubs } = await import('./stubs.js');
@@ -129,10 +158,20 @@ export async function build(schema: string, options: BuildOptions, io: Io = stre
       stubs = { dir: stubsDir, written: written.written, kept: written.skipped };
     }
     if (options.json) {
-      report({ ok: true, schema: schemaFile, out: outDir, ...counts, written: result.written, unchanged: result.unchanged, removed: result.removed, ...(stubs && { stubs }) });
+      report({
+        ok: true,
+        schema: schemaFile,
+        out: outDir,
+        ...counts,
+        written: result.written,
+        unchanged: result.unchanged,
+        removed: result.removed,
+        ...(stubs && { stubs }),
+      });
       return 0;
     }
-    const changed = result.written.length > 0 ? green(`${result.written.length} written`) : `${result.written.length} written`;
+    const changed =
+      result.written.length > 0 ? green(`${result.written.length} written`) : `${result.written.length} written`;
     say(
       `${name}: ${what} → ${shown(outDir)}: ${changed}, ${result.unchanged.length} unchanged` +
         (result.removed.length > 0 ? `, ${yellow(`${result.removed.length} removed`)}` : ''),
@@ -163,12 +202,18 @@ export async function build(schema: string, options: BuildOptions, io: Io = stre
  * build runs in a fresh process (`jsonapi-gen build` without --watch): a schema module and
  * everything it imports load anew, and a failed build cannot take the watcher down.
  */
-export async function buildWatching(schema: string, options: BuildOptions, io: Io = streamIo(), bin = process.argv[1]): Promise<number> {
+export async function buildWatching(
+  schema: string,
+  options: BuildOptions,
+  io: Io = streamIo(),
+  bin = process.argv[1],
+): Promise<number> {
   if (bin === undefined) throw new Error('--watch needs the path of the jsonapi-gen command');
   const { spawn } = await import('node:child_process');
   const { watchSchema } = await import('./watch.js');
   const { bold, dim } = io.outStyle;
-  if (!options.quiet && !options.json) io.out(`${bold('jsonapi-gen')}: watching ${shown(resolve(schema, '..'))} ${dim('(Ctrl-C stops)')}`);
+  if (!options.quiet && !options.json)
+    io.out(`${bold('jsonapi-gen')}: watching ${shown(resolve(schema, '..'))} ${dim('(Ctrl-C stops)')}`);
   const args = [bin, 'build', resolve(schema), '--out', resolve(options.out)];
   if (options.stubs !== undefined) args.push('--stubs', resolve(options.stubs));
   if (options.title !== undefined) args.push('--title', options.title);
@@ -196,11 +241,18 @@ export async function initCommand(dir: string, io: Io = streamIo(), options: Ini
     result = init(dir, options);
   } catch (error) {
     if (!(error instanceof InitConflict)) throw error;
-    io.err(`${io.errStyle.bold('jsonapi-gen')}: ${io.errStyle.red('error')}: ${shown(resolve(dir))} already has ${error.existing.join(', ')}; nothing written`);
+    io.err(
+      `${io.errStyle.bold('jsonapi-gen')}: ${io.errStyle.red('error')}: ${shown(resolve(dir))} already has ${error.existing.join(', ')}; nothing written`,
+    );
     return 1;
   }
-  const source = result.from === 'checkout' ? 'the packages of this clone, packed into vendor/' : 'the packages from the npm registry';
-  io.out(`${bold('jsonapi-gen')}: ${green(`new host in ${shown(result.dir)}`)} (${plural(result.written.length, 'file')}; ${source})`);
+  const source =
+    result.from === 'checkout'
+      ? 'the packages of this clone, packed into vendor/'
+      : 'the packages from the npm registry';
+  io.out(
+    `${bold('jsonapi-gen')}: ${green(`new host in ${shown(result.dir)}`)} (${plural(result.written.length, 'file')}; ${source})`,
+  );
   for (const path of result.written) io.out(dim(`  ${path}`));
   let installed = false;
   try {
@@ -240,10 +292,20 @@ export function program(io: Io = streamIo()): Command {
     });
   cli
     .command('init')
-    .description('Scaffold a new host: schema, SQLite store (Kysely), server, a test and npm scripts; then `npm install && npm start`.')
+    .description(
+      'Scaffold a new host: schema, SQLite store (Kysely), server, a test and npm scripts; then `npm install && npm start`.',
+    )
     .argument('[dir]', 'the directory (created when missing)', '.')
-    .addOption(new Option('--from-checkout', "depend on this clone's packages, packed into <dir>/vendor/ (the default when run from a clone)").conflicts('registry'))
-    .option('--registry', 'depend on the published packages, ^version from the npm registry (the default outside a clone)')
+    .addOption(
+      new Option(
+        '--from-checkout',
+        "depend on this clone's packages, packed into <dir>/vendor/ (the default when run from a clone)",
+      ).conflicts('registry'),
+    )
+    .option(
+      '--registry',
+      'depend on the published packages, ^version from the npm registry (the default outside a clone)',
+    )
     .action(async (dir: string, options: { fromCheckout?: boolean; registry?: boolean }) => {
       const from = options.registry ? 'registry' : options.fromCheckout ? 'checkout' : undefined;
       process.exitCode = await initCommand(dir, io, from === undefined ? {} : { from });

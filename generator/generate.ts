@@ -27,7 +27,11 @@ export async function generate(schemaFile: string, outDir: string, options: Open
 }
 
 /** Generates from an already loaded schema; throws `SchemaError` listing every mistake. */
-export async function generateFrom(loaded: LoadedSchema, outDir: string, options: OpenApiOptions = {}): Promise<Generation> {
+export async function generateFrom(
+  loaded: LoadedSchema,
+  outDir: string,
+  options: OpenApiOptions = {},
+): Promise<Generation> {
   checkSchema(loaded);
   const model = modelFor(loaded, outDir);
   const openapi = emitOpenApi(model, options);
@@ -48,5 +52,7 @@ export function checkSchema(loaded: LoadedSchema): void {
   const issues = validate(loaded);
   if (issues.length === 0) return;
   const locator = new Locator(loaded.file);
-  throw new SchemaError(issues.map(({ message, target }) => ({ file: loaded.file, message, ...locator.locate(target) })));
+  throw new SchemaError(
+    issues.map(({ message, target }) => ({ file: loaded.file, message, ...locator.locate(target) })),
+  );
 }

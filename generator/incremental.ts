@@ -89,7 +89,8 @@ export function generatorFingerprint(): string {
   const here = dirname(fileURLToPath(import.meta.url));
   if (fileURLToPath(import.meta.url).endsWith('.ts')) return (fingerprint = sourceFingerprint(here));
   const built = JSON.parse(readFileSync(join(here, FINGERPRINT), 'utf8')) as { sources?: unknown };
-  if (typeof built.sources !== 'string') throw new Error(`${join(here, FINGERPRINT)} holds no fingerprint: rebuild the package`);
+  if (typeof built.sources !== 'string')
+    throw new Error(`${join(here, FINGERPRINT)} holds no fingerprint: rebuild the package`);
   return (fingerprint = built.sources);
 }
 

@@ -37,7 +37,13 @@ const PACKAGES = [
  */
 export const HOST_DEPENDENCIES = {
   dependencies: { 'better-sqlite3': '^12.0.0', kysely: '~0.28.0' },
-  devDependencies: { '@types/better-sqlite3': '^9.6.0', '@types/node': '^20.19.0', tsx: '^4.23.15', typescript: '~5.9.3', vitest: '^3.2.4' },
+  devDependencies: {
+    '@types/better-sqlite3': '^9.6.0',
+    '@types/node': '^20.19.0',
+    tsx: '^4.23.15',
+    typescript: '~5.9.3',
+    vitest: '^3.2.4',
+  },
 } as const;
 
 /** This package's root directory (where its package.json names it @jsonapi-gen/cli), and its manifest. */
@@ -57,7 +63,8 @@ export function packageRoot(): { dir: string; manifest: Manifest } {
 export function checkoutRoot(): string | undefined {
   const { dir } = packageRoot();
   const root = dirname(dir);
-  const isClone = existsSync(join(dir, 'cli.ts')) && PACKAGES.every((p) => existsSync(join(root, p.folder, 'package.json')));
+  const isClone =
+    existsSync(join(dir, 'cli.ts')) && PACKAGES.every((p) => existsSync(join(root, p.folder, 'package.json')));
   return isClone ? root : undefined;
 }
 
@@ -113,15 +120,19 @@ export function scaffold(name: string, packages: Readonly<Record<string, string>
       if (entry.isDirectory()) walk(path);
       else if (entry.name.endsWith('.tpl')) {
         // npm never packs a file named .gitignore, hence gitignore.tpl.
-        const target = relative(templates, path).slice(0, -'.tpl'.length).replace(/^gitignore$/, '.gitignore');
+        const target = relative(templates, path)
+          .slice(0, -'.tpl'.length)
+          .replace(/^gitignore$/, '.gitignore');
         files.set(target.split('\\').join('/'), readFileSync(path, 'utf8').replaceAll('{{name}}', name));
       }
     }
   };
   walk(templates);
 
-  const ours = (dev: boolean) => Object.fromEntries(PACKAGES.filter((p) => p.dev === dev).map((p) => [p.name, packages[p.name] ?? '*']));
-  const sorted = (deps: Record<string, string>) => Object.fromEntries(Object.entries(deps).sort(([a], [b]) => (a < b ? -1 : 1)));
+  const ours = (dev: boolean) =>
+    Object.fromEntries(PACKAGES.filter((p) => p.dev === dev).map((p) => [p.name, packages[p.name] ?? '*']));
+  const sorted = (deps: Record<string, string>) =>
+    Object.fromEntries(Object.entries(deps).sort(([a], [b]) => (a < b ? -1 : 1)));
   const build = 'jsonapi-gen build src/schema.ts --out src/generated';
   const pkg = {
     name,
@@ -146,7 +157,13 @@ export function scaffold(name: string, packages: Readonly<Record<string, string>
 /** `npm pack` of the clone's packages into `destination` (each builds its dist/ first); the tarballs' file names by package. */
 function packCheckout(root: string, destination: string): Record<string, string> {
   mkdirSync(destination, { recursive: true });
-  const args = ['pack', '--json', '--pack-destination', destination, ...PACKAGES.flatMap((p) => ['--workspace', p.folder])];
+  const args = [
+    'pack',
+    '--json',
+    '--pack-destination',
+    destination,
+    ...PACKAGES.flatMap((p) => ['--workspace', p.folder]),
+  ];
   // The packages' prepack (tsc) prints its banner on stdout before the JSON: read from the first `[`.
   const out = execFileSync('npm', args, { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
   const packed = JSON.parse(out.slice(out.search(/^\[/m))) as Array<{ name: string; filename: string }>;
@@ -158,10 +175,13 @@ export function init(dir: string, options: InitOptions = {}): InitResult {
   const target = resolve(dir);
   const root = checkoutRoot();
   const from = options.from ?? (root === undefined ? 'registry' : 'checkout');
-  if (from === 'checkout' && root === undefined) throw new Error('init --from-checkout runs only from a clone of the jsonapi-gen repository');
+  if (from === 'checkout' && root === undefined)
+    throw new Error('init --from-checkout runs only from a clone of the jsonapi-gen repository');
   const version = packageRoot().manifest.version ?? '0.0.0';
   const vendor = (p: (typeof PACKAGES)[number]) => `vendor/${tarballName(p.name, version)}`;
-  const specifiers = Object.fromEntries(PACKAGES.map((p) => [p.name, from === 'checkout' ? `file:${vendor(p)}` : `^${version}`]));
+  const specifiers = Object.fromEntries(
+    PACKAGES.map((p) => [p.name, from === 'checkout' ? `file:${vendor(p)}` : `^${version}`]),
+  );
   const files = scaffold(packageName(target), specifiers);
   const tarballs = from === 'checkout' ? PACKAGES.map(vendor) : [];
   const existing = [...files.keys(), ...tarballs].filter((path) => existsSync(join(target, path)));
@@ -175,7 +195,8 @@ export function init(dir: string, options: InitOptions = {}): InitResult {
   if (root !== undefined && from === 'checkout') {
     const packed = packCheckout(root, join(target, 'vendor'));
     for (const p of PACKAGES) {
-      if (`vendor/${packed[p.name]}` !== vendor(p)) throw new Error(`npm pack wrote ${packed[p.name]} for ${p.name}, not ${vendor(p)}`);
+      if (`vendor/${packed[p.name]}` !== vendor(p))
+        throw new Error(`npm pack wrote ${packed[p.name]} for ${p.name}, not ${vendor(p)}`);
     }
     written.push(...tarballs);
   }

@@ -53,7 +53,9 @@ export function resourcesOf(file: string, namespace: Record<string, unknown>): L
   if (!('extensions' in namespace)) return { file, resources };
   const extensions = namespace.extensions;
   if (!Array.isArray(extensions) || !extensions.every(isExtension)) {
-    throw new SchemaError([{ file, message: 'the "extensions" export must be an array of extensions, such as [atomic()]' }]);
+    throw new SchemaError([
+      { file, message: 'the "extensions" export must be an array of extensions, such as [atomic()]' },
+    ]);
   }
   return { file, resources, extensions: extensions.map((e) => ({ uri: e.uri, path: e.path })) };
 }
@@ -84,7 +86,9 @@ export async function loadSchema(path: string): Promise<LoadedSchema> {
   } catch (error) {
     const syntax = syntaxProblems(error, file);
     if (syntax.length > 0) throw new SchemaError(syntax);
-    throw new SchemaError([{ file, message: `cannot load the schema: ${describe(error)}`, ...positionInStack(error, file) }]);
+    throw new SchemaError([
+      { file, message: `cannot load the schema: ${describe(error)}`, ...positionInStack(error, file) },
+    ]);
   }
   const loaded = resourcesOf(file, namespace);
   if (loaded.resources.length === 0) {
@@ -110,7 +114,14 @@ function syntaxProblems(error: unknown, schema: string): Problem[] {
     const match = /^(.+):(\d+):(\d+): ERROR: (.*)$/.exec(line);
     if (!match) return [];
     const [, file, row, column, text] = match;
-    return [{ file: resolve(dirname(schema), file!), message: `syntax error: ${text}`, line: Number(row), column: Number(column) + 1 }];
+    return [
+      {
+        file: resolve(dirname(schema), file!),
+        message: `syntax error: ${text}`,
+        line: Number(row),
+        column: Number(column) + 1,
+      },
+    ];
   });
 }
 
@@ -119,7 +130,12 @@ function positionInStack(error: unknown, file: string): { line?: number; column?
   const stack = error instanceof Error ? (error.stack ?? '') : '';
   const url = pathToFileURL(file).href;
   for (const frame of stack.split('\n')) {
-    const at = frame.indexOf(url) >= 0 ? frame.indexOf(url) + url.length : frame.indexOf(file) >= 0 ? frame.indexOf(file) + file.length : -1;
+    const at =
+      frame.indexOf(url) >= 0
+        ? frame.indexOf(url) + url.length
+        : frame.indexOf(file) >= 0
+          ? frame.indexOf(file) + file.length
+          : -1;
     if (at < 0) continue;
     const match = /^(?:\?[^:]*)?:(\d+):(\d+)/.exec(frame.slice(at));
     if (match) return { line: Number(match[1]), column: Number(match[2]) };

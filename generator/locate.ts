@@ -3,7 +3,14 @@
  * parsing the file (syntax only) and looking for the builder call by name.
  */
 import { readFileSync } from 'node:fs';
-import { type CallExpression, type Node, type ObjectLiteralExpression, Project, SyntaxKind, type SourceFile } from 'ts-morph';
+import {
+  type CallExpression,
+  type Node,
+  type ObjectLiteralExpression,
+  Project,
+  SyntaxKind,
+  type SourceFile,
+} from 'ts-morph';
 
 /** What to point at. Every level is optional below `exportName`; the most precise one found wins. */
 export interface Target {
@@ -86,7 +93,11 @@ function resourceObject(source: SourceFile, target: Target): ObjectLiteralExpres
   for (const object of source.getDescendantsOfKind(SyntaxKind.ObjectLiteralExpression)) {
     const type = object.getProperty('type');
     const value = type?.isKind(SyntaxKind.PropertyAssignment) ? type.getInitializer() : undefined;
-    if (value?.isKind(SyntaxKind.StringLiteral) && value.getLiteralValue() === target.type && object.getProperty('fields')) {
+    if (
+      value?.isKind(SyntaxKind.StringLiteral) &&
+      value.getLiteralValue() === target.type &&
+      object.getProperty('fields')
+    ) {
       return object;
     }
   }
@@ -94,7 +105,13 @@ function resourceObject(source: SourceFile, target: Target): ObjectLiteralExpres
 }
 
 function exportNode(source: SourceFile, exportName: string): Node | undefined {
-  return source.getVariableDeclaration(exportName) ?? source.getExportSymbols().find((s) => s.getName() === exportName)?.getDeclarations()[0];
+  return (
+    source.getVariableDeclaration(exportName) ??
+    source
+      .getExportSymbols()
+      .find((s) => s.getName() === exportName)
+      ?.getDeclarations()[0]
+  );
 }
 
 /**
@@ -103,7 +120,10 @@ function exportNode(source: SourceFile, exportName: string): Node | undefined {
  */
 function declarationsNamed(list: Node, part: string, name: string): CallExpression[] {
   const found: CallExpression[] = [];
-  const candidates = [...(list.isKind(SyntaxKind.CallExpression) ? [list] : []), ...list.getDescendantsOfKind(SyntaxKind.CallExpression)];
+  const candidates = [
+    ...(list.isKind(SyntaxKind.CallExpression) ? [list] : []),
+    ...list.getDescendantsOfKind(SyntaxKind.CallExpression),
+  ];
   for (const call of candidates) {
     const callee = call.getExpression();
     if (!callee.isKind(SyntaxKind.PropertyAccessExpression) || callee.getName() !== 'make') continue;

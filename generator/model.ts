@@ -1,7 +1,14 @@
 /** From a loaded, validated schema to the plain IR the emitters read: each resource as the runtime describes it (`describeSchema`). */
 import { realpathSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
-import { type AttributeDescription, type EndpointDescription, type FilterDescription, type RelationshipDescription, type SchemaDescription, describeSchema } from 'jsonapi-gen';
+import {
+  type AttributeDescription,
+  type EndpointDescription,
+  type FilterDescription,
+  type RelationshipDescription,
+  type SchemaDescription,
+  describeSchema,
+} from 'jsonapi-gen';
 import type {
   ApiModel,
   AttributeConstraintsModel,
@@ -48,7 +55,9 @@ function importPath(path: string): string {
 
 /** The IR of `loaded`; `schemaImport` and `schemaPath` are relative to the output directory. */
 export function buildModel(loaded: LoadedSchema, schemaPath: string): ApiModel {
-  const resources = loaded.resources.map(({ exportName, schema }) => resourceModel(exportName, describeSchema(schema))).sort((a, b) => (a.type < b.type ? -1 : a.type > b.type ? 1 : 0));
+  const resources = loaded.resources
+    .map(({ exportName, schema }) => resourceModel(exportName, describeSchema(schema)))
+    .sort((a, b) => (a.type < b.type ? -1 : a.type > b.type ? 1 : 0));
   return {
     schemaPath,
     schemaImport: schemaPath.replace(/\.(m|c)?tsx?$/, (_, m: string | undefined) => `.${m ?? ''}js`),
@@ -109,7 +118,14 @@ export function resourceModel(exportName: string, description: SchemaDescription
 function toFilter(filter: FilterDescription): FilterModel {
   const declares = filter.kind === 'subclass' ? undefined : filter.kind;
   const description = filter.description?.trim() || undefined;
-  return { name: filter.name, declares, commaList: filter.takesCommaList, description, operators: filter.operators, caseInsensitive: filter.caseInsensitive };
+  return {
+    name: filter.name,
+    declares,
+    commaList: filter.takesCommaList,
+    description,
+    operators: filter.operators,
+    caseInsensitive: filter.caseInsensitive,
+  };
 }
 
 function toAttribute(attribute: AttributeDescription): AttributeModel {
@@ -156,7 +172,10 @@ function toEndpoints(list: readonly EndpointDescription[]): EndpointsModel {
   return {
     show: has('show'),
     index: index && {
-      pagination: index.pagination && { defaultLimit: index.pagination.defaultLimit, maxLimit: index.pagination.maxLimit },
+      pagination: index.pagination && {
+        defaultLimit: index.pagination.defaultLimit,
+        maxLimit: index.pagination.maxLimit,
+      },
       defaultSort: index.defaultSort,
       countable: index.countable === true,
       cursor: index.cursor,

@@ -44,7 +44,11 @@ export interface Io {
 }
 
 /** An `Io` writing to two streams (by default the process's stdout and stderr). */
-export function streamIo(stdout: Stream = process.stdout, stderr: Stream = process.stderr, env: NodeJS.ProcessEnv = process.env): Io {
+export function streamIo(
+  stdout: Stream = process.stdout,
+  stderr: Stream = process.stderr,
+  env: NodeJS.ProcessEnv = process.env,
+): Io {
   return {
     out: (line) => void stdout.write(line + '\n'),
     err: (line) => void stderr.write(line + '\n'),
@@ -55,5 +59,7 @@ export function streamIo(stdout: Stream = process.stdout, stderr: Stream = proce
 
 /** A schema error's text with its `error:` markers in red. */
 export function styleProblems(text: string, style: Styles): string {
-  return text.replace(/ - error: /g, ` - ${style.red('error')}: `).replace(/^(\s+\d+ \| .*\n\s+\| +)\^/gm, (_, head: string) => head + style.red('^'));
+  return text
+    .replace(/ - error: /g, ` - ${style.red('error')}: `)
+    .replace(/^(\s+\d+ \| .*\n\s+\| +)\^/gm, (_, head: string) => head + style.red('^'));
 }

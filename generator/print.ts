@@ -22,7 +22,9 @@ export interface OutputFile {
  * `babel-ts`: the same output as its `typescript` parser for the code generated here, in about
  * two thirds of the time.
  */
-export async function printTypeScript(files: ReadonlyArray<{ path: string; structure: SourceFileStructure }>): Promise<OutputFile[]> {
+export async function printTypeScript(
+  files: ReadonlyArray<{ path: string; structure: SourceFileStructure }>,
+): Promise<OutputFile[]> {
   const output: OutputFile[] = [];
   for (const { path, structure } of files) {
     output.push({ path, content: await format(printStructure(structure, PRINT), { ...PRETTIER, parser: 'babel-ts' }) });
@@ -49,8 +51,17 @@ export function printJson(path: string, value: unknown): OutputFile {
     (_key, member: unknown) => {
       if (typeof member === 'string') {
         if (member.includes(PLACEHOLDER)) placeholderInData = true;
-      } else if (typeof member === 'object' && member !== null && isOneLine(member) && Object.values(member).every(isPlain)) {
-        inline.push(`{ ${Object.entries(member).map(([k, v]) => `${JSON.stringify(k)}: ${plainText(v)}`).join(', ')} }`);
+      } else if (
+        typeof member === 'object' &&
+        member !== null &&
+        isOneLine(member) &&
+        Object.values(member).every(isPlain)
+      ) {
+        inline.push(
+          `{ ${Object.entries(member)
+            .map(([k, v]) => `${JSON.stringify(k)}: ${plainText(v)}`)
+            .join(', ')} }`,
+        );
         return PLACEHOLDER + (inline.length - 1);
       }
       return member;
@@ -58,7 +69,9 @@ export function printJson(path: string, value: unknown): OutputFile {
     2,
   );
   // A string of the document containing the placeholder character would be mistaken for one: then no object is inlined.
-  const laidOut = placeholderInData ? JSON.stringify(value, null, 2) : text.replace(PLACEHOLDERS, (_, i: string) => inline[Number(i)]!);
+  const laidOut = placeholderInData
+    ? JSON.stringify(value, null, 2)
+    : text.replace(PLACEHOLDERS, (_, i: string) => inline[Number(i)]!);
   return { path, content: laidOut.replace(SINGLE_MEMBER, '{ $1 }') + '\n' };
 }
 

@@ -33,7 +33,10 @@ function snippets(text: string): Map<string, string> {
 }
 
 /** The members a stub gives for each capability: snippets of `methods.tpl`, or a record of functions. */
-const STUB_MEMBERS: Record<Capability, (resource: ResourceModel) => ReadonlyArray<string | { record: string; names: readonly string[]; params: string }>> = {
+const STUB_MEMBERS: Record<
+  Capability,
+  (resource: ResourceModel) => ReadonlyArray<string | { record: string; names: readonly string[]; params: string }>
+> = {
   Findable: () => ['find'],
   Listable: () => ['query', 'results'],
   Paginatable: () => ['paginate'],
@@ -55,24 +58,43 @@ const STUB_MEMBERS: Record<Capability, (resource: ResourceModel) => ReadonlyArra
 
 /** A record of stub functions, one per name, each throwing until it is written. */
 function recordStub(type: string, record: string, names: readonly string[], params: string): string {
-  const members = names.map((name) => `    ${JSON.stringify(name)}(${params}) {\n      throw new Error('${type}: ${record}.${name}() is not implemented');\n    },`);
+  const members = names.map(
+    (name) =>
+      `    ${JSON.stringify(name)}(${params}) {\n      throw new Error('${type}: ${record}.${name}() is not implemented');\n    },`,
+  );
   return `  ${record}: {\n${members.join('\n')}\n  },\n`;
 }
 
 /** The stub source of one resource; `generatedImport` is the generated `index.js` from the stub. */
-export async function stubSource(resource: ResourceModel, generatedImport: string, templates = templatesDir()): Promise<string> {
+export async function stubSource(
+  resource: ResourceModel,
+  generatedImport: string,
+  templates = templatesDir(),
+): Promise<string> {
   const methods = snippets(readFileSync(join(templates, 'methods.tpl'), 'utf8'));
   const values = { type: resource.type, Pascal: resource.names.pascal, camel: resource.names.camel };
   const body = resource.capabilities
     .flatMap((c) => STUB_MEMBERS[c](resource))
-    .map((m) => (typeof m === 'string' ? fill(methods.get(m) ?? '', values) : recordStub(resource.type, m.record, m.names, m.params)))
+    .map((m) =>
+      typeof m === 'string'
+        ? fill(methods.get(m) ?? '', values)
+        : recordStub(resource.type, m.record, m.names, m.params),
+    )
     .join('\n');
-  const text = fill(readFileSync(join(templates, 'data-layer.ts.tpl'), 'utf8'), { ...values, import: generatedImport, methods: body });
+  const text = fill(readFileSync(join(templates, 'data-layer.ts.tpl'), 'utf8'), {
+    ...values,
+    import: generatedImport,
+    methods: body,
+  });
   return formatTypeScript(text);
 }
 
 /** Writes the stubs that do not exist yet; returns the paths written and skipped (relative to `stubsDir`). */
-export async function writeStubs(model: ApiModel, stubsDir: string, outDir: string): Promise<{ written: string[]; skipped: string[] }> {
+export async function writeStubs(
+  model: ApiModel,
+  stubsDir: string,
+  outDir: string,
+): Promise<{ written: string[]; skipped: string[] }> {
   const written: string[] = [];
   const skipped: string[] = [];
   let generated = relative(stubsDir, join(outDir, 'index.js')).split('\\').join('/');

@@ -15,7 +15,11 @@ export interface Watching {
 }
 
 /** Runs `rebuild` now and after every change; `rebuild` reports its own results and errors. */
-export function watchSchema(schema: string, rebuild: () => Promise<unknown>, options: { debounceMs?: number; signals?: boolean } = {}): Watching {
+export function watchSchema(
+  schema: string,
+  rebuild: () => Promise<unknown>,
+  options: { debounceMs?: number; signals?: boolean } = {},
+): Watching {
   const dir = dirname(resolve(schema));
   const debounce = options.debounceMs ?? 100;
   let running: Promise<void> | undefined;

@@ -74,7 +74,6 @@ export interface JsonApiOptions {
   idempotency?: IdempotencyOptions;
 }
 
-
 /**
  * A JSON:API server on Fetch `Request` and `Response`.
  *
@@ -104,7 +103,8 @@ export class JsonApi {
 
   constructor(options: JsonApiOptions = {}) {
     this.#basePath = (options.basePath ?? '').replace(/\/+$/, '');
-    if (this.#basePath && !this.#basePath.startsWith('/')) throw new TypeError(`basePath must start with "/": ${options.basePath}`);
+    if (this.#basePath && !this.#basePath.startsWith('/'))
+      throw new TypeError(`basePath must start with "/": ${options.basePath}`);
     this.#onError = options.onError ?? ((error) => console.error(error));
     this.#queryParameters = new Set(options.queryParameters ?? []);
     this.#transaction = options.transaction;
@@ -145,7 +145,8 @@ export class JsonApi {
    * declare const api: JsonApi;
    * const response = await api.handle(new Request('http://localhost/articles'), { attributes: { user: '7' } });
    */
-  handle = (request: Request, options: HandleOptions = {}): Promise<Response> => this.#handle(fromFetch(request), options).then(toResponse);
+  handle = (request: Request, options: HandleOptions = {}): Promise<Response> =>
+    this.#handle(fromFetch(request), options).then(toResponse);
 
   /**
    * Serves the runtime's own request value and never rejects: anything thrown becomes an error
@@ -164,24 +165,38 @@ export class JsonApi {
     try {
       this.#checkRelationships();
       if (request.url.length > this.#limits.urlLength) {
-        throw new JsonApiError(414, { detail: `URLs may be at most ${this.#limits.urlLength} characters`, code: 'limit_exceeded', meta: { limit: this.#limits.urlLength } });
+        throw new JsonApiError(414, {
+          detail: `URLs may be at most ${this.#limits.urlLength} characters`,
+          code: 'limit_exceeded',
+          meta: { limit: this.#limits.urlLength },
+        });
       }
       const url = parseTarget(request.url);
       const extension = this.#extensionAt.get(url.pathname);
       if (this.#idempotency && request.method === 'POST' && request.header('idempotency-key') !== null) {
         if (extension || matchRoute(url.pathname, this.#basePath)?.id === undefined) {
           const context = new Context(request, options.attributes, url);
-          return serveIdempotently(request, context, this.#idempotency, this.#limits, (inner) => this.serve(inner, options));
+          return serveIdempotently(request, context, this.#idempotency, this.#limits, (inner) =>
+            this.serve(inner, options),
+          );
         }
       }
-      return extension ? this.#serveExtensionInTurn(extension, request, options) : this.#serve(request, options, url, true);
+      return extension
+        ? this.#serveExtensionInTurn(extension, request, options)
+        : this.#serve(request, options, url, true);
     } catch (error) {
       // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- rejects with what was thrown, as it is, as an async function would
       return Promise.reject(error);
     }
   };
 
-  #serve = async (request: HttpRequest, options: HandleOptions, url: RequestTarget, transactional: boolean, unitOfWork?: object): Promise<HttpResult> => {
+  #serve = async (
+    request: HttpRequest,
+    options: HandleOptions,
+    url: RequestTarget,
+    transactional: boolean,
+    unitOfWork?: object,
+  ): Promise<HttpResult> => {
     const route = matchRoute(url.pathname, this.#basePath);
     const resource = route && this.#resources.get(route.type);
     if (!route || !resource) throw new NotFoundError({ detail: `Nothing is served at ${url.pathname}` });
@@ -253,7 +268,8 @@ export class JsonApi {
    * declare const api: JsonApi;
    * export default { fetch: api.fetch };
    */
-  fetch = (request: Request, options?: HandleOptions): Promise<Response> => this.serve(fromFetch(request), options).then(toResponse);
+  fetch = (request: Request, options?: HandleOptions): Promise<Response> =>
+    this.serve(fromFetch(request), options).then(toResponse);
 
   /** What `serve` answers when the pipeline threw. */
   #failure(request: HttpRequest, thrown: unknown): HttpResult {
@@ -266,7 +282,8 @@ export class JsonApi {
   }
 
   #errorResult(thrown: unknown): HttpResult {
-    let errors = thrown instanceof JsonApiErrors ? thrown.errors : thrown instanceof JsonApiError ? [thrown] : undefined;
+    let errors =
+      thrown instanceof JsonApiErrors ? thrown.errors : thrown instanceof JsonApiError ? [thrown] : undefined;
     if (!errors || errors.length === 0) {
       this.#onError(thrown);
       return jsonResult({ jsonapi: { version: '1.1' }, errors: [new JsonApiError(500).toObject()] }, 500);
@@ -291,7 +308,8 @@ export class JsonApi {
   }
 
   async #serveExtension(extension: Extension, request: HttpRequest, options: HandleOptions): Promise<HttpResult> {
-    if (request.method !== 'POST') throw new MethodNotAllowedError(['POST'], { detail: `${request.method} is not allowed here` });
+    if (request.method !== 'POST')
+      throw new MethodNotAllowedError(['POST'], { detail: `${request.method} is not allowed here` });
     negotiateExtension(request, extension.uri);
     // The batch is one unit of work: its operations' contexts share the batch context's unit.
     let unitOfWork: object | undefined;
@@ -343,7 +361,8 @@ export class JsonApi {
     const problems: string[] = [];
     const declared = new Map([...this.#resources].map(([type, resource]) => [type, resource.definition]));
     for (const resource of this.#resources.values()) {
-      for (const issue of relatedIssues(resource.definition, declared)) problems.push(`resource "${resource.type}": ${issue.message}`);
+      for (const issue of relatedIssues(resource.definition, declared))
+        problems.push(`resource "${resource.type}": ${issue.message}`);
     }
     if (problems.length > 0) throw new TypeError(problems.join('; '));
     this.#checked = true;

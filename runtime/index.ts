@@ -3,12 +3,49 @@ export { staleVersion } from './http/conditional.js';
 export type { DocumentQuery, ResourceCollectionDocument, ResourceDocument, TypeRegistry } from './core/client-types.js';
 export type { IdempotencyClaim, IdempotencyOptions, IdempotencyStore, StoredResponse } from './write/idempotency.js';
 export { bindResource, type DataLayer } from './dsl/bind.js';
-export { Context, type AttributeOf, type ContextAttributes, type HandleOptions, type RequestAttributes } from './dsl/context.js';
+export {
+  Context,
+  type AttributeOf,
+  type ContextAttributes,
+  type HandleOptions,
+  type RequestAttributes,
+} from './dsl/context.js';
 export type { RequestTarget } from './http/target.js';
 export { Attribute, Field, Relationship, ToMany, ToOne, type AttributeKind, type Getter } from './dsl/fields.js';
-export { Create, Delete, Endpoint, Index, Show, Update, WriteEndpoint, can, type Ability, type AnyEndpoint, type EndpointKind, type PaginationOptions, type Policy, type PolicyCallback } from './dsl/endpoints.js';
-export { CustomFilter, CustomSort, Filter, Sort, SortBy, Where, type FilterValue, type SortDirection } from './dsl/filters.js';
-export { OPERATORS, defaultOperators, type Condition, type ConditionPath, type ConditionValue, type Operator } from './dsl/operators.js';
+export {
+  Create,
+  Delete,
+  Endpoint,
+  Index,
+  Show,
+  Update,
+  WriteEndpoint,
+  can,
+  type Ability,
+  type AnyEndpoint,
+  type EndpointKind,
+  type PaginationOptions,
+  type Policy,
+  type PolicyCallback,
+} from './dsl/endpoints.js';
+export {
+  CustomFilter,
+  CustomSort,
+  Filter,
+  Sort,
+  SortBy,
+  Where,
+  type FilterValue,
+  type SortDirection,
+} from './dsl/filters.js';
+export {
+  OPERATORS,
+  defaultOperators,
+  type Condition,
+  type ConditionPath,
+  type ConditionValue,
+  type Operator,
+} from './dsl/operators.js';
 export {
   defineResource,
   type DeclaredResource,

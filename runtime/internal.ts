@@ -7,6 +7,13 @@
  * import { escape } from 'jsonapi-gen/internal';
  */
 export { escape } from './write/payload.js';
-export { declarationIssues, relatedIssues, schemaIssues, type DeclarationIssue, type DeclarationLike, type ResourceIssues } from './dsl/declaration-rules.js';
+export {
+  declarationIssues,
+  relatedIssues,
+  schemaIssues,
+  type DeclarationIssue,
+  type DeclarationLike,
+  type ResourceIssues,
+} from './dsl/declaration-rules.js';
 export { isResourceSchema } from './dsl/describe.js';
 export { type HeldKey, heldKeyOf } from './write/idempotency.js';

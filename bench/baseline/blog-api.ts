@@ -29,9 +29,10 @@ export class HttpError extends Error {
 // eslint-disable-next-line no-control-regex -- control characters are among what must be percent-encoded
 const NOT_URI = /[\u0000-\u0020"#<>[\]{}|\\^`\u007f-\uffff]|%(?![0-9A-Fa-f]{2})/g;
 export function escapeUri(text: string): string {
-  return text.replace(NOT_URI, (c) => encodeURIComponent(c).replace(/[[\]{}|\\^`]/g, (x) => `%${x.charCodeAt(0).toString(16).toUpperCase()}`));
+  return text.replace(NOT_URI, (c) =>
+    encodeURIComponent(c).replace(/[[\]{}|\\^`]/g, (x) => `%${x.charCodeAt(0).toString(16).toUpperCase()}`),
+  );
 }
-
 
 export const ARTICLE_INCLUDES = ['author', 'tags', 'comments', 'comments.author'];
 
@@ -42,7 +43,13 @@ export function serializers(time: (value: any) => unknown) {
     return {
       type: 'articles',
       id: String(row.id),
-      attributes: { title: row.title, body: row.body, status: row.status, createdAt: time(row.created_at), updatedAt: time(row.updated_at) },
+      attributes: {
+        title: row.title,
+        body: row.body,
+        status: row.status,
+        createdAt: time(row.created_at),
+        updatedAt: time(row.updated_at),
+      },
       relationships: {
         author: { links: { self: `${self}/relationships/author`, related: `${self}/author` } } as Row,
         comments: { links: { self: `${self}/relationships/comments`, related: `${self}/comments` } } as Row,
@@ -98,26 +105,35 @@ export interface Query {
 const pageNumber = (params: URLSearchParams, name: string, min: number): number | undefined => {
   const raw = params.get(name);
   if (raw === null) return undefined;
-  if (!/^\d+$/.test(raw) || Number(raw) < min) throw new HttpError(400, `${name} must be an integer of at least ${min}`, { parameter: name });
+  if (!/^\d+$/.test(raw) || Number(raw) < min)
+    throw new HttpError(400, `${name} must be an integer of at least ${min}`, { parameter: name });
   return Number(raw);
 };
-export const readQuery = (search: string, page: { defaultLimit: number; maxLimit: number } | undefined, includable: readonly string[], filters: readonly string[] = []): Query => {
+export const readQuery = (
+  search: string,
+  page: { defaultLimit: number; maxLimit: number } | undefined,
+  includable: readonly string[],
+  filters: readonly string[] = [],
+): Query => {
   const params = new URLSearchParams(search);
   const include = new Set<string>();
   for (const name of params.keys()) {
-    if (name === 'include' || filters.includes(name) || (page && (name === 'page[limit]' || name === 'page[offset]'))) continue;
+    if (name === 'include' || filters.includes(name) || (page && (name === 'page[limit]' || name === 'page[offset]')))
+      continue;
     throw new HttpError(400, `${name} is not supported here`, { parameter: name });
   }
   const includeValue = params.get('include');
   if (includeValue) {
     for (const path of includeValue.split(',')) {
-      if (!includable.includes(path)) throw new HttpError(400, `"${path}" is not an includable relationship`, { parameter: 'include' });
+      if (!includable.includes(path))
+        throw new HttpError(400, `"${path}" is not an includable relationship`, { parameter: 'include' });
       include.add(path);
       if (path.includes('.')) include.add(path.slice(0, path.indexOf('.')));
     }
   }
   const offset = page ? (pageNumber(params, 'page[offset]', 0) ?? 0) : 0;
-  if (offset > MAX_OFFSET) throw new HttpError(400, `page[offset] may be at most ${MAX_OFFSET}`, { parameter: 'page[offset]' });
+  if (offset > MAX_OFFSET)
+    throw new HttpError(400, `page[offset] may be at most ${MAX_OFFSET}`, { parameter: 'page[offset]' });
   const limit = page ? Math.min(pageNumber(params, 'page[limit]', 1) ?? page.defaultLimit, page.maxLimit) : 0;
   return { limit, offset, include, params };
 };
@@ -134,7 +150,10 @@ const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2
  */
 export const readArticleFilters = (params: URLSearchParams): { createdAtGte?: string; tagName?: string } => {
   const gte = params.get('filter[createdAt][gte]');
-  if (gte !== null && (!DATE_TIME.test(gte) || Number.isNaN(Date.parse(gte)))) throw new HttpError(400, 'filter[createdAt][gte] must be an RFC 3339 date-time', { parameter: 'filter[createdAt][gte]' });
+  if (gte !== null && (!DATE_TIME.test(gte) || Number.isNaN(Date.parse(gte))))
+    throw new HttpError(400, 'filter[createdAt][gte] must be an RFC 3339 date-time', {
+      parameter: 'filter[createdAt][gte]',
+    });
   const tagName = params.get('filter[tags.name]');
   return { ...(gte !== null && { createdAtGte: new Date(gte).toISOString() }), ...(tagName !== null && { tagName }) };
 };
@@ -151,7 +170,11 @@ export const pageLinks = (base: string, path: string, query: Query, count: numbe
   };
   const { offset, limit } = query;
   const hasNext = total === undefined ? count >= limit : offset + limit < total;
-  const links: Record<string, string | null> = { first: at(0), prev: offset > 0 ? at(Math.max(0, offset - limit)) : null, next: hasNext ? at(offset + limit) : null };
+  const links: Record<string, string | null> = {
+    first: at(0),
+    prev: offset > 0 ? at(Math.max(0, offset - limit)) : null,
+    next: hasNext ? at(offset + limit) : null,
+  };
   if (total !== undefined) links.last = at(total === 0 ? 0 : Math.floor((total - 1) / limit) * limit);
   return links;
 };
@@ -165,19 +188,27 @@ export const readCreate = (body: string) => {
     throw new HttpError(400, 'The request body is not valid JSON');
   }
   const data = document?.data;
-  if (typeof data !== 'object' || data === null || Array.isArray(data)) throw new HttpError(400, 'data must be a resource object', { pointer: '/data' });
+  if (typeof data !== 'object' || data === null || Array.isArray(data))
+    throw new HttpError(400, 'data must be a resource object', { pointer: '/data' });
   if (data.type !== 'articles') throw new HttpError(409, 'data.type must be "articles"', { pointer: '/data/type' });
-  if (data.id !== undefined) throw new HttpError(403, 'Client-generated ids are not supported', { pointer: '/data/id' });
+  if (data.id !== undefined)
+    throw new HttpError(403, 'Client-generated ids are not supported', { pointer: '/data/id' });
   const attributes = data.attributes ?? {};
   const relationships = data.relationships ?? {};
-  if (typeof attributes !== 'object' || typeof relationships !== 'object') throw new HttpError(400, 'attributes and relationships must be objects', { pointer: '/data' });
+  if (typeof attributes !== 'object' || typeof relationships !== 'object')
+    throw new HttpError(400, 'attributes and relationships must be objects', { pointer: '/data' });
   for (const name of Object.keys(attributes)) {
-    if (!['title', 'body', 'status'].includes(name)) throw new HttpError(400, `articles has no writable attribute "${name}"`, { pointer: `/data/attributes/${name}` });
+    if (!['title', 'body', 'status'].includes(name))
+      throw new HttpError(400, `articles has no writable attribute "${name}"`, { pointer: `/data/attributes/${name}` });
   }
   for (const name of Object.keys(relationships)) {
-    if (!['author', 'tags'].includes(name)) throw new HttpError(400, `articles has no writable relationship "${name}"`, { pointer: `/data/relationships/${name}` });
+    if (!['author', 'tags'].includes(name))
+      throw new HttpError(400, `articles has no writable relationship "${name}"`, {
+        pointer: `/data/relationships/${name}`,
+      });
   }
-  if (typeof attributes.title !== 'string') throw new HttpError(422, 'title is required and must be a string', { pointer: '/data/attributes/title' });
+  if (typeof attributes.title !== 'string')
+    throw new HttpError(422, 'title is required and must be a string', { pointer: '/data/attributes/title' });
   if (attributes.body !== undefined && attributes.body !== null && typeof attributes.body !== 'string') {
     throw new HttpError(422, 'body must be a string or null', { pointer: '/data/attributes/body' });
   }
@@ -189,11 +220,20 @@ export const readCreate = (body: string) => {
     throw new HttpError(422, 'author is required: a people identifier', { pointer: '/data/relationships/author' });
   }
   const tagLinkage = relationships.tags?.data ?? [];
-  if (!Array.isArray(tagLinkage) || tagLinkage.some((t: any) => t?.type !== 'tags' || typeof t.id !== 'string' || !/^\d+$/.test(t.id))) {
+  if (
+    !Array.isArray(tagLinkage) ||
+    tagLinkage.some((t: any) => t?.type !== 'tags' || typeof t.id !== 'string' || !/^\d+$/.test(t.id))
+  ) {
     throw new HttpError(422, 'tags must be a list of tags identifiers', { pointer: '/data/relationships/tags' });
   }
   const tagIds = [...new Set(tagLinkage.map((t: any) => Number(t.id)))] as number[];
-  return { title: attributes.title as string, body: attributes.body as string | null | undefined, status: attributes.status as string | undefined, authorId: Number(author.id), tagIds };
+  return {
+    title: attributes.title as string,
+    body: attributes.body as string | null | undefined,
+    status: attributes.status as string | undefined,
+    authorId: Number(author.id),
+    tagIds,
+  };
 };
 
 /** The checked columns of a create document. */
@@ -208,9 +248,12 @@ export interface BaselineRoutes {
   article(base: string, row: Row): { links: { self: string } };
 }
 
-
 /** Serves `routes` on 127.0.0.1:`port` (0: a free one); `close` releases the database. */
-export async function serveBaseline(routes: BaselineRoutes, port: number, close: () => Promise<void>): Promise<{ url: string; close(): Promise<void> }> {
+export async function serveBaseline(
+  routes: BaselineRoutes,
+  port: number,
+  close: () => Promise<void>,
+): Promise<{ url: string; close(): Promise<void> }> {
   const send = (res: ServerResponse, status: number, document: object, extra?: Record<string, string>) => {
     const body = JSON.stringify(document);
     res.writeHead(status, { ...JSON_HEADERS, ...extra, 'content-length': Buffer.byteLength(body) });
@@ -242,7 +285,12 @@ export async function serveBaseline(routes: BaselineRoutes, port: number, close:
     const base = `http://${req.headers.host ?? 'localhost'}`;
     const selfLink = escapeUri(base + path + (search === '?' ? '' : search));
     const accept = req.headers.accept;
-    if (accept && accept.includes(MEDIA_TYPE) && !/application\/vnd\.api\+json\s*(,|$)/.test(accept) && !accept.includes('*/*')) {
+    if (
+      accept &&
+      accept.includes(MEDIA_TYPE) &&
+      !/application\/vnd\.api\+json\s*(,|$)/.test(accept) &&
+      !accept.includes('*/*')
+    ) {
       throw new HttpError(406, 'Every JSON:API media type in Accept has parameters');
     }
     const method = req.method === 'HEAD' ? 'GET' : req.method;
@@ -250,17 +298,24 @@ export async function serveBaseline(routes: BaselineRoutes, port: number, close:
       if (method === 'GET') return answer(res, routes.listArticles(base, path, search, selfLink));
       if (method === 'POST') {
         const type = req.headers['content-type'];
-        if (type !== MEDIA_TYPE) throw new HttpError(415, `Content-Type must be ${MEDIA_TYPE}`, { header: 'Content-Type' });
+        if (type !== MEDIA_TYPE)
+          throw new HttpError(415, `Content-Type must be ${MEDIA_TYPE}`, { header: 'Content-Type' });
         readQuery(search, undefined, []);
         const values = readCreate(await readBody(req));
         const created = routes.createArticle(values);
         const data = routes.article(base, created instanceof Promise ? await created : created);
-        return send(res, 201, { jsonapi: { version: '1.1' }, links: { self: data.links.self }, data }, { location: data.links.self });
+        return send(
+          res,
+          201,
+          { jsonapi: { version: '1.1' }, links: { self: data.links.self }, data },
+          { location: data.links.self },
+        );
       }
       throw new HttpError(405, `${req.method} is not allowed here`);
     }
     if (path.startsWith('/articles/') && path.indexOf('/', 10) === -1) {
-      if (method === 'GET') return answer(res, routes.showArticle(base, decodeURIComponent(path.slice(10)), search, selfLink));
+      if (method === 'GET')
+        return answer(res, routes.showArticle(base, decodeURIComponent(path.slice(10)), search, selfLink));
       throw new HttpError(405, `${req.method} is not allowed here`);
     }
     if (path === '/people') {
@@ -295,4 +350,3 @@ export async function serveBaseline(routes: BaselineRoutes, port: number, close:
     },
   };
 }
-

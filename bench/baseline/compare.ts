@@ -19,13 +19,22 @@ export const COMPARED_ROUTES = [
  */
 export const FILTERED_ROUTES = [
   filteredRoute(SEEDED_ARTICLES),
-  { ...filteredRoute(SEEDED_ARTICLES), name: 'filtered-include', path: `${filteredRoute(SEEDED_ARTICLES).path}&include=author,tags&page[offset]=20` },
+  {
+    ...filteredRoute(SEEDED_ARTICLES),
+    name: 'filtered-include',
+    path: `${filteredRoute(SEEDED_ARTICLES).path}&include=author,tags&page[offset]=20`,
+  },
 ];
 
 /** Status, the headers the documents depend on, and the body of `route` on the server at `url`, origins masked. */
-export async function maskedAnswer(url: string, route: { method: string; path: string; headers?: Record<string, string>; body?: string }) {
+export async function maskedAnswer(
+  url: string,
+  route: { method: string; path: string; headers?: Record<string, string>; body?: string },
+) {
   const response = await fetch(url + route.path, { method: route.method, headers: route.headers, body: route.body });
-  const text = (await response.text()).replaceAll(url, 'http://origin').replace(/"(createdAt|updatedAt)":"[^"]*"/g, '"$1":"<now>"');
+  const text = (await response.text())
+    .replaceAll(url, 'http://origin')
+    .replace(/"(createdAt|updatedAt)":"[^"]*"/g, '"$1":"<now>"');
   return {
     status: response.status,
     type: response.headers.get('content-type'),

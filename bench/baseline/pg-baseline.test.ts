@@ -63,9 +63,21 @@ describe('the PostgreSQL baseline serves the demo’s documents', () => {
 
   it('answers a missing author or tag of a create with 404 and writes nothing', async () => {
     const body = (author: string, tag: string) =>
-      JSON.stringify({ data: { type: 'articles', attributes: { title: 'x' }, relationships: { author: { data: { type: 'people', id: author } }, tags: { data: [{ type: 'tags', id: tag }] } } } });
+      JSON.stringify({
+        data: {
+          type: 'articles',
+          attributes: { title: 'x' },
+          relationships: {
+            author: { data: { type: 'people', id: author } },
+            tags: { data: [{ type: 'tags', id: tag }] },
+          },
+        },
+      });
     const headers = { 'content-type': 'application/vnd.api+json' };
-    for (const [author, tag, pointer] of [['99999', '1', '/data/relationships/author'], ['1', '99999', '/data/relationships/tags']] as const) {
+    for (const [author, tag, pointer] of [
+      ['99999', '1', '/data/relationships/author'],
+      ['1', '99999', '/data/relationships/tags'],
+    ] as const) {
       const response = await fetch(`${baseline!.url}/articles`, { method: 'POST', headers, body: body(author, tag) });
       expect(response.status).toBe(404);
       expect((await response.json()).errors[0].source).toEqual({ pointer });

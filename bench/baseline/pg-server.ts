@@ -12,8 +12,18 @@
  * GET /people (page; default sort name; not counted). Anything else is a JSON:API 404.
  */
 import pg from 'pg';
-import { ARTICLES_PAGE, ARTICLE_INCLUDES, type CreateValues, HttpError, PEOPLE_PAGE, type Row, pageLinks, readQuery, serializers, serveBaseline } from './blog-api.js';
-
+import {
+  ARTICLES_PAGE,
+  ARTICLE_INCLUDES,
+  type CreateValues,
+  HttpError,
+  PEOPLE_PAGE,
+  type Row,
+  pageLinks,
+  readQuery,
+  serializers,
+  serveBaseline,
+} from './blog-api.js';
 
 export interface PgBaselineOptions {
   /** The PostgreSQL URL of the demo's database, migrated and seeded. */
@@ -47,13 +57,20 @@ export async function startPgBaseline(options: PgBaselineOptions): Promise<PgBas
     onStatement?.(sql);
     return (await client.query(config(sql, params))).rows;
   };
-  const get = async (sql: string, params: unknown[], client: Client = pool): Promise<Row | undefined> => (await all(sql, params, client))[0];
+  const get = async (sql: string, params: unknown[], client: Client = pool): Promise<Row | undefined> =>
+    (await all(sql, params, client))[0];
   const iso = (value: Date) => value.toISOString();
 
   const { article, person, tag, comment, identifier } = serializers(iso);
 
   // ---- includes of articles, batched: one statement per relationship per level ----
-  const includeArticles = async (base: string, rows: readonly Row[], objects: ReturnType<typeof article>[], include: Set<string>, exclude: Set<string>) => {
+  const includeArticles = async (
+    base: string,
+    rows: readonly Row[],
+    objects: ReturnType<typeof article>[],
+    include: Set<string>,
+    exclude: Set<string>,
+  ) => {
     const included: object[] = [];
     const seen = new Set<string>(exclude);
     const add = (key: string, make: () => object) => {
@@ -64,7 +81,8 @@ export async function startPgBaseline(options: PgBaselineOptions): Promise<PgBas
     if (rows.length === 0) return included;
     const ids = rows.map((r) => r.id);
     let comments: Row[] = [];
-    if (include.has('comments')) comments = await all('select * from comments where article_id = any($1) order by id', [ids]);
+    if (include.has('comments'))
+      comments = await all('select * from comments where article_id = any($1) order by id', [ids]);
     // People: the articles' authors and, with comments.author, the comments' authors, in one statement.
     const peopleById = new Map<number, Row>();
     const wantAuthors = include.has('author');
@@ -126,7 +144,6 @@ export async function startPgBaseline(options: PgBaselineOptions): Promise<PgBas
     return included;
   };
 
-
   const listArticles = async (base: string, path: string, search: string, selfLink: string) => {
     const query = readQuery(search, ARTICLES_PAGE, ARTICLE_INCLUDES);
     // The count and the page do not depend on each other: both in flight at once.
@@ -136,9 +153,19 @@ export async function startPgBaseline(options: PgBaselineOptions): Promise<PgBas
     ]);
     const total = (counted as { count: number }).count;
     const data = rows.map((r) => article(base, r));
-    const document: Row = { jsonapi: { version: '1.1' }, links: { self: selfLink, ...pageLinks(base, path, query, rows.length, total) }, data };
+    const document: Row = {
+      jsonapi: { version: '1.1' },
+      links: { self: selfLink, ...pageLinks(base, path, query, rows.length, total) },
+      data,
+    };
     if (query.params.has('include')) {
-      document.included = await includeArticles(base, rows, data, query.include, new Set(rows.map((r) => `articles:${r.id}`)));
+      document.included = await includeArticles(
+        base,
+        rows,
+        data,
+        query.include,
+        new Set(rows.map((r) => `articles:${r.id}`)),
+      );
     }
     document.meta = { total };
     return document;
@@ -146,20 +173,30 @@ export async function startPgBaseline(options: PgBaselineOptions): Promise<PgBas
 
   const showArticle = async (base: string, id: string, search: string, selfLink: string) => {
     const query = readQuery(search, undefined, ARTICLE_INCLUDES);
-    const row = /^\d+$/.test(id) && Number(id) <= 2147483647 ? await get('select * from articles where id = $1', [Number(id)]) : undefined;
+    const row =
+      /^\d+$/.test(id) && Number(id) <= 2147483647
+        ? await get('select * from articles where id = $1', [Number(id)])
+        : undefined;
     if (!row) throw new HttpError(404, `There is no resource of type "articles" with id "${id}"`);
     const data = article(base, row);
     const document: Row = { jsonapi: { version: '1.1' }, links: { self: selfLink }, data };
-    if (query.params.has('include')) document.included = await includeArticles(base, [row], [data], query.include, new Set([`articles:${row.id}`]));
+    if (query.params.has('include'))
+      document.included = await includeArticles(base, [row], [data], query.include, new Set([`articles:${row.id}`]));
     return document;
   };
 
   const listPeople = async (base: string, path: string, search: string, selfLink: string) => {
     const query = readQuery(search, PEOPLE_PAGE, []);
-    const rows = await all('select * from people order by name asc, id limit $1 offset $2', [query.limit, query.offset]);
-    return { jsonapi: { version: '1.1' }, links: { self: selfLink, ...pageLinks(base, path, query, rows.length, undefined) }, data: rows.map((r) => person(base, r)) };
+    const rows = await all('select * from people order by name asc, id limit $1 offset $2', [
+      query.limit,
+      query.offset,
+    ]);
+    return {
+      jsonapi: { version: '1.1' },
+      links: { self: selfLink, ...pageLinks(base, path, query, rows.length, undefined) },
+      data: rows.map((r) => person(base, r)),
+    };
   };
-
 
   const createArticle = async (values: CreateValues): Promise<Row> => {
     const client = await pool.connect();
@@ -167,16 +204,36 @@ export async function startPgBaseline(options: PgBaselineOptions): Promise<PgBas
       await client.query('begin');
       onStatement?.('begin');
       // Both linkage checks in one query: does the author exist, how many of the tags do.
-      const found = (await get('select exists(select 1 from people where id = $1) as author, (select count(*)::int from tags where id = any($2)) as tags', [values.authorId, values.tagIds], client))!;
-      if (!found.author) throw new HttpError(404, `There is no resource of type "people" with id "${values.authorId}"`, { pointer: '/data/relationships/author' });
-      if (found.tags !== values.tagIds.length) throw new HttpError(404, 'A related tags resource does not exist', { pointer: '/data/relationships/tags' });
+      const found = (await get(
+        'select exists(select 1 from people where id = $1) as author, (select count(*)::int from tags where id = any($2)) as tags',
+        [values.authorId, values.tagIds],
+        client,
+      ))!;
+      if (!found.author)
+        throw new HttpError(404, `There is no resource of type "people" with id "${values.authorId}"`, {
+          pointer: '/data/relationships/author',
+        });
+      if (found.tags !== values.tagIds.length)
+        throw new HttpError(404, 'A related tags resource does not exist', { pointer: '/data/relationships/tags' });
       const now = new Date().toISOString();
       const row =
         values.status === undefined
-          ? await get('insert into articles (title, body, author_id, created_at, updated_at) values ($1, $2, $3, $4, $5) returning *', [values.title, values.body ?? null, values.authorId, now, now], client)
-          : await get('insert into articles (title, body, status, author_id, created_at, updated_at) values ($1, $2, $3, $4, $5, $6) returning *', [values.title, values.body ?? null, values.status, values.authorId, now, now], client);
+          ? await get(
+              'insert into articles (title, body, author_id, created_at, updated_at) values ($1, $2, $3, $4, $5) returning *',
+              [values.title, values.body ?? null, values.authorId, now, now],
+              client,
+            )
+          : await get(
+              'insert into articles (title, body, status, author_id, created_at, updated_at) values ($1, $2, $3, $4, $5, $6) returning *',
+              [values.title, values.body ?? null, values.status, values.authorId, now, now],
+              client,
+            );
       if (values.tagIds.length > 0) {
-        await all('insert into article_tags (article_id, tag_id) select $1, unnest($2::int[])', [row!.id, values.tagIds], client);
+        await all(
+          'insert into article_tags (article_id, tag_id) select $1, unnest($2::int[])',
+          [row!.id, values.tagIds],
+          client,
+        );
       }
       await client.query('commit');
       onStatement?.('commit');
@@ -189,5 +246,7 @@ export async function startPgBaseline(options: PgBaselineOptions): Promise<PgBas
     }
   };
 
-  return serveBaseline({ listArticles, showArticle, listPeople, createArticle, article }, options.port ?? 0, () => pool.end());
+  return serveBaseline({ listArticles, showArticle, listPeople, createArticle, article }, options.port ?? 0, () =>
+    pool.end(),
+  );
 }

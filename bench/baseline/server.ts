@@ -11,7 +11,20 @@
  * GET /people (page; default sort name; not counted). Anything else is a JSON:API 404.
  */
 import SQLite from 'better-sqlite3';
-import { ARTICLES_PAGE, ARTICLE_FILTERS, ARTICLE_INCLUDES, type CreateValues, HttpError, PEOPLE_PAGE, type Row, pageLinks, readArticleFilters, readQuery, serializers, serveBaseline } from './blog-api.js';
+import {
+  ARTICLES_PAGE,
+  ARTICLE_FILTERS,
+  ARTICLE_INCLUDES,
+  type CreateValues,
+  HttpError,
+  PEOPLE_PAGE,
+  type Row,
+  pageLinks,
+  readArticleFilters,
+  readQuery,
+  serializers,
+  serveBaseline,
+} from './blog-api.js';
 
 type Statement = SQLite.Statement<unknown[], Row>;
 
@@ -59,7 +72,13 @@ export async function startBaseline(options: BaselineOptions): Promise<Baseline>
   const { article, person, tag, comment, identifier } = serializers((value) => value);
 
   // ---- includes of articles, batched: one statement per relationship per level ----
-  const includeArticles = (base: string, rows: readonly Row[], objects: ReturnType<typeof article>[], include: Set<string>, exclude: Set<string>) => {
+  const includeArticles = (
+    base: string,
+    rows: readonly Row[],
+    objects: ReturnType<typeof article>[],
+    include: Set<string>,
+    exclude: Set<string>,
+  ) => {
     const included: object[] = [];
     const seen = new Set<string>(exclude);
     const add = (key: string, make: () => object) => {
@@ -70,7 +89,8 @@ export async function startBaseline(options: BaselineOptions): Promise<Baseline>
     if (rows.length === 0) return included;
     const ids = rows.map((r) => r.id);
     let comments: Row[] = [];
-    if (include.has('comments')) comments = all(`select * from comments where article_id in (${marks(ids.length)}) order by id`, ids);
+    if (include.has('comments'))
+      comments = all(`select * from comments where article_id in (${marks(ids.length)}) order by id`, ids);
     // People: the articles' authors and, with comments.author, the comments' authors, in one statement.
     const peopleById = new Map<number, Row>();
     const wantAuthors = include.has('author');
@@ -132,7 +152,6 @@ export async function startBaseline(options: BaselineOptions): Promise<Baseline>
     return included;
   };
 
-
   const listArticles = (base: string, path: string, search: string, selfLink: string) => {
     const query = readQuery(search, ARTICLES_PAGE, ARTICLE_INCLUDES, ARTICLE_FILTERS);
     // The filtered route of issue 25: what one writes by hand for "created since, with this tag".
@@ -144,16 +163,32 @@ export async function startBaseline(options: BaselineOptions): Promise<Baseline>
       params.push(filters.createdAtGte);
     }
     if (filters.tagName !== undefined) {
-      where.push('id in (select article_id from article_tags join tags on tags.id = article_tags.tag_id where tags.name = ?)');
+      where.push(
+        'id in (select article_id from article_tags join tags on tags.id = article_tags.tag_id where tags.name = ?)',
+      );
       params.push(filters.tagName);
     }
     const clause = where.length > 0 ? ` where ${where.join(' and ')}` : '';
     const total = (get(`select count(*) as count from articles${clause}`, params) as { count: number }).count;
-    const rows = all(`select * from articles${clause} order by created_at desc, id limit ? offset ?`, [...params, query.limit, query.offset]);
+    const rows = all(`select * from articles${clause} order by created_at desc, id limit ? offset ?`, [
+      ...params,
+      query.limit,
+      query.offset,
+    ]);
     const data = rows.map((r) => article(base, r));
-    const document: Row = { jsonapi: { version: '1.1' }, links: { self: selfLink, ...pageLinks(base, path, query, rows.length, total) }, data };
+    const document: Row = {
+      jsonapi: { version: '1.1' },
+      links: { self: selfLink, ...pageLinks(base, path, query, rows.length, total) },
+      data,
+    };
     if (query.params.has('include')) {
-      document.included = includeArticles(base, rows, data, query.include, new Set(rows.map((r) => `articles:${r.id}`)));
+      document.included = includeArticles(
+        base,
+        rows,
+        data,
+        query.include,
+        new Set(rows.map((r) => `articles:${r.id}`)),
+      );
     }
     document.meta = { total };
     return document;
@@ -165,30 +200,50 @@ export async function startBaseline(options: BaselineOptions): Promise<Baseline>
     if (!row) throw new HttpError(404, `There is no resource of type "articles" with id "${id}"`);
     const data = article(base, row);
     const document: Row = { jsonapi: { version: '1.1' }, links: { self: selfLink }, data };
-    if (query.params.has('include')) document.included = includeArticles(base, [row], [data], query.include, new Set([`articles:${row.id}`]));
+    if (query.params.has('include'))
+      document.included = includeArticles(base, [row], [data], query.include, new Set([`articles:${row.id}`]));
     return document;
   };
 
   const listPeople = (base: string, path: string, search: string, selfLink: string) => {
     const query = readQuery(search, PEOPLE_PAGE, []);
     const rows = all('select * from people order by name asc, id limit ? offset ?', [query.limit, query.offset]);
-    return { jsonapi: { version: '1.1' }, links: { self: selfLink, ...pageLinks(base, path, query, rows.length, undefined) }, data: rows.map((r) => person(base, r)) };
+    return {
+      jsonapi: { version: '1.1' },
+      links: { self: selfLink, ...pageLinks(base, path, query, rows.length, undefined) },
+      data: rows.map((r) => person(base, r)),
+    };
   };
 
-
   const inTransaction = sqlite.transaction((values: CreateValues) => {
-    if (!get('select id from people where id = ?', [values.authorId])) throw new HttpError(404, `There is no resource of type "people" with id "${values.authorId}"`, { pointer: '/data/relationships/author' });
+    if (!get('select id from people where id = ?', [values.authorId]))
+      throw new HttpError(404, `There is no resource of type "people" with id "${values.authorId}"`, {
+        pointer: '/data/relationships/author',
+      });
     if (values.tagIds.length > 0) {
       const found = all(`select id from tags where id in (${marks(values.tagIds.length)})`, values.tagIds);
-      if (found.length !== values.tagIds.length) throw new HttpError(404, 'A related tags resource does not exist', { pointer: '/data/relationships/tags' });
+      if (found.length !== values.tagIds.length)
+        throw new HttpError(404, 'A related tags resource does not exist', { pointer: '/data/relationships/tags' });
     }
     const now = new Date().toISOString();
     const id =
       values.status === undefined
-        ? run('insert into articles (title, body, author_id, created_at, updated_at) values (?, ?, ?, ?, ?)', [values.title, values.body ?? null, values.authorId, now, now]).lastInsertRowid
-        : run('insert into articles (title, body, status, author_id, created_at, updated_at) values (?, ?, ?, ?, ?, ?)', [values.title, values.body ?? null, values.status, values.authorId, now, now]).lastInsertRowid;
+        ? run('insert into articles (title, body, author_id, created_at, updated_at) values (?, ?, ?, ?, ?)', [
+            values.title,
+            values.body ?? null,
+            values.authorId,
+            now,
+            now,
+          ]).lastInsertRowid
+        : run(
+            'insert into articles (title, body, status, author_id, created_at, updated_at) values (?, ?, ?, ?, ?, ?)',
+            [values.title, values.body ?? null, values.status, values.authorId, now, now],
+          ).lastInsertRowid;
     if (values.tagIds.length > 0) {
-      run(`insert into article_tags (article_id, tag_id) values ${'(?, ?),'.repeat(values.tagIds.length).slice(0, -1)}`, values.tagIds.flatMap((t) => [id, t]));
+      run(
+        `insert into article_tags (article_id, tag_id) values ${'(?, ?),'.repeat(values.tagIds.length).slice(0, -1)}`,
+        values.tagIds.flatMap((t) => [id, t]),
+      );
     }
     return get('select * from articles where id = ?', [id])!;
   });

@@ -8,8 +8,13 @@ import { fileURLToPath } from 'node:url';
 import { SIZES, generatorReport, runGenerator } from './measure.js';
 
 const root = resolve(fileURLToPath(new URL('../../', import.meta.url)));
-const sizes = process.argv.slice(2).map(Number).filter((n) => n > 0);
-const rows = await runGenerator(sizes.length > 0 ? sizes : SIZES, join(root, '.tmp', 'bench-generator'), (line) => console.error(line));
+const sizes = process.argv
+  .slice(2)
+  .map(Number)
+  .filter((n) => n > 0);
+const rows = await runGenerator(sizes.length > 0 ? sizes : SIZES, join(root, '.tmp', 'bench-generator'), (line) =>
+  console.error(line),
+);
 const { lines, targets } = generatorReport(rows);
 console.log(lines.join('\n'));
 for (const [name, ok, value] of targets) console.log(`- ${name}: ${value} (${ok ? 'met' : 'missed'})`);

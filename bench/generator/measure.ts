@@ -29,7 +29,12 @@ export interface GeneratorRow {
   readonly tsc: Run;
   readonly openapiTypescript: Run;
   /** Every generated file, openapi.json, openapi.ts, and openapi-typescript's output. */
-  readonly bytes: { readonly total: number; readonly json: number; readonly ts: number; readonly openapiTypescript: number };
+  readonly bytes: {
+    readonly total: number;
+    readonly json: number;
+    readonly ts: number;
+    readonly openapiTypescript: number;
+  };
 }
 
 /** Runs `node args` in `cwd`, measuring it; rejects on a non-zero exit. */
@@ -38,7 +43,11 @@ function measure(args: readonly string[], cwd: string): Promise<Run> {
   rmSync(usage, { force: true });
   const started = performance.now();
   return new Promise((done, fail) => {
-    const child = spawn(process.execPath, ['--import', RUSAGE, ...args], { cwd, env: { ...process.env, RUSAGE_FILE: usage, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', RUSAGE, ...args], {
+      cwd,
+      env: { ...process.env, RUSAGE_FILE: usage, NO_COLOR: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
@@ -67,7 +76,17 @@ function bytesUnder(dir: string): number {
  */
 export async function emitDeclarations(dir: string): Promise<string> {
   // The runtime package's own build (the generated code and the schema import only it).
-  await measure([join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(ROOT, 'runtime', 'tsconfig.build.json'), '--emitDeclarationOnly', '--outDir', join(dir, 'runtime')], ROOT);
+  await measure(
+    [
+      join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'),
+      '-p',
+      join(ROOT, 'runtime', 'tsconfig.build.json'),
+      '--emitDeclarationOnly',
+      '--outDir',
+      join(dir, 'runtime'),
+    ],
+    ROOT,
+  );
   return dir;
 }
 
@@ -100,7 +119,10 @@ export async function measureGenerator(n: number, dir: string, types: string): P
   );
   const tsc = await measure([join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], dir);
   const typesFile = join(dir, 'openapi-typescript.d.ts');
-  const openapiTypescript = await measure([join(ROOT, 'node_modules', 'openapi-typescript', 'bin', 'cli.js'), join(out, 'openapi.json'), '-o', typesFile], dir);
+  const openapiTypescript = await measure(
+    [join(ROOT, 'node_modules', 'openapi-typescript', 'bin', 'cli.js'), join(out, 'openapi.json'), '-o', typesFile],
+    dir,
+  );
   return {
     resources: n,
     build,
@@ -108,7 +130,12 @@ export async function measureGenerator(n: number, dir: string, types: string): P
     check,
     tsc,
     openapiTypescript,
-    bytes: { total: bytesUnder(out), json: statSync(join(out, 'openapi.json')).size, ts: statSync(join(out, 'openapi.ts')).size, openapiTypescript: statSync(typesFile).size },
+    bytes: {
+      total: bytesUnder(out),
+      json: statSync(join(out, 'openapi.json')).size,
+      ts: statSync(join(out, 'openapi.ts')).size,
+      openapiTypescript: statSync(typesFile).size,
+    },
   };
 }
 
@@ -120,7 +147,10 @@ const mb = (n: number) => n.toFixed(0);
 const kb = (bytes: number) => (bytes / 1024).toFixed(0);
 
 /** The section's markdown, and its targets as [name, met, measured]. */
-export function generatorReport(rows: readonly GeneratorRow[]): { lines: string[]; targets: Array<[string, boolean, string]> } {
+export function generatorReport(rows: readonly GeneratorRow[]): {
+  lines: string[];
+  targets: Array<[string, boolean, string]>;
+} {
   const lines = [
     '## Generator: `jsonapi-gen build` of N resources, against openapi-typescript on the produced document',
     '',
@@ -146,21 +176,33 @@ export function generatorReport(rows: readonly GeneratorRow[]): { lines: string[
   if (small && large && small !== large) {
     const perSmall = small.bytes.json / small.resources;
     const perLarge = large.bytes.json / large.resources;
-    targets.push([`generator: openapi.json bytes/resource at ${large.resources} <= 1.5 × at ${small.resources}`, perLarge <= 1.5 * perSmall, (perLarge / perSmall).toFixed(2)]);
+    targets.push([
+      `generator: openapi.json bytes/resource at ${large.resources} <= 1.5 × at ${small.resources}`,
+      perLarge <= 1.5 * perSmall,
+      (perLarge / perSmall).toFixed(2),
+    ]);
     // Flat: the marginal cost of a resource (beyond a build's fixed cost, taken from the
     // smallest size) does not grow with N.
     const mid = rows[rows.length - 2]!;
     const marginal = (a: GeneratorRow, b: GeneratorRow) => (b.build.ms - a.build.ms) / (b.resources - a.resources);
     if (mid !== small) {
       const [first, last] = [marginal(small, mid), marginal(mid, large)];
-      targets.push([`generator: ms per added resource ${small.resources}→${mid.resources} vs ${mid.resources}→${large.resources} (flat: <= 1.5×)`, last <= 1.5 * first, `${first.toFixed(1)} / ${last.toFixed(1)}`]);
+      targets.push([
+        `generator: ms per added resource ${small.resources}→${mid.resources} vs ${mid.resources}→${large.resources} (flat: <= 1.5×)`,
+        last <= 1.5 * first,
+        `${first.toFixed(1)} / ${last.toFixed(1)}`,
+      ]);
     }
   }
   return { lines: [...lines, ''], targets };
 }
 
 /** Measures every size in turn under `workDir`. */
-export async function runGenerator(sizes: readonly number[], workDir: string, log: (line: string) => void = () => {}): Promise<GeneratorRow[]> {
+export async function runGenerator(
+  sizes: readonly number[],
+  workDir: string,
+  log: (line: string) => void = () => {},
+): Promise<GeneratorRow[]> {
   mkdirSync(workDir, { recursive: true });
   log('generator: emitting the package declarations');
   const types = await emitDeclarations(join(workDir, 'types'));

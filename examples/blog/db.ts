@@ -100,7 +100,12 @@ export function openDatabase(options: OpenOptions = {}): OpenDatabase {
   if (options.databaseUrl) {
     // Date-times come back as the text responses carry (no Date parsed and printed back); in
     // UTC, the session's wire form is rewritten by slicing.
-    const pool = new pg.Pool({ connectionString: options.databaseUrl, max: 10, options: '-c TimeZone=UTC', types: dateTimeText(pg.types) });
+    const pool = new pg.Pool({
+      connectionString: options.databaseUrl,
+      max: 10,
+      options: '-c TimeZone=UTC',
+      types: dateTimeText(pg.types),
+    });
     let closing = false;
     // An idle client whose server ends the connection (a restart, a dropped database) emits
     // 'error' on the pool; without a listener that would crash the process. The pool replaces
@@ -158,7 +163,10 @@ export function openDatabase(options: OpenOptions = {}): OpenDatabase {
 function traceStatements(sqlite: SQLite.Database, onStatement: (sql: string) => void): void {
   const prepare = sqlite.prepare.bind(sqlite);
   sqlite.prepare = ((source: string) => {
-    const statement = prepare(source) as unknown as Record<'all' | 'get' | 'run' | 'iterate', (...args: unknown[]) => unknown>;
+    const statement = prepare(source) as unknown as Record<
+      'all' | 'get' | 'run' | 'iterate',
+      (...args: unknown[]) => unknown
+    >;
     for (const method of ['all', 'get', 'run', 'iterate'] as const) {
       const run = statement[method];
       statement[method] = function (this: unknown, ...args: unknown[]) {
@@ -187,6 +195,8 @@ export async function migrate(db: Kysely<Database>, dialect: Dialect): Promise<v
   if (error) {
     const failed = results?.find((r) => r.status === 'Error')?.migrationName;
     // eslint-disable-next-line @typescript-eslint/no-base-to-string -- a migration may throw anything; what is not an Error is shown as String() shows it
-    throw new Error(`migration ${failed ?? ''} failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    throw new Error(`migration ${failed ?? ''} failed: ${error instanceof Error ? error.message : String(error)}`, {
+      cause: error,
+    });
   }
 }

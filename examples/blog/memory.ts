@@ -5,7 +5,19 @@
  * back by restoring a snapshot. `startDemo({ memory: true })` serves it; the e2e suites run on
  * it beside SQLite and PostgreSQL.
  */
-import { type Condition, type ConditionPath, type ConditionValue, ConflictError, type Context, type CursorPage, type CursorValue, type IdempotencyStore, type SortDirection, type StoredResponse, type WriteValues } from 'jsonapi-gen';
+import {
+  type Condition,
+  type ConditionPath,
+  type ConditionValue,
+  ConflictError,
+  type Context,
+  type CursorPage,
+  type CursorValue,
+  type IdempotencyStore,
+  type SortDirection,
+  type StoredResponse,
+  type WriteValues,
+} from 'jsonapi-gen';
 import type {
   ArticlesDataLayer,
   ArticlesModel,
@@ -48,29 +60,49 @@ const key = (id: string) => (/^[1-9][0-9]{0,9}$/.test(id) ? Number(id) : undefin
 const byId = <M extends { id: number }>(rows: M[], id: number) => rows.find((row) => row.id === id) ?? null;
 const nextId = (rows: ReadonlyArray<{ id: number }>) => rows.reduce((max, row) => Math.max(max, row.id), 0) + 1;
 const duplicate = (pointer?: string) =>
-  new ConflictError({ detail: 'A resource with these values already exists', ...(pointer && { source: { pointer } }), code: 'unique_violation' });
+  new ConflictError({
+    detail: 'A resource with these values already exists',
+    ...(pointer && { source: { pointer } }),
+    code: 'unique_violation',
+  });
 
 /** Whether a stored value satisfies a condition, as SQL has it: a null matches no comparison but `null`. */
 function satisfies(stored: unknown, { op, value, caseInsensitive }: Condition): boolean {
   if (op === 'null') return (stored === null || stored === undefined) === value;
   if (stored === null || stored === undefined) return false;
   // Ids and numbers compare as numbers when the condition's value is one; everything else as text.
-  const read = (v: unknown) => (typeof value === 'number' || (Array.isArray(value) && typeof value[0] === 'number') ? Number(v) : typeof v === 'boolean' ? v : String(v));
+  const read = (v: unknown) =>
+    typeof value === 'number' || (Array.isArray(value) && typeof value[0] === 'number')
+      ? Number(v)
+      : typeof v === 'boolean'
+        ? v
+        : String(v);
   const x = read(stored);
   const list = (value as readonly ConditionValue[]).map?.(read) ?? [];
   const fold = (text: unknown) => (caseInsensitive ? String(text).toLowerCase() : String(text));
   switch (op) {
-    case 'eq': return x === read(value);
-    case 'ne': return x !== read(value);
-    case 'in': return list.includes(x);
-    case 'nin': return !list.includes(x);
-    case 'lt': return x < read(value);
-    case 'lte': return x <= read(value);
-    case 'gt': return x > read(value);
-    case 'gte': return x >= read(value);
-    case 'contains': return fold(x).includes(fold(value));
-    case 'startsWith': return fold(x).startsWith(fold(value));
-    case 'endsWith': return fold(x).endsWith(fold(value));
+    case 'eq':
+      return x === read(value);
+    case 'ne':
+      return x !== read(value);
+    case 'in':
+      return list.includes(x);
+    case 'nin':
+      return !list.includes(x);
+    case 'lt':
+      return x < read(value);
+    case 'lte':
+      return x <= read(value);
+    case 'gt':
+      return x > read(value);
+    case 'gte':
+      return x >= read(value);
+    case 'contains':
+      return fold(x).includes(fold(value));
+    case 'startsWith':
+      return fold(x).startsWith(fold(value));
+    case 'endsWith':
+      return fold(x).endsWith(fold(value));
   }
 }
 
@@ -93,11 +125,19 @@ function table<M extends { id: number }>(
       ...query,
       rows: query.rows.filter((row) =>
         condition.path
-          ? related(row, condition.path.relationship).some((other) => satisfies((other as Record<string, unknown>)[condition.path!.attribute], condition))
+          ? related(row, condition.path.relationship).some((other) =>
+              satisfies((other as Record<string, unknown>)[condition.path!.attribute], condition),
+            )
           : satisfies(row[column(condition.field)], condition),
       ),
     }),
-    orderBy: (query: Query<M>, field: string, direction: SortDirection, _context: Context, path?: ConditionPath): Query<M> => {
+    orderBy: (
+      query: Query<M>,
+      field: string,
+      direction: SortDirection,
+      _context: Context,
+      path?: ConditionPath,
+    ): Query<M> => {
       const read = path
         ? (row: M) => (related(row, path.relationship)[0] as Record<string, unknown> | undefined)?.[path.attribute]
         : (row: M) => row[column(field)];
@@ -106,7 +146,11 @@ function table<M extends { id: number }>(
     paginate: (query: Query<M>, page: { offset: number; limit: number }): Query<M> => ({ ...query, page }),
     paginateCursor: (query: Query<M>, page: CursorPage): Query<M> => ({
       ...query,
-      keyset: { order: page.sorts.map(({ field, direction }) => [field === 'id' ? 'id' : column(field), direction]), after: page.after, limit: page.limit },
+      keyset: {
+        order: page.sorts.map(({ field, direction }) => [field === 'id' ? 'id' : column(field), direction]),
+        after: page.after,
+        limit: page.limit,
+      },
     }),
     count: (query: Query<M>) => query.rows.length,
     results: (query: Query<M>): M[] => {
@@ -124,7 +168,10 @@ function table<M extends { id: number }>(
           }
           return 0;
         };
-        return query.rows.filter((row) => after === undefined || compare(row, after) > 0).sort(compare).slice(0, limit);
+        return query.rows
+          .filter((row) => after === undefined || compare(row, after) > 0)
+          .sort(compare)
+          .slice(0, limit);
       }
       const sorted = [...query.rows].sort((a, b) => {
         for (const [read, direction] of query.sorts) {
@@ -154,17 +201,31 @@ export function memoryTables(rows: SeedRows): Tables {
       version: 1,
     })),
     articleTags: rows.article_tags.map((l) => [l.article_id, l.tag_id]),
-    comments: rows.comments.map((c, i) => ({ id: i + 1, body: c.body, authorId: c.author_id, articleId: c.article_id, createdAt: c.created_at })),
+    comments: rows.comments.map((c, i) => ({
+      id: i + 1,
+      body: c.body,
+      authorId: c.author_id,
+      articleId: c.article_id,
+      createdAt: c.created_at,
+    })),
   };
 }
 
 /** The blog's data layers over `db`, and the `transaction` option that keeps writes all-or-nothing. */
 export function memoryStore(db: Tables) {
-  const tagsOf = (article: number) => db.articleTags.filter(([a]) => a === article).map(([, t]) => byId(db.tags, t)!).sort((x, y) => x.id - y.id);
-  const articlesTagged = (tag: number) => db.articles.filter((a) => db.articleTags.some(([x, y]) => x === a.id && y === tag));
+  const tagsOf = (article: number) =>
+    db.articleTags
+      .filter(([a]) => a === article)
+      .map(([, t]) => byId(db.tags, t)!)
+      .sort((x, y) => x.id - y.id);
+  const articlesTagged = (tag: number) =>
+    db.articles.filter((a) => db.articleTags.some(([x, y]) => x === a.id && y === tag));
   const setTags = (article: number, ids: readonly number[]) => {
     if (new Set(ids).size !== ids.length) throw duplicate();
-    db.articleTags = [...db.articleTags.filter(([a]) => a !== article), ...ids.map((t): [number, number] => [article, t])];
+    db.articleTags = [
+      ...db.articleTags.filter(([a]) => a !== article),
+      ...ids.map((t): [number, number] => [article, t]),
+    ];
   };
   const uniqueTagName = (name: string, except?: number) => {
     if (db.tags.some((t) => t.name === name && t.id !== except)) throw duplicate('/data/attributes/name');
@@ -184,11 +245,22 @@ export function memoryStore(db: Tables) {
   };
 
   const people: PeopleDataLayer<Person, Query<Person>> = {
-    ...table(() => db.people, (field) => (field === 'createdAt' ? 'createdAt' : 'name')),
+    ...table(
+      () => db.people,
+      (field) => (field === 'createdAt' ? 'createdAt' : 'name'),
+    ),
     related: { articles: (models) => models.map((p) => db.articles.filter((a) => a.authorId === p.id)) },
-    queryRelated: (_relationship, person): Query<Article> => ({ rows: db.articles.filter((a) => a.authorId === person.id), sorts: [] }),
+    queryRelated: (_relationship, person): Query<Article> => ({
+      rows: db.articles.filter((a) => a.authorId === person.id),
+      sorts: [],
+    }),
     create: (values) => {
-      const person: Person = { id: nextId(db.people), name: values.attributes.name, email: values.attributes.email ?? null, createdAt: now() };
+      const person: Person = {
+        id: nextId(db.people),
+        name: values.attributes.name,
+        email: values.attributes.email ?? null,
+        createdAt: now(),
+      };
       db.people.push(person);
       return person;
     },
@@ -204,7 +276,8 @@ export function memoryStore(db: Tables) {
     ...table(
       () => db.articles,
       (field) => (field === 'author' ? 'authorId' : (field as 'title' | 'status' | 'createdAt' | 'updatedAt')),
-      (article, relationship): readonly object[] => (relationship === 'author' ? [byId(db.people, article.authorId)].filter((p) => p !== null) : tagsOf(article.id)),
+      (article, relationship): readonly object[] =>
+        relationship === 'author' ? [byId(db.people, article.authorId)].filter((p) => p !== null) : tagsOf(article.id),
     ),
     related: {
       author: (models) => models.map((a) => byId(db.people, a.authorId)),
@@ -213,12 +286,20 @@ export function memoryStore(db: Tables) {
     },
     // The related endpoints of to-many relationships as queries of the related tables.
     queryRelated: (relationship, article): Query<Comment> | Query<Tag> =>
-      relationship.name === 'comments' ? { rows: db.comments.filter((c) => c.articleId === article.id), sorts: [] } : { rows: tagsOf(article.id), sorts: [] },
+      relationship.name === 'comments'
+        ? { rows: db.comments.filter((c) => c.articleId === article.id), sorts: [] }
+        : { rows: tagsOf(article.id), sorts: [] },
     customFilters: {
       // Case-insensitive and literal, as the store's `like` with escaped wildcards.
-      search: (query, value) => ({ ...query, rows: query.rows.filter((a) => [value].flat().some((term) => a.title.toLowerCase().includes(term.toLowerCase()))) }),
+      search: (query, value) => ({
+        ...query,
+        rows: query.rows.filter((a) =>
+          [value].flat().some((term) => a.title.toLowerCase().includes(term.toLowerCase())),
+        ),
+      }),
     },
-    can: (ability, article, ctx: Context) => (ability === 'update' || ability === 'delete' ? String(article.authorId) === ctx.getAttribute('user') : true),
+    can: (ability, article, ctx: Context) =>
+      ability === 'update' || ability === 'delete' ? String(article.authorId) === ctx.getAttribute('user') : true,
     // Writes take turns (see `transaction`), so the runtime's If-Match check, made in the write's
     // turn, needs no conditional write here.
     versionOf: (article) => String(article.version),
@@ -235,7 +316,10 @@ export function memoryStore(db: Tables) {
         version: 1,
       };
       db.articles.push(article);
-      setTags(article.id, (values.relationships.tags ?? []).map((t) => Number(t.id)));
+      setTags(
+        article.id,
+        (values.relationships.tags ?? []).map((t) => Number(t.id)),
+      );
       return article;
     },
     update: (model, values) => {
@@ -254,13 +338,21 @@ export function memoryStore(db: Tables) {
     },
     removeFromRelationship: (model, _relationship, identifiers) => {
       const removed = new Set(identifiers.map((t) => Number(t.id)));
-      setTags(model.id, tagsOf(model.id).map((t) => t.id).filter((id) => !removed.has(id)));
+      setTags(
+        model.id,
+        tagsOf(model.id)
+          .map((t) => t.id)
+          .filter((id) => !removed.has(id)),
+      );
       model.version += 1;
     },
   };
 
   const comments: CommentsDataLayer<Comment, Query<Comment>> = {
-    ...table(() => db.comments, (field) => (field === 'article' ? 'articleId' : field === 'author' ? 'authorId' : 'createdAt')),
+    ...table(
+      () => db.comments,
+      (field) => (field === 'article' ? 'articleId' : field === 'author' ? 'authorId' : 'createdAt'),
+    ),
     related: {
       author: (models) => models.map((c) => byId(db.people, c.authorId)),
       article: (models) => models.map((c) => byId(db.articles, c.articleId)),
@@ -286,7 +378,10 @@ export function memoryStore(db: Tables) {
   };
 
   const tags: TagsDataLayer<Tag, Query<Tag>> = {
-    ...table(() => db.tags, () => 'name'),
+    ...table(
+      () => db.tags,
+      () => 'name',
+    ),
     related: { articles: (models) => models.map((t) => articlesTagged(t.id)) },
     queryRelated: (_relationship, tag): Query<Article> => ({ rows: articlesTagged(tag.id), sorts: [] }),
     create: (values) => {

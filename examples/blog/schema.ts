@@ -2,7 +2,22 @@
  * The blog API of examples/blog/README.md, declared once. `jsonapi-gen build` turns it into
  * `generated/`; the demo binds it to Kysely data layers in `store.ts`.
  */
-import { Attribute, Create, CustomFilter, Delete, Index, Show, SortBy, ToMany, ToOne, Update, Where, atomic, can, defineResource } from 'jsonapi-gen';
+import {
+  Attribute,
+  Create,
+  CustomFilter,
+  Delete,
+  Index,
+  Show,
+  SortBy,
+  ToMany,
+  ToOne,
+  Update,
+  Where,
+  atomic,
+  can,
+  defineResource,
+} from 'jsonapi-gen';
 import type { Context } from 'jsonapi-gen';
 
 declare module 'jsonapi-gen' {
@@ -29,7 +44,13 @@ export const people = defineResource({
     Attribute.make('createdAt').type('date-time'),
     ToMany.make('articles').type('articles').includable(),
   ],
-  endpoints: [Show.make(), Index.make().paginate(20, 50).defaultSort('name'), Create.make(), Update.make(), Delete.make()],
+  endpoints: [
+    Show.make(),
+    Index.make().paginate(20, 50).defaultSort('name'),
+    Create.make(),
+    Update.make(),
+    Delete.make(),
+  ],
   filters: [Where.make('name')],
   sorts: [SortBy.make('name'), SortBy.make('createdAt')],
 });
@@ -78,7 +99,13 @@ export const comments = defineResource({
     ToOne.make('author').type('people').includable().writable().required(),
     ToOne.make('article').type('articles').includable().writable().required(),
   ],
-  endpoints: [Show.make(), Index.make().paginate(10, 100).cursor().defaultSort('createdAt'), Create.make(), Update.make(), Delete.make()],
+  endpoints: [
+    Show.make(),
+    Index.make().paginate(10, 100).cursor().defaultSort('createdAt'),
+    Create.make(),
+    Update.make(),
+    Delete.make(),
+  ],
   filters: [Where.make('article'), Where.make('author')],
   sorts: [SortBy.make('createdAt')],
 });
@@ -89,7 +116,13 @@ export const tags = defineResource({
     Attribute.make('name').type('string').writable().required(),
     ToMany.make('articles').type('articles').includable(),
   ],
-  endpoints: [Show.make(), Index.make().paginate(20, 50).defaultSort('name'), Create.make(), Update.make(), Delete.make()],
+  endpoints: [
+    Show.make(),
+    Index.make().paginate(20, 50).defaultSort('name'),
+    Create.make(),
+    Update.make(),
+    Delete.make(),
+  ],
   filters: [Where.make('name')],
   sorts: [SortBy.make('name')],
 });

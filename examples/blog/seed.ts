@@ -14,10 +14,68 @@ export interface SeedCounts {
   tags: number;
 }
 
-const FIRST = ['Ada', 'Alan', 'Barbara', 'Claude', 'Donald', 'Edsger', 'Frances', 'Grace', 'John', 'Katherine', 'Leslie', 'Margaret', 'Niklaus', 'Radia', 'Tim'];
-const LAST = ['Lovelace', 'Turing', 'Liskov', 'Shannon', 'Knuth', 'Dijkstra', 'Allen', 'Hopper', 'Backus', 'Johnson', 'Lamport', 'Hamilton', 'Wirth', 'Perlman', 'Berners-Lee'];
-const TAGS = ['databases', 'typescript', 'http', 'json', 'testing', 'performance', 'security', 'design', 'tooling', 'postgres', 'sqlite', 'api'];
-const TOPICS = ['Indexes', 'Transactions', 'Pagination', 'Caching', 'Migrations', 'Joins', 'Streams', 'Types', 'Errors', 'Links', 'Sorting', 'Filters'];
+const FIRST = [
+  'Ada',
+  'Alan',
+  'Barbara',
+  'Claude',
+  'Donald',
+  'Edsger',
+  'Frances',
+  'Grace',
+  'John',
+  'Katherine',
+  'Leslie',
+  'Margaret',
+  'Niklaus',
+  'Radia',
+  'Tim',
+];
+const LAST = [
+  'Lovelace',
+  'Turing',
+  'Liskov',
+  'Shannon',
+  'Knuth',
+  'Dijkstra',
+  'Allen',
+  'Hopper',
+  'Backus',
+  'Johnson',
+  'Lamport',
+  'Hamilton',
+  'Wirth',
+  'Perlman',
+  'Berners-Lee',
+];
+const TAGS = [
+  'databases',
+  'typescript',
+  'http',
+  'json',
+  'testing',
+  'performance',
+  'security',
+  'design',
+  'tooling',
+  'postgres',
+  'sqlite',
+  'api',
+];
+const TOPICS = [
+  'Indexes',
+  'Transactions',
+  'Pagination',
+  'Caching',
+  'Migrations',
+  'Joins',
+  'Streams',
+  'Types',
+  'Errors',
+  'Links',
+  'Sorting',
+  'Filters',
+];
 
 /** 2024-01-01T00:00:00Z plus `hours`, as an ISO string. */
 function at(hours: number): string {
@@ -29,9 +87,16 @@ export function seedCounts(articles: number): SeedCounts {
   return { people: Math.max(5, Math.ceil(articles / 50)), articles, comments: articles * 5, tags: TAGS.length };
 }
 
-async function insertChunks<T extends keyof Database>(db: Kysely<Database>, table: T, rows: readonly object[]): Promise<void> {
+async function insertChunks<T extends keyof Database>(
+  db: Kysely<Database>,
+  table: T,
+  rows: readonly object[],
+): Promise<void> {
   for (let i = 0; i < rows.length; i += 500) {
-    await db.insertInto(table).values(rows.slice(i, i + 500) as never).execute();
+    await db
+      .insertInto(table)
+      .values(rows.slice(i, i + 500) as never)
+      .execute();
   }
 }
 
@@ -39,7 +104,14 @@ async function insertChunks<T extends keyof Database>(db: Kysely<Database>, tabl
 export interface SeedRows {
   people: Array<{ name: string; email: string | null; created_at: string }>;
   tags: Array<{ name: string }>;
-  articles: Array<{ title: string; body: string | null; status: 'draft' | 'published'; author_id: number; created_at: string; updated_at: string }>;
+  articles: Array<{
+    title: string;
+    body: string | null;
+    status: 'draft' | 'published';
+    author_id: number;
+    created_at: string;
+    updated_at: string;
+  }>;
   article_tags: Array<{ article_id: number; tag_id: number }>;
   comments: Array<{ body: string; author_id: number; article_id: number; created_at: string }>;
 }
@@ -54,7 +126,11 @@ export function seedRows(articles: number): SeedRows {
   return {
     people: Array.from({ length: counts.people }, (_, i) => {
       const name = `${FIRST[i % FIRST.length]} ${LAST[(i * 7) % LAST.length]}${i >= FIRST.length ? ` ${Math.floor(i / FIRST.length) + 1}` : ''}`;
-      return { name, email: i % 4 === 3 ? null : `${name.toLowerCase().replace(/[^a-z0-9]+/g, '.')}@example.com`, created_at: at(i) };
+      return {
+        name,
+        email: i % 4 === 3 ? null : `${name.toLowerCase().replace(/[^a-z0-9]+/g, '.')}@example.com`,
+        created_at: at(i),
+      };
     }),
     tags: TAGS.map((name) => ({ name })),
     articles: Array.from({ length: counts.articles }, (_, i) => ({
@@ -80,11 +156,15 @@ export function seedRows(articles: number): SeedRows {
  * Returns the counts it created (zeros when it did nothing).
  */
 export async function seed(db: Kysely<Database>, articles = 120): Promise<SeedCounts> {
-  const existing = await db.selectFrom('people').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
+  const existing = await db
+    .selectFrom('people')
+    .select((eb) => eb.fn.countAll().as('n'))
+    .executeTakeFirstOrThrow();
   if (Number(existing.n) > 0) return { people: 0, articles: 0, comments: 0, tags: 0 };
   const rows = seedRows(articles);
   await db.transaction().execute(async (trx) => {
-    for (const table of ['people', 'tags', 'articles', 'article_tags', 'comments'] as const) await insertChunks(trx, table, rows[table]);
+    for (const table of ['people', 'tags', 'articles', 'article_tags', 'comments'] as const)
+      await insertChunks(trx, table, rows[table]);
   });
   return seedCounts(articles);
 }

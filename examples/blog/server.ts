@@ -43,7 +43,8 @@ const DOCS_INIT = `window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id: '
 /** `/docs`, `/docs/` and `/docs/assets/*`; undefined for any other path. */
 async function docs(request: Request, pathname: string): Promise<Response | undefined> {
   if (pathname !== '/docs' && pathname !== '/docs/' && !pathname.startsWith('/docs/assets/')) return undefined;
-  if (request.method !== 'GET' && request.method !== 'HEAD') return new Response(null, { status: 405, headers: { allow: 'GET, HEAD' } });
+  if (request.method !== 'GET' && request.method !== 'HEAD')
+    return new Response(null, { status: 405, headers: { allow: 'GET, HEAD' } });
   const send = (body: string, type: string) =>
     new Response(request.method === 'HEAD' ? null : body, { headers: { 'content-type': `${type}; charset=utf-8` } });
   if (pathname === '/docs' || pathname === '/docs/') return send(DOCS_PAGE, 'text/html');
@@ -93,7 +94,10 @@ async function openApi(options: DemoOptions): Promise<{ api: JsonApi; close: () 
   const scope = (ctx: Context) => ctx.getAttribute('user');
   if (options.memory) {
     const { dataLayers, transaction } = memoryStore(memoryTables(seedRows(options.seed ?? 120)));
-    return { api: createApi(dataLayers, { transaction, idempotency: { store: memoryIdempotency(), scope } }), close: async () => {} };
+    return {
+      api: createApi(dataLayers, { transaction, idempotency: { store: memoryIdempotency(), scope } }),
+      close: async () => {},
+    };
   }
   const databaseUrl = options.databaseUrl === undefined ? process.env.DATABASE_URL : (options.databaseUrl ?? undefined);
   const database = openDatabase({ databaseUrl, file: options.db, ...(options.log && { log: options.log }) });
@@ -108,7 +112,10 @@ async function openApi(options: DemoOptions): Promise<{ api: JsonApi; close: () 
   // The generated API bound to the Kysely data layers, with the schema's extensions (Atomic
   // Operations). Every write request, and every Atomic Operations batch, is one transaction.
   // POST retries with an Idempotency-Key are answered from the keys table, per signed-in user.
-  const api = createApi(createStore(db), { transaction: kyselyTransaction(db), idempotency: { store: kyselyIdempotency(db), scope } });
+  const api = createApi(createStore(db), {
+    transaction: kyselyTransaction(db),
+    idempotency: { store: kyselyIdempotency(db), scope },
+  });
   return { api, close: () => database.close() };
 }
 
@@ -116,7 +123,6 @@ export async function startDemo(options: DemoOptions = {}): Promise<Demo> {
   const { api, close } = await openApi(options);
   let server: Server | undefined;
   try {
-
     // The API through the adapter's direct path (no Fetch Request or Response is built), with
     // the signed-in user as a context attribute.
     const serveApi = toNodeHandler(api, {
@@ -128,13 +134,20 @@ export async function startDemo(options: DemoOptions = {}): Promise<Demo> {
     const serveDocs = toNodeHandler(async (request: Request): Promise<Response> => {
       const { pathname } = new URL(request.url);
       if (pathname === '/openapi.json' && (request.method === 'GET' || request.method === 'HEAD')) {
-        return new Response(request.method === 'HEAD' ? null : OPENAPI, { headers: { 'content-type': 'application/json' } });
+        return new Response(request.method === 'HEAD' ? null : OPENAPI, {
+          headers: { 'content-type': 'application/json' },
+        });
       }
       const user = userOf(request.headers.get('authorization'));
-      return (await docs(request, pathname)) ?? (await api.fetch(request, { attributes: user === undefined ? NO_ATTRIBUTES : { user } }));
+      return (
+        (await docs(request, pathname)) ??
+        (await api.fetch(request, { attributes: user === undefined ? NO_ATTRIBUTES : { user } }))
+      );
     });
     // Only /openapi.json and /docs need the path here; the API parses the URL itself.
-    server = createServer((req, res) => void (/^\/(openapi\.json|docs)/i.test(req.url ?? '') ? serveDocs(req, res) : serveApi(req, res)));
+    server = createServer(
+      (req, res) => void (/^\/(openapi\.json|docs)/i.test(req.url ?? '') ? serveDocs(req, res) : serveApi(req, res)),
+    );
     const port = options.port ?? Number(process.env.PORT ?? 3000);
     await new Promise<void>((resolve, reject) => {
       server!.once('error', reject);
@@ -180,10 +193,12 @@ function flag(args: readonly string[], name: string): string | undefined {
 async function main(args: readonly string[]): Promise<void> {
   const seedValue = flag(args, '--seed');
   const articles = seedValue === undefined ? 120 : Number(seedValue);
-  if (!Number.isSafeInteger(articles) || articles < 1) throw new Error(`--seed takes a positive integer, not "${seedValue}"`);
+  if (!Number.isSafeInteger(articles) || articles < 1)
+    throw new Error(`--seed takes a positive integer, not "${seedValue}"`);
   const workersValue = flag(args, '--workers');
   const workers = workersValue === undefined ? 1 : Number(workersValue);
-  if (!Number.isSafeInteger(workers) || workers < 1) throw new Error(`--workers takes a positive integer, not "${workersValue}"`);
+  if (!Number.isSafeInteger(workers) || workers < 1)
+    throw new Error(`--workers takes a positive integer, not "${workersValue}"`);
   const where = args.includes('--memory')
     ? 'memory, hand-written data layers'
     : process.env.DATABASE_URL
@@ -191,7 +206,11 @@ async function main(args: readonly string[]): Promise<void> {
       : (flag(args, '--db') ?? 'a temporary SQLite file');
   if (cluster.isWorker) {
     const demo = await startDemo({ db: workerDatabase(), seed: articles });
-    const stop = () => void demo.close().then(() => process.exit(0), () => process.exit(1));
+    const stop = () =>
+      void demo.close().then(
+        () => process.exit(0),
+        () => process.exit(1),
+      );
     process.once('SIGTERM', stop);
     process.once('SIGINT', () => {}); // the primary stops the workers
     return;
@@ -203,7 +222,10 @@ async function main(args: readonly string[]): Promise<void> {
   printWelcome(demo?.url ?? url!, where, workers);
   if (!demo) return;
   const stop = () => {
-    demo.close().then(() => process.exit(0), () => process.exit(1));
+    demo.close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);

@@ -24,7 +24,9 @@ export interface StoreOptions {
 /** The signed-in person's id as a key, or undefined (anonymous, or not an id). */
 function userKey(ctx: Context): number | undefined {
   const user = ctx.getAttribute('user');
-  return typeof user === 'string' && /^[1-9][0-9]{0,9}$/.test(user) && Number(user) <= 2_147_483_647 ? Number(user) : undefined;
+  return typeof user === 'string' && /^[1-9][0-9]{0,9}$/.test(user) && Number(user) <= 2_147_483_647
+    ? Number(user)
+    : undefined;
 }
 
 /** `articles` rows the request may see: published ones, and the user's own. */
@@ -34,15 +36,25 @@ function visibleArticle(eb: ExpressionBuilder<Database, 'articles'>, ctx: Contex
   return user === undefined ? published : eb.or([published, eb('articles.author_id', '=', user)]);
 }
 
-const articlesScope = (query: SelectQuery, ctx: Context) => query.where((eb: ExpressionBuilder<Database, 'articles'>) => visibleArticle(eb, ctx));
+const articlesScope = (query: SelectQuery, ctx: Context) =>
+  query.where((eb: ExpressionBuilder<Database, 'articles'>) => visibleArticle(eb, ctx));
 const commentsScope = (query: SelectQuery, ctx: Context) =>
   query.where('comments.article_id', 'in', (eb: ExpressionBuilder<Database, 'comments'>) =>
-    eb.selectFrom('articles').select('articles.id').where((inner) => visibleArticle(inner, ctx)),
+    eb
+      .selectFrom('articles')
+      .select('articles.id')
+      .where((inner) => visibleArticle(inner, ctx)),
   );
 
 /** `filter[search]`: articles whose title contains any of the terms, case-insensitively and literally (`%` and `_` too). */
 const search = (query: SelectQuery, value: FilterValue) =>
-  query.where((eb) => eb.or([value].flat().map((term) => eb(eb.fn('lower', ['articles.title']), 'like', likePattern(term.toLowerCase(), 'contains')))));
+  query.where((eb) =>
+    eb.or(
+      [value]
+        .flat()
+        .map((term) => eb(eb.fn('lower', ['articles.title']), 'like', likePattern(term.toLowerCase(), 'contains'))),
+    ),
+  );
 
 /** createdAt and updatedAt are server-set. */
 const timestamps = (operation: 'create' | 'update') => {
@@ -89,7 +101,13 @@ export function createStore(db: Kysely<Database>, options: StoreOptions = {}) {
     },
     tags: {
       table: 'tags',
-      relationships: { articles: { type: 'toMany', table: 'articles', through: { table: 'article_tags', from: 'tag_id', to: 'article_id' } } },
+      relationships: {
+        articles: {
+          type: 'toMany',
+          table: 'articles',
+          through: { table: 'article_tags', from: 'tag_id', to: 'article_id' },
+        },
+      },
     },
   });
 }

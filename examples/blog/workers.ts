@@ -52,7 +52,9 @@ export async function startWorkers(options: WorkersOptions): Promise<string> {
     listening.push(
       new Promise((resolve, reject) => {
         worker.once('listening', (address) => resolve(`http://127.0.0.1:${address.port}`));
-        worker.once('exit', (code) => reject(new Error(`worker ${worker.process.pid} exited with ${code} before listening`)));
+        worker.once('exit', (code) =>
+          reject(new Error(`worker ${worker.process.pid} exited with ${code} before listening`)),
+        );
       }),
     );
   }

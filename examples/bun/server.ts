@@ -7,9 +7,16 @@ import { createApi } from '../shared/api.js';
 
 // Bun's global, for type checkers without bun-types; drop this with `@types/bun` installed.
 declare const Bun: {
-  serve(options: { port: number; hostname: string; fetch: (request: Request) => Promise<Response> }): { url: URL; stop(): void };
+  serve(options: { port: number; hostname: string; fetch: (request: Request) => Promise<Response> }): {
+    url: URL;
+    stop(): void;
+  };
 };
 
 const api = createApi();
-const server = Bun.serve({ port: Number(process.env.PORT ?? 3000), hostname: process.env.HOST ?? '127.0.0.1', fetch: api.fetch });
+const server = Bun.serve({
+  port: Number(process.env.PORT ?? 3000),
+  hostname: process.env.HOST ?? '127.0.0.1',
+  fetch: api.fetch,
+});
 console.log(`Listening on ${new URL('api/v1/books', server.url)}`);

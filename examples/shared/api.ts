@@ -8,7 +8,20 @@
  *   DELETE /api/v1/books/1
  *   GET    /api/v1/authors/1/books
  */
-import { Attribute, Create, CustomSort, Delete, Index, JsonApi, type JsonApiOptions, Show, ToMany, ToOne, Update, defineResource } from 'jsonapi-gen';
+import {
+  Attribute,
+  Create,
+  CustomSort,
+  Delete,
+  Index,
+  JsonApi,
+  type JsonApiOptions,
+  Show,
+  ToMany,
+  ToOne,
+  Update,
+  defineResource,
+} from 'jsonapi-gen';
 
 interface Author {
   id: number;
@@ -43,7 +56,10 @@ export function createApi(options: Omit<JsonApiOptions, 'basePath'> = {}): JsonA
   api.resource({
     ...defineResource<Author>({
       type: 'authors',
-      fields: [Attribute.make('name').type('string').writable().required(), ToMany.make('books').type('books').includable()],
+      fields: [
+        Attribute.make('name').type('string').writable().required(),
+        ToMany.make('books').type('books').includable(),
+      ],
       endpoints: [Show.make(), Index.make(), Create.make()],
     }),
     find: (id) => authors.find((author) => String(author.id) === id),
@@ -54,7 +70,8 @@ export function createApi(options: Omit<JsonApiOptions, 'basePath'> = {}): JsonA
       authors.push(author);
       return author;
     },
-    loadRelated: (_relationship, models: readonly Author[]) => models.map((author) => books.filter((book) => book.authorId === author.id)),
+    loadRelated: (_relationship, models: readonly Author[]) =>
+      models.map((author) => books.filter((book) => book.authorId === author.id)),
   });
 
   api.resource({
@@ -67,7 +84,9 @@ export function createApi(options: Omit<JsonApiOptions, 'basePath'> = {}): JsonA
       ],
       endpoints: [Show.make(), Index.make(), Create.make(), Update.make(), Delete.make()],
       sorts: [
-        CustomSort.make('year', (rows: Book[], direction) => [...rows].sort((a, b) => (direction === 'asc' ? a.year - b.year : b.year - a.year))),
+        CustomSort.make('year', (rows: Book[], direction) =>
+          [...rows].sort((a, b) => (direction === 'asc' ? a.year - b.year : b.year - a.year)),
+        ),
       ],
     }),
     find: (id) => books.find((book) => String(book.id) === id),
@@ -75,7 +94,12 @@ export function createApi(options: Omit<JsonApiOptions, 'basePath'> = {}): JsonA
     results: (rows: Book[]) => rows,
     create: ({ attributes, relationships }) => {
       const author = relationships.author as { id: string };
-      const book: Book = { id: nextId(books), title: attributes.title as string, year: attributes.year as number, authorId: Number(author.id) };
+      const book: Book = {
+        id: nextId(books),
+        title: attributes.title as string,
+        year: attributes.year as number,
+        authorId: Number(author.id),
+      };
       books.push(book);
       return book;
     },
@@ -88,7 +112,8 @@ export function createApi(options: Omit<JsonApiOptions, 'basePath'> = {}): JsonA
     delete: (book: Book) => {
       books.splice(books.indexOf(book), 1);
     },
-    loadRelated: (_relationship, models: readonly Book[]) => models.map((book) => authors.find((author) => author.id === book.authorId) ?? null),
+    loadRelated: (_relationship, models: readonly Book[]) =>
+      models.map((book) => authors.find((author) => author.id === book.authorId) ?? null),
   });
 
   return api;

@@ -8,9 +8,22 @@ import { blankLineAfterImports, header, importOf, interfaceOf } from './helpers.
 export function emitApi(model: ApiModel): SourceFileStructure {
   const resources = model.resources;
   const statements: StatementStructures[] = [
-    importOf('jsonapi-gen', ['JsonApi', 'type JsonApiOptions', 'type DocumentQuery', 'type ResourceCollectionDocument', 'type ResourceDocument']),
+    importOf('jsonapi-gen', [
+      'JsonApi',
+      'type JsonApiOptions',
+      'type DocumentQuery',
+      'type ResourceCollectionDocument',
+      'type ResourceDocument',
+    ]),
     ...(model.extensions.exported ? [importOf(model.schemaImport, ['extensions as schemaExtensions'])] : []),
-    ...resources.map((r) => importOf(`./resources/${r.type}.js`, [`${r.names.camel}Resource`, `type ${r.names.pascal}DataLayer`, `type ${r.names.pascal}Resource`, `type ${r.names.pascal}Types`])),
+    ...resources.map((r) =>
+      importOf(`./resources/${r.type}.js`, [
+        `${r.names.camel}Resource`,
+        `type ${r.names.pascal}DataLayer`,
+        `type ${r.names.pascal}Resource`,
+        `type ${r.names.pascal}Types`,
+      ]),
+    ),
     {
       kind: StructureKind.ExportDeclaration,
       moduleSpecifier: './openapi.js',
@@ -22,10 +35,16 @@ export function emitApi(model: ApiModel): SourceFileStructure {
       isTypeOnly: true,
       namedExports: ['RelationshipLinks', 'ToManyRelationship', 'ToOneRelationship'],
     },
-    ...resources.map((r) => ({ kind: StructureKind.ExportDeclaration, moduleSpecifier: `./resources/${r.type}.js` }) as const),
-    interfaceOf('Resources', resources.map((r) => ({ name: r.type, type: `${r.names.pascal}Types` })), {
-      docs: 'The types of every resource, by type: what `defineStore<Database, Resources>` checks a Kysely mapping against.',
-    }),
+    ...resources.map(
+      (r) => ({ kind: StructureKind.ExportDeclaration, moduleSpecifier: `./resources/${r.type}.js` }) as const,
+    ),
+    interfaceOf(
+      'Resources',
+      resources.map((r) => ({ name: r.type, type: `${r.names.pascal}Types` })),
+      {
+        docs: 'The types of every resource, by type: what `defineStore<Database, Resources>` checks a Kysely mapping against.',
+      },
+    ),
     ...documentTypes(model),
     interfaceOf(
       'DataLayers',
@@ -38,7 +57,9 @@ export function emitApi(model: ApiModel): SourceFileStructure {
       isExported: true,
       docs: [
         'A `JsonApi` serving every resource of the schema, each bound to its data layer.' +
-          (model.extensions.exported ? ' Its extensions are the schema\'s `extensions` unless `options.extensions` is given.' : '') +
+          (model.extensions.exported
+            ? " Its extensions are the schema's `extensions` unless `options.extensions` is given."
+            : '') +
           '\n\n' +
           '@example\n' +
           'const api = createApi({ ' +
@@ -59,5 +80,9 @@ export function emitApi(model: ApiModel): SourceFileStructure {
       ],
     },
   ];
-  return { kind: StructureKind.SourceFile, leadingTrivia: header(model.schemaPath) + '\n\n', statements: blankLineAfterImports(statements) };
+  return {
+    kind: StructureKind.SourceFile,
+    leadingTrivia: header(model.schemaPath) + '\n\n',
+    statements: blankLineAfterImports(statements),
+  };
 }

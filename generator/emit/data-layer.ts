@@ -6,7 +6,16 @@
 import type { StatementStructures } from 'ts-morph';
 import type { AttributeModel, Capability, RelationshipModel, ResourceModel } from '../ir.js';
 import { pascalCase } from '../naming.js';
-import { type Member, attributeTypeOf, documentedTypeLiteral, interfaceOf, literal, typeAliasOf, typeLiteral, union } from './helpers.js';
+import {
+  type Member,
+  attributeTypeOf,
+  documentedTypeLiteral,
+  interfaceOf,
+  literal,
+  typeAliasOf,
+  typeLiteral,
+  union,
+} from './helpers.js';
 
 /** The runtime interface of each capability and the type arguments it takes. */
 const CAPABILITY_TYPES: Record<Capability, (pascal: string) => string> = {
@@ -53,7 +62,10 @@ function identifierType(relationship: RelationshipModel): string {
 }
 
 /** The model, write values, related models, filters, sorts and data-layer interface of `resource`. */
-export function dataLayerTypes(resource: ResourceModel, attributeType: (a: AttributeModel) => string): StatementStructures[] {
+export function dataLayerTypes(
+  resource: ResourceModel,
+  attributeType: (a: AttributeModel) => string,
+): StatementStructures[] {
   const { pascal } = resource.names;
   const has = (c: Capability) => resource.capabilities.includes(c);
   const plain = resource.attributes.filter((a) => !a.hasGetter);
@@ -65,16 +77,23 @@ export function dataLayerTypes(resource: ResourceModel, attributeType: (a: Attri
   const writable = (mode: 'create' | 'update'): string => {
     const attributes = resource.attributes
       .filter((a) => a.writable)
-      .map((a) => ({ name: a.name, type: attributeTypeOf(pascal, a.name), optional: mode === 'update' || (!a.required && !a.hasDefault) }));
+      .map((a) => ({
+        name: a.name,
+        type: attributeTypeOf(pascal, a.name),
+        optional: mode === 'update' || (!a.required && !a.hasDefault),
+      }));
     const relationships = resource.relationships
       .filter((r) => r.writable)
       .map((r) => ({
         name: r.name,
-        type: r.cardinality === 'many' ? `${identifierType(r)}[]` : `${identifierType(r)}${r.required ? '' : ' | null'}`,
+        type:
+          r.cardinality === 'many' ? `${identifierType(r)}[]` : `${identifierType(r)}${r.required ? '' : ' | null'}`,
         optional: mode === 'update' || !r.required,
       }));
     return typeLiteral([
-      ...(mode === 'create' && resource.clientIds ? [{ name: 'id', type: 'string', optional: true, docs: 'A client-generated id.' }] : []),
+      ...(mode === 'create' && resource.clientIds
+        ? [{ name: 'id', type: 'string', optional: true, docs: 'A client-generated id.' }]
+        : []),
       { name: 'attributes', type: typeLiteral(attributes) },
       { name: 'relationships', type: typeLiteral(relationships) },
     ]);
@@ -96,12 +115,28 @@ export function dataLayerTypes(resource: ResourceModel, attributeType: (a: Attri
       ...typeAliasOf(
         `${pascal}Model`,
         [`${pascal}ModelFields`, ...getterIndexes].join(' & '),
-        `A model of a resource of type \`${resource.type}\` as the host's data layer gives it: its fields${getters.length > 0 ? ' and what the schema\'s `.get()` getters read' : ''}.`,
+        `A model of a resource of type \`${resource.type}\` as the host's data layer gives it: its fields${getters.length > 0 ? " and what the schema's `.get()` getters read" : ''}.`,
       ),
       leadingTrivia: '\n',
     },
-    ...(has('Creatable') ? [typeAliasOf(`${pascal}CreateValues`, writable('create'), `What \`create\` receives: checked attributes (defaults applied) and linkage.`)] : []),
-    ...(has('Updatable') ? [typeAliasOf(`${pascal}UpdateValues`, writable('update'), `What \`update\` receives: only the members the client sent.`)] : []),
+    ...(has('Creatable')
+      ? [
+          typeAliasOf(
+            `${pascal}CreateValues`,
+            writable('create'),
+            `What \`create\` receives: checked attributes (defaults applied) and linkage.`,
+          ),
+        ]
+      : []),
+    ...(has('Updatable')
+      ? [
+          typeAliasOf(
+            `${pascal}UpdateValues`,
+            writable('update'),
+            `What \`update\` receives: only the members the client sent.`,
+          ),
+        ]
+      : []),
     ...(has('Relatable')
       ? [
           interfaceOf(
@@ -114,7 +149,15 @@ export function dataLayerTypes(resource: ResourceModel, attributeType: (a: Attri
           ),
         ]
       : []),
-    ...(has('Filterable') ? [typeAliasOf(`${pascal}WhereField`, union(resource.whereFilters.map(literal)), 'The fields `where` compares (`Where` filters).')] : []),
+    ...(has('Filterable')
+      ? [
+          typeAliasOf(
+            `${pascal}WhereField`,
+            union(resource.whereFilters.map(literal)),
+            'The fields `where` compares (`Where` filters).',
+          ),
+        ]
+      : []),
     ...(has('CustomFilterable')
       ? [
           interfaceOf(
@@ -128,8 +171,18 @@ export function dataLayerTypes(resource: ResourceModel, attributeType: (a: Attri
           ),
         ]
       : []),
-    ...(has('Sortable') ? [typeAliasOf(`${pascal}SortField`, union(resource.sortFields.map(literal)), 'The fields `orderBy` orders by (`SortBy` sorts).')] : []),
-    ...(has('CustomSortable') ? [typeAliasOf(`${pascal}CustomSort`, union(resource.customSorts.map(literal)), 'The custom sorts.')] : []),
+    ...(has('Sortable')
+      ? [
+          typeAliasOf(
+            `${pascal}SortField`,
+            union(resource.sortFields.map(literal)),
+            'The fields `orderBy` orders by (`SortBy` sorts).',
+          ),
+        ]
+      : []),
+    ...(has('CustomSortable')
+      ? [typeAliasOf(`${pascal}CustomSort`, union(resource.customSorts.map(literal)), 'The custom sorts.')]
+      : []),
     interfaceOf(
       `${pascal}Types`,
       [
@@ -139,7 +192,10 @@ export function dataLayerTypes(resource: ResourceModel, attributeType: (a: Attri
         { name: 'customSorts', type: has('CustomSortable') ? `${pascal}CustomSort` : 'never' },
         { name: 'policy', type: String(resource.usesPolicy) },
       ],
-      { docs: `The types of resources of type \`${resource.type}\` in one place, for typed integrations (the Kysely store checks its mapping against them).`, extends: ['ResourceTypes'] },
+      {
+        docs: `The types of resources of type \`${resource.type}\` in one place, for typed integrations (the Kysely store checks its mapping against them).`,
+        extends: ['ResourceTypes'],
+      },
     ),
     interfaceOf(`${pascal}DataLayer`, [], {
       docs:

@@ -12,7 +12,10 @@ const key = (name: string) => (/^[A-Za-z_$][\w$]*$/.test(name) ? name : `'${name
 export function documentTypes(model: ApiModel): StatementStructures[] {
   const objects = model.resources.map((r) => `${key(r.type)}: ${r.names.pascal}Resource;`).join(' ');
   const relations = model.resources
-    .map((r) => `${key(r.type)}: { ${r.relationships.map((rel) => `${key(rel.name)}: '${rel.relatedType}';`).join(' ')} };`)
+    .map(
+      (r) =>
+        `${key(r.type)}: { ${r.relationships.map((rel) => `${key(rel.name)}: '${rel.relatedType}';`).join(' ')} };`,
+    )
     .join(' ');
   const example = model.resources[0]?.type ?? 'articles';
   return [
@@ -20,7 +23,9 @@ export function documentTypes(model: ApiModel): StatementStructures[] {
       kind: StructureKind.TypeAlias,
       name: 'ApiTypes',
       isExported: true,
-      docs: ["Every resource object of the API and each relationship's related type, by type: what `Document` narrows."],
+      docs: [
+        "Every resource object of the API and each relationship's related type, by type: what `Document` narrows.",
+      ],
       type: `{ objects: { ${objects} }; relations: { ${relations} } }`,
     },
     {

@@ -90,7 +90,8 @@ export function objectLiteral(entries: ReadonlyArray<readonly [string | null, st
  */
 export function documentedTypeLiteral(members: readonly Member[]): string {
   if (members.length === 0) return 'Record<never, never>';
-  const line = (m: Member) => `${m.docs ? `/** ${m.docs} */\n` : ''}${propertyKey(m.name)}${m.optional ? '?' : ''}: ${m.type};`;
+  const line = (m: Member) =>
+    `${m.docs ? `/** ${m.docs} */\n` : ''}${propertyKey(m.name)}${m.optional ? '?' : ''}: ${m.type};`;
   return `{\n${members.map(line).join('\n')}\n}`;
 }
 
@@ -143,12 +144,17 @@ function bare(name: string): string {
 /** Sorts import structures by module specifier (packages first, then relative). */
 export function sortImports(imports: ImportDeclarationStructure[]): ImportDeclarationStructure[] {
   const rank = (m: string) => (m.startsWith('.') ? 1 : 0);
-  return imports.sort((a, b) => rank(a.moduleSpecifier) - rank(b.moduleSpecifier) || a.moduleSpecifier.localeCompare(b.moduleSpecifier, 'en'));
+  return imports.sort(
+    (a, b) =>
+      rank(a.moduleSpecifier) - rank(b.moduleSpecifier) || a.moduleSpecifier.localeCompare(b.moduleSpecifier, 'en'),
+  );
 }
 
 /** Separates imports from the declarations below them with a blank line. */
 export function blankLineAfterImports<T extends { kind: StructureKind }>(statements: T[]): T[] {
-  const first = statements.findIndex((s) => s.kind !== StructureKind.ImportDeclaration && s.kind !== StructureKind.ExportDeclaration);
+  const first = statements.findIndex(
+    (s) => s.kind !== StructureKind.ImportDeclaration && s.kind !== StructureKind.ExportDeclaration,
+  );
   if (first > 0) statements[first] = { ...statements[first]!, leadingTrivia: '\n' };
   return statements;
 }

@@ -7,7 +7,12 @@ export function atomicSchemas(): Array<[string, SchemaObject]> {
   const target: SchemaObject = {
     type: 'object',
     required: ['type'],
-    properties: { type: { type: 'string' }, id: { type: 'string' }, lid: { type: 'string' }, relationship: { type: 'string' } },
+    properties: {
+      type: { type: 'string' },
+      id: { type: 'string' },
+      lid: { type: 'string' },
+      relationship: { type: 'string' },
+    },
     additionalProperties: false,
     description: 'The target: `type` with `id` or `lid`, and `relationship` to target a relationship.',
   };
@@ -20,9 +25,13 @@ export function atomicSchemas(): Array<[string, SchemaObject]> {
         properties: {
           op: { type: 'string', enum: ['add', 'update', 'remove'] },
           ref: target,
-          href: { type: 'string', description: 'The target as a URI-reference: a collection, a resource or a relationship.' },
+          href: {
+            type: 'string',
+            description: 'The target as a URI-reference: a collection, a resource or a relationship.',
+          },
           data: {
-            description: 'A resource object (add, update; `lid` assigns a local identity), or relationship linkage (operations on a relationship).',
+            description:
+              'A resource object (add, update; `lid` assigns a local identity), or relationship linkage (operations on a relationship).',
             oneOf: [{ type: 'object' }, { type: 'array', items: { type: 'object' } }, { type: 'null' }],
           },
           meta: ref('Meta'),
@@ -36,7 +45,12 @@ export function atomicSchemas(): Array<[string, SchemaObject]> {
       {
         type: 'object',
         required: ['atomic:operations'],
-        properties: { 'atomic:operations': { type: 'array', minItems: 1, items: ref('AtomicOperation') }, jsonapi: ref('JsonApi'), meta: ref('Meta'), links: ref('Links') },
+        properties: {
+          'atomic:operations': { type: 'array', minItems: 1, items: ref('AtomicOperation') },
+          jsonapi: ref('JsonApi'),
+          meta: ref('Meta'),
+          links: ref('Links'),
+        },
         additionalProperties: false,
       },
     ],
@@ -44,7 +58,8 @@ export function atomicSchemas(): Array<[string, SchemaObject]> {
       'AtomicResult',
       {
         type: 'object',
-        description: 'The result of the operation at the same position: the resource it created or updated as `data`, or `{}`.',
+        description:
+          'The result of the operation at the same position: the resource it created or updated as `data`, or `{}`.',
         properties: { data: ref('Resource'), meta: ref('Meta') },
       },
     ],
@@ -53,7 +68,11 @@ export function atomicSchemas(): Array<[string, SchemaObject]> {
       {
         type: 'object',
         required: ['atomic:results'],
-        properties: { jsonapi: ref('JsonApi'), 'atomic:results': { type: 'array', items: ref('AtomicResult') }, meta: ref('Meta') },
+        properties: {
+          jsonapi: ref('JsonApi'),
+          'atomic:results': { type: 'array', items: ref('AtomicResult') },
+          meta: ref('Meta'),
+        },
       },
     ],
   ];
@@ -72,7 +91,10 @@ export function atomicOperation(): OperationObject {
     requestBody: { required: true, content: content(ref('AtomicOperationsDocument'), ATOMIC_MEDIA_TYPE) },
     responses: responses(
       {
-        '200': { description: 'Every operation succeeded; one result per operation, in order.', content: content(ref('AtomicResultsDocument'), ATOMIC_MEDIA_TYPE) },
+        '200': {
+          description: 'Every operation succeeded; one result per operation, in order.',
+          content: content(ref('AtomicResultsDocument'), ATOMIC_MEDIA_TYPE),
+        },
         '204': { description: 'Every operation succeeded and none returns data.' },
       },
       ['400', '403', '404', '406', '409', '413', '415', '422'],

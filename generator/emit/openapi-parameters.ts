@@ -38,7 +38,11 @@ export function includePaths(resource: ResourceModel, byType: ByType): string[] 
  * The types whose resources a response of `resource` may carry: itself and every type an
  * include path of at most `depth` relationships reaches (the runtime refuses longer paths).
  */
-export function reachableTypes(resource: ResourceModel, byType: ByType, depth: number = DEFAULT_LIMITS.includeDepth): string[] {
+export function reachableTypes(
+  resource: ResourceModel,
+  byType: ByType,
+  depth: number = DEFAULT_LIMITS.includeDepth,
+): string[] {
   const seen = new Set([resource.type]);
   let frontier = [resource];
   for (let level = 0; level < depth && frontier.length > 0; level++) {
@@ -57,7 +61,11 @@ export function reachableTypes(resource: ResourceModel, byType: ByType, depth: n
   return [...seen].sort();
 }
 
-const list = (values: readonly string[]): SchemaObject => ({ type: 'array', items: { type: 'string', enum: [...values] }, uniqueItems: true });
+const list = (values: readonly string[]): SchemaObject => ({
+  type: 'array',
+  items: { type: 'string', enum: [...values] },
+  uniqueItems: true,
+});
 
 /** The component names of a resource's parameters. */
 const names = {
@@ -66,7 +74,8 @@ const names = {
   sort: (r: ResourceModel) => `${r.names.pascal}Sort`,
   filter: (r: ResourceModel, filter: string) => `${r.names.pascal}Filter${pascalCase(filter)}`,
   filterList: (r: ResourceModel, filter: string) => `${r.names.pascal}Filter${pascalCase(filter)}List`,
-  filterOperator: (r: ResourceModel, filter: string, op: Operator) => `${r.names.pascal}Filter${pascalCase(filter)}${pascalCase(op)}`,
+  filterOperator: (r: ResourceModel, filter: string, op: Operator) =>
+    `${r.names.pascal}Filter${pascalCase(filter)}${pascalCase(op)}`,
   pageLimit: (r: ResourceModel) => `${r.names.pascal}PageLimit`,
   /** The schema (in `components.schemas`) of one value a filter on this attribute compares. */
   value: (r: ResourceModel, attribute: AttributeModel) => `${r.names.pascal}${pascalCase(attribute.name)}Value`,
@@ -77,13 +86,22 @@ const names = {
 export function sharedParameters(cursors: boolean): Array<[string, ParameterObject]> {
   const shared: Array<[string, ParameterObject]> = [
     ['id', { name: 'id', in: 'path', required: true, description: 'The resource id.', schema: { type: 'string' } }],
-    ['PageOffset', { name: 'page[offset]', in: 'query', description: 'How many resources to skip.', schema: { type: 'integer', minimum: 0, default: 0 } }],
+    [
+      'PageOffset',
+      {
+        name: 'page[offset]',
+        in: 'query',
+        description: 'How many resources to skip.',
+        schema: { type: 'integer', minimum: 0, default: 0 },
+      },
+    ],
     [
       'PageAfter',
       {
         name: 'page[after]',
         in: 'query',
-        description: 'Cursor pagination (the JSON:API cursor pagination profile): the page after this cursor, from `links.next`. Not together with `page[before]` or the offset parameters.',
+        description:
+          'Cursor pagination (the JSON:API cursor pagination profile): the page after this cursor, from `links.next`. Not together with `page[before]` or the offset parameters.',
         schema: { type: 'string' },
       },
     ],
@@ -92,7 +110,8 @@ export function sharedParameters(cursors: boolean): Array<[string, ParameterObje
       {
         name: 'page[before]',
         in: 'query',
-        description: 'Cursor pagination: the page before this cursor, from `links.prev`. Not together with `page[after]` or the offset parameters.',
+        description:
+          'Cursor pagination: the page before this cursor, from `links.prev`. Not together with `page[after]` or the offset parameters.',
         schema: { type: 'string' },
       },
     ],
@@ -121,7 +140,14 @@ export function resourceParameters(resource: ResourceModel, byType: ByType): Arr
   const fields = [...resource.attributes.map((a) => a.name), ...resource.relationships.map((r) => r.name)];
   parameters.push([
     names.fields(resource),
-    { name: `fields[${type}]`, in: 'query', description: `The fields of ${type} to return, comma-separated.`, style: 'form', explode: false, schema: list(fields) },
+    {
+      name: `fields[${type}]`,
+      in: 'query',
+      description: `The fields of ${type} to return, comma-separated.`,
+      style: 'form',
+      explode: false,
+      schema: list(fields),
+    },
   ]);
   const index = resource.endpoints.index;
   if (!index) return parameters;
@@ -138,7 +164,8 @@ export function resourceParameters(resource: ResourceModel, byType: ByType): Arr
       },
     ]);
   }
-  for (const filter of resource.filterDetails) parameters.push(...filterParameters(resource, filter), ...operatorParameters(resource, filter, byType));
+  for (const filter of resource.filterDetails)
+    parameters.push(...filterParameters(resource, filter), ...operatorParameters(resource, filter, byType));
   if (index.pagination) {
     parameters.push([
       names.pageLimit(resource),
@@ -146,7 +173,12 @@ export function resourceParameters(resource: ResourceModel, byType: ByType): Arr
         name: 'page[limit]',
         in: 'query',
         description: `How many resources per page (at most ${index.pagination.maxLimit}).`,
-        schema: { type: 'integer', minimum: 1, maximum: index.pagination.maxLimit, default: index.pagination.defaultLimit },
+        schema: {
+          type: 'integer',
+          minimum: 1,
+          maximum: index.pagination.maxLimit,
+          default: index.pagination.defaultLimit,
+        },
       },
     ]);
     if (index.cursor) {
@@ -156,7 +188,12 @@ export function resourceParameters(resource: ResourceModel, byType: ByType): Arr
           name: 'page[size]',
           in: 'query',
           description: `Cursor pagination: how many resources per page (at most ${index.pagination.maxLimit}; more is a 400 whose error has the profile's \`max-size-exceeded\` type).`,
-          schema: { type: 'integer', minimum: 1, maximum: index.pagination.maxLimit, default: index.pagination.defaultLimit },
+          schema: {
+            type: 'integer',
+            minimum: 1,
+            maximum: index.pagination.maxLimit,
+            default: index.pagination.defaultLimit,
+          },
         },
       ]);
     }
@@ -184,7 +221,10 @@ export function filterParameters(resource: ResourceModel, filter: FilterModel): 
         style: 'form',
         explode: false,
         // An enum's members: one is the enum itself, so that a typed client offers exactly them.
-        schema: '$ref' in item ? { anyOf: [item, { type: 'array', items: item, minItems: 1 }] } : { type: 'array', items: item },
+        schema:
+          '$ref' in item
+            ? { anyOf: [item, { type: 'array', items: item, minItems: 1 }] }
+            : { type: 'array', items: item },
       }
     : {
         name: `filter[${name}]`,
@@ -217,9 +257,14 @@ function filterItem(resource: ResourceModel, filter: FilterModel): SchemaObject 
 }
 
 /** What a `Where` filter compares: the attribute and the resource it belongs to (this one, or the one at the end of a path), or a to-one's id (undefined). */
-function comparedAttribute(resource: ResourceModel, name: string, byType: ByType): { owner: ResourceModel; attribute: AttributeModel } | undefined {
+function comparedAttribute(
+  resource: ResourceModel,
+  name: string,
+  byType: ByType,
+): { owner: ResourceModel; attribute: AttributeModel } | undefined {
   const [first, path] = name.split('.') as [string, string | undefined];
-  const owner = path === undefined ? resource : byType.get(resource.relationships.find((r) => r.name === first)?.relatedType ?? '');
+  const owner =
+    path === undefined ? resource : byType.get(resource.relationships.find((r) => r.name === first)?.relatedType ?? '');
   const attribute = owner?.attributes.find((a) => a.name === (path ?? first));
   return owner && attribute && { owner, attribute };
 }
@@ -276,14 +321,30 @@ const OPERATOR_WORDS: Record<Operator, string> = {
  * the schema of its value (by the compared attribute's kind: `format: date-time`, enum members,
  * integers), so that a generated client offers exactly what the server accepts.
  */
-export function operatorParameters(resource: ResourceModel, filter: FilterModel, byType: ByType): Array<[string, ParameterObject]> {
+export function operatorParameters(
+  resource: ResourceModel,
+  filter: FilterModel,
+  byType: ByType,
+): Array<[string, ParameterObject]> {
   const [first, path] = filter.name.split('.');
-  const subject = path === undefined ? `\`${filter.name}\`` : `\`${filter.name}\` (the \`${path}\` of the related \`${first}\`, any of them for a to-many relationship)`;
+  const subject =
+    path === undefined
+      ? `\`${filter.name}\``
+      : `\`${filter.name}\` (the \`${path}\` of the related \`${first}\`, any of them for a to-many relationship)`;
   return filterOperators(resource, filter, byType).map((op): [string, ParameterObject] => {
     const one = valueSchema(resource, filter, byType);
     const schema: SchemaObject | ReferenceObject =
-      op === 'null' ? { type: 'boolean' } : op === 'in' || op === 'nin' ? { type: 'array', items: one, maxItems: DEFAULT_LIMITS.filterValues } : one;
-    const caseRule = op === 'contains' || op === 'startsWith' || op === 'endsWith' ? (filter.caseInsensitive ? ', ignoring letter case' : ', letter case counting') : '';
+      op === 'null'
+        ? { type: 'boolean' }
+        : op === 'in' || op === 'nin'
+          ? { type: 'array', items: one, maxItems: DEFAULT_LIMITS.filterValues }
+          : one;
+    const caseRule =
+      op === 'contains' || op === 'startsWith' || op === 'endsWith'
+        ? filter.caseInsensitive
+          ? ', ignoring letter case'
+          : ', letter case counting'
+        : '';
     return [
       names.filterOperator(resource, filter.name, op),
       {
@@ -303,7 +364,8 @@ function keeps(resource: ResourceModel, filter: FilterModel): string {
   const the = `Keeps the ${resource.type}`;
   if (filter.declares === 'where') {
     const relationship = resource.relationships.find((r) => r.name === filter.name);
-    if (relationship) return `${the} whose ${code(filter.name)} is the ${relationship.relatedType} resource with this id`;
+    if (relationship)
+      return `${the} whose ${code(filter.name)} is the ${relationship.relatedType} resource with this id`;
     const attribute = resource.attributes.find((a) => a.name === filter.name);
     // An enum's values are in the parameter's schema, not repeated here.
     if (attribute?.kind === 'enum') return `${the} whose ${code(filter.name)} is the value`;
@@ -332,9 +394,11 @@ export function collectionParameters(resource: ResourceModel, byType: ByType): R
   if (resource.sorts.length > 0) refs.push(parameterRef(names.sort(resource)));
   for (const filter of resource.filterDetails) {
     refs.push(parameterRef(names.filter(resource, filter.name)), parameterRef(names.filterList(resource, filter.name)));
-    for (const op of filterOperators(resource, filter, byType)) refs.push(parameterRef(names.filterOperator(resource, filter.name, op)));
+    for (const op of filterOperators(resource, filter, byType))
+      refs.push(parameterRef(names.filterOperator(resource, filter.name, op)));
   }
   if (index.pagination) refs.push(parameterRef('PageOffset'), parameterRef(names.pageLimit(resource)));
-  if (index.pagination && index.cursor) refs.push(parameterRef(names.pageSize(resource)), parameterRef('PageAfter'), parameterRef('PageBefore'));
+  if (index.pagination && index.cursor)
+    refs.push(parameterRef(names.pageSize(resource)), parameterRef('PageAfter'), parameterRef('PageBefore'));
   return refs;
 }

@@ -3,7 +3,13 @@
  * relationship the related resource and the relationship's linkage. Parameters, schemas and
  * error responses are references into `components`, so each operation stays small.
  */
-import type { OperationObject, PathItemObject, ReferenceObject, ResponsesObject, SchemaObject } from 'openapi3-ts/oas31';
+import type {
+  OperationObject,
+  PathItemObject,
+  ReferenceObject,
+  ResponsesObject,
+  SchemaObject,
+} from 'openapi3-ts/oas31';
 import type { ResourceModel } from '../ir.js';
 import { pascalCase } from '../naming.js';
 import { collectionParameters, readParameters } from './openapi-parameters.js';
@@ -24,7 +30,10 @@ function ok(description: string, schema: SchemaObject | ReferenceObject, status 
 }
 
 /** The path items of one resource's enabled endpoints, in a fixed order. */
-export function pathItems(resource: ResourceModel, byType: ReadonlyMap<string, ResourceModel>): Array<[string, PathItemObject]> {
+export function pathItems(
+  resource: ResourceModel,
+  byType: ReadonlyMap<string, ResourceModel>,
+): Array<[string, PathItemObject]> {
   const { type, names, endpoints } = resource;
   const { pascal } = names;
   const tags = [type];
@@ -39,7 +48,11 @@ export function pathItems(resource: ResourceModel, byType: ReadonlyMap<string, R
       summary: `List resources of type \`${type}\``,
       tags,
       parameters: [...readParameters(resource, byType), ...collectionParameters(resource, byType)],
-      responses: responses(ok(`A page of resources of type \`${type}\`.`, ref(`${pascal}CollectionDocument`)), ['400', '403', '406']),
+      responses: responses(ok(`A page of resources of type \`${type}\`.`, ref(`${pascal}CollectionDocument`)), [
+        '400',
+        '403',
+        '406',
+      ]),
     };
   }
   if (endpoints.create) {
@@ -52,7 +65,9 @@ export function pathItems(resource: ResourceModel, byType: ReadonlyMap<string, R
         {
           '201': {
             description: `The created resource of type \`${type}\`.`,
-            headers: { Location: { description: 'The URL of the created resource.', schema: { type: 'string', format: 'uri' } } },
+            headers: {
+              Location: { description: 'The URL of the created resource.', schema: { type: 'string', format: 'uri' } },
+            },
             content: content(ref(`${pascal}Document`)),
           },
         },
@@ -98,13 +113,23 @@ export function pathItems(resource: ResourceModel, byType: ReadonlyMap<string, R
     const many = relationship.cardinality === 'many';
     const linkagePath: PathItemObject = { parameters: [idParameter] };
     if (endpoints.show) {
-      const data: SchemaObject | ReferenceObject = many ? { type: 'array', items: ref(`${relatedPascal}Resource`) } : { oneOf: [ref(`${relatedPascal}Resource`), { type: 'null' }] };
+      const data: SchemaObject | ReferenceObject = many
+        ? { type: 'array', items: ref(`${relatedPascal}Resource`) }
+        : { oneOf: [ref(`${relatedPascal}Resource`), { type: 'null' }] };
       const relatedGet: OperationObject = {
         operationId: `get${pascal}${relName}`,
         summary: `Fetch the ${relationship.name} of a resource of type \`${type}\``,
         tags,
         parameters: readParameters(related, byType),
-        responses: responses(ok(many ? `The related resources of type \`${related.type}\`.` : `The related resource of type \`${related.type}\`, or null.`, documentSchema(data)), READ_ERRORS),
+        responses: responses(
+          ok(
+            many
+              ? `The related resources of type \`${related.type}\`.`
+              : `The related resource of type \`${related.type}\`, or null.`,
+            documentSchema(data),
+          ),
+          READ_ERRORS,
+        ),
       };
       items.push([`/${type}/{id}/${relationship.name}`, { parameters: [idParameter], get: relatedGet }]);
       linkagePath.get = {
@@ -115,7 +140,12 @@ export function pathItems(resource: ResourceModel, byType: ReadonlyMap<string, R
           ok(`The ${relationship.name} linkage.`, {
             type: 'object',
             required: ['data'],
-            properties: { jsonapi: ref('JsonApi'), links: ref('Links'), data: linkageSchema(relationship), meta: ref('Meta') },
+            properties: {
+              jsonapi: ref('JsonApi'),
+              links: ref('Links'),
+              data: linkageSchema(relationship),
+              meta: ref('Meta'),
+            },
           }),
           READ_ERRORS,
         ),
@@ -127,13 +157,25 @@ export function pathItems(resource: ResourceModel, byType: ReadonlyMap<string, R
       const linkageBody = (description: string) => ({
         required: true,
         description,
-        content: content({ type: 'object', required: ['data'], properties: { data: linkageSchema(relationship, !relationship.required), meta: ref('Meta') } }),
+        content: content({
+          type: 'object',
+          required: ['data'],
+          properties: { data: linkageSchema(relationship, !relationship.required), meta: ref('Meta') },
+        }),
       });
       linkagePath.patch = {
         operationId: `update${pascal}${relName}Relationship`,
-        summary: many ? `Replace every member of the ${relationship.name} of a resource of type \`${type}\`` : `Replace the ${relationship.name} of a resource of type \`${type}\``,
+        summary: many
+          ? `Replace every member of the ${relationship.name} of a resource of type \`${type}\``
+          : `Replace the ${relationship.name} of a resource of type \`${type}\``,
         tags,
-        requestBody: linkageBody(many ? 'The new members (an empty array clears the relationship).' : relationship.required ? `The new ${relationship.name} (required: it cannot be cleared).` : `The new ${relationship.name}, or null to clear it.`),
+        requestBody: linkageBody(
+          many
+            ? 'The new members (an empty array clears the relationship).'
+            : relationship.required
+              ? `The new ${relationship.name} (required: it cannot be cleared).`
+              : `The new ${relationship.name}, or null to clear it.`,
+        ),
         responses: responses(noContent('Replaced.'), LINKAGE_ERRORS),
       };
       if (many) {
@@ -153,7 +195,8 @@ export function pathItems(resource: ResourceModel, byType: ReadonlyMap<string, R
         };
       }
     }
-    if (Object.keys(linkagePath).length > 1) items.push([`/${type}/{id}/relationships/${relationship.name}`, linkagePath]);
+    if (Object.keys(linkagePath).length > 1)
+      items.push([`/${type}/{id}/relationships/${relationship.name}`, linkagePath]);
   }
   return items;
 }

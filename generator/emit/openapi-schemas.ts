@@ -42,7 +42,11 @@ export function attributeSchema(attribute: AttributeModel): SchemaObject {
   const base = kindSchema(attribute);
   const constrained: SchemaObject = { ...base, ...attribute.constraints };
   if (!attribute.nullable) return oneLine(constrained);
-  return oneLine({ ...constrained, type: [base.type as string, 'null'], ...(base.enum && { enum: [...(base.enum as unknown[]), null] }) } as SchemaObject);
+  return oneLine({
+    ...constrained,
+    type: [base.type as string, 'null'],
+    ...(base.enum && { enum: [...(base.enum as unknown[]), null] }),
+  } as SchemaObject);
 }
 
 /** The members every document shares, and `Resource`: any resource object of the API. */
@@ -51,7 +55,14 @@ export function commonSchemas(model: ApiModel): Array<[string, SchemaObject]> {
     ['JsonApi', { type: 'object', properties: { version: { type: 'string' } } }],
     ['Meta', { type: 'object', additionalProperties: true }],
     ['Links', { type: 'object', additionalProperties: { type: ['string', 'null'] } }],
-    ['RelationshipLinks', { type: 'object', required: ['self', 'related'], properties: { self: { type: 'string' }, related: { type: 'string' } } }],
+    [
+      'RelationshipLinks',
+      {
+        type: 'object',
+        required: ['self', 'related'],
+        properties: { self: { type: 'string' }, related: { type: 'string' } },
+      },
+    ],
     [
       'Error',
       {
@@ -70,13 +81,24 @@ export function commonSchemas(model: ApiModel): Array<[string, SchemaObject]> {
         },
       },
     ],
-    ['ErrorDocument', { type: 'object', required: ['errors'], properties: { jsonapi: ref('JsonApi'), errors: { type: 'array', items: ref('Error') }, meta: ref('Meta') } }],
+    [
+      'ErrorDocument',
+      {
+        type: 'object',
+        required: ['errors'],
+        properties: { jsonapi: ref('JsonApi'), errors: { type: 'array', items: ref('Error') }, meta: ref('Meta') },
+      },
+    ],
     ['Resource', { oneOf: model.resources.map((r) => ref(`${r.names.pascal}Resource`)) }],
   ];
 }
 
 function identifierSchema(resource: ResourceModel): SchemaObject {
-  return { type: 'object', required: ['type', 'id'], properties: { type: { const: resource.type }, id: { type: 'string' } } };
+  return {
+    type: 'object',
+    required: ['type', 'id'],
+    properties: { type: { const: resource.type }, id: { type: 'string' } },
+  };
 }
 
 /** A relationship's `data`: identifiers of the related type (to-one: or null, unless `nullable` is false). */
@@ -91,13 +113,19 @@ export function resourceSchemas(resource: ResourceModel): Array<[string, SchemaO
   const { pascal } = resource.names;
   const schemas: Array<[string, SchemaObject]> = [
     [`${pascal}Identifier`, identifierSchema(resource)],
-    [`${pascal}Attributes`, { type: 'object', properties: Object.fromEntries(resource.attributes.map((a) => [a.name, attributeSchema(a)])) }],
+    [
+      `${pascal}Attributes`,
+      { type: 'object', properties: Object.fromEntries(resource.attributes.map((a) => [a.name, attributeSchema(a)])) },
+    ],
     [
       `${pascal}Relationships`,
       {
         type: 'object',
         properties: Object.fromEntries(
-          resource.relationships.map((r) => [r.name, { type: 'object', properties: { links: ref('RelationshipLinks'), data: linkageSchema(r) } }]),
+          resource.relationships.map((r) => [
+            r.name,
+            { type: 'object', properties: { links: ref('RelationshipLinks'), data: linkageSchema(r) } },
+          ]),
         ),
       },
     ],
@@ -128,7 +156,13 @@ export function documentSchema(data: SchemaObject | ReferenceObject): SchemaObje
   return {
     type: 'object',
     required: ['data'],
-    properties: { jsonapi: ref('JsonApi'), links: ref('Links'), data, included: { type: 'array', items: ref('Resource') }, meta: ref('Meta') },
+    properties: {
+      jsonapi: ref('JsonApi'),
+      links: ref('Links'),
+      data,
+      included: { type: 'array', items: ref('Resource') },
+      meta: ref('Meta'),
+    },
   };
 }
 
@@ -144,10 +178,20 @@ function writeSchema(resource: ResourceModel, mode: 'create' | 'update'): Schema
     properties,
     additionalProperties: false,
   });
-  const attributeSection = section(Object.fromEntries(attributes.map((a) => [a.name, attributeSchema(a)])), required(attributes));
+  const attributeSection = section(
+    Object.fromEntries(attributes.map((a) => [a.name, attributeSchema(a)])),
+    required(attributes),
+  );
   const relationshipSection = section(
     Object.fromEntries(
-      relationships.map((r) => [r.name, { type: 'object', required: ['data'], properties: { data: linkageSchema(r, !r.required) } } satisfies SchemaObject]),
+      relationships.map((r) => [
+        r.name,
+        {
+          type: 'object',
+          required: ['data'],
+          properties: { data: linkageSchema(r, !r.required) },
+        } satisfies SchemaObject,
+      ]),
     ),
     required(relationships),
   );

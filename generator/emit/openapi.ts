@@ -37,7 +37,10 @@ export function emitOpenApi(model: ApiModel, options: OpenApiOptions = {}): Open
   });
   const byType = new Map(model.resources.map((r) => [r.type, r]));
   for (const [name, schema] of commonSchemas(model)) builder.addSchema(name, schema);
-  for (const [name, parameter] of sharedParameters(model.resources.some((r) => r.endpoints.index?.cursor === true && r.endpoints.index.pagination !== undefined))) builder.addParameter(name, parameter);
+  for (const [name, parameter] of sharedParameters(
+    model.resources.some((r) => r.endpoints.index?.cursor === true && r.endpoints.index.pagination !== undefined),
+  ))
+    builder.addParameter(name, parameter);
   for (const resource of model.resources) {
     for (const [name, schema] of resourceSchemas(resource)) builder.addSchema(name, schema);
     for (const [name, parameter] of resourceParameters(resource, byType)) builder.addParameter(name, parameter);
@@ -48,13 +51,19 @@ export function emitOpenApi(model: ApiModel, options: OpenApiOptions = {}): Open
   }
   for (const resource of model.resources) {
     for (const [path, item] of pathItems(resource, byType)) builder.addPath(path, item);
-    builder.addTag({ name: resource.type, description: `Resources of type \`${resource.type}\` and their relationships.` });
+    builder.addTag({
+      name: resource.type,
+      description: `Resources of type \`${resource.type}\` and their relationships.`,
+    });
   }
   const atomic = model.extensions.atomic;
   if (atomic) {
     for (const [name, schema] of atomicSchemas()) builder.addSchema(name, schema);
     builder.addPath(atomic.path, { post: atomicOperation() });
-    builder.addTag({ name: 'operations', description: 'Atomic Operations (https://jsonapi.org/ext/atomic): several writes in order, in one transaction.' });
+    builder.addTag({
+      name: 'operations',
+      description: 'Atomic Operations (https://jsonapi.org/ext/atomic): several writes in order, in one transaction.',
+    });
   }
   const spec = builder.getSpec();
   return {
@@ -67,6 +76,10 @@ export function emitOpenApi(model: ApiModel, options: OpenApiOptions = {}): Open
     security: [],
     tags: spec.tags,
     paths: spec.paths,
-    components: { schemas: spec.components!.schemas!, responses: spec.components!.responses!, parameters: spec.components!.parameters! },
+    components: {
+      schemas: spec.components!.schemas!,
+      responses: spec.components!.responses!,
+      parameters: spec.components!.parameters!,
+    },
   };
 }

@@ -3,11 +3,30 @@
  * its data-layer interface and the factory binding the schema to a data layer.
  */
 import { posix } from 'node:path';
-import { type FunctionDeclarationStructure, type SourceFileStructure, type StatementStructures, StructureKind, VariableDeclarationKind } from 'ts-morph';
+import {
+  type FunctionDeclarationStructure,
+  type SourceFileStructure,
+  type StatementStructures,
+  StructureKind,
+  VariableDeclarationKind,
+} from 'ts-morph';
 import type { ApiModel, AttributeModel, RelationshipModel, ResourceModel } from '../ir.js';
 import { pascalCase, propertyAccess, quote } from '../naming.js';
 import { capabilityImports, dataLayerTypes, optionalAttribute } from './data-layer.js';
-import { type Member, attributeTypeOf, blankLineAfterImports, header, importOf, interfaceOf, literal, objectLiteral, sortImports, typeAliasOf, typeLiteral, union } from './helpers.js';
+import {
+  type Member,
+  attributeTypeOf,
+  blankLineAfterImports,
+  header,
+  importOf,
+  interfaceOf,
+  literal,
+  objectLiteral,
+  sortImports,
+  typeAliasOf,
+  typeLiteral,
+  union,
+} from './helpers.js';
 
 /** The file name of a resource's module, relative to the output directory. */
 export function resourceFile(resource: ResourceModel): string {
@@ -16,7 +35,9 @@ export function resourceFile(resource: ResourceModel): string {
 
 export function emitResource(model: ApiModel, resource: ResourceModel): SourceFileStructure {
   const { pascal } = resource.names;
-  const related = [...new Set(resource.relationships.map((r) => r.relatedType))].filter((t) => t !== resource.type).sort();
+  const related = [...new Set(resource.relationships.map((r) => r.relatedType))]
+    .filter((t) => t !== resource.type)
+    .sort();
   const support = [
     ...(resource.attributes.some((a) => a.kind === 'date') ? ['dateOnly'] : []),
     ...(resource.attributes.some((a) => a.kind === 'date-time') ? ['dateTime'] : []),
@@ -41,10 +62,19 @@ export function emitResource(model: ApiModel, resource: ResourceModel): SourceFi
   const statements: StatementStructures[] = [
     ...imports,
     typeAliasOf(`${pascal}Type`, literal(resource.type), `The type name \`${resource.type}\`.`),
-    interfaceOf(`${pascal}Identifier`, [{ name: 'type', type: `${pascal}Type` }, { name: 'id', type: 'string' }], {
-      docs: `A resource identifier of type \`${resource.type}\`.`,
+    interfaceOf(
+      `${pascal}Identifier`,
+      [
+        { name: 'type', type: `${pascal}Type` },
+        { name: 'id', type: 'string' },
+      ],
+      {
+        docs: `A resource identifier of type \`${resource.type}\`.`,
+      },
+    ),
+    interfaceOf(`${pascal}Attributes`, resource.attributes.map(attributeMember), {
+      docs: `The attributes of a resource of type \`${resource.type}\`, as responses carry them.`,
     }),
-    interfaceOf(`${pascal}Attributes`, resource.attributes.map(attributeMember), { docs: `The attributes of a resource of type \`${resource.type}\`, as responses carry them.` }),
     ...(resource.relationships.length > 0
       ? [
           interfaceOf(`${pascal}Relationships`, resource.relationships.map(relationshipMember), {
@@ -61,7 +91,11 @@ export function emitResource(model: ApiModel, resource: ResourceModel): SourceFi
     serializer(resource),
     ...factory(resource),
   ];
-  return { kind: StructureKind.SourceFile, leadingTrivia: header(model.schemaPath) + '\n\n', statements: blankLineAfterImports(statements) };
+  return {
+    kind: StructureKind.SourceFile,
+    leadingTrivia: header(model.schemaPath) + '\n\n',
+    statements: blankLineAfterImports(statements),
+  };
 }
 
 /** The TypeScript type of an attribute's JSON value. */
@@ -96,7 +130,12 @@ const KIND_DOCS: Partial<Record<AttributeModel['kind'], string>> = {
 
 function attributeMember(attribute: AttributeModel): Member {
   const docs = KIND_DOCS[attribute.kind];
-  return { name: attribute.name, type: attributeType(attribute), optional: optionalAttribute(attribute), ...(docs && { docs }) };
+  return {
+    name: attribute.name,
+    type: attributeType(attribute),
+    optional: optionalAttribute(attribute),
+    ...(docs && { docs }),
+  };
 }
 
 /** What a resource module imports from a related one: its identifier, and its model when loaders return it. */
@@ -128,7 +167,9 @@ function resourceObjectMembers(resource: ResourceModel): Member[] {
 /** The linkage a write payload gives for a relationship. */
 function linkageType(relationship: RelationshipModel): string {
   const identifier = identifierType(relationship);
-  return relationship.cardinality === 'one' ? `{ data: ${identifier}${relationship.required ? '' : ' | null'} }` : `{ data: ${identifier}[] }`;
+  return relationship.cardinality === 'one'
+    ? `{ data: ${identifier}${relationship.required ? '' : ' | null'} }`
+    : `{ data: ${identifier}[] }`;
 }
 
 /** Create and update payloads: writable fields only; create requires the required ones. */
@@ -137,8 +178,16 @@ function payloads(resource: ResourceModel): StatementStructures[] {
   const attributes = resource.attributes.filter((a) => a.writable);
   const relationships = resource.relationships.filter((r) => r.writable);
   const data = (mode: 'create' | 'update'): string => {
-    const attributeMembers = attributes.map((a) => ({ name: a.name, type: attributeTypeOf(pascal, a.name), optional: mode === 'update' || !a.required }));
-    const relationshipMembers = relationships.map((r) => ({ name: r.name, type: linkageType(r), optional: mode === 'update' || !r.required }));
+    const attributeMembers = attributes.map((a) => ({
+      name: a.name,
+      type: attributeTypeOf(pascal, a.name),
+      optional: mode === 'update' || !a.required,
+    }));
+    const relationshipMembers = relationships.map((r) => ({
+      name: r.name,
+      type: linkageType(r),
+      optional: mode === 'update' || !r.required,
+    }));
     const section = (name: string, members: Member[]): Member[] =>
       members.length === 0 ? [] : [{ name, type: typeLiteral(members), optional: members.every((m) => m.optional) }];
     return typeLiteral([
@@ -150,10 +199,18 @@ function payloads(resource: ResourceModel): StatementStructures[] {
   };
   return [
     ...(resource.endpoints.create
-      ? [interfaceOf(`${pascal}CreatePayload`, [{ name: 'data', type: data('create') }], { docs: `The body of \`POST /${resource.type}\`.` })]
+      ? [
+          interfaceOf(`${pascal}CreatePayload`, [{ name: 'data', type: data('create') }], {
+            docs: `The body of \`POST /${resource.type}\`.`,
+          }),
+        ]
       : []),
     ...(resource.endpoints.update
-      ? [interfaceOf(`${pascal}UpdatePayload`, [{ name: 'data', type: data('update') }], { docs: `The body of \`PATCH /${resource.type}/{id}\`.` })]
+      ? [
+          interfaceOf(`${pascal}UpdatePayload`, [{ name: 'data', type: data('update') }], {
+            docs: `The body of \`PATCH /${resource.type}/{id}\`.`,
+          }),
+        ]
       : []),
   ];
 }
@@ -163,7 +220,11 @@ function queryTypes(resource: ResourceModel): StatementStructures[] {
   if (!resource.endpoints.index) return [];
   const { pascal } = resource.names;
   return [
-    typeAliasOf(`${pascal}Filter`, union(resource.filters.map(literal)), `The filters of \`GET /${resource.type}\`: \`filter[name]=...\`.`),
+    typeAliasOf(
+      `${pascal}Filter`,
+      union(resource.filters.map(literal)),
+      `The filters of \`GET /${resource.type}\`: \`filter[name]=...\`.`,
+    ),
     typeAliasOf(
       `${pascal}Sort`,
       union(resource.sorts.flatMap((s) => [literal(s), literal(`-${s}`)])),
@@ -174,7 +235,8 @@ function queryTypes(resource: ResourceModel): StatementStructures[] {
 
 /** How one attribute is read and converted by the serializer. */
 export function serializeExpression(attribute: AttributeModel): string {
-  if (attribute.hasGetter) return `toJson(${getterName(attribute)}(model, context)${attribute.kind === 'date' ? ", 'date'" : ''})`;
+  if (attribute.hasGetter)
+    return `toJson(${getterName(attribute)}(model, context)${attribute.kind === 'date' ? ", 'date'" : ''})`;
   const value = propertyAccess('model', attribute.name);
   if (attribute.kind === 'date') return `dateOnly(${value})`;
   if (attribute.kind === 'date-time') return `dateTime(${value})`;
@@ -193,15 +255,22 @@ function serializer(resource: ResourceModel): FunctionDeclarationStructure {
   const { pascal } = resource.names;
   const getters = resource.attributes.filter((a) => a.hasGetter);
   const entries = resource.attributes.map((a): readonly [string | null, string] =>
-    optionalAttribute(a) ? [null, `(${propertyAccess('model', a.name)} !== undefined && { ${a.name}: ${serializeExpression(a)} })`] : [a.name, serializeExpression(a)],
+    optionalAttribute(a)
+      ? [null, `(${propertyAccess('model', a.name)} !== undefined && { ${a.name}: ${serializeExpression(a)} })`]
+      : [a.name, serializeExpression(a)],
   );
   return {
     kind: StructureKind.Function,
     name: `serialize${pascal}`,
     docs: [`Serializes a model of a resource of type \`${resource.type}\`: its attributes as responses carry them.`],
-    parameters: [{ name: 'model', type: `${pascal}Model` }, ...(getters.length > 0 ? [{ name: 'context', type: 'Context' }] : [])],
+    parameters: [
+      { name: 'model', type: `${pascal}Model` },
+      ...(getters.length > 0 ? [{ name: 'context', type: 'Context' }] : []),
+    ],
     // With getters the values are the getters' own, checked by the runtime's document tests.
-    ...(getters.length === 0 && { returnType: resource.attributes.length > 0 ? `${pascal}Attributes` : 'Record<string, never>' }),
+    ...(getters.length === 0 && {
+      returnType: resource.attributes.length > 0 ? `${pascal}Attributes` : 'Record<string, never>',
+    }),
     statements: [`return ${objectLiteral(entries)};`],
   };
 }
@@ -210,20 +279,26 @@ function factory(resource: ResourceModel): StatementStructures[] {
   const { pascal, camel } = resource.names;
   const getters = resource.attributes.filter((a) => a.hasGetter);
   return [
-    ...getters.map(
-      (a): StatementStructures => ({
-        kind: StructureKind.VariableStatement,
-        declarationKind: VariableDeclarationKind.Const,
-        declarations: [{ name: getterName(a), initializer: `fieldGetter(schema, ${quote(a.name)})` }],
-      }),
-    ),
+    ...getters.map((a): StatementStructures => ({
+      kind: StructureKind.VariableStatement,
+      declarationKind: VariableDeclarationKind.Const,
+      declarations: [{ name: getterName(a), initializer: `fieldGetter(schema, ${quote(a.name)})` }],
+    })),
     {
       kind: StructureKind.Function,
       name: `${camel}Resource`,
       isExported: true,
-      docs: [`The resource of type \`${resource.type}\` for \`api.resource()\`: the schema's declaration bound to \`dataLayer\`.`],
+      docs: [
+        `The resource of type \`${resource.type}\` for \`api.resource()\`: the schema's declaration bound to \`dataLayer\`.`,
+      ],
       typeParameters: [`M extends ${pascal}Model`, 'Q'],
-      parameters: [{ name: 'dataLayer', type: `${pascal}DataLayer<M, Q>`, ...(resource.capabilities.length === 0 && { initializer: '{}' }) }],
+      parameters: [
+        {
+          name: 'dataLayer',
+          type: `${pascal}DataLayer<M, Q>`,
+          ...(resource.capabilities.length === 0 && { initializer: '{}' }),
+        },
+      ],
       returnType: 'ResourceDefinition<M, Q>',
       statements: [`return bindResource<M, Q>(schema, dataLayer, serialize${pascal});`],
     },

@@ -12,45 +12,78 @@ export function emitSupport(model: ApiModel): SourceFileStructure {
     statements: [
       importOf('jsonapi-gen', ['Getter', 'ResourceSchema'], true),
       importOf('jsonapi-gen', ['dateTimeText']),
-      interfaceOf('RelationshipLinks', [
-        { name: 'self', type: 'string' },
-        { name: 'related', type: 'string' },
-      ], { docs: 'The links of a relationship object.' }),
-      interfaceOf('ToOneRelationship', [
-        { name: 'links', type: 'RelationshipLinks' },
-        { name: 'data', type: 'I | null', optional: true },
-      ], { docs: 'A to-one relationship object of a response.', typeParameters: ['I'] }),
-      interfaceOf('ToManyRelationship', [
-        { name: 'links', type: 'RelationshipLinks' },
-        { name: 'data', type: 'I[]', optional: true },
-      ], { docs: 'A to-many relationship object of a response.', typeParameters: ['I'] }),
+      interfaceOf(
+        'RelationshipLinks',
+        [
+          { name: 'self', type: 'string' },
+          { name: 'related', type: 'string' },
+        ],
+        { docs: 'The links of a relationship object.' },
+      ),
+      interfaceOf(
+        'ToOneRelationship',
+        [
+          { name: 'links', type: 'RelationshipLinks' },
+          { name: 'data', type: 'I | null', optional: true },
+        ],
+        { docs: 'A to-one relationship object of a response.', typeParameters: ['I'] },
+      ),
+      interfaceOf(
+        'ToManyRelationship',
+        [
+          { name: 'links', type: 'RelationshipLinks' },
+          { name: 'data', type: 'I[]', optional: true },
+        ],
+        { docs: 'A to-many relationship object of a response.', typeParameters: ['I'] },
+      ),
       {
         kind: StructureKind.Function,
         name: 'toJson',
         isExported: true,
-        docs: ["A getter's value in its JSON form: dates as RFC 3339 date-times (`YYYY-MM-DD` for `date` attributes), `undefined` as `null`."],
-        parameters: [{ name: 'value', type: 'unknown' }, { name: 'kind', type: "'date'", hasQuestionToken: true }],
+        docs: [
+          "A getter's value in its JSON form: dates as RFC 3339 date-times (`YYYY-MM-DD` for `date` attributes), `undefined` as `null`.",
+        ],
+        parameters: [
+          { name: 'value', type: 'unknown' },
+          { name: 'kind', type: "'date'", hasQuestionToken: true },
+        ],
         returnType: 'unknown',
-        statements: ["if (value instanceof Date) return kind === 'date' ? value.toISOString().slice(0, 10) : value.toISOString();", 'return value ?? null;'],
+        statements: [
+          "if (value instanceof Date) return kind === 'date' ? value.toISOString().slice(0, 10) : value.toISOString();",
+          'return value ?? null;',
+        ],
       },
       {
         kind: StructureKind.Function,
         name: 'dateTime',
         isExported: true,
         overloads: [
-          { docs: ['A `date-time` attribute value as responses carry it: RFC 3339 UTC with milliseconds (stored text with an offset is converted).'], parameters: [{ name: 'value', type: 'Date | string' }], returnType: 'string' },
+          {
+            docs: [
+              'A `date-time` attribute value as responses carry it: RFC 3339 UTC with milliseconds (stored text with an offset is converted).',
+            ],
+            parameters: [{ name: 'value', type: 'Date | string' }],
+            returnType: 'string',
+          },
           { parameters: [{ name: 'value', type: 'Date | string | null' }], returnType: 'string | null' },
         ],
         parameters: [{ name: 'value', type: 'Date | string | null' }],
         returnType: 'string | null',
-        statements: ['if (value instanceof Date) return value.toISOString();', 'return value === null ? null : dateTimeText(value);'],
+        statements: [
+          'if (value instanceof Date) return value.toISOString();',
+          'return value === null ? null : dateTimeText(value);',
+        ],
       },
       {
         kind: StructureKind.Function,
         name: 'dateOnly',
         isExported: true,
         overloads: [
-          { docs: ['A `date` attribute value as responses carry it: `YYYY-MM-DD`.'], parameters: [{ name: 'value', type: 'Date | string' }], returnType: 'string' },
+          {
+            docs: ['A `date` attribute value as responses carry it: `YYYY-MM-DD`.'],
+            parameters: [{ name: 'value', type: 'Date | string' }],
+            returnType: 'string',
+          },
           { parameters: [{ name: 'value', type: 'Date | string | null' }], returnType: 'string | null' },
         ],
         parameters: [{ name: 'value', type: 'Date | string | null' }],
@@ -69,7 +102,7 @@ export function emitSupport(model: ApiModel): SourceFileStructure {
         returnType: 'Getter',
         statements: [
           'const getter = schema.fields().find((field) => field.name === name)?.getter;',
-          "if (!getter) throw new TypeError(`${schema.type()}.${name} no longer has a getter: run jsonapi-gen build again`);",
+          'if (!getter) throw new TypeError(`${schema.type()}.${name} no longer has a getter: run jsonapi-gen build again`);',
           'return getter;',
         ],
       },

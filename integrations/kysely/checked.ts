@@ -15,7 +15,11 @@ type Widen<T> = T extends string ? string : T extends number ? number : T extend
 
 /** The columns of table `T` whose values fit an attribute of type `A`. */
 export type FittingColumn<DB, T extends TableName<DB>, A> = {
-  [C in ColumnName<DB, T>]: C extends keyof Selectable<DB[T]> ? ([Selectable<DB[T]>[C]] extends [Widen<A>] ? C : never) : never;
+  [C in ColumnName<DB, T>]: C extends keyof Selectable<DB[T]>
+    ? [Selectable<DB[T]>[C]] extends [Widen<A>]
+      ? C
+      : never
+    : never;
 }[ColumnName<DB, T>];
 
 /** The attributes a model of `R` holds (its id aside). */
@@ -29,13 +33,17 @@ type Unmapped<DB, T extends TableName<DB>, R extends ResourceTypes> = {
 }[AttributeName<R>];
 
 /** `columns`: every unmapped attribute to a fitting column; other model properties to any column. */
-type Columns<DB, T extends TableName<DB>, R extends ResourceTypes> = { [A in Unmapped<DB, T, R>]: FittingColumn<DB, T, ValueOf<R, A>> } & {
+type Columns<DB, T extends TableName<DB>, R extends ResourceTypes> = {
+  [A in Unmapped<DB, T, R>]: FittingColumn<DB, T, ValueOf<R, A>>;
+} & {
   [A in Exclude<AttributeName<R>, Unmapped<DB, T, R>>]?: FittingColumn<DB, T, ValueOf<R, A>>;
 } & Record<string, ColumnName<DB, T>>;
 
 /** `relationships`: one mapping per relationship of the schema, of its cardinality. */
 type Relationships<DB, T extends TableName<DB>, R extends ResourceTypes> = {
-  [N in keyof R['related']]: R['related'][N] extends readonly unknown[] ? ToManyMapping<DB> | ThroughMapping<DB> : ToOneMapping<DB, T>;
+  [N in keyof R['related']]: R['related'][N] extends readonly unknown[]
+    ? ToManyMapping<DB> | ThroughMapping<DB>
+    : ToOneMapping<DB, T>;
 };
 
 /** A member that is required when `needed` is true, optional otherwise. */
@@ -50,7 +58,9 @@ type FilterImplementations<R extends ResourceTypes, N extends keyof R['customFil
 };
 
 /** The implementations of `R`'s custom sorts named `N`, by name. */
-type SortImplementations<N extends string> = { [S in N]: (query: SelectQuery, direction: SortDirection, context: Context) => SelectQuery };
+type SortImplementations<N extends string> = {
+  [S in N]: (query: SelectQuery, direction: SortDirection, context: Context) => SelectQuery;
+};
 
 /**
  * What a resource whose schema declares the custom filters `N` (`CustomFilter.make(name)`)
@@ -64,7 +74,9 @@ type SortImplementations<N extends string> = { [S in N]: (query: SelectQuery, di
  * //   'WithCustomFilters<"search", ArticlesTypes> & TableMappings<Database, ArticlesTypes>'.
  * const articles: ResourceMapping<Database, ArticlesTypes> = { table: 'articles' }; // compile error
  */
-export type WithCustomFilters<N extends keyof R['customFilters'] & string, R extends ResourceTypes> = { filters: FilterImplementations<R, N> };
+export type WithCustomFilters<N extends keyof R['customFilters'] & string, R extends ResourceTypes> = {
+  filters: FilterImplementations<R, N>;
+};
 
 /**
  * What a resource whose schema declares the custom sorts `N` (`CustomSort.make(name)`) needs of
@@ -90,7 +102,9 @@ export type CheckedTableMapping<DB, T extends TableName<DB>, R extends ResourceT
   Member<'policy', R['policy'], (ability: Ability, model: StoreModel<R>, context: Context) => MaybePromise<boolean>>;
 
 /** The mapping of a resource of types `R` to any one table of `DB`, its custom filters and sorts aside. */
-export type TableMappings<DB, R extends ResourceTypes> = { [T in TableName<DB>]: CheckedTableMapping<DB, T, R> }[TableName<DB>];
+export type TableMappings<DB, R extends ResourceTypes> = {
+  [T in TableName<DB>]: CheckedTableMapping<DB, T, R>;
+}[TableName<DB>];
 
 /**
  * The mapping of a resource of types `R` to any one table of `DB`, with the implementation of
@@ -104,7 +118,11 @@ export type ResourceMapping<DB, R extends ResourceTypes> = [keyof R['customFilte
     : WithCustomSorts<R['customSorts']> & TableMappings<DB, R>
   : [R['customSorts']] extends [never]
     ? WithCustomFilters<keyof R['customFilters'] & string, R> & TableMappings<DB, R>
-    : WithCustomFilters<keyof R['customFilters'] & string, R> & WithCustomSorts<R['customSorts']> & TableMappings<DB, R>;
+    : WithCustomFilters<keyof R['customFilters'] & string, R> &
+        WithCustomSorts<R['customSorts']> &
+        TableMappings<DB, R>;
 
 /** A store's mapping: every resource of `R`, each to its table. */
-export type StoreMapping<DB, R extends { [K in keyof R]: ResourceTypes }> = { [K in keyof R]: ResourceMapping<DB, R[K]> };
+export type StoreMapping<DB, R extends { [K in keyof R]: ResourceTypes }> = {
+  [K in keyof R]: ResourceMapping<DB, R[K]>;
+};

@@ -32,11 +32,17 @@ export class CompiledStatements {
    * Runs the statement `build` makes from `db` for `shape`, which binds exactly `values`, in
    * order, on `executor` (the request's transaction, or `db`).
    */
-  execute(executor: Kysely<AnyDatabase>, shape: string, values: readonly unknown[], build: (db: Kysely<AnyDatabase>) => Compilable): QueryResult<unknown> | Promise<QueryResult<unknown>> {
+  execute(
+    executor: Kysely<AnyDatabase>,
+    shape: string,
+    values: readonly unknown[],
+    build: (db: Kysely<AnyDatabase>) => Compilable,
+  ): QueryResult<unknown> | Promise<QueryResult<unknown>> {
     let compiled = values.length <= MAX_CACHED_ARITY ? this.#cache.get(shape) : null;
     if (compiled === undefined) {
       const query = build(this.#db).compile();
-      const binds = query.parameters.length === values.length && query.parameters.every((value, i) => value === values[i]);
+      const binds =
+        query.parameters.length === values.length && query.parameters.every((value, i) => value === values[i]);
       // Shapes are bounded by the API's filters, sorts and arities; a host inventing them without end starts over.
       if (this.#cache.size >= MAX_SHAPES) this.#cache.clear();
       this.#cache.set(shape, (compiled = binds ? query : null));
@@ -46,7 +52,12 @@ export class CompiledStatements {
   }
 
   /** The rows of `execute`. */
-  async rows(executor: Kysely<AnyDatabase>, shape: string, values: readonly unknown[], build: (db: Kysely<AnyDatabase>) => Compilable): Promise<Row[]> {
+  async rows(
+    executor: Kysely<AnyDatabase>,
+    shape: string,
+    values: readonly unknown[],
+    build: (db: Kysely<AnyDatabase>) => Compilable,
+  ): Promise<Row[]> {
     return (await this.execute(executor, shape, values, build)).rows as Row[];
   }
 }

@@ -30,7 +30,12 @@ function globPattern(term: string, position: 'contains' | 'startsWith' | 'endsWi
  * const query = db.selectFrom('articles').selectAll()
  *   .where((eb) => conditionSql(eb, 'articles.created_at', { op: 'gte', value: '2024-01-01T00:00:00.000Z' }, false));
  */
-export function conditionSql(eb: AnyExpressionBuilder, column: string, condition: Pick<Condition, 'op' | 'value' | 'caseInsensitive'>, sqlite: boolean): Expression<SqlBool> {
+export function conditionSql(
+  eb: AnyExpressionBuilder,
+  column: string,
+  condition: Pick<Condition, 'op' | 'value' | 'caseInsensitive'>,
+  sqlite: boolean,
+): Expression<SqlBool> {
   const { op, value } = condition;
   const ref = eb.ref(column);
   switch (op) {
@@ -40,7 +45,11 @@ export function conditionSql(eb: AnyExpressionBuilder, column: string, condition
     case 'nin': {
       const list = value as readonly ConditionValue[];
       if (list.length === 0) return op === 'in' ? sql<SqlBool>`1 = 0` : sql<SqlBool>`1 = 1`;
-      return eb(ref, op === 'in' ? 'in' : 'not in', list.map((v) => bound(v, sqlite)));
+      return eb(
+        ref,
+        op === 'in' ? 'in' : 'not in',
+        list.map((v) => bound(v, sqlite)),
+      );
     }
     case 'contains':
     case 'startsWith':
@@ -55,7 +64,12 @@ export function conditionSql(eb: AnyExpressionBuilder, column: string, condition
 }
 
 /** `query` narrowed by `column op value` (see `conditionSql`). */
-export function whereCondition(query: SelectQuery, column: string, condition: Pick<Condition, 'op' | 'value' | 'caseInsensitive'>, sqlite: boolean): SelectQuery {
+export function whereCondition(
+  query: SelectQuery,
+  column: string,
+  condition: Pick<Condition, 'op' | 'value' | 'caseInsensitive'>,
+  sqlite: boolean,
+): SelectQuery {
   return query.where((eb) => conditionSql(eb, column, condition, sqlite));
 }
 
@@ -68,7 +82,10 @@ export function conditionShape(condition: Pick<Condition, 'op' | 'value' | 'case
 }
 
 /** The values a condition binds, in order (none for `null` and empty lists; the pattern for text operators). */
-export function conditionValues(condition: Pick<Condition, 'op' | 'value' | 'caseInsensitive'>, sqlite: boolean): unknown[] {
+export function conditionValues(
+  condition: Pick<Condition, 'op' | 'value' | 'caseInsensitive'>,
+  sqlite: boolean,
+): unknown[] {
   const { op, value } = condition;
   if (op === 'null') return [];
   if (op === 'in' || op === 'nin') return (value as readonly ConditionValue[]).map((v) => bound(v, sqlite));

@@ -26,12 +26,17 @@ function clientError(thrown: unknown, written: Written | undefined): unknown {
   if (typeof code !== 'string') return thrown;
   if (written && (code === '54000' || code.startsWith('22'))) return unstorable(code, written.attributes);
   if (/^22[0-9A-Z]{3}$/.test(code)) {
-    return new BadRequestError({ detail: 'A filter value is not valid for the column it is compared with', code: 'invalid_filter_value' });
+    return new BadRequestError({
+      detail: 'A filter value is not valid for the column it is compared with',
+      code: 'invalid_filter_value',
+    });
   }
   if (code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
     const pointer = written && uniquePointer(thrown as DatabaseError, written);
     return new ConflictError({
-      detail: pointer ? `A resource with this ${pointer === '/data/id' ? 'id' : pointer.slice(pointer.lastIndexOf('/') + 1)} already exists` : 'A resource with these values already exists',
+      detail: pointer
+        ? `A resource with this ${pointer === '/data/id' ? 'id' : pointer.slice(pointer.lastIndexOf('/') + 1)} already exists`
+        : 'A resource with these values already exists',
       ...(pointer && { source: { pointer } }),
       code: 'unique_violation',
     });
@@ -51,9 +56,20 @@ export function unavailable(thrown: unknown): boolean {
   const { code, message } = (thrown ?? {}) as { code?: unknown; message?: unknown };
   if (typeof code === 'string') {
     if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) return true;
-    if (/^(57P0[1-3]|08...|53300)$/.test(code) || code === 'ECONNREFUSED' || code === 'ECONNRESET' || code === 'ETIMEDOUT') return true;
+    if (
+      /^(57P0[1-3]|08...|53300)$/.test(code) ||
+      code === 'ECONNREFUSED' ||
+      code === 'ECONNRESET' ||
+      code === 'ETIMEDOUT'
+    )
+      return true;
   }
-  return typeof message === 'string' && /^(Connection terminated|Client has encountered a connection error and is not queryable|Client was closed and is not queryable)/.test(message);
+  return (
+    typeof message === 'string' &&
+    /^(Connection terminated|Client has encountered a connection error and is not queryable|Client was closed and is not queryable)/.test(
+      message,
+    )
+  );
 }
 
 /**
@@ -71,7 +87,11 @@ export function whenUnavailable(thrown: unknown): unknown {
 
 /** 503 with `Retry-After`: the client may send the same request again shortly. */
 export function unavailableError(): JsonApiError {
-  return new JsonApiError(503, { detail: 'The database is busy or unreachable: retry shortly', code: 'database_unavailable', headers: { 'Retry-After': '1' } });
+  return new JsonApiError(503, {
+    detail: 'The database is busy or unreachable: retry shortly',
+    code: 'database_unavailable',
+    headers: { 'Retry-After': '1' },
+  });
 }
 
 /** What an insert or update writes: its attributes, and how they map to columns. */
@@ -111,7 +131,8 @@ function unstorable(code: string, written: Readonly<Record<string, unknown>>): U
     });
   // 22021: PostgreSQL's text cannot hold U+0000.
   const nul = strings.find(([, value]) => value.includes('\u0000'));
-  if (code === '22021' && nul) return at(nul[0], 'contains a NUL character (U+0000), which the database cannot store', 'invalid_value');
+  if (code === '22021' && nul)
+    return at(nul[0], 'contains a NUL character (U+0000), which the database cannot store', 'invalid_value');
   if (code === '54000' || code === '22001') {
     const longest = strings.sort((a, b) => b[1].length - a[1].length)[0];
     return at(longest?.[0], 'is too long for the database to store (or index)', 'value_too_large');

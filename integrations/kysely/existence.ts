@@ -63,7 +63,14 @@ async function countVisible(t: StoreTables, lookups: readonly Keys[], context: C
   const scoped = lookups.some(({ table }) => table.scope);
   const shape = `exist ${JSON.stringify(lookups.map(({ table, keys }) => [table.type, keys.length]))}`;
   const [row] = await runStatement(() =>
-    scoped ? build(ex).execute() : t.statements.rows(ex, shape, lookups.flatMap(({ keys }) => keys), build),
+    scoped
+      ? build(ex).execute()
+      : t.statements.rows(
+          ex,
+          shape,
+          lookups.flatMap(({ keys }) => keys),
+          build,
+        ),
   );
   return lookups.map((_, i) => Number(row?.[`n${i}`] ?? 0));
 }

@@ -14,7 +14,12 @@ import type { SelectQuery } from './select-query.js';
  */
 export function whereColumn(query: SelectQuery, column: string, values: readonly string[]): SelectQuery {
   // Equality never reaches the text operators, the only ones whose SQL differs by dialect.
-  return whereCondition(query, column, values.length === 1 ? { op: 'eq', value: values[0]! } : { op: 'in', value: values }, false);
+  return whereCondition(
+    query,
+    column,
+    values.length === 1 ? { op: 'eq', value: values[0]! } : { op: 'in', value: values },
+    false,
+  );
 }
 
 /**

@@ -97,7 +97,11 @@ const tokens = new WeakMap<IdempotencyClaim, string>();
  * transaction on `db` (`executor`), when its store keeps keys in `db`. Throws 409 when another
  * retry has taken the claim over (this request outlived its lease), so that nothing is written.
  */
-export async function markWritten(db: Kysely<AnyDatabase>, held: HeldKey | undefined, executor: Kysely<AnyDatabase>): Promise<void> {
+export async function markWritten(
+  db: Kysely<AnyDatabase>,
+  held: HeldKey | undefined,
+  executor: Kysely<AnyDatabase>,
+): Promise<void> {
   const marking = held && markings.get(held.store);
   if (!marking || marking.db !== db) return;
   if (!(await marking.mark(held, executor))) throw inFlight();
@@ -135,7 +139,8 @@ export function kyselyIdempotency(db: Kysely<AnyDatabase>, options: KyselyIdempo
   const table = options.table ?? TABLE;
   const ttl = (options.ttlSeconds ?? 86_400) * 1000;
   const lease = (options.leaseSeconds ?? DEFAULT_LEASE_SECONDS) * 1000;
-  if (!(lease > 0)) throw new TypeError(`kyselyIdempotency: leaseSeconds must be positive, got ${options.leaseSeconds}`);
+  if (!(lease > 0))
+    throw new TypeError(`kyselyIdempotency: leaseSeconds must be positive, got ${options.leaseSeconds}`);
   const keys = db as Kysely<Record<string, KeyRow>>;
   const claimed = (token: string): IdempotencyClaim => {
     const claim: IdempotencyClaim = { state: 'new' };
@@ -145,7 +150,10 @@ export function kyselyIdempotency(db: Kysely<AnyDatabase>, options: KyselyIdempo
   const claim = async (key: string, fingerprint: string): Promise<IdempotencyClaim> => {
     const now = Date.now();
     const token = randomUUID();
-    await keys.deleteFrom(table).where('created_at', '<', now - ttl).execute();
+    await keys
+      .deleteFrom(table)
+      .where('created_at', '<', now - ttl)
+      .execute();
     const [inserted] = await keys
       .insertInto(table)
       .values({ key, fingerprint, created_at: now, status: null, response: null, holder: token, written: 0 })
@@ -155,7 +163,8 @@ export function kyselyIdempotency(db: Kysely<AnyDatabase>, options: KyselyIdempo
     const row = await keys.selectFrom(table).selectAll().where('key', '=', key).executeTakeFirst();
     if (!row) return claim(key, fingerprint); // expired and deleted between the two statements
     if (row.fingerprint !== fingerprint) return { state: 'mismatch' };
-    if (row.status !== null && row.response !== null) return { state: 'done', response: JSON.parse(row.response) as StoredResponse };
+    if (row.status !== null && row.response !== null)
+      return { state: 'done', response: JSON.parse(row.response) as StoredResponse };
     // In flight, unless its lease ran out with nothing written: then one statement takes it over,
     // which two retries cannot both do (the second finds the claim fresh again).
     const [taken] = await keys
@@ -184,7 +193,13 @@ export function kyselyIdempotency(db: Kysely<AnyDatabase>, options: KyselyIdempo
       }),
     release: (key, held) =>
       keyStatement(async () => {
-        await keys.deleteFrom(table).where('key', '=', key).where('holder', '=', holding(held)).where('status', 'is', null).where('written', '=', 0).execute();
+        await keys
+          .deleteFrom(table)
+          .where('key', '=', key)
+          .where('holder', '=', holding(held))
+          .where('status', 'is', null)
+          .where('written', '=', 0)
+          .execute();
       }),
   };
   markings.set(store, {

@@ -89,7 +89,16 @@ export { likePattern, type LikePosition } from './like.js';
  * import type { ArticlesTypes } from './generated/index.js';
  * declare const mapping: ResourceMapping<Database, ArticlesTypes>; // its table, columns, relationships, filters { search }, policy
  */
-export type { CheckedTableMapping, FittingColumn, ResourceMapping, StoreMapping, StoreModel, TableMappings, WithCustomFilters, WithCustomSorts } from './checked.js';
+export type {
+  CheckedTableMapping,
+  FittingColumn,
+  ResourceMapping,
+  StoreMapping,
+  StoreModel,
+  TableMappings,
+  WithCustomFilters,
+  WithCustomSorts,
+} from './checked.js';
 /**
  * One request, one transaction: `kyselyTransaction(db)` for `new JsonApi({ transaction })`,
  * `withTransaction` for host code; data layers run on it through `executorFor(db, ctx)`.
@@ -116,7 +125,13 @@ export { executorFor, kyselyTransaction, withTransaction, type TransactionOption
  * import type { Database } from './db.js';
  * const db = sqliteKysely<Database>(new SQLite('blog.sqlite'), { runner: 'direct' });
  */
-export { cachedStatements, sqliteDialect, sqliteKysely, type DirectDatabase, type PreparingDatabase } from './statements.js';
+export {
+  cachedStatements,
+  sqliteDialect,
+  sqliteKysely,
+  type DirectDatabase,
+  type PreparingDatabase,
+} from './statements.js';
 /**
  * How the store runs its compiled statements on a Kysely `sqliteKysely` or `postgresKysely`
  * made: `'kysely'` (the default) through Kysely's executor, `'direct'` on the driver.

@@ -26,5 +26,11 @@ export function likePattern(term: string, position: LikePosition): RawBuilder<st
  */
 export function likeText(term: string, position: LikePosition): string {
   const escaped = term.replace(/[\\%_]/g, (c) => `\\${c}`);
-  return position === 'contains' ? `%${escaped}%` : position === 'startsWith' ? `${escaped}%` : position === 'endsWith' ? `%${escaped}` : escaped;
+  return position === 'contains'
+    ? `%${escaped}%`
+    : position === 'startsWith'
+      ? `${escaped}%`
+      : position === 'endsWith'
+        ? `%${escaped}`
+        : escaped;
 }

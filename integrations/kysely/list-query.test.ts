@@ -11,7 +11,8 @@ const db = new Kysely<any>({
     createQueryCompiler: () => new SqliteQueryCompiler(),
   },
 });
-const articles = () => ListQuery.from('articles', db, (on) => on.selectFrom('articles').selectAll('articles'), 'articles list');
+const articles = () =>
+  ListQuery.from('articles', db, (on) => on.selectFrom('articles').selectAll('articles'), 'articles list');
 
 describe('ListQuery', () => {
   it('one value is one bound value, compared with the table-qualified column', () => {
@@ -23,18 +24,27 @@ describe('ListQuery', () => {
   });
 
   it('several values are IN with one parameter per value; none match nothing', () => {
-    const compiled = articles().condition('author_id', { op: 'in', value: ['1', '1); DROP TABLE articles; --'] }, true).build().compile();
+    const compiled = articles()
+      .condition('author_id', { op: 'in', value: ['1', '1); DROP TABLE articles; --'] }, true)
+      .build()
+      .compile();
     expect(compiled.sql).toBe('select "articles".* from "articles" where "articles"."author_id" in (?, ?)');
     expect(compiled.parameters).toEqual(['1', '1); DROP TABLE articles; --']);
     expect(articles().condition('title', { op: 'in', value: [] }, true).build().compile().sql).toMatch(/where 1 = 0$/);
   });
 
   it('keeps an already qualified column', () => {
-    expect(articles().condition('people.name', { op: 'eq', value: 'x' }, true).build().compile().sql).toContain('"people"."name" = ?');
+    expect(articles().condition('people.name', { op: 'eq', value: 'x' }, true).build().compile().sql).toContain(
+      '"people"."name" = ?',
+    );
   });
 
   it('binds its values in the order the SQL takes them: filters, then the page', () => {
-    const q = articles().condition('author_id', { op: 'in', value: ['1', '2'] }, true).orderBy('created_at', 'desc').condition('status', { op: 'eq', value: 'published' }, true).page('articles.id', 20, 40);
+    const q = articles()
+      .condition('author_id', { op: 'in', value: ['1', '2'] }, true)
+      .orderBy('created_at', 'desc')
+      .condition('status', { op: 'eq', value: 'published' }, true)
+      .page('articles.id', 20, 40);
     const compiled = q.build().compile();
     expect(compiled.sql).toBe(
       'select "articles".* from "articles" where "articles"."author_id" in (?, ?) and "articles"."status" = ? order by "articles"."created_at" desc, "articles"."id" limit ? offset ?',
@@ -44,7 +54,9 @@ describe('ListQuery', () => {
 
   it('has one shape per SQL text: the same steps with other values share it, another column, arity or direction does not', () => {
     const shape = (q: ListQuery) => q.shape;
-    expect(shape(articles().condition('title', { op: 'eq', value: 'a' }, true))).toBe(shape(articles().condition('title', { op: 'eq', value: 'b' }, true)));
+    expect(shape(articles().condition('title', { op: 'eq', value: 'a' }, true))).toBe(
+      shape(articles().condition('title', { op: 'eq', value: 'b' }, true)),
+    );
     const others = [
       articles().condition('title', { op: 'in', value: ['a', 'b'] }, true),
       articles().condition('body', { op: 'eq', value: 'a' }, true),
@@ -52,13 +64,22 @@ describe('ListQuery', () => {
       articles().condition('title', { op: 'eq', value: 'a' }, true).orderBy('title', 'desc'),
       articles().condition('title', { op: 'eq', value: 'a' }, true).page('articles.id', 10, 0),
     ];
-    expect(new Set([shape(articles().condition('title', { op: 'eq', value: 'a' }, true)), ...others.map(shape)]).size).toBe(6);
+    expect(
+      new Set([shape(articles().condition('title', { op: 'eq', value: 'a' }, true)), ...others.map(shape)]).size,
+    ).toBe(6);
   });
 
   it('a keyset page binds its values in the order the SQL takes them, with a leading bound on the first column', () => {
     const q = articles()
       .condition('status', { op: 'eq', value: 'published' }, true)
-      .keyset([{ column: 'created_at', direction: 'desc' }, { column: 'id', direction: 'asc' }], ['2024-01-01T00:00:00.000Z', 7], 21);
+      .keyset(
+        [
+          { column: 'created_at', direction: 'desc' },
+          { column: 'id', direction: 'asc' },
+        ],
+        ['2024-01-01T00:00:00.000Z', 7],
+        21,
+      );
     const compiled = q.build().compile();
     expect(compiled.sql).toBe(
       'select "articles".* from "articles" where "articles"."status" = ? and "articles"."created_at" <= ? and ("articles"."created_at" < ? or ("articles"."created_at" = ? and "articles"."id" > ?)) order by "articles"."created_at" desc, "articles"."id" asc limit ?',
@@ -73,7 +94,9 @@ describe('ListQuery', () => {
       .apply((b) => b.where('articles.body', 'like', '%x%'))
       .orderBy('created_at', 'asc');
     expect(q.shape).toBeUndefined();
-    expect(q.build().compile().sql).toBe('select "articles".* from "articles" where "articles"."title" = ? and "articles"."body" like ? order by "articles"."created_at" asc');
+    expect(q.build().compile().sql).toBe(
+      'select "articles".* from "articles" where "articles"."title" = ? and "articles"."body" like ? order by "articles"."created_at" asc',
+    );
   });
 });
 
@@ -83,6 +106,8 @@ describe('whereColumn and orderByColumn (for hand-written data layers)', () => {
     expect(whereColumn(plain(), 'articles.title', ['x']).compile().sql).toMatch(/where "articles"."title" = \?$/);
     expect(whereColumn(plain(), 'articles.author_id', ['1', '2']).compile().parameters).toEqual(['1', '2']);
     expect(whereColumn(plain(), 'title', []).compile().sql).toMatch(/where 1 = 0$/);
-    expect(orderByColumn(plain(), 'articles.created_at', 'desc').compile().sql).toMatch(/order by "articles"."created_at" desc$/);
+    expect(orderByColumn(plain(), 'articles.created_at', 'desc').compile().sql).toMatch(
+      /order by "articles"."created_at" desc$/,
+    );
   });
 });

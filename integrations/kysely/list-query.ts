@@ -32,7 +32,13 @@ export class ListQuery {
   readonly values: readonly unknown[];
   readonly #build: (on: Kysely<AnyDatabase>) => SelectQuery;
 
-  private constructor(table: string, executor: Kysely<AnyDatabase>, shape: string | undefined, values: readonly unknown[], build: (on: Kysely<AnyDatabase>) => SelectQuery) {
+  private constructor(
+    table: string,
+    executor: Kysely<AnyDatabase>,
+    shape: string | undefined,
+    values: readonly unknown[],
+    build: (on: Kysely<AnyDatabase>) => SelectQuery,
+  ) {
     this.table = table;
     this.executor = executor;
     this.shape = shape;
@@ -41,15 +47,27 @@ export class ListQuery {
   }
 
   /** A query of `table` that `start` begins on a database; `shape` undefined when its SQL may vary (a scope). */
-  static from(table: string, executor: Kysely<AnyDatabase>, start: (on: Kysely<AnyDatabase>) => SelectQuery, shape: string | undefined, values: readonly unknown[] = []): ListQuery {
+  static from(
+    table: string,
+    executor: Kysely<AnyDatabase>,
+    start: (on: Kysely<AnyDatabase>) => SelectQuery,
+    shape: string | undefined,
+    values: readonly unknown[] = [],
+  ): ListQuery {
     return new ListQuery(table, executor, shape, values, start);
   }
 
   /** Rows matching one condition on `column` (see `conditionSql`; `sqlite` picks its case-sensitive text match). */
-  condition(column: string, condition: Pick<Condition, 'op' | 'value' | 'caseInsensitive'>, sqlite: boolean): ListQuery {
+  condition(
+    column: string,
+    condition: Pick<Condition, 'op' | 'value' | 'caseInsensitive'>,
+    sqlite: boolean,
+  ): ListQuery {
     const qualified = this.#qualify(column);
-    return this.#then(`cond ${JSON.stringify(qualified)} ${conditionShape(condition)}`, conditionValues(condition, sqlite), (q) =>
-      whereCondition(q, qualified, condition, sqlite),
+    return this.#then(
+      `cond ${JSON.stringify(qualified)} ${conditionShape(condition)}`,
+      conditionValues(condition, sqlite),
+      (q) => whereCondition(q, qualified, condition, sqlite),
     );
   }
 
@@ -58,7 +76,12 @@ export class ListQuery {
    * the related rows that match). `shape` names everything the subquery's SQL depends on, or is
    * undefined when it may vary (a scope); `values` are what it binds, in order.
    */
-  whereIn(column: string, shape: string | undefined, values: readonly unknown[], members: (on: Kysely<AnyDatabase>) => SelectQuery): ListQuery {
+  whereIn(
+    column: string,
+    shape: string | undefined,
+    values: readonly unknown[],
+    members: (on: Kysely<AnyDatabase>) => SelectQuery,
+  ): ListQuery {
     const qualified = this.#qualify(column);
     const step = (q: SelectQuery, on: Kysely<AnyDatabase>) => q.where(qualified, 'in', members(on));
     const build = this.#build;
@@ -66,7 +89,9 @@ export class ListQuery {
     return new ListQuery(
       this.table,
       this.executor,
-      this.shape === undefined || shape === undefined ? undefined : `${this.shape} in ${JSON.stringify(qualified)} (${shape})`,
+      this.shape === undefined || shape === undefined
+        ? undefined
+        : `${this.shape} in ${JSON.stringify(qualified)} (${shape})`,
       [...this.values, ...values],
       next,
     );
@@ -77,11 +102,17 @@ export class ListQuery {
    * its own, so the related table may be the resource's too), rows without a related row last
    * or first as the database sorts nulls.
    */
-  orderByRelated(related: { table: string; key: string; foreignKey: string; alias: string }, column: string, direction: SortDirection): ListQuery {
+  orderByRelated(
+    related: { table: string; key: string; foreignKey: string; alias: string },
+    column: string,
+    direction: SortDirection,
+  ): ListQuery {
     const { table, key, alias } = related;
     const foreignKey = this.#qualify(related.foreignKey);
-    return this.#then(`order-related ${JSON.stringify([table, key, foreignKey, alias, column])} ${direction}`, [], (q) =>
-      q.leftJoin(`${table} as ${alias}`, `${alias}.${key}`, foreignKey).orderBy(`${alias}.${column}`, direction),
+    return this.#then(
+      `order-related ${JSON.stringify([table, key, foreignKey, alias, column])} ${direction}`,
+      [],
+      (q) => q.leftJoin(`${table} as ${alias}`, `${alias}.${key}`, foreignKey).orderBy(`${alias}.${column}`, direction),
     );
   }
 
@@ -93,7 +124,9 @@ export class ListQuery {
 
   /** One page by offset; the table's `key` as a last sort keeps pages stable when the sort has ties. */
   page(key: string, limit: number, offset: number): ListQuery {
-    return this.#then(`page ${JSON.stringify(key)}`, [limit, offset], (q) => q.orderBy(key).limit(limit).offset(offset));
+    return this.#then(`page ${JSON.stringify(key)}`, [limit, offset], (q) =>
+      q.orderBy(key).limit(limit).offset(offset),
+    );
   }
 
   /**
@@ -102,7 +135,11 @@ export class ListQuery {
    * "After" follows each column's direction: `(a > x) or (a = x and b > y) or ...` (`<` for a
    * descending column), which an index on the sort columns serves without scanning the skipped rows.
    */
-  keyset(order: ReadonlyArray<{ column: string; direction: SortDirection }>, after: readonly unknown[] | undefined, limit: number): ListQuery {
+  keyset(
+    order: ReadonlyArray<{ column: string; direction: SortDirection }>,
+    after: readonly unknown[] | undefined,
+    limit: number,
+  ): ListQuery {
     const columns = order.map((o) => ({ column: this.#qualify(o.column), direction: o.direction }));
     // A bound on the first column alone leads: it is what lets the database seek in an index on
     // that column instead of scanning it from the start (bench/results.md has the measurement).
@@ -121,7 +158,10 @@ export class ListQuery {
         query = query.where((eb) =>
           eb.or(
             columns.map((c, i) =>
-              eb.and([...columns.slice(0, i).map((p, j) => eb(p.column, '=', after[j])), eb(c.column, c.direction === 'asc' ? '>' : '<', after[i])]),
+              eb.and([
+                ...columns.slice(0, i).map((p, j) => eb(p.column, '=', after[j])),
+                eb(c.column, c.direction === 'asc' ? '>' : '<', after[i]),
+              ]),
             ),
           ),
         );

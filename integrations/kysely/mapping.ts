@@ -45,7 +45,8 @@ export type ThroughMapping<DB> = {
 }[TableName<DB>];
 
 /** How one relationship is stored. */
-export type RelationshipMapping<DB, T extends TableName<DB>> = ToOneMapping<DB, T> | ToManyMapping<DB> | ThroughMapping<DB>;
+export type RelationshipMapping<DB, T extends TableName<DB>> =
+  ToOneMapping<DB, T> | ToManyMapping<DB> | ThroughMapping<DB>;
 
 /** How one resource is stored: its table, id column, column names and relationships. */
 export interface TableMapping<DB, T extends TableName<DB>> {

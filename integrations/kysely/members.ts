@@ -7,9 +7,13 @@ import type { StoreTables } from './store-tables.js';
 import type { TableResource } from './table-resource.js';
 import { executorFor, isSqlite } from './transaction.js';
 
-function toManyMapping(resource: TableResource, name: string): ToManyMapping<AnyDatabase> | ThroughMapping<AnyDatabase> {
+function toManyMapping(
+  resource: TableResource,
+  name: string,
+): ToManyMapping<AnyDatabase> | ThroughMapping<AnyDatabase> {
   const mapping = resource.relationships[name];
-  if (!mapping || mapping.type !== 'toMany') throw new TypeError(`defineStore: ${resource.type}.${name} is not mapped as toMany`);
+  if (!mapping || mapping.type !== 'toMany')
+    throw new TypeError(`defineStore: ${resource.type}.${name} is not mapped as toMany`);
   return mapping;
 }
 
@@ -22,12 +26,21 @@ function keysOf(t: StoreTables, identifiers: readonly ResourceIdentifier[]): unk
  * The resource a to-many relationship's members belong to: by the mapping's table, else by the
  * identifiers written. Undefined only for a join-table mapping without `table`, cleared.
  */
-function membersOf(t: StoreTables, resource: TableResource, name: string, mapping: { table?: string }, identifiers: readonly ResourceIdentifier[]): TableResource | undefined {
-  const byTable = mapping.table === undefined ? undefined : [...t.tables.values()].filter((r) => r.table === mapping.table);
+function membersOf(
+  t: StoreTables,
+  resource: TableResource,
+  name: string,
+  mapping: { table?: string },
+  identifiers: readonly ResourceIdentifier[],
+): TableResource | undefined {
+  const byTable =
+    mapping.table === undefined ? undefined : [...t.tables.values()].filter((r) => r.table === mapping.table);
   if (byTable?.length === 1) return byTable[0];
   if (identifiers.length > 0) return t.resourceOf(identifiers[0]!);
   if ([...t.tables.values()].some((r) => r.scope)) {
-    throw new TypeError(`defineStore: ${resource.type}.${name} needs its "table" so that replacing it can keep the members a scope hides`);
+    throw new TypeError(
+      `defineStore: ${resource.type}.${name} needs its "table" so that replacing it can keep the members a scope hides`,
+    );
   }
   return undefined;
 }
@@ -37,7 +50,15 @@ function membersOf(t: StoreTables, resource: TableResource, name: string, mappin
  * members inside the related resource's scope (the runtime has checked them with `find`
  * already; this holds for direct calls too).
  */
-export async function changeMembers(t: StoreTables, resource: TableResource, key: unknown, name: string, identifiers: readonly ResourceIdentifier[], remove: boolean, context: Context): Promise<void> {
+export async function changeMembers(
+  t: StoreTables,
+  resource: TableResource,
+  key: unknown,
+  name: string,
+  identifiers: readonly ResourceIdentifier[],
+  remove: boolean,
+  context: Context,
+): Promise<void> {
   const mapping = toManyMapping(resource, name);
   if (identifiers.length === 0) return;
   const related = membersOf(t, resource, name, mapping, identifiers)!;
@@ -52,12 +73,22 @@ export async function changeMembers(t: StoreTables, resource: TableResource, key
       await runStatement(() => statement.execute());
     } else {
       const rows = keys.map((k) => ({ [from]: key, [to]: k }));
-      await runStatement(() => t.statements.execute(ex, `insert ${JSON.stringify([join, from, to])} ${keys.length}`, keys.flatMap((k) => [key, k]), (on) => on.insertInto(join).values(rows)));
+      await runStatement(() =>
+        t.statements.execute(
+          ex,
+          `insert ${JSON.stringify([join, from, to])} ${keys.length}`,
+          keys.flatMap((k) => [key, k]),
+          (on) => on.insertInto(join).values(rows),
+        ),
+      );
     }
     return;
   }
   const { foreignKey } = mapping as { foreignKey: string };
-  let update = ex.updateTable(related.table).set({ [foreignKey]: remove ? null : key }).where(related.idColumn, 'in', keys);
+  let update = ex
+    .updateTable(related.table)
+    .set({ [foreignKey]: remove ? null : key })
+    .where(related.idColumn, 'in', keys);
   if (remove) update = update.where(foreignKey, '=', key);
   if (visible) update = update.where(related.idColumn, 'in', visible);
   await runStatement(() => update.execute());
@@ -68,7 +99,14 @@ export async function changeMembers(t: StoreTables, resource: TableResource, key
  * see: members outside the related resource's scope stay (the client cannot see them, so it
  * cannot mean to unlink them).
  */
-export async function replaceMembers(t: StoreTables, resource: TableResource, key: unknown, name: string, identifiers: readonly ResourceIdentifier[], context: Context): Promise<void> {
+export async function replaceMembers(
+  t: StoreTables,
+  resource: TableResource,
+  key: unknown,
+  name: string,
+  identifiers: readonly ResourceIdentifier[],
+  context: Context,
+): Promise<void> {
   const mapping = toManyMapping(resource, name);
   const related = membersOf(t, resource, name, mapping, identifiers);
   const ex = executorFor(t.db, context);
@@ -82,7 +120,10 @@ export async function replaceMembers(t: StoreTables, resource: TableResource, ke
     const { foreignKey, table: relatedTable } = mapping as { foreignKey: string; table: string };
     const keep = keysOf(t, identifiers);
     const idColumn = related?.idColumn ?? 'id';
-    let clear = ex.updateTable(relatedTable).set({ [foreignKey]: null }).where(foreignKey, '=', key);
+    let clear = ex
+      .updateTable(relatedTable)
+      .set({ [foreignKey]: null })
+      .where(foreignKey, '=', key);
     if (keep.length > 0) clear = clear.where(idColumn, 'not in', keep);
     if (visible) clear = clear.where(idColumn, 'in', visible);
     await runStatement(() => clear.execute());
@@ -91,7 +132,14 @@ export async function replaceMembers(t: StoreTables, resource: TableResource, ke
 }
 
 /** Sets the to-many relationships written; a row just created has no members to clear first. */
-export async function writeToMany(t: StoreTables, resource: TableResource, key: unknown, relationships: Record<string, Linkage>, context: Context, created: boolean): Promise<void> {
+export async function writeToMany(
+  t: StoreTables,
+  resource: TableResource,
+  key: unknown,
+  relationships: Record<string, Linkage>,
+  context: Context,
+  created: boolean,
+): Promise<void> {
   for (const [name, linkage] of Object.entries(relationships)) {
     if (!Array.isArray(linkage)) continue;
     if (created) await changeMembers(t, resource, key, name, linkage, false, context);
@@ -112,7 +160,11 @@ interface JoinRows {
  * of them, to insert in the row's own statement (`insertWithMembers`); undefined otherwise (no
  * members, SQLite, whose `with` takes no insert, or members held by foreign keys).
  */
-export function joinRowsOf(t: StoreTables, resource: TableResource, relationships: Record<string, Linkage>): JoinRows[] | undefined {
+export function joinRowsOf(
+  t: StoreTables,
+  resource: TableResource,
+  relationships: Record<string, Linkage>,
+): JoinRows[] | undefined {
   if (isSqlite(t.db)) return undefined;
   const rows: JoinRows[] = [];
   for (const [name, linkage] of Object.entries(relationships)) {
@@ -130,11 +182,19 @@ export function joinRowsOf(t: StoreTables, resource: TableResource, relationship
  * ... returning *), "m0" as (insert into join (from, to) values ((select key from "new"), $n),
  * ...) select * from "new"`. A round trip less than inserting the members after, per join table.
  */
-export function insertWithMembers(on: Kysely<AnyDatabase>, table: string, row: Record<string, unknown>, idColumn: string, joins: readonly JoinRows[]) {
+export function insertWithMembers(
+  on: Kysely<AnyDatabase>,
+  table: string,
+  row: Record<string, unknown>,
+  idColumn: string,
+  joins: readonly JoinRows[],
+) {
   let query = on.with('new', (q) => q.insertInto(table).values(row).returningAll());
   const key = sql`(select ${sql.ref(idColumn)} from ${sql.table('new')})`;
   joins.forEach(({ join, from, to, keys }, i) => {
-    query = query.with(`m${i}`, (q) => q.insertInto(join).values(keys.map((k) => ({ [from]: key, [to]: k })))) as typeof query;
+    query = query.with(`m${i}`, (q) =>
+      q.insertInto(join).values(keys.map((k) => ({ [from]: key, [to]: k }))),
+    ) as typeof query;
   });
   return query.selectFrom('new').selectAll();
 }

@@ -31,7 +31,8 @@ export function dateTimeText(fallback: PgTypeParsers): PgTypeParsers {
   const slow = fallback.getTypeParser(TIMESTAMPTZ, 'text') as (text: string) => unknown;
   const timestamptz = (text: string): unknown => utcText(text) ?? rfc3339(slow(text));
   return {
-    getTypeParser: (oid, format) => (oid === TIMESTAMPTZ && format !== 'binary' ? timestamptz : fallback.getTypeParser(oid, format)),
+    getTypeParser: (oid, format) =>
+      oid === TIMESTAMPTZ && format !== 'binary' ? timestamptz : fallback.getTypeParser(oid, format),
   };
 }
 
@@ -58,5 +59,8 @@ export function utcText(text: string): string | undefined {
   const time = text.slice(11, 19);
   if (n === 22) return `${date}T${time}.000Z`;
   if (text.charCodeAt(19) !== 46 || n > 29) return undefined;
-  return `${date}T${time}.${text.slice(20, n - 3).padEnd(3, '0').slice(0, 3)}Z`;
+  return `${date}T${time}.${text
+    .slice(20, n - 3)
+    .padEnd(3, '0')
+    .slice(0, 3)}Z`;
 }

@@ -14,7 +14,16 @@
  * `postgresKysely` makes the Kysely on such a pool; with `runner: 'direct'` the store runs its
  * compiled statements outside transactions on the pool's clients directly, with the same names.
  */
-import { Kysely, type KyselyConfig, PostgresDialect, type PostgresCursor, type PostgresPool, type PostgresPoolClient, type PostgresQueryResult, type QueryResult } from 'kysely';
+import {
+  Kysely,
+  type KyselyConfig,
+  PostgresDialect,
+  type PostgresCursor,
+  type PostgresPool,
+  type PostgresPoolClient,
+  type PostgresQueryResult,
+  type QueryResult,
+} from 'kysely';
 import { unavailable } from './errors.js';
 import { type RunnerName, type StatementRunner, chooseRunner, kyselyRunner } from './runner.js';
 
@@ -64,7 +73,8 @@ function watch(client: NamedQueryClient): NamedQueryClient {
 
 /** Notes a statement's error that means the connection is gone, and passes it on. */
 function noteFailure(client: NamedQueryClient, error: unknown): never {
-  if (unavailable(error) && !broken.has(client)) broken.set(client, error instanceof Error ? error : new Error(String(error)));
+  if (unavailable(error) && !broken.has(client))
+    broken.set(client, error instanceof Error ? error : new Error(String(error)));
   throw error;
 }
 
@@ -125,10 +135,16 @@ function renamed(text: string): string {
 /** `begin`, `commit`, savepoints and the like: statements PostgreSQL has no plan to keep for. */
 const TRANSACTION_CONTROL = /^\s*(begin|commit|rollback|savepoint|release|start transaction|end)\b/i;
 
-const isStalePlan = (error: unknown) => (error as { code?: unknown } | null)?.code === '0A000' && /cached plan/.test((error as Error).message);
+const isStalePlan = (error: unknown) =>
+  (error as { code?: unknown } | null)?.code === '0A000' && /cached plan/.test((error as Error).message);
 
 /** Runs `text` on `runner`, named when it has (or may still get) a name; a stale plan is prepared anew under a fresh name. */
-function namedQuery<R>(runner: NamedQueryClient, text: string, values: unknown[], maxNames: number): Promise<PostgresQueryResult<R>> {
+function namedQuery<R>(
+  runner: NamedQueryClient,
+  text: string,
+  values: unknown[],
+  maxNames: number,
+): Promise<PostgresQueryResult<R>> {
   // Nothing to plan: one simple-protocol message instead of parse, bind, describe, execute.
   if (values.length === 0 && TRANSACTION_CONTROL.test(text)) return runner.query<R>(text, values);
   const name = statementName(text, maxNames);
@@ -144,7 +160,8 @@ function namedQuery<R>(runner: NamedQueryClient, text: string, values: unknown[]
 /** `options.maxNames`, or the default; a `TypeError` naming `who` when it is not a whole number. */
 function checkedMaxNames(options: PreparedPoolOptions, who: string): number {
   const maxNames = options.maxNames ?? 1000;
-  if (!Number.isInteger(maxNames) || maxNames < 0) throw new TypeError(`${who}: maxNames must be a whole number, got ${maxNames}`);
+  if (!Number.isInteger(maxNames) || maxNames < 0)
+    throw new TypeError(`${who}: maxNames must be a whole number, got ${maxNames}`);
   return maxNames;
 }
 
@@ -173,9 +190,14 @@ export function preparedPool(pool: NamedQueryPool, options: PreparedPoolOptions 
     if (wrapper) return wrapper;
     function query<R>(sql: string, parameters: ReadonlyArray<unknown>): Promise<PostgresQueryResult<R>>;
     function query<R>(cursor: PostgresCursor<R>): PostgresCursor<R>;
-    function query<R>(what: string | PostgresCursor<R>, parameters?: ReadonlyArray<unknown>): Promise<PostgresQueryResult<R>> | PostgresCursor<R> {
+    function query<R>(
+      what: string | PostgresCursor<R>,
+      parameters?: ReadonlyArray<unknown>,
+    ): Promise<PostgresQueryResult<R>> | PostgresCursor<R> {
       if (typeof what !== 'string') return client.query(what);
-      return namedQuery<R>(client, what, parameters as unknown[], maxNames).catch((error: unknown) => noteFailure(client, error));
+      return namedQuery<R>(client, what, parameters as unknown[], maxNames).catch((error: unknown) =>
+        noteFailure(client, error),
+      );
     }
     wrapper = { query, release: () => release(client) };
     wrappers.set(client, wrapper);
@@ -206,7 +228,10 @@ const AFFECTING = new Set(['INSERT', 'UPDATE', 'DELETE', 'MERGE']);
  * const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10 });
  * const db = postgresKysely<Database>(pool, { maxNames: 500, runner: 'direct' });
  */
-export function postgresKysely<DB>(pool: NamedQueryPool, config: Omit<KyselyConfig, 'dialect'> & PreparedPoolOptions & { runner?: RunnerName } = {}): Kysely<DB> {
+export function postgresKysely<DB>(
+  pool: NamedQueryPool,
+  config: Omit<KyselyConfig, 'dialect'> & PreparedPoolOptions & { runner?: RunnerName } = {},
+): Kysely<DB> {
   const { maxNames: _, runner: __, ...kysely } = config;
   const maxNames = checkedMaxNames(config, 'postgresKysely');
   const db = new Kysely<DB>({ ...kysely, dialect: new PostgresDialect({ pool: preparedPool(pool, { maxNames }) }) });
@@ -232,14 +257,22 @@ function postgresRunner(pool: NamedQueryPool, maxNames: number): StatementRunner
     // where pg's own `pool.query` would close it.
     const client = await checkout(pool);
     try {
-      const { command, rowCount, rows } = await namedQuery<unknown>(client, sql, parameters as unknown[], maxNames).catch((error: unknown) => noteFailure(client, error));
-      return AFFECTING.has(command) && rowCount !== null ? { rows: rows ?? [], numAffectedRows: BigInt(rowCount) } : { rows: rows ?? [] };
+      const { command, rowCount, rows } = await namedQuery<unknown>(
+        client,
+        sql,
+        parameters as unknown[],
+        maxNames,
+      ).catch((error: unknown) => noteFailure(client, error));
+      return AFFECTING.has(command) && rowCount !== null
+        ? { rows: rows ?? [], numAffectedRows: BigInt(rowCount) }
+        : { rows: rows ?? [] };
     } finally {
       release(client);
     }
   };
   return {
-    run: (executor, db, compiled, parameters) => (executor === db ? direct(compiled.sql, parameters) : executor.executeQuery({ ...compiled, parameters })),
+    run: (executor, db, compiled, parameters) =>
+      executor === db ? direct(compiled.sql, parameters) : executor.executeQuery({ ...compiled, parameters }),
     // Group commit is SQLite's; PostgreSQL's transactions are Kysely's.
     control: (connection, text) => kyselyRunner.control(connection, text),
   };

@@ -36,7 +36,13 @@ export function distinct(values: readonly unknown[]): unknown[] {
  * The related models of each model (a model or null for a to-one relationship, a list for a
  * to-many one): at most one statement, with the related resource's own mapping and scope.
  */
-export async function loadRelated(t: StoreTables, resource: TableResource, relationship: Relationship, models: readonly Model[], context: Context): Promise<ReadonlyArray<Model | null | Model[]>> {
+export async function loadRelated(
+  t: StoreTables,
+  resource: TableResource,
+  relationship: Relationship,
+  models: readonly Model[],
+  context: Context,
+): Promise<ReadonlyArray<Model | null | Model[]>> {
   const { mapping, related } = t.relation(resource, relationship);
   const ex = executorFor(t.db, context);
   if (mapping.type === 'toOne') {
@@ -44,7 +50,9 @@ export async function loadRelated(t: StoreTables, resource: TableResource, relat
     const keys = distinct(models.map((m) => m[property]));
     if (keys.length === 0) return models.map(() => null);
     const byKey = await t.modelsByKey(related, keys, context);
-    return models.map((m) => (m[property] === null || m[property] === undefined ? null : (byKey.get(keyText(m[property])) ?? null)));
+    return models.map((m) =>
+      m[property] === null || m[property] === undefined ? null : (byKey.get(keyText(m[property])) ?? null),
+    );
   }
   const keys = distinct(models.map((m) => resource.key(m)));
   const groups = new Map<string, Model[]>(keys.map((k) => [keyText(k), []]));
@@ -63,7 +71,9 @@ export async function loadRelated(t: StoreTables, resource: TableResource, relat
     const rows = await runStatement(() =>
       related.scope
         ? members(related.select(ex, context)).execute()
-        : t.statements.rows(ex, `${resource.type}.${relationship.name} in ${keys.length}`, keys, (on) => members(related.selectUnscoped(on))),
+        : t.statements.rows(ex, `${resource.type}.${relationship.name} in ${keys.length}`, keys, (on) =>
+            members(related.selectUnscoped(on)),
+          ),
     );
     // A related row joined to several owners is one model.
     const converted = related.toModels(rows, owner === OWNER ? OWNER : undefined);
@@ -80,7 +90,13 @@ export async function loadRelated(t: StoreTables, resource: TableResource, relat
 }
 
 /** The related collection of one model, as a `ListQuery` the runtime filters, sorts and pages. */
-export function queryRelated(t: StoreTables, resource: TableResource, relationship: Relationship, model: Model, context: Context): ListQuery {
+export function queryRelated(
+  t: StoreTables,
+  resource: TableResource,
+  relationship: Relationship,
+  model: Model,
+  context: Context,
+): ListQuery {
   const { mapping, related } = t.relation(resource, relationship);
   const start = (on: Kysely<AnyDatabase>) => (related.scope ? related.select(on, context) : related.selectUnscoped(on));
   let key: unknown;
@@ -91,7 +107,8 @@ export function queryRelated(t: StoreTables, resource: TableResource, relationsh
   } else if ('through' in mapping && mapping.through) {
     const { table: join, from, to } = mapping.through;
     key = resource.key(model);
-    members = (on) => start(on).innerJoin(join, `${join}.${to}`, related.qualifiedId).where(`${join}.${from}`, '=', key);
+    members = (on) =>
+      start(on).innerJoin(join, `${join}.${to}`, related.qualifiedId).where(`${join}.${from}`, '=', key);
   } else {
     key = resource.key(model);
     members = (on) => start(on).where(`${related.table}.${(mapping as { foreignKey: string }).foreignKey}`, '=', key);

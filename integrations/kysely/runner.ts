@@ -28,7 +28,12 @@ export interface StatementRunner {
    * outside transactions, otherwise the request's transaction (or the connection of the
    * store's own SQLite transaction). Synchronous where the driver is.
    */
-  run(executor: Kysely<AnyDatabase>, db: Kysely<AnyDatabase>, compiled: CompiledQuery, parameters: readonly unknown[]): QueryResult<unknown> | Promise<QueryResult<unknown>>;
+  run(
+    executor: Kysely<AnyDatabase>,
+    db: Kysely<AnyDatabase>,
+    compiled: CompiledQuery,
+    parameters: readonly unknown[],
+  ): QueryResult<unknown> | Promise<QueryResult<unknown>>;
   /**
    * Runs `text` (`begin immediate`, `savepoint`, `commit`, ...) of the store's own SQLite
    * transaction on `connection`, the Kysely of the one connection it holds; undefined when it ran at once.
@@ -66,10 +71,16 @@ const runners = new WeakMap<Kysely<AnyDatabase>, StatementRunner>();
  * const db = new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
  * chooseRunner('myKysely', db, config, () => directRunner(database));
  */
-export function chooseRunner(who: string, db: Kysely<AnyDatabase>, config: Pick<KyselyConfig, 'log' | 'plugins'> & { runner?: RunnerName }, direct: () => StatementRunner): void {
+export function chooseRunner(
+  who: string,
+  db: Kysely<AnyDatabase>,
+  config: Pick<KyselyConfig, 'log' | 'plugins'> & { runner?: RunnerName },
+  direct: () => StatementRunner,
+): void {
   const runner = config.runner ?? 'kysely';
   if (runner === 'kysely') return;
-  if (runner !== 'direct') throw new TypeError(`${who}: runner must be 'kysely' or 'direct', got ${JSON.stringify(runner)}`);
+  if (runner !== 'direct')
+    throw new TypeError(`${who}: runner must be 'kysely' or 'direct', got ${JSON.stringify(runner)}`);
   if (config.log !== undefined || (config.plugins ?? []).length > 0) {
     throw new TypeError(
       `${who}: runner 'direct' runs the store's statements without Kysely, so its log and plugins would miss them; use runner 'kysely' (the default) with log or plugins`,

@@ -1,4 +1,12 @@
-import { Kysely, type KyselyConfig, type QueryResult, SqliteDialect, type SqliteDialectConfig, type SqliteDatabase, type SqliteStatement } from 'kysely';
+import {
+  Kysely,
+  type KyselyConfig,
+  type QueryResult,
+  SqliteDialect,
+  type SqliteDialectConfig,
+  type SqliteDatabase,
+  type SqliteStatement,
+} from 'kysely';
 import { type RunnerName, type StatementRunner, chooseRunner } from './runner.js';
 
 /** What `cachedStatements` needs of a better-sqlite3 `Database`. */
@@ -23,7 +31,10 @@ export interface PreparingDatabase {
  */
 export function cachedStatements(database: PreparingDatabase, size = 500): SqliteDatabase {
   /** Oldest first; `used`: hit since the clock last passed it; `ddl`: it changes the schema (see `allRows`). */
-  const cache = new Map<string, { statement: SqliteStatement & { readonly busy?: boolean }; used: boolean; ddl: boolean }>();
+  const cache = new Map<
+    string,
+    { statement: SqliteStatement & { readonly busy?: boolean }; used: boolean; ddl: boolean }
+  >();
   /** Drops the oldest statement not used since the clock last passed it (never `newest`); the used ones it passes go last, unmarked. */
   const evict = (newest: string) => {
     for (const [sql, entry] of cache) {
@@ -86,7 +97,10 @@ interface DirectSqlite {
  * import type { Database } from './db.js';
  * const db = new Kysely<Database>({ dialect: sqliteDialect(new SQLite('blog.sqlite')) });
  */
-export function sqliteDialect(database: PreparingDatabase, config: Omit<SqliteDialectConfig, 'database'> = {}): SqliteDialect {
+export function sqliteDialect(
+  database: PreparingDatabase,
+  config: Omit<SqliteDialectConfig, 'database'> = {},
+): SqliteDialect {
   return new SqliteDialect({ ...config, database: cachedStatements(database) });
 }
 
@@ -106,7 +120,10 @@ export function sqliteDialect(database: PreparingDatabase, config: Omit<SqliteDi
  * const db = sqliteKysely<Database>(new SQLite('blog.sqlite'), { runner: 'direct' });
  * const logged = sqliteKysely<Database>(new SQLite('blog.sqlite'), { log: ['query'] }); // runner 'kysely'
  */
-export function sqliteKysely<DB>(database: DirectDatabase, config: Omit<KyselyConfig, 'dialect'> & { runner?: RunnerName } = {}): Kysely<DB> {
+export function sqliteKysely<DB>(
+  database: DirectDatabase,
+  config: Omit<KyselyConfig, 'dialect'> & { runner?: RunnerName } = {},
+): Kysely<DB> {
   const { runner: _, ...kysely } = config;
   const statements = cachedStatements(database);
   const db = new Kysely<DB>({ ...kysely, dialect: new SqliteDialect({ database: statements }) });
@@ -193,7 +210,8 @@ const SCHEMA_CHANGE = /^\s*(create|alter|drop)\b/i;
  */
 export function allRows(statement: RawStatement, parameters: readonly unknown[]): Record<string, unknown>[] {
   let maker = rowMakers.get(statement);
-  if (maker === undefined && (typeof statement.raw !== 'function' || typeof statement.columns !== 'function')) rowMakers.set(statement, (maker = null));
+  if (maker === undefined && (typeof statement.raw !== 'function' || typeof statement.columns !== 'function'))
+    rowMakers.set(statement, (maker = null));
   if (maker === null) return statement.all(parameters) as Record<string, unknown>[];
   let arrays: unknown[][];
   statement.raw!(true);

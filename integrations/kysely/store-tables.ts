@@ -39,17 +39,27 @@ export class StoreTables {
   }
 
   /** The related resource and the mapping of a relationship, checked. */
-  relation(resource: TableResource, relationship: Relationship): { mapping: RelationshipMapping<AnyDatabase, TableName<AnyDatabase>>; related: TableResource } {
+  relation(
+    resource: TableResource,
+    relationship: Relationship,
+  ): { mapping: RelationshipMapping<AnyDatabase, TableName<AnyDatabase>>; related: TableResource } {
     const where = `${resource.type}.${relationship.name}`;
     const mapping = resource.relationships[relationship.name];
     if (!mapping) throw new TypeError(`defineStore: ${where} has no entry in relationships`);
     const related = this.tables.get(relationship.relatedType);
-    if (!related) throw new TypeError(`defineStore: ${where} relates to "${relationship.relatedType}", which the store does not map`);
+    if (!related)
+      throw new TypeError(
+        `defineStore: ${where} relates to "${relationship.relatedType}", which the store does not map`,
+      );
     if (mapping.table !== undefined && mapping.table !== related.table) {
-      throw new TypeError(`defineStore: ${where} names table "${mapping.table}", but ${related.type} is stored in "${related.table}"`);
+      throw new TypeError(
+        `defineStore: ${where} names table "${mapping.table}", but ${related.type} is stored in "${related.table}"`,
+      );
     }
     if ((mapping.type === 'toOne') !== (relationship.cardinality === 'one')) {
-      throw new TypeError(`defineStore: ${where} is mapped as ${mapping.type} but declared ${relationship.cardinality === 'one' ? 'ToOne' : 'ToMany'}`);
+      throw new TypeError(
+        `defineStore: ${where} is mapped as ${mapping.type} but declared ${relationship.cardinality === 'one' ? 'ToOne' : 'ToMany'}`,
+      );
     }
     return { mapping, related };
   }
@@ -75,7 +85,9 @@ export class StoreTables {
     const found = await runStatement(() =>
       table.scope
         ? table.select(ex, context).where(table.qualifiedId, 'in', keys).execute()
-        : this.statements.rows(ex, `${table.type} in ${keys.length}`, keys, (on) => table.selectUnscoped(on).where(table.qualifiedId, 'in', keys)),
+        : this.statements.rows(ex, `${table.type} in ${keys.length}`, keys, (on) =>
+            table.selectUnscoped(on).where(table.qualifiedId, 'in', keys),
+          ),
     );
     const models = table.toModels(found);
     const byKey = new Map(found.map((row, i) => [keyText(row[table.idColumn]), models[i]!]));
@@ -85,6 +97,8 @@ export class StoreTables {
 
   /** The row of `key` in `table`, read without the scope (a compiled-once statement). */
   byKey(table: TableResource, ex: Kysely<AnyDatabase>, key: unknown): Promise<Row[]> {
-    return this.statements.rows(ex, `${table.type} by key`, [key], (on) => table.selectUnscoped(on).where(table.qualifiedId, '=', key));
+    return this.statements.rows(ex, `${table.type} by key`, [key], (on) =>
+      table.selectUnscoped(on).where(table.qualifiedId, '=', key),
+    );
   }
 }

@@ -79,7 +79,6 @@ function bindable(value: unknown): unknown {
   return value instanceof Date ? value.toISOString() : value;
 }
 
-
 /**
  * Backs resources by tables of one Kysely database: give every resource's table mapping at once
  * (keyed by resource type) so that relationships read their related rows with the related
@@ -117,7 +116,10 @@ function bindable(value: unknown): unknown {
  * });
  * const api = createApi(store);
  */
-export function defineStore<DB, R extends { [K in keyof R]: ResourceTypes }>(db: Kysely<DB>, resources: StoreMapping<DB, R>): Store<R> {
+export function defineStore<DB, R extends { [K in keyof R]: ResourceTypes }>(
+  db: Kysely<DB>,
+  resources: StoreMapping<DB, R>,
+): Store<R> {
   return tableStore(db, resources as Record<string, AnyTableMapping<DB>>) as unknown as Store<R>;
 }
 
@@ -144,13 +146,20 @@ export interface UntypedResource extends ResourceTypes {
  * const store = defineTableStore(db, { tags: { table: 'tags' } });
  * api.resource({ ...tags, ...store.tags });
  */
-export function defineTableStore<DB, M extends Record<string, AnyTableMapping<DB>>>(db: Kysely<DB>, resources: M): Store<Record<keyof M, UntypedResource>> {
+export function defineTableStore<DB, M extends Record<string, AnyTableMapping<DB>>>(
+  db: Kysely<DB>,
+  resources: M,
+): Store<Record<keyof M, UntypedResource>> {
   return tableStore(db, resources) as Store<Record<keyof M, UntypedResource>>;
 }
 
-function tableStore<DB>(db: Kysely<DB>, resources: Record<string, AnyTableMapping<DB>>): Record<string, KyselyDataLayer> {
+function tableStore<DB>(
+  db: Kysely<DB>,
+  resources: Record<string, AnyTableMapping<DB>>,
+): Record<string, KyselyDataLayer> {
   const tables = new Map<string, TableResource>();
-  for (const [type, mapping] of Object.entries(resources)) tables.set(type, new TableResource(type, mapping as unknown as AnyTableMapping<AnyDatabase>));
+  for (const [type, mapping] of Object.entries(resources))
+    tables.set(type, new TableResource(type, mapping as unknown as AnyTableMapping<AnyDatabase>));
   const store: Record<string, KyselyDataLayer> = {};
   const shared = new StoreTables(db as Kysely<AnyDatabase>, tables, new CompiledStatements(db as Kysely<AnyDatabase>));
   // One existence check for the whole store: linkage to several of its types is checked at once.
@@ -163,8 +172,6 @@ function dataLayer(t: StoreTables, resource: TableResource, check: SharedExisten
   const { db, statements } = t;
   const { table } = resource;
   const toModels = (rows: readonly Record<string, unknown>[]) => resource.toModels(rows);
-
-
 
   /** Columns to write from checked values: attributes, to-one foreign keys, server-set columns. */
   const toRow = (values: WriteValues, operation: 'create' | 'update', context: Context) => {
@@ -186,7 +193,6 @@ function dataLayer(t: StoreTables, resource: TableResource, check: SharedExisten
     idColumn: resource.idColumn,
   });
 
-
   /**
    * Reads back the row a create or update has just written, without the scope: the request
    * wrote it (an update's target passed the scope in `find`; a create's row is the client's).
@@ -204,7 +210,13 @@ function dataLayer(t: StoreTables, resource: TableResource, check: SharedExisten
   const membersInOwnTable = (values: WriteValues) =>
     Object.entries(values.relationships).some(([name, linkage]) => {
       const mapping = resource.relationships[name];
-      return Array.isArray(linkage) && linkage.length > 0 && mapping?.type === 'toMany' && !('through' in mapping && mapping.through) && mapping.table === table;
+      return (
+        Array.isArray(linkage) &&
+        linkage.length > 0 &&
+        mapping?.type === 'toMany' &&
+        !('through' in mapping && mapping.through) &&
+        mapping.table === table
+      );
     });
 
   /**
@@ -225,7 +237,9 @@ function dataLayer(t: StoreTables, resource: TableResource, check: SharedExisten
     const [inserted]: Row[] = await runStatement(
       () =>
         statements.rows(executorFor(db, context), shape, parameters, (on) =>
-          members ? insertWithMembers(on, table, row, resource.idColumn, members) : on.insertInto(table).values(row).returningAll(),
+          members
+            ? insertWithMembers(on, table, row, resource.idColumn, members)
+            : on.insertInto(table).values(row).returningAll(),
         ),
       written(values),
     );
@@ -247,7 +261,14 @@ function dataLayer(t: StoreTables, resource: TableResource, check: SharedExisten
     let updated: Row | undefined;
     if (Object.keys(row).length > 0) {
       const rows: Row[] = await runStatement(
-        () => unlessChanged(executorFor(db, context).updateTable(table).set(row).where(resource.idColumn, '=', key), model, context).returningAll().execute(),
+        () =>
+          unlessChanged(
+            executorFor(db, context).updateTable(table).set(row).where(resource.idColumn, '=', key),
+            model,
+            context,
+          )
+            .returningAll()
+            .execute(),
         written(values),
       );
       stillCurrent(BigInt(rows.length), context);
@@ -258,7 +279,11 @@ function dataLayer(t: StoreTables, resource: TableResource, check: SharedExisten
   }
 
   /** Narrows a write to the version the request read, when it came with a matching `If-Match`. */
-  function unlessChanged<Q extends { where(column: string, operator: '=', value: unknown): Q }>(query: Q, model: Model, context: Context): Q {
+  function unlessChanged<Q extends { where(column: string, operator: '=', value: unknown): Q }>(
+    query: Q,
+    model: Model,
+    context: Context,
+  ): Q {
     const version = resource.version;
     return version && context.ifMatch ? query.where(version.column, '=', model[version.property]) : query;
   }
@@ -274,12 +299,23 @@ function dataLayer(t: StoreTables, resource: TableResource, check: SharedExisten
   async function bumpVersion(model: Model, context: Context): Promise<void> {
     const version = resource.version;
     if (!version) return;
-    const update = executorFor(db, context).updateTable(table).set({ [version.column]: sql`${sql.ref(version.column)} + 1` }).where(resource.idColumn, '=', resource.key(model));
-    const results: Array<{ numUpdatedRows: bigint }> = await runStatement(() => unlessChanged(update, model, context).execute());
+    const update = executorFor(db, context)
+      .updateTable(table)
+      .set({ [version.column]: sql`${sql.ref(version.column)} + 1` })
+      .where(resource.idColumn, '=', resource.key(model));
+    const results: Array<{ numUpdatedRows: bigint }> = await runStatement(() =>
+      unlessChanged(update, model, context).execute(),
+    );
     stillCurrent(results[0]?.numUpdatedRows, context);
   }
 
-  async function changeMembersOf(model: Model, name: string, identifiers: readonly ResourceIdentifier[], remove: boolean, context: Context): Promise<void> {
+  async function changeMembersOf(
+    model: Model,
+    name: string,
+    identifiers: readonly ResourceIdentifier[],
+    remove: boolean,
+    context: Context,
+  ): Promise<void> {
     await bumpVersion(model, context);
     await changeMembers(t, resource, resource.key(model), name, identifiers, remove, context);
   }
@@ -292,7 +328,9 @@ function dataLayer(t: StoreTables, resource: TableResource, check: SharedExisten
       if (key === undefined) return null;
       const ex = executorFor(db, context);
       const [row] = await runStatement(() =>
-        resource.scope ? resource.select(ex, context).where(resource.qualifiedId, '=', key).execute() : t.byKey(resource, ex, key),
+        resource.scope
+          ? resource.select(ex, context).where(resource.qualifiedId, '=', key).execute()
+          : t.byKey(resource, ex, key),
       );
       return row ? resource.toModel(row) : null;
     },
@@ -306,22 +344,38 @@ function dataLayer(t: StoreTables, resource: TableResource, check: SharedExisten
 
     async delete(model: Model, context: Context) {
       const [result] = await runStatement(() =>
-        unlessChanged(executorFor(db, context).deleteFrom(table).where(resource.idColumn, '=', resource.key(model)), model, context).execute(),
+        unlessChanged(
+          executorFor(db, context).deleteFrom(table).where(resource.idColumn, '=', resource.key(model)),
+          model,
+          context,
+        ).execute(),
       );
       if (result?.numDeletedRows !== 0n) return;
       if (resource.version && context.ifMatch) stillCurrent(0n, context);
       // Another request deleted the row after this one found it: it is gone, as a 404 says.
-      throw new NotFoundError({ detail: `There is no resource of type "${resource.type}" with id "${String(resource.key(model))}"` });
+      throw new NotFoundError({
+        detail: `There is no resource of type "${resource.type}" with id "${String(resource.key(model))}"`,
+      });
     },
 
     create: createRow,
     update: updateRow,
 
-    addToRelationship(model: Model, relationship: ToMany, identifiers: readonly ResourceIdentifier[], context: Context) {
+    addToRelationship(
+      model: Model,
+      relationship: ToMany,
+      identifiers: readonly ResourceIdentifier[],
+      context: Context,
+    ) {
       return changeMembersOf(model, relationship.name, identifiers, false, context);
     },
 
-    removeFromRelationship(model: Model, relationship: ToMany, identifiers: readonly ResourceIdentifier[], context: Context) {
+    removeFromRelationship(
+      model: Model,
+      relationship: ToMany,
+      identifiers: readonly ResourceIdentifier[],
+      context: Context,
+    ) {
       return changeMembersOf(model, relationship.name, identifiers, true, context);
     },
 
@@ -331,7 +385,8 @@ function dataLayer(t: StoreTables, resource: TableResource, check: SharedExisten
       },
     }),
 
-    queryRelated: (relationship: Relationship, model: Model, context: Context) => queryRelated(t, resource, relationship, model, context),
+    queryRelated: (relationship: Relationship, model: Model, context: Context) =>
+      queryRelated(t, resource, relationship, model, context),
 
     query(context: Context): ListQuery {
       const executor = executorFor(db, context);
@@ -351,47 +406,74 @@ function dataLayer(t: StoreTables, resource: TableResource, check: SharedExisten
     },
 
     paginateCursor(query: ListQuery, { sorts, after, limit }: CursorPage, _context: Context) {
-      const order = sorts.map(({ field, direction }) => ({ column: field === 'id' ? resource.idColumn : resource.column(field), direction }));
+      const order = sorts.map(({ field, direction }) => ({
+        column: field === 'id' ? resource.idColumn : resource.column(field),
+        direction,
+      }));
       // The id as stored (an integer key is compared as one).
       const boundary = after?.map((value, i) => (sorts[i]!.field === 'id' ? resource.parseId(String(value)) : value));
       return query.keyset(order, boundary, limit);
     },
-
-
   };
   const methods = layer;
   const mapping = resource.mapping;
   /** A list query's rows (counted, with `step`): compiled once for its shape, else built anew. */
   const runList = (query: ListQuery, shape: string | undefined, step: (q: SelectQuery) => SelectQuery) =>
-    shape === undefined ? step(query.build()).execute() : statements.rows(query.executor, shape, query.values, (on) => step(query.build(on)));
-  const related: Record<string, (models: readonly Model[], context: Context, relationship: Relationship) => Promise<ReadonlyArray<unknown>>> = {};
+    shape === undefined
+      ? step(query.build()).execute()
+      : statements.rows(query.executor, shape, query.values, (on) => step(query.build(on)));
+  const related: Record<
+    string,
+    (models: readonly Model[], context: Context, relationship: Relationship) => Promise<ReadonlyArray<unknown>>
+  > = {};
   for (const name of Object.keys(resource.relationships)) {
     related[name] = (models, context, relationship) => loadRelated(t, resource, relationship, models, context);
   }
   return {
     ...methods,
     related,
-    where: (query: ListQuery, condition: Condition, context: Context) => whereQuery(t, resource, query, condition, context),
+    where: (query: ListQuery, condition: Condition, context: Context) =>
+      whereQuery(t, resource, query, condition, context),
     orderBy: (query: ListQuery, field: string, direction: SortDirection, _context: Context, path?: ConditionPath) => {
       if (!path) return query.orderBy(resource.column(field), direction);
       const mapping = resource.relationships[path.relationship];
       const related = t.tables.get(path.type);
-      if (mapping?.type !== 'toOne' || !related) throw new TypeError(`defineStore: ${resource.type}.${path.relationship} is not mapped as toOne, or ${path.type} is not in the store`);
+      if (mapping?.type !== 'toOne' || !related)
+        throw new TypeError(
+          `defineStore: ${resource.type}.${path.relationship} is not mapped as toOne, or ${path.type} is not in the store`,
+        );
       const alias = `sort_${path.relationship}`;
-      return query.orderByRelated({ table: related.table, key: related.idColumn, foreignKey: mapping.foreignKey, alias }, related.column(path.attribute), direction);
+      return query.orderByRelated(
+        { table: related.table, key: related.idColumn, foreignKey: mapping.foreignKey, alias },
+        related.column(path.attribute),
+        direction,
+      );
     },
     // The mapping's own filters and sorts get the Kysely builder itself.
     customFilters: Object.fromEntries(
-      Object.entries(mapping.filters ?? {}).map(([name, filter]) => [name, (query: ListQuery, value: FilterValue, context: Context) => query.apply((q) => filter(q, value, context))]),
+      Object.entries(mapping.filters ?? {}).map(([name, filter]) => [
+        name,
+        (query: ListQuery, value: FilterValue, context: Context) => query.apply((q) => filter(q, value, context)),
+      ]),
     ),
     customSorts: Object.fromEntries(
-      Object.entries(mapping.sorts ?? {}).map(([name, sort]) => [name, (query: ListQuery, direction: SortDirection, context: Context) => query.apply((q) => sort(q, direction, context))]),
+      Object.entries(mapping.sorts ?? {}).map(([name, sort]) => [
+        name,
+        (query: ListQuery, direction: SortDirection, context: Context) =>
+          query.apply((q) => sort(q, direction, context)),
+      ]),
     ),
     ...(mapping.policy && { can: mapping.policy }),
     count: async (query: ListQuery, context: Context) => {
       stopIfGone(context);
-      const counting = (q: SelectQuery) => q.clearSelect().clearOrderBy().select((eb) => eb.fn.countAll().as('count'));
-      const [row] = await runStatement(() => runList(query, query.shape === undefined ? undefined : `${query.shape} count`, counting));
+      const counting = (q: SelectQuery) =>
+        q
+          .clearSelect()
+          .clearOrderBy()
+          .select((eb) => eb.fn.countAll().as('count'));
+      const [row] = await runStatement(() =>
+        runList(query, query.shape === undefined ? undefined : `${query.shape} count`, counting),
+      );
       return Number((row as { count?: unknown } | undefined)?.count ?? 0);
     },
     // A count is one more statement per list: only where the schema's Index declares countable().

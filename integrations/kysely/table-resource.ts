@@ -10,7 +10,6 @@ export type Row = Record<string, unknown>;
 /** A row as the serializer reads it: keyed by attribute (model property) name. */
 export type Model = Record<string, unknown>;
 
-
 /** The column under which a join-table query returns the owner's key. */
 export const OWNER = '__jsonapi_owner';
 
@@ -45,7 +44,10 @@ export class TableResource {
       this.#properties.set(column, property);
       this.#columns.set(property, column);
     }
-    this.version = mapping.version === undefined ? undefined : { column: mapping.version, property: this.#properties.get(mapping.version) ?? mapping.version };
+    this.version =
+      mapping.version === undefined
+        ? undefined
+        : { column: mapping.version, property: this.#properties.get(mapping.version) ?? mapping.version };
   }
 
   /** The model property a column is read into. */

@@ -128,9 +128,15 @@ export async function withTransaction<DB, T>(
 }
 
 /** Runs `fn` with `transaction` as the transaction of `db` for request unit `unit`. */
-async function bindToRequest<T>(unit: object, db: Kysely<AnyDatabase>, transaction: Transaction<AnyDatabase>, fn: () => Promise<T>): Promise<T> {
+async function bindToRequest<T>(
+  unit: object,
+  db: Kysely<AnyDatabase>,
+  transaction: Transaction<AnyDatabase>,
+  fn: () => Promise<T>,
+): Promise<T> {
   let open = requestTransactions.get(unit);
-  if (open === undefined) requestTransactions.set(unit, (open = new Map<Kysely<AnyDatabase>, Transaction<AnyDatabase>>()));
+  if (open === undefined)
+    requestTransactions.set(unit, (open = new Map<Kysely<AnyDatabase>, Transaction<AnyDatabase>>()));
   open.set(db, transaction);
   try {
     return await fn();
@@ -162,7 +168,11 @@ const sqliteDatabases = new WeakMap<Kysely<AnyDatabase>, boolean>();
  * (a failure rolls back to its savepoint), and none of them resolves before the commit that
  * made it durable; if the commit fails, all of them reject.
  */
-function immediate<DB, T>(db: Kysely<DB>, fn: (transaction: Transaction<DB>) => Promise<T>, alone: boolean): Promise<T> {
+function immediate<DB, T>(
+  db: Kysely<DB>,
+  fn: (transaction: Transaction<DB>) => Promise<T>,
+  alone: boolean,
+): Promise<T> {
   let state = sqliteStates.get(db);
   if (state === undefined) sqliteStates.set(db, (state = { waiting: [], draining: false }));
   const queued = state;
@@ -297,16 +307,22 @@ async function group(db: Kysely<AnyDatabase>, kysely: Kysely<AnyDatabase>, waiti
  * import { db } from './db.js';
  * const api = new JsonApi({ transaction: kyselyTransaction(db), extensions: [atomic()] });
  */
-export function kyselyTransaction<DB>(db: Kysely<DB>, options: { groupCommit?: boolean } = {}): <T>(run: () => Promise<T>, context: Context) => Promise<T> {
+export function kyselyTransaction<DB>(
+  db: Kysely<DB>,
+  options: { groupCommit?: boolean } = {},
+): <T>(run: () => Promise<T>, context: Context) => Promise<T> {
   const commitAlone = options.groupCommit === false;
   return async (run, context) => {
     // A request under an Idempotency-Key whose keys live in `db`: its claim is marked written in
     // this transaction, so that the mark commits with the write (see `kyselyIdempotency`).
     const held = heldKeyOf(context.http);
-    const body = held === undefined ? () => run() : async (transaction: Transaction<DB>) => {
-      await markWritten(db, held, transaction);
-      return run();
-    };
+    const body =
+      held === undefined
+        ? () => run()
+        : async (transaction: Transaction<DB>) => {
+            await markWritten(db, held, transaction);
+            return run();
+          };
     for (let attempt = 1; ; attempt++) {
       try {
         return await withTransaction(db, body, { commitAlone, context });

@@ -22,13 +22,22 @@ import { isSqlite } from './transaction.js';
  * declare const t: StoreTables, articles: TableResource, query: ListQuery, ctx: Context;
  * whereQuery(t, articles, query, { field: 'author.name', op: 'eq', value: 'Ada', path: { relationship: 'author', type: 'people', attribute: 'name', many: false } }, ctx);
  */
-export function whereQuery(t: StoreTables, resource: TableResource, query: ListQuery, condition: Condition, context: Context): ListQuery {
+export function whereQuery(
+  t: StoreTables,
+  resource: TableResource,
+  query: ListQuery,
+  condition: Condition,
+  context: Context,
+): ListQuery {
   const sqlite = isSqlite(t.db);
   const path = condition.path;
   if (!path) return query.condition(resource.filterColumn(condition.field), condition, sqlite);
   const mapping = resource.relationships[path.relationship];
   const related = t.tables.get(path.type);
-  if (!mapping || !related) throw new TypeError(`defineStore: ${resource.type}.${path.relationship} is not mapped, or ${path.type} is not in the store`);
+  if (!mapping || !related)
+    throw new TypeError(
+      `defineStore: ${resource.type}.${path.relationship} is not mapped, or ${path.type} is not in the store`,
+    );
   const column = `${related.table}.${related.column(path.attribute)}`;
   /** The related rows in scope that match, selecting `key`. */
   const matching = (on: Kysely<AnyDatabase>, key: string): SelectQuery => {
@@ -37,10 +46,13 @@ export function whereQuery(t: StoreTables, resource: TableResource, query: ListQ
   };
   const shape = related.scope ? undefined : `${resource.type}.${condition.field} ${conditionShape(condition)}`;
   const values = conditionValues(condition, sqlite);
-  if (mapping.type === 'toOne') return query.whereIn(mapping.foreignKey, shape, values, (on) => matching(on, related.qualifiedId));
+  if (mapping.type === 'toOne')
+    return query.whereIn(mapping.foreignKey, shape, values, (on) => matching(on, related.qualifiedId));
   if ('through' in mapping && mapping.through) {
     const { table: join, from, to } = mapping.through;
-    return query.whereIn(resource.idColumn, shape, values, (on) => matching(on, `${join}.${from}`).innerJoin(join, `${join}.${to}`, related.qualifiedId));
+    return query.whereIn(resource.idColumn, shape, values, (on) =>
+      matching(on, `${join}.${from}`).innerJoin(join, `${join}.${to}`, related.qualifiedId),
+    );
   }
   const { foreignKey } = mapping as { foreignKey: string };
   return query.whereIn(resource.idColumn, shape, values, (on) => matching(on, `${related.table}.${foreignKey}`));

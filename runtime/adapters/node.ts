@@ -272,7 +272,10 @@ class NodeRequest implements HttpRequest {
     const raw = req.rawHeaders;
     // HTTP/2 pseudo-headers (":path") are not header names a Request accepts.
     for (let i = 0; i < raw.length; i += 2) if (raw[i]!.charCodeAt(0) !== 58) headers.append(raw[i]!, raw[i + 1]!);
-    const hasBody = method !== 'GET' && method !== 'HEAD' && (req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0);
+    const hasBody =
+      method !== 'GET' &&
+      method !== 'HEAD' &&
+      (req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0);
     const init: RequestInit & { duplex?: 'half' } = { method, headers, signal: this.signal };
     if (hasBody && (this.#bytes || req.readableDidRead || req.readableEnded)) {
       // Read already (by `body()` or a framework's parser): hand over what was read.
@@ -301,7 +304,9 @@ class NodeRequest implements HttpRequest {
 /** A header value without leading or trailing HTTP whitespace (tab, space, CR, LF), as `Headers` stores it. */
 function trimWhitespace(value: string): string {
   const space = (c: number) => c === 32 || c === 9 || c === 10 || c === 13;
-  return value.length > 0 && (space(value.charCodeAt(0)) || space(value.charCodeAt(value.length - 1))) ? value.replace(/^[\t\n\r ]+|[\t\n\r ]+$/g, '') : value;
+  return value.length > 0 && (space(value.charCodeAt(0)) || space(value.charCodeAt(value.length - 1)))
+    ? value.replace(/^[\t\n\r ]+|[\t\n\r ]+$/g, '')
+    : value;
 }
 
 /** The body a framework's parser consumed (`req.body`), as bytes or text. */
@@ -328,7 +333,13 @@ export function writeResult(res: ServerResponse, result: HttpResult): void {
   writeText(res, result.status, headers, result.body, result.headers['content-length'] !== undefined);
 }
 
-function writeText(res: ServerResponse, status: number, headers: string[], text: string | null, hasLength: boolean): void {
+function writeText(
+  res: ServerResponse,
+  status: number,
+  headers: string[],
+  text: string | null,
+  hasLength: boolean,
+): void {
   if (text !== null && !hasLength) headers.push('content-length', String(Buffer.byteLength(text)));
   res.writeHead(status, headers);
   if (text === null) res.end();

@@ -107,7 +107,8 @@ function readOperations(body: unknown, max: number, basePath: string): Operation
     }
   }
   const list = body['atomic:operations'];
-  if (!Array.isArray(list) || list.length === 0) throw malformed(Array.isArray(list) ? '/atomic:operations' : '', 'atomic:operations must be a non-empty array');
+  if (!Array.isArray(list) || list.length === 0)
+    throw malformed(Array.isArray(list) ? '/atomic:operations' : '', 'atomic:operations must be a non-empty array');
   if (list.length > max) {
     throw new BadRequestError({
       detail: `At most ${max} operations may be sent in one request; this one has ${list.length}`,
@@ -120,25 +121,43 @@ function readOperations(body: unknown, max: number, basePath: string): Operation
     const pointer = `/atomic:operations/${i}`;
     if (!isObject(raw)) throw malformed(pointer, 'An operation must be a JSON object');
     for (const member of Object.keys(raw)) {
-      if (!['op', 'ref', 'href', 'data', 'meta'].includes(member)) throw malformed(`${pointer}/${escape(member)}`, `"${member}" is not a member of an operation`);
+      if (!['op', 'ref', 'href', 'data', 'meta'].includes(member))
+        throw malformed(`${pointer}/${escape(member)}`, `"${member}" is not a member of an operation`);
     }
     if (!('op' in raw)) throw malformed(pointer, 'The operation has no "op"');
-    if (raw.op !== 'add' && raw.op !== 'update' && raw.op !== 'remove') throw malformed(`${pointer}/op`, `"op" must be add, update or remove`);
+    if (raw.op !== 'add' && raw.op !== 'update' && raw.op !== 'remove')
+      throw malformed(`${pointer}/op`, `"op" must be add, update or remove`);
     if ('ref' in raw && 'href' in raw) throw malformed(pointer, 'An operation may have "ref" or "href", not both');
-    const target = 'ref' in raw ? readRef(raw.ref, `${pointer}/ref`) : 'href' in raw ? readHref(raw.href, `${pointer}/href`, basePath) : undefined;
+    const target =
+      'ref' in raw
+        ? readRef(raw.ref, `${pointer}/ref`)
+        : 'href' in raw
+          ? readHref(raw.href, `${pointer}/href`, basePath)
+          : undefined;
     const ifMatch = isObject(raw.meta) ? raw.meta.ifMatch : undefined;
-    if (ifMatch !== undefined && (typeof ifMatch !== 'string' || (raw.op === 'add' && target?.relationship === undefined))) {
-      throw malformed(`${pointer}/meta/ifMatch`, 'meta.ifMatch is the ETag of the resource an update or remove changes, as a string');
+    if (
+      ifMatch !== undefined &&
+      (typeof ifMatch !== 'string' || (raw.op === 'add' && target?.relationship === undefined))
+    ) {
+      throw malformed(
+        `${pointer}/meta/ifMatch`,
+        'meta.ifMatch is the ETag of the resource an update or remove changes, as a string',
+      );
     }
     const op: Operation = { op: raw.op, target, data: raw.data, pointer, ...(ifMatch !== undefined && { ifMatch }) };
     if (target?.relationship !== undefined) {
       if (!('data' in raw)) throw malformed(pointer, 'A relationship operation needs "data"');
     } else if (op.op === 'remove') {
-      if (!target || (target.id === undefined && target.lid === undefined)) throw malformed(pointer, 'remove needs a "ref" or "href" naming the resource');
+      if (!target || (target.id === undefined && target.lid === undefined))
+        throw malformed(pointer, 'remove needs a "ref" or "href" naming the resource');
     } else {
-      if (!isObject(raw.data)) throw malformed('data' in raw ? `${pointer}/data` : pointer, `${op.op} needs a resource object as "data"`);
+      if (!isObject(raw.data))
+        throw malformed('data' in raw ? `${pointer}/data` : pointer, `${op.op} needs a resource object as "data"`);
       if (op.op === 'add' && target && (target.id !== undefined || target.lid !== undefined)) {
-        throw malformed(`${pointer}/${'ref' in raw ? 'ref' : 'href'}`, 'add targets a collection or a relationship, not a resource');
+        throw malformed(
+          `${pointer}/${'ref' in raw ? 'ref' : 'href'}`,
+          'add targets a collection or a relationship, not a resource',
+        );
       }
     }
     return op;
@@ -148,14 +167,22 @@ function readOperations(body: unknown, max: number, basePath: string): Operation
 function readRef(ref: unknown, pointer: string): Target {
   if (!isObject(ref)) throw malformed(pointer, '"ref" must be an object');
   for (const member of Object.keys(ref)) {
-    if (!['type', 'id', 'lid', 'relationship'].includes(member)) throw malformed(`${pointer}/${escape(member)}`, `"${member}" is not a member of "ref"`);
+    if (!['type', 'id', 'lid', 'relationship'].includes(member))
+      throw malformed(`${pointer}/${escape(member)}`, `"${member}" is not a member of "ref"`);
   }
   if (typeof ref.type !== 'string') throw malformed(pointer, '"ref" needs a string "type"');
-  if (('id' in ref) === ('lid' in ref)) throw malformed(pointer, '"ref" needs exactly one of "id" and "lid"');
+  if ('id' in ref === 'lid' in ref) throw malformed(pointer, '"ref" needs exactly one of "id" and "lid"');
   for (const member of ['id', 'lid', 'relationship'] as const) {
-    if (member in ref && typeof ref[member] !== 'string') throw malformed(`${pointer}/${member}`, `"${member}" must be a string`);
+    if (member in ref && typeof ref[member] !== 'string')
+      throw malformed(`${pointer}/${member}`, `"${member}" must be a string`);
   }
-  return { type: ref.type, id: ref.id as string | undefined, lid: ref.lid as string | undefined, relationship: ref.relationship as string | undefined, pointer };
+  return {
+    type: ref.type,
+    id: ref.id as string | undefined,
+    lid: ref.lid as string | undefined,
+    relationship: ref.relationship as string | undefined,
+    pointer,
+  };
 }
 
 function readHref(href: unknown, pointer: string, basePath: string): Target {
@@ -176,12 +203,14 @@ function readHref(href: unknown, pointer: string, basePath: string): Target {
 function checkLids(operations: readonly Operation[]): void {
   const declared = new Set<string>();
   const use = (type: unknown, lid: unknown, pointer: string) => {
-    if (typeof lid === 'string' && !declared.has(`${String(type)}\u0000${lid}`)) throw malformed(pointer, `lid "${lid}" of ${String(type)} is not assigned by an earlier operation`);
+    if (typeof lid === 'string' && !declared.has(`${String(type)}\u0000${lid}`))
+      throw malformed(pointer, `lid "${lid}" of ${String(type)} is not assigned by an earlier operation`);
   };
   const identifiers = (value: unknown, pointer: string) => {
     const list = Array.isArray(value) ? value : [value];
     list.forEach((item, i) => {
-      if (isObject(item) && 'lid' in item) use(item.type, item.lid, `${Array.isArray(value) ? `${pointer}/${i}` : pointer}/lid`);
+      if (isObject(item) && 'lid' in item)
+        use(item.type, item.lid, `${Array.isArray(value) ? `${pointer}/${i}` : pointer}/lid`);
     });
   };
   for (const operation of operations) {
@@ -210,7 +239,13 @@ function resolve(value: unknown, lids: Map<string, string>): unknown {
   return { ...rest, id: lids.get(`${String(value.type)}\u0000${String(lid)}`) };
 }
 
-async function run(operation: Operation, lids: Map<string, string>, request: HttpRequest, options: HandleOptions, host: ExtensionHost): Promise<Json> {
+async function run(
+  operation: Operation,
+  lids: Map<string, string>,
+  request: HttpRequest,
+  options: HandleOptions,
+  host: ExtensionHost,
+): Promise<Json> {
   const { op, pointer } = operation;
   const target = operation.target;
   const id = target?.lid !== undefined ? lids.get(`${target.type}\u0000${target.lid}`) : target?.id;
@@ -223,7 +258,10 @@ async function run(operation: Operation, lids: Map<string, string>, request: Htt
     }
     if (isObject(copy.relationships)) {
       copy.relationships = Object.fromEntries(
-        Object.entries(copy.relationships).map(([name, member]) => [name, isObject(member) ? { ...member, data: resolve(member.data, lids) } : member]),
+        Object.entries(copy.relationships).map(([name, member]) => [
+          name,
+          isObject(member) ? { ...member, data: resolve(member.data, lids) } : member,
+        ]),
       );
     }
     data = copy;
@@ -243,7 +281,8 @@ async function run(operation: Operation, lids: Map<string, string>, request: Htt
     path = `/${enc(type)}`;
   } else {
     const resourceId = id ?? (isObject(data) && typeof data.id === 'string' ? data.id : undefined);
-    if (resourceId === undefined) throw malformed(pointer, `${op} needs the id of the resource, in "ref", "href" or "data"`);
+    if (resourceId === undefined)
+      throw malformed(pointer, `${op} needs the id of the resource, in "ref", "href" or "data"`);
     method = op === 'update' ? 'PATCH' : 'DELETE';
     path = `/${enc(type)}/${enc(resourceId)}`;
   }
@@ -251,7 +290,11 @@ async function run(operation: Operation, lids: Map<string, string>, request: Htt
   const twin = memoryRequest(
     method,
     `${url.origin}${host.basePath}${path}`,
-    { 'content-type': MEDIA_TYPE, accept: MEDIA_TYPE, ...(operation.ifMatch !== undefined && { 'if-match': operation.ifMatch }) },
+    {
+      'content-type': MEDIA_TYPE,
+      accept: MEDIA_TYPE,
+      ...(operation.ifMatch !== undefined && { 'if-match': operation.ifMatch }),
+    },
     method !== 'DELETE' || target?.relationship !== undefined ? JSON.stringify({ data }) : undefined,
   );
   let result: HttpResult;

@@ -13,7 +13,9 @@ export interface DocumentQuery {
 
 /** What the generator emits for an API: each type's resource object, and each relationship's related type. */
 export interface TypeRegistry {
-  objects: { [type: string]: { type: string; id: string; attributes?: object; relationships?: object; links?: object } };
+  objects: {
+    [type: string]: { type: string; id: string; attributes?: object; relationships?: object; links?: object };
+  };
   relations: { [type: string]: { [relationship: string]: string } };
 }
 
@@ -60,8 +62,12 @@ interface TopLevel {
  * type D = ResourceDocument<ApiTypes, 'articles', { include: ['author']; fields: { articles: ['title'] } }>;
  * // D['data']['attributes'] is { title: string }; D['included'] is people resource objects
  */
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- `{}`: the request with no query parameters
-export type ResourceDocument<R extends TypeRegistry, T extends keyof R['objects'], Q extends DocumentQuery = {}> = TopLevel & {
+export type ResourceDocument<
+  R extends TypeRegistry,
+  T extends keyof R['objects'],
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- `{}`: the request with no query parameters
+  Q extends DocumentQuery = {},
+> = TopLevel & {
   data: ObjectOf<R, T, Q>;
 } & Included<R, T, Q>;
 
@@ -72,7 +78,11 @@ export type ResourceDocument<R extends TypeRegistry, T extends keyof R['objects'
  * import type { ApiTypes } from './generated/index.js';
  * type D = ResourceCollectionDocument<ApiTypes, 'articles', { fields: { articles: ['title'] } }>;
  */
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- `{}`: the request with no query parameters
-export type ResourceCollectionDocument<R extends TypeRegistry, T extends keyof R['objects'], Q extends DocumentQuery = {}> = TopLevel & {
+export type ResourceCollectionDocument<
+  R extends TypeRegistry,
+  T extends keyof R['objects'],
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- `{}`: the request with no query parameters
+  Q extends DocumentQuery = {},
+> = TopLevel & {
   data: Array<ObjectOf<R, T, Q>>;
 } & Included<R, T, Q>;

@@ -12,7 +12,8 @@ const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?(?
  */
 export function normalizeDateTime(value: string): string | undefined {
   const m = DATE_TIME.exec(value);
-  if (!m || !isRealDate(m[1]!, m[2]!, m[3]!) || Number(m[4]) > 23 || Number(m[5]) > 59 || Number(m[6]) > 59) return undefined;
+  if (!m || !isRealDate(m[1]!, m[2]!, m[3]!) || Number(m[4]) > 23 || Number(m[5]) > 59 || Number(m[6]) > 59)
+    return undefined;
   if (m[8] !== undefined && (Number(m[8]) > 23 || Number(m[9]) > 59)) return undefined;
   // The ECMAScript date-time format has exactly three fraction digits: pad or cut to them.
   const fraction = (m[7] ?? '.').padEnd(4, '0').slice(0, 4);
@@ -26,7 +27,11 @@ export function normalizeDateTime(value: string): string | undefined {
 export function isRealDate(year: string, month: string, day: string): boolean {
   const date = new Date(0);
   date.setUTCFullYear(Number(year), Number(month) - 1, Number(day));
-  return date.getUTCFullYear() === Number(year) && date.getUTCMonth() === Number(month) - 1 && date.getUTCDate() === Number(day);
+  return (
+    date.getUTCFullYear() === Number(year) &&
+    date.getUTCMonth() === Number(month) - 1 &&
+    date.getUTCDate() === Number(day)
+  );
 }
 
 /**

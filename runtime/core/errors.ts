@@ -185,7 +185,11 @@ export function tooManyErrors(status: ErrorStatus, limit: number, more?: number)
     more === undefined
       ? `Checking the request stopped after finding more than ${limit} errors; not all of them are listed`
       : `${more} more error${more === 1 ? ' was' : 's were'} found and not listed: an answer lists at most ${limit}`;
-  return new JsonApiError(status, { detail, code: 'too_many_errors', meta: more === undefined ? { limit } : { limit, more } });
+  return new JsonApiError(status, {
+    detail,
+    code: 'too_many_errors',
+    meta: more === undefined ? { limit } : { limit, more },
+  });
 }
 
 /**

@@ -112,7 +112,13 @@ export class DocumentBuilder {
     await this.#load(resource, nodes, tree, fieldset, wanted);
   }
 
-  async #load(resource: RegisteredResource, nodes: readonly Node[], tree: IncludeTree, fieldset: ReadonlySet<string> | undefined, wanted: Relationship[]): Promise<void> {
+  async #load(
+    resource: RegisteredResource,
+    nodes: readonly Node[],
+    tree: IncludeTree,
+    fieldset: ReadonlySet<string> | undefined,
+    wanted: Relationship[],
+  ): Promise<void> {
     // Each level is a round of data-layer calls: none once the client has gone.
     this.#context.throwIfAborted();
     if (tree.size > 0) {
@@ -128,7 +134,13 @@ export class DocumentBuilder {
     );
     const loaded = await Promise.all(
       wanted.map((relationship, i) =>
-        sets[i]!.length === 0 ? [] : resource.loadRelated!(relationship, sets[i]!.map((n) => n.model), this.#context),
+        sets[i]!.length === 0
+          ? []
+          : resource.loadRelated!(
+              relationship,
+              sets[i]!.map((n) => n.model),
+              this.#context,
+            ),
       ),
     );
     const next: Array<[RegisteredResource, Node[], IncludeTree]> = [];
@@ -162,8 +174,10 @@ export class DocumentBuilder {
     value: unknown,
     include: Map<string, Node> | undefined,
   ): ResourceIdentifier | ResourceIdentifier[] | null {
-    if (relationship.cardinality === 'one') return value === null || value === undefined ? null : this.#link(related, value, include);
-    if (!Array.isArray(value)) throw new TypeError(`loadRelated(${relationship.name}) must give an array per model for a to-many relationship`);
+    if (relationship.cardinality === 'one')
+      return value === null || value === undefined ? null : this.#link(related, value, include);
+    if (!Array.isArray(value))
+      throw new TypeError(`loadRelated(${relationship.name}) must give an array per model for a to-many relationship`);
     const linkage = new Array<ResourceIdentifier>(value.length);
     for (let i = 0; i < value.length; i++) linkage[i] = this.#link(related, value[i], include);
     return linkage;
@@ -183,7 +197,12 @@ export class DocumentBuilder {
     return { type: node.object.type, id: node.object.id };
   }
 
-  #node(resource: RegisteredResource, model: unknown, id = resource.getId(model, this.#context), k = keyOf(resource.type, id)): Node {
+  #node(
+    resource: RegisteredResource,
+    model: unknown,
+    id = resource.getId(model, this.#context),
+    k = keyOf(resource.type, id),
+  ): Node {
     const existing = this.#nodes.get(k);
     if (existing) return existing;
     const node = { resource, model, object: this.serialize(resource, model, id) };
@@ -212,7 +231,9 @@ export class DocumentBuilder {
       for (const attribute of resource.attributes) {
         if (fieldset && !fieldset.has(attribute.name)) continue;
         if (attribute.isConditional && !attribute.isVisibleFor(model, context)) continue;
-        const value = attribute.getter ? attribute.getter(model, context) : (model as Record<string, unknown>)[attribute.name];
+        const value = attribute.getter
+          ? attribute.getter(model, context)
+          : (model as Record<string, unknown>)[attribute.name];
         if (value === undefined && attribute.isOptional && !attribute.getter) continue;
         attributes[attribute.name] = toJsonValue(attribute.kind, value);
       }

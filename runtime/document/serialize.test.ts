@@ -7,7 +7,12 @@ import { BuiltResource, documentJson } from './serialize.js';
 import { RegisteredResource } from '../registry/registry.js';
 
 /** A resource object as the builder makes one. */
-function built(type: string, id: string, attributes?: Record<string, unknown>, relationships?: BuiltResource['relationships']): BuiltResource {
+function built(
+  type: string,
+  id: string,
+  attributes?: Record<string, unknown>,
+  relationships?: BuiltResource['relationships'],
+): BuiltResource {
   const resource = new BuiltResource(type, id);
   if (attributes) resource.attributes = attributes;
   if (relationships) resource.relationships = relationships;
@@ -66,12 +71,15 @@ const VALUES: unknown[] = [
 describe('documentJson', () => {
   it('writes what JSON.stringify writes, for every kind of attribute value', () => {
     VALUES.forEach((value, i) => {
-      const document: TopLevelDocument = { jsonapi: { version: '1.1' }, data: built('articles', '1', { value, after: 'x' }) };
+      const document: TopLevelDocument = {
+        jsonapi: { version: '1.1' },
+        data: built('articles', '1', { value, after: 'x' }),
+      };
       expect(documentJson(document), `value ${i}`).toBe(JSON.stringify(document));
     });
   });
 
-  it('writes what JSON.stringify writes, for strings anywhere in the builder\'s objects', () => {
+  it("writes what JSON.stringify writes, for strings anywhere in the builder's objects", () => {
     for (const text of STRINGS) {
       const relationships = {
         [text || 'empty']: { links: { self: `s${text}`, related: `r${text}` }, data: [{ type: text, id: text }] },
@@ -81,7 +89,13 @@ describe('documentJson', () => {
       };
       const resource = built(text, text, { [text]: text }, relationships);
       resource.links = { self: text };
-      const document: TopLevelDocument = { jsonapi: { version: '1.1' }, links: { self: text, next: null }, data: [resource], included: [resource], meta: { [text]: [text] } };
+      const document: TopLevelDocument = {
+        jsonapi: { version: '1.1' },
+        links: { self: text, next: null },
+        data: [resource],
+        included: [resource],
+        meta: { [text]: [text] },
+      };
       expect(documentJson(document)).toBe(JSON.stringify(document));
     }
   });
@@ -90,13 +104,27 @@ describe('documentJson', () => {
     const documents: unknown[] = [
       { jsonapi: { version: '1.1' }, data: null },
       { jsonapi: { version: '1.1' }, data: [] },
-      { jsonapi: { version: '1.1' }, data: [{ type: 'tags', id: '1' }, { type: 'tags', id: '2', meta: { n: 1 } }], links: { self: 'x' } },
+      {
+        jsonapi: { version: '1.1' },
+        data: [
+          { type: 'tags', id: '1' },
+          { type: 'tags', id: '2', meta: { n: 1 } },
+        ],
+        links: { self: 'x' },
+      },
       { jsonapi: { version: '1.1' }, data: { type: 'tags', id: '1' } },
       { jsonapi: { version: '1.1' }, errors: [{ status: '400', source: { parameter: 'include' } }] },
       { jsonapi: { version: '1.1' }, meta: { total: 3, skipped: undefined }, data: [built('tags', '1'), undefined] },
-      { jsonapi: { version: '1.1' }, data: built('tags', '1', Object.assign(Object.create(null) as object, { name: 'bare' })) },
+      {
+        jsonapi: { version: '1.1' },
+        data: built('tags', '1', Object.assign(Object.create(null) as object, { name: 'bare' })),
+      },
       { jsonapi: { version: '1.1' }, data: built('tags', '1', { toJSON: () => ({ replaced: true }) }) },
-      { jsonapi: { version: '1.1' }, data: [{ toJSON: (key: string) => `at ${key}` }, { toJSON: () => undefined }], meta: { toJSON: (key: string) => key } },
+      {
+        jsonapi: { version: '1.1' },
+        data: [{ toJSON: (key: string) => `at ${key}` }, { toJSON: () => undefined }],
+        meta: { toJSON: (key: string) => key },
+      },
       {},
     ];
     for (const document of documents) expect(documentJson(document as TopLevelDocument)).toBe(JSON.stringify(document));
@@ -117,19 +145,28 @@ describe('documentJson', () => {
 
   it('writes links unlooked only when the builder vouches for their parts', () => {
     const articles = new RegisteredResource({
-      ...defineResource({ type: 'articles', fields: [Attribute.make('title'), ToOne.make('author').type('people')], endpoints: [Show.make()] }),
+      ...defineResource({
+        type: 'articles',
+        fields: [Attribute.make('title'), ToOne.make('author').type('people')],
+        endpoints: [Show.make()],
+      }),
       find: () => undefined,
       loadRelated: () => [],
     });
     const context = new Context(new Request('http://h/'));
     for (const base of ['http://h', 'http://h/a"b\\c', 'http://h/\ud800']) {
       const builder = new DocumentBuilder(context, () => articles, base, new Map());
-      const document: TopLevelDocument = { jsonapi: { version: '1.1' }, data: builder.serialize(articles, { id: 'x"1', title: 'a\nb' }) };
+      const document: TopLevelDocument = {
+        jsonapi: { version: '1.1' },
+        data: builder.serialize(articles, { id: 'x"1', title: 'a\nb' }),
+      };
       expect(documentJson(document), base).toBe(JSON.stringify(document));
     }
     // Vouched for: written as they are (what JSON.stringify writes for plain links).
     const vouched = new BuiltResource('articles', '1', true);
     vouched.links = { self: 'http://h/articles/1' };
-    expect(documentJson({ jsonapi: { version: '1.1' }, data: vouched })).toBe(JSON.stringify({ jsonapi: { version: '1.1' }, data: vouched }));
+    expect(documentJson({ jsonapi: { version: '1.1' }, data: vouched })).toBe(
+      JSON.stringify({ jsonapi: { version: '1.1' }, data: vouched }),
+    );
   });
 });

@@ -146,7 +146,8 @@ function resourceJson(resource: BuiltResource): string {
     const attributes = valueJson(resource.attributes, 'attributes');
     if (attributes !== undefined) json += `,"attributes":${attributes}`;
   }
-  if (resource.relationships !== undefined) json += `,"relationships":${relationshipsJson(resource.relationships, plain)}`;
+  if (resource.relationships !== undefined)
+    json += `,"relationships":${relationshipsJson(resource.relationships, plain)}`;
   return `${json},"links":{"self":${linkJson(resource.links.self, plain)}}}`;
 }
 
@@ -157,7 +158,9 @@ function dataJson(data: unknown, key: string): string | undefined {
   let json = '[';
   for (let i = 0; i < data.length; i++) {
     const item: unknown = data[i];
-    json += (i === 0 ? '' : ',') + (item instanceof BuiltResource ? resourceJson(item) : (valueJson(item, String(i)) ?? 'null'));
+    json +=
+      (i === 0 ? '' : ',') +
+      (item instanceof BuiltResource ? resourceJson(item) : (valueJson(item, String(i)) ?? 'null'));
   }
   return `${json}]`;
 }

@@ -55,7 +55,8 @@ export function bindResource<M, Q>(
     sorts: () => schema.sorts?.() ?? [],
   };
   if (schema.getId) definition.getId = schema.getId.bind(schema);
-  if (serializeAttributes) definition.serializeAttributes = serializeAttributes as (model: M, context: Context) => Record<string, unknown>;
+  if (serializeAttributes)
+    definition.serializeAttributes = serializeAttributes as (model: M, context: Context) => Record<string, unknown>;
   const target = definition as unknown as Record<string, unknown>;
   const source = dataLayer as Record<string, unknown>;
   // The schema decides what is counted: `count` is bound only where its Index declares countable().

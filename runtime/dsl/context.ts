@@ -36,7 +36,9 @@ export type AttributeOf<K extends string> = K extends keyof ContextAttributes ? 
  * await api.handle(request, { attributes: { user: 7 } });   // compile error: not a string
  * await api.handle(request, { attributes: { usr: '7' } });  // compile error: not declared
  */
-export type RequestAttributes = [keyof ContextAttributes] extends [never] ? Readonly<Record<string, unknown>> : Readonly<Partial<ContextAttributes>>;
+export type RequestAttributes = [keyof ContextAttributes] extends [never]
+  ? Readonly<Record<string, unknown>>
+  : Readonly<Partial<ContextAttributes>>;
 
 /** Per-request options of `handle`, `fetch` and `serve`. */
 export interface HandleOptions {
@@ -86,7 +88,12 @@ export class Context {
    * `target`: the request URL's parts when the caller has read them already (from
    * `request.url`); `unitOfWork`: the unit this request belongs to (default: its own).
    */
-  constructor(request: HttpRequest | Request, attributes: RequestAttributes = {}, target?: RequestTarget, unitOfWork?: object) {
+  constructor(
+    request: HttpRequest | Request,
+    attributes: RequestAttributes = {},
+    target?: RequestTarget,
+    unitOfWork?: object,
+  ) {
     this.http = request instanceof Request ? fromFetch(request) : request;
     this.unitOfWork = unitOfWork ?? this;
     this.#attributes = attributes;

@@ -47,7 +47,17 @@ export interface ResourceIssues {
 type Members = Readonly<Record<string, unknown>>;
 type Report = (message: string, call?: string) => void;
 
-const KINDS: readonly AttributeKind[] = ['string', 'integer', 'number', 'boolean', 'date-time', 'date', 'enum', 'array', 'object'];
+const KINDS: readonly AttributeKind[] = [
+  'string',
+  'integer',
+  'number',
+  'boolean',
+  'date-time',
+  'date',
+  'enum',
+  'array',
+  'object',
+];
 const ENDPOINT_KINDS: readonly string[] = ['show', 'index', 'create', 'update', 'delete'];
 const LEGAL = 'letters and digits, with - or _ inside';
 
@@ -72,7 +82,9 @@ export function schemaIssues(schemas: readonly DeclarationLike[]): ResourceIssue
     const type = typeOf(schema);
     if (type === undefined) return { type, issues: declarationIssues(schema) };
     const twice: DeclarationIssue[] =
-      byType.get(type) === schema ? [] : [{ message: `resource type "${type}" is declared twice`, part: 'type', name: type, occurrence: 0 }];
+      byType.get(type) === schema
+        ? []
+        : [{ message: `resource type "${type}" is declared twice`, part: 'type', name: type, occurrence: 0 }];
     return { type, issues: [...declarationIssues(schema), ...twice, ...relatedIssues(schema, byType)] };
   });
 }
@@ -98,17 +110,26 @@ function typeOf(schema: DeclarationLike): string | undefined {
 export function declarationIssues(schema: DeclarationLike): DeclarationIssue[] {
   const issues: DeclarationIssue[] = [];
   const type = typeOf(schema);
-  if (type === undefined) issues.push({ message: 'type() must return a string', part: 'type', name: '', occurrence: 0 });
-  else if (!isMemberName(type)) issues.push({ message: `resource type "${type}" is not a legal member name (${LEGAL})`, part: 'type', name: type, occurrence: 0 });
+  if (type === undefined)
+    issues.push({ message: 'type() must return a string', part: 'type', name: '', occurrence: 0 });
+  else if (!isMemberName(type))
+    issues.push({
+      message: `resource type "${type}" is not a legal member name (${LEGAL})`,
+      part: 'type',
+      name: type,
+      occurrence: 0,
+    });
   const of = type ?? 'the resource';
   const fields = schema.fields() as readonly Members[];
   eachNamed(fields, 'fields', 'field', issues, (field, report) => {
     const name = String(field.name);
     if (!isMemberName(name)) report(`field "${name}" is not a legal member name (${LEGAL})`);
-    else if (name === 'id' || name === 'type') report(`"${name}" cannot be a field name: every resource object has its own "${name}"`);
+    else if (name === 'id' || name === 'type')
+      report(`"${name}" cannot be a field name: every resource object has its own "${name}"`);
     if (field.cardinality === 'one' || field.cardinality === 'many') relationshipRules(field, report);
     else attributeRules(field, report);
-    if (field.getter !== undefined && typeof field.getter !== 'function') report(`field "${name}": get() takes a function, not ${show(field.getter)}`, 'get');
+    if (field.getter !== undefined && typeof field.getter !== 'function')
+      report(`field "${name}": get() takes a function, not ${show(field.getter)}`, 'get');
   });
   const sorts = (schema.sorts?.() ?? []) as readonly Members[];
   const kinds = new Map<string, number>();
@@ -116,19 +137,23 @@ export function declarationIssues(schema: DeclarationLike): DeclarationIssue[] {
     const kind = String(endpoint.kind);
     const occurrence = kinds.get(kind) ?? 0;
     kinds.set(kind, occurrence + 1);
-    const report: Report = (message, call) => issues.push({ message, part: 'endpoints', name: kind, occurrence, ...(call !== undefined && { call }) });
+    const report: Report = (message, call) =>
+      issues.push({ message, part: 'endpoints', name: kind, occurrence, ...(call !== undefined && { call }) });
     if (!ENDPOINT_KINDS.includes(kind)) report(`unknown endpoint kind ${show(endpoint.kind)}`);
     if (occurrence === 1) report(`the ${kind} endpoint is declared twice`);
-    if (kind === 'index') indexRules(endpoint, sorts, (message, call) => report(`the index endpoint: ${message}`, call));
+    if (kind === 'index')
+      indexRules(endpoint, sorts, (message, call) => report(`the index endpoint: ${message}`, call));
     else otherEndpointRules(endpoint, kind, report);
   }
   eachNamed((schema.filters?.() ?? []) as readonly Members[], 'filters', 'filter', issues, (filter, report) => {
-    if (!String(filter.name).split('.').every(isMemberName)) report(`filter "${String(filter.name)}" is not a legal member name (${LEGAL})`);
+    if (!String(filter.name).split('.').every(isMemberName))
+      report(`filter "${String(filter.name)}" is not a legal member name (${LEGAL})`);
     if (filter.declares === 'where') whereRules(filter, fields, of, report);
     if (filter.declares === 'custom') implementationRule(filter, 'filter', report);
   });
   eachNamed(sorts, 'sorts', 'sort', issues, (sort, report) => {
-    if (!String(sort.name).split('.').every(isMemberName)) report(`sort "${String(sort.name)}" is not a legal member name (${LEGAL})`);
+    if (!String(sort.name).split('.').every(isMemberName))
+      report(`sort "${String(sort.name)}" is not a legal member name (${LEGAL})`);
     if (sort.declares === 'field') sortByRules(sort, fields, of, report);
     if (sort.declares === 'custom') implementationRule(sort, 'sort', report);
   });
@@ -146,13 +171,21 @@ export function declarationIssues(schema: DeclarationLike): DeclarationIssue[] {
  * const resources = new Map<string, DeclarationLike>([['articles', articles], ['people', people]]);
  * relatedIssues(articles, resources); // relationships "comments" and "tags" relate to types not in `resources`
  */
-export function relatedIssues(schema: DeclarationLike, resources: ReadonlyMap<string, DeclarationLike>): DeclarationIssue[] {
+export function relatedIssues(
+  schema: DeclarationLike,
+  resources: ReadonlyMap<string, DeclarationLike>,
+): DeclarationIssue[] {
   const issues: DeclarationIssue[] = [];
   const type = typeOf(schema) ?? 'the resource';
   const fields = schema.fields() as readonly Members[];
   const known = () => [...resources.keys()].sort().join(', ');
   eachOccurrence(fields, (field, name, occurrence) => {
-    if ((field.cardinality !== 'one' && field.cardinality !== 'many') || field.hasRelatedType !== true || typeof field.relatedType !== 'string') return;
+    if (
+      (field.cardinality !== 'one' && field.cardinality !== 'many') ||
+      field.hasRelatedType !== true ||
+      typeof field.relatedType !== 'string'
+    )
+      return;
     if (!resources.has(field.relatedType)) {
       const message = `relationship "${name}" relates to "${field.relatedType}", which no resource of the API declares (known: ${known()})`;
       issues.push({ message, part: 'fields', name, occurrence, call: 'type' });
@@ -172,8 +205,12 @@ export function relatedIssues(schema: DeclarationLike, resources: ReadonlyMap<st
   eachOccurrence((schema.filters?.() ?? []) as readonly Members[], (filter, name, occurrence) => {
     if (filter.declares !== 'where') return;
     const attribute = pathAttribute(name);
-    const report: Report = (message, call) => issues.push({ message, part: 'filters', name, occurrence, ...(call !== undefined && { call }) });
-    if (attribute === null) report(`Where.make('${name}') names no relationship.attribute path of ${type}: the related resource has no attribute "${name.split('.')[1]}"`);
+    const report: Report = (message, call) =>
+      issues.push({ message, part: 'filters', name, occurrence, ...(call !== undefined && { call }) });
+    if (attribute === null)
+      report(
+        `Where.make('${name}') names no relationship.attribute path of ${type}: the related resource has no attribute "${name.split('.')[1]}"`,
+      );
     else if (attribute !== undefined) operatorRules(filter, compared(attribute), report);
   });
   eachOccurrence((schema.sorts?.() ?? []) as readonly Members[], (sort, name, occurrence) => {
@@ -185,7 +222,10 @@ export function relatedIssues(schema: DeclarationLike, resources: ReadonlyMap<st
 }
 
 /** Each member of a list whose name is text, with its occurrence. */
-function eachOccurrence(list: readonly Members[], visit: (member: Members, name: string, occurrence: number) => void): void {
+function eachOccurrence(
+  list: readonly Members[],
+  visit: (member: Members, name: string, occurrence: number) => void,
+): void {
   const seen = new Map<string, number>();
   for (const member of list) {
     if (typeof member.name !== 'string') continue;
@@ -196,13 +236,20 @@ function eachOccurrence(list: readonly Members[], visit: (member: Members, name:
 }
 
 /** Runs `rules` on each member of a list, with its name and occurrence; refuses names that are not text, and names declared twice. */
-function eachNamed(list: readonly Members[], part: DeclarationIssue['part'], what: string, issues: DeclarationIssue[], rules: (member: Members, report: Report) => void): void {
+function eachNamed(
+  list: readonly Members[],
+  part: DeclarationIssue['part'],
+  what: string,
+  issues: DeclarationIssue[],
+  rules: (member: Members, report: Report) => void,
+): void {
   const seen = new Map<string, number>();
   for (const member of list) {
     const name = typeof member.name === 'string' ? member.name : String(member.name);
     const occurrence = seen.get(name) ?? 0;
     seen.set(name, occurrence + 1);
-    const report: Report = (message, call) => issues.push({ message, part, name, occurrence, ...(call !== undefined && { call }) });
+    const report: Report = (message, call) =>
+      issues.push({ message, part, name, occurrence, ...(call !== undefined && { call }) });
     if (typeof member.name !== 'string') {
       report(`${what} ${show(member.name)}: make() takes the ${what}'s name as a string`, 'make');
       continue;
@@ -234,7 +281,8 @@ function attributeRules(attribute: Members, report: Report): void {
   };
   for (const method of ['minLength', 'maxLength']) {
     const n = c[method];
-    if (applies(method, ['string']) && !(Number.isSafeInteger(n) && (n as number) >= 0)) refuse(`${method}() takes a whole number of characters, 0 or more, not ${show(n)}`, method);
+    if (applies(method, ['string']) && !(Number.isSafeInteger(n) && (n as number) >= 0))
+      refuse(`${method}() takes a whole number of characters, 0 or more, not ${show(n)}`, method);
   }
   if (sound && typeof c.minLength === 'number' && typeof c.maxLength === 'number' && c.minLength > c.maxLength) {
     refuse(`minLength(${c.minLength}) is above maxLength(${c.maxLength}): no value could be written`, 'maxLength');
@@ -244,13 +292,15 @@ function attributeRules(attribute: Members, report: Report): void {
     refuse(`pattern() takes a RegExp, such as ${example}, not ${show(c.pattern)}`, 'pattern');
   }
   for (const method of ['min', 'max']) {
-    if (applies(method, ['integer', 'number']) && !Number.isFinite(c[method])) refuse(`${method}() takes a finite number, not ${show(c[method])}`, method);
+    if (applies(method, ['integer', 'number']) && !Number.isFinite(c[method]))
+      refuse(`${method}() takes a finite number, not ${show(c[method])}`, method);
   }
   if (sound && typeof c.min === 'number' && typeof c.max === 'number' && c.min > c.max) {
     refuse(`min(${c.min}) is above max(${c.max}): no value could be written`, 'max');
   }
   for (const validator of (attribute.validators ?? []) as readonly unknown[]) {
-    if (typeof validator !== 'function' && !isStandardSchema(validator)) refuse(`validate() takes a function or a Standard Schema, not ${show(validator)}`, 'validate');
+    if (typeof validator !== 'function' && !isStandardSchema(validator))
+      refuse(`validate() takes a function or a Standard Schema, not ${show(validator)}`, 'validate');
   }
   const declared = attribute.declaredDefault as { readonly value: unknown } | undefined;
   // A function is called at each create; its result is checked as any written value is.
@@ -278,7 +328,10 @@ function enumRules(values: unknown, refuse: Report): void {
 function relationshipRules(relationship: Members, report: Report): void {
   if (relationship.hasRelatedType === false) report(`relationship "${String(relationship.name)}" has no .type(...)`);
   if (relationship.hasRelatedType === true && typeof relationship.relatedType !== 'string') {
-    report(`relationship "${String(relationship.name)}": type() takes the related resource type as a string, not ${show(relationship.relatedType)}`, 'type');
+    report(
+      `relationship "${String(relationship.name)}": type() takes the related resource type as a string, not ${show(relationship.relatedType)}`,
+      'type',
+    );
   }
 }
 
@@ -288,13 +341,19 @@ function indexRules(index: Members, sorts: readonly Members[], report: Report): 
     const { defaultLimit, maxLimit } = pagination;
     const limits = `paginate(${show(defaultLimit)}, ${show(maxLimit)})`;
     const positive = (n: unknown) => Number.isSafeInteger(n) && (n as number) >= 1;
-    if (!positive(defaultLimit) || !positive(maxLimit)) report(`${limits}: the limits are whole numbers, 1 or more`, 'paginate');
-    else if ((defaultLimit as number) > (maxLimit as number)) report(`${limits}: the default limit is above the maximum`, 'paginate');
+    if (!positive(defaultLimit) || !positive(maxLimit))
+      report(`${limits}: the limits are whole numbers, 1 or more`, 'paginate');
+    else if ((defaultLimit as number) > (maxLimit as number))
+      report(`${limits}: the default limit is above the maximum`, 'paginate');
   }
   if (index.isCountable === true && pagination === undefined) {
-    report('countable() needs paginate(): counting gives paginated collections their "last" link and meta.total', 'countable');
+    report(
+      'countable() needs paginate(): counting gives paginated collections their "last" link and meta.total',
+      'countable',
+    );
   }
-  if (index.acceptsCursor === true && pagination === undefined) report(`cursor() needs paginate(): the cursor pages' sizes are its limits`, 'cursor');
+  if (index.acceptsCursor === true && pagination === undefined)
+    report(`cursor() needs paginate(): the cursor pages' sizes are its limits`, 'cursor');
   const sort = index.defaultSortValue;
   if (sort !== undefined && (typeof sort !== 'string' || sort.trim() === '')) {
     report(`defaultSort() takes sort terms, such as '-createdAt', not ${show(sort)}`, 'defaultSort');
@@ -302,13 +361,15 @@ function indexRules(index: Members, sorts: readonly Members[], report: Report): 
   }
   for (const term of typeof sort === 'string' ? sort.split(',') : []) {
     const name = term.startsWith('-') ? term.slice(1) : term;
-    if (!sorts.some((s) => s.name === name)) report(`the default sort names "${name}", which is not a declared sort`, 'defaultSort');
+    if (!sorts.some((s) => s.name === name))
+      report(`the default sort names "${name}", which is not a declared sort`, 'defaultSort');
   }
 }
 
 /** What only an Index takes, given to another endpoint (read by property: an endpoint object may carry them whatever its class). */
 function otherEndpointRules(endpoint: Members, kind: string, report: Report): void {
-  if (endpoint.pagination !== undefined) report(`paginate() applies to the Index endpoint only, not ${kind}`, 'paginate');
+  if (endpoint.pagination !== undefined)
+    report(`paginate() applies to the Index endpoint only, not ${kind}`, 'paginate');
   if (endpoint.isCountable === true) report(`countable() applies to the Index endpoint only, not ${kind}`, 'countable');
   if (endpoint.acceptsCursor === true) report(`cursor() applies to the Index endpoint only, not ${kind}`, 'cursor');
 }
@@ -321,7 +382,8 @@ function whereRules(filter: Members, fields: readonly Members[], type: string, r
   const relationship = field?.cardinality === 'one' || field?.cardinality === 'many';
   if (path !== undefined) {
     // The related resource's attribute is `relatedIssues`'s to check, once every resource is known.
-    if (!relationship || rest.length > 0) report(`Where.make('${name}') names no relationship.attribute path of ${type}`);
+    if (!relationship || rest.length > 0)
+      report(`Where.make('${name}') names no relationship.attribute path of ${type}`);
     operatorRules(filter, undefined, report);
     return;
   }
@@ -338,7 +400,10 @@ function sortByRules(sort: Members, fields: readonly Members[], type: string, re
   const name = String(sort.name);
   const [first, path, ...rest] = name.split('.');
   const field = fields.find((f) => f.name === first);
-  const fits = path === undefined ? field !== undefined && field.cardinality === undefined : field?.cardinality === 'one' && rest.length === 0;
+  const fits =
+    path === undefined
+      ? field !== undefined && field.cardinality === undefined
+      : field?.cardinality === 'one' && rest.length === 0;
   if (!fits) report(`SortBy.make('${name}') names no attribute of ${type}, nor a to-one relationship's attribute`);
 }
 
@@ -349,22 +414,32 @@ function operatorRules(filter: Members, field: ComparedKind | undefined, report:
   const name = `filter "${String(filter.name)}"`;
   const unknown = Array.isArray(operators) ? operators.filter((op) => !isOperator(op)) : [];
   if (!Array.isArray(operators) || operators.length === 0 || unknown.length > 0) {
-    report(`${name}: operators() takes one or more of ${OPERATORS.join(', ')}${unknown.length > 0 ? `, not ${unknown.map(show).join(', ')}` : ''}`, 'operators');
+    report(
+      `${name}: operators() takes one or more of ${OPERATORS.join(', ')}${unknown.length > 0 ? `, not ${unknown.map(show).join(', ')}` : ''}`,
+      'operators',
+    );
     return;
   }
   if (field === undefined || (!KINDS.includes(field.kind as AttributeKind) && field.kind !== 'id')) return;
   const inapplicable = (operators as Operator[]).filter((op) => !operatorApplies(op, field.kind));
   if (inapplicable.length > 0) {
-    const compares = field.kind === 'id' ? 'a to-one relationship (its id)' : `${/^[aeiou]/.test(field.kind) ? 'an' : 'a'} ${field.kind} attribute`;
+    const compares =
+      field.kind === 'id'
+        ? 'a to-one relationship (its id)'
+        : `${/^[aeiou]/.test(field.kind) ? 'an' : 'a'} ${field.kind} attribute`;
     const takes = OPERATORS.filter((op) => operatorApplies(op, field.kind));
-    report(`${name}: ${inapplicable.map((op) => `"${op}"`).join(', ')} ${inapplicable.length > 1 ? 'do' : 'does'} not apply to ${compares}; it takes ${takes.join(', ')}`, 'operators');
+    report(
+      `${name}: ${inapplicable.map((op) => `"${op}"`).join(', ')} ${inapplicable.length > 1 ? 'do' : 'does'} not apply to ${compares}; it takes ${takes.join(', ')}`,
+      'operators',
+    );
   }
 }
 
 /** A `CustomFilter` or `CustomSort` given its implementation in the schema. */
 function implementationRule(member: Members, what: string, report: Report): void {
   const apply = member.implementation;
-  if (apply !== undefined && typeof apply !== 'function') report(`${what} "${String(member.name)}": make(name, apply) takes a function as apply, not ${show(apply)}`, 'make');
+  if (apply !== undefined && typeof apply !== 'function')
+    report(`${what} "${String(member.name)}": make(name, apply) takes a function as apply, not ${show(apply)}`, 'make');
 }
 
 function compared(attribute: Members): ComparedKind {

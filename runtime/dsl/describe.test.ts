@@ -25,7 +25,12 @@ import { takesCommaList } from '../query/filter-lists.js';
 import { RegisteredResource } from '../registry/registry.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const SCHEMAS = ['fixtures/minimal/schema.ts', 'fixtures/blog/schema.ts', 'fixtures/kitchen-sink/schema.ts', 'examples/blog/schema.ts'];
+const SCHEMAS = [
+  'fixtures/minimal/schema.ts',
+  'fixtures/blog/schema.ts',
+  'fixtures/kitchen-sink/schema.ts',
+  'examples/blog/schema.ts',
+];
 
 const noop = () => undefined;
 
@@ -33,8 +38,27 @@ const noop = () => undefined;
 function dataLayerOf(resource: ResourceSchema): object {
   const { filters, sorts } = describeSchema(resource);
   const own = (list: ReadonlyArray<{ name: string; kind: string; appliedBy: string }>) =>
-    Object.fromEntries(list.filter((d) => d.kind === 'custom' && d.appliedBy === 'data layer').map((d) => [d.name, noop]));
-  const methods = ['find', 'query', 'results', 'paginate', 'paginateCursor', 'count', 'loadRelated', 'addToRelationship', 'removeFromRelationship', 'create', 'update', 'delete', 'versionOf', 'can', 'where', 'orderBy'];
+    Object.fromEntries(
+      list.filter((d) => d.kind === 'custom' && d.appliedBy === 'data layer').map((d) => [d.name, noop]),
+    );
+  const methods = [
+    'find',
+    'query',
+    'results',
+    'paginate',
+    'paginateCursor',
+    'count',
+    'loadRelated',
+    'addToRelationship',
+    'removeFromRelationship',
+    'create',
+    'update',
+    'delete',
+    'versionOf',
+    'can',
+    'where',
+    'orderBy',
+  ];
   return { ...Object.fromEntries(methods.map((m) => [m, noop])), customFilters: own(filters), customSorts: own(sorts) };
 }
 
@@ -43,24 +67,33 @@ async function resourcesOf(path: string): Promise<ResourceSchema[]> {
 }
 
 describe('describeSchema', () => {
-  test.each(SCHEMAS)('describes every resource of %s as plain data: it round-trips through JSON unchanged', async (path) => {
-    const resources = await resourcesOf(path);
-    expect(resources.length).toBeGreaterThan(0);
-    for (const resource of resources) {
-      const description = describeSchema(resource);
-      expect(JSON.parse(JSON.stringify(description))).toStrictEqual(description);
-    }
-  });
+  test.each(SCHEMAS)(
+    'describes every resource of %s as plain data: it round-trips through JSON unchanged',
+    async (path) => {
+      const resources = await resourcesOf(path);
+      expect(resources.length).toBeGreaterThan(0);
+      for (const resource of resources) {
+        const description = describeSchema(resource);
+        expect(JSON.parse(JSON.stringify(description))).toStrictEqual(description);
+      }
+    },
+  );
 
-  test.each(SCHEMAS.slice(1))("says of each filter of %s whether it takes a comma list, as the registered resource's takesCommaList does", async (path) => {
-    const resources = await resourcesOf(path);
-    const all = resources.flatMap((r) => describeSchema(r).filters);
-    expect(all.length).toBeGreaterThan(0);
-    for (const resource of resources) {
-      const registered = new RegisteredResource({ ...resource, ...dataLayerOf(resource) });
-      for (const filter of describeSchema(resource).filters) expect(filter.takesCommaList, `${resource.type()} ${filter.name}`).toBe(takesCommaList(registered, filter.name));
-    }
-  });
+  test.each(SCHEMAS.slice(1))(
+    "says of each filter of %s whether it takes a comma list, as the registered resource's takesCommaList does",
+    async (path) => {
+      const resources = await resourcesOf(path);
+      const all = resources.flatMap((r) => describeSchema(r).filters);
+      expect(all.length).toBeGreaterThan(0);
+      for (const resource of resources) {
+        const registered = new RegisteredResource({ ...resource, ...dataLayerOf(resource) });
+        for (const filter of describeSchema(resource).filters)
+          expect(filter.takesCommaList, `${resource.type()} ${filter.name}`).toBe(
+            takesCommaList(registered, filter.name),
+          );
+      }
+    },
+  );
 
   test('describes what the builders were given', () => {
     const articles = defineResource({
@@ -68,35 +101,101 @@ describe('describeSchema', () => {
       fields: [
         Attribute.make('title').writable().required().minLength(1).pattern(/^\S/u),
         Attribute.make('status').type('enum', ['draft', 'published']).writable().default('draft'),
-        Attribute.make('createdAt').type('date-time').default(() => new Date().toISOString()),
+        Attribute.make('createdAt')
+          .type('date-time')
+          .default(() => new Date().toISOString()),
         ToOne.make('author').type('people').includable().withLinkage(),
       ],
       endpoints: [Show.make(), Index.make().paginate(10, 20).countable(false).defaultSort('-createdAt')],
-      filters: [Where.make('title').caseInsensitive().operators('contains'), Where.make('author.name'), CustomFilter.make('status').description('By status.')],
+      filters: [
+        Where.make('title').caseInsensitive().operators('contains'),
+        Where.make('author.name'),
+        CustomFilter.make('status').description('By status.'),
+      ],
       sorts: [SortBy.make('createdAt'), SortBy.make('author.name')],
     });
     const description = describeSchema(articles);
     expect(description.attributes[0]).toStrictEqual({
-      name: 'title', writable: true, required: true, getter: false, conditional: false, kind: 'string', enumValues: [], nullable: false,
-      constraints: { minLength: 1, pattern: { source: '^\\S', flags: 'u' } }, validated: false,
+      name: 'title',
+      writable: true,
+      required: true,
+      getter: false,
+      conditional: false,
+      kind: 'string',
+      enumValues: [],
+      nullable: false,
+      constraints: { minLength: 1, pattern: { source: '^\\S', flags: 'u' } },
+      validated: false,
     });
     expect(description.attributes[1]!.default).toStrictEqual({ value: 'draft' });
     expect(description.attributes[2]!.default).toStrictEqual({});
     expect(description.relationships).toStrictEqual([
-      { name: 'author', writable: false, required: false, getter: false, conditional: false, cardinality: 'one', relatedType: 'people', includable: true, linkage: true },
+      {
+        name: 'author',
+        writable: false,
+        required: false,
+        getter: false,
+        conditional: false,
+        cardinality: 'one',
+        relatedType: 'people',
+        includable: true,
+        linkage: true,
+      },
     ]);
-    expect(description.endpoints[1]).toStrictEqual({ kind: 'index', abilities: [], pagination: { defaultLimit: 10, maxLimit: 20 }, countable: false, cursor: false, defaultSort: '-createdAt' });
+    expect(description.endpoints[1]).toStrictEqual({
+      kind: 'index',
+      abilities: [],
+      pagination: { defaultLimit: 10, maxLimit: 20 },
+      countable: false,
+      cursor: false,
+      defaultSort: '-createdAt',
+    });
     expect(description.filters).toStrictEqual([
-      { name: 'title', kind: 'where', appliedBy: 'data layer', field: 'title', operators: ['contains'], caseInsensitive: true, takesCommaList: false },
-      { name: 'author.name', kind: 'where', appliedBy: 'data layer', field: 'author', path: { relationship: 'author', attribute: 'name' }, caseInsensitive: false, takesCommaList: false },
-      { name: 'status', kind: 'custom', appliedBy: 'data layer', caseInsensitive: false, takesCommaList: true, description: 'By status.' },
+      {
+        name: 'title',
+        kind: 'where',
+        appliedBy: 'data layer',
+        field: 'title',
+        operators: ['contains'],
+        caseInsensitive: true,
+        takesCommaList: false,
+      },
+      {
+        name: 'author.name',
+        kind: 'where',
+        appliedBy: 'data layer',
+        field: 'author',
+        path: { relationship: 'author', attribute: 'name' },
+        caseInsensitive: false,
+        takesCommaList: false,
+      },
+      {
+        name: 'status',
+        kind: 'custom',
+        appliedBy: 'data layer',
+        caseInsensitive: false,
+        takesCommaList: true,
+        description: 'By status.',
+      },
     ]);
-    expect(description.sorts[1]).toStrictEqual({ name: 'author.name', kind: 'field', appliedBy: 'data layer', field: 'author', path: { relationship: 'author', attribute: 'name' } });
+    expect(description.sorts[1]).toStrictEqual({
+      name: 'author.name',
+      kind: 'field',
+      appliedBy: 'data layer',
+      field: 'author',
+      path: { relationship: 'author', attribute: 'name' },
+    });
   });
 
   test('refuses a declaration registration would refuse, naming its mistakes', () => {
-    const broken = defineResource({ type: 'articles', fields: [ToOne.make('author')], endpoints: [Index.make().countable()] });
-    expect(() => describeSchema(broken)).toThrow('resource "articles": relationship "author" has no .type(...); the index endpoint: countable() needs paginate()');
+    const broken = defineResource({
+      type: 'articles',
+      fields: [ToOne.make('author')],
+      endpoints: [Index.make().countable()],
+    });
+    expect(() => describeSchema(broken)).toThrow(
+      'resource "articles": relationship "author" has no .type(...); the index endpoint: countable() needs paginate()',
+    );
   });
 
   test('reads a schema built by another copy of the runtime (the generator loads the schema through tsx) as it reads its own', async () => {

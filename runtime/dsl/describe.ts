@@ -164,7 +164,8 @@ type Members = Readonly<Record<string, unknown>>;
 export function describeSchema(schema: ResourceSchema): SchemaDescription {
   const declaration = schema as unknown as DeclarationLike;
   const issues = declarationIssues(declaration);
-  if (issues.length > 0) throw new TypeError(`resource "${String(schema.type())}": ${issues.map((issue) => issue.message).join('; ')}`);
+  if (issues.length > 0)
+    throw new TypeError(`resource "${String(schema.type())}": ${issues.map((issue) => issue.message).join('; ')}`);
   const fields = declaration.fields() as readonly Members[];
   const attributes = fields.filter((f) => f.cardinality === undefined);
   const relationships = fields.filter((f) => f.cardinality !== undefined);
@@ -222,7 +223,9 @@ function describeAttribute(attribute: Members): AttributeDescription {
       ...(typeof c.max === 'number' && { max: c.max }),
     },
     validated: ((attribute.validators ?? []) as readonly unknown[]).length > 0,
-    ...(declared !== undefined && { default: isJson(declared.value) ? { value: structuredClone(declared.value) } : {} }),
+    ...(declared !== undefined && {
+      default: isJson(declared.value) ? { value: structuredClone(declared.value) } : {},
+    }),
   };
 }
 
@@ -240,13 +243,16 @@ function describeEndpoint(endpoint: Members): EndpointDescription {
   const abilities = [...((endpoint.abilities ?? []) as readonly string[])];
   switch (endpoint.kind) {
     case 'index': {
-      const pagination = endpoint.pagination as { readonly defaultLimit: number; readonly maxLimit: number } | undefined;
+      const pagination = endpoint.pagination as
+        { readonly defaultLimit: number; readonly maxLimit: number } | undefined;
       const countable = endpoint.countableDeclaration ?? (endpoint.isCountable === true ? true : undefined);
       const sort = endpoint.defaultSortValue;
       return {
         kind: 'index',
         abilities,
-        ...(pagination !== undefined && { pagination: { defaultLimit: pagination.defaultLimit, maxLimit: pagination.maxLimit } }),
+        ...(pagination !== undefined && {
+          pagination: { defaultLimit: pagination.defaultLimit, maxLimit: pagination.maxLimit },
+        }),
         ...(typeof countable === 'boolean' && { countable }),
         cursor: endpoint.acceptsCursor === true,
         ...(typeof sort === 'string' && { defaultSort: sort }),

@@ -227,7 +227,9 @@ export function can(ability: Ability): PolicyCallback {
 }
 
 /** What `can()` returns: a visibility callback that names the ability it asks about. */
-export type PolicyCallback = ((model: unknown, context: Context, policy: Policy) => MaybePromise<boolean>) & { readonly ability: Ability };
+export type PolicyCallback = ((model: unknown, context: Context, policy: Policy) => MaybePromise<boolean>) & {
+  readonly ability: Ability;
+};
 
 /** Any endpoint. */
 export type AnyEndpoint = Show | Index | Create | Update | Delete;

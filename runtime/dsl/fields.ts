@@ -2,15 +2,7 @@ import type { Context } from './context.js';
 
 /** The declared kinds of attribute values. */
 export type AttributeKind =
-  | 'string'
-  | 'integer'
-  | 'number'
-  | 'boolean'
-  | 'date-time'
-  | 'date'
-  | 'enum'
-  | 'array'
-  | 'object';
+  'string' | 'integer' | 'number' | 'boolean' | 'date-time' | 'date' | 'enum' | 'array' | 'object';
 
 /** Declared bounds of an attribute's values. */
 export interface AttributeConstraints {
@@ -31,13 +23,19 @@ export interface StandardSchema {
     ) =>
       | { readonly value: unknown; readonly issues?: undefined }
       | { readonly issues: ReadonlyArray<{ readonly message: string }> }
-      | Promise<{ readonly value: unknown; readonly issues?: undefined } | { readonly issues: ReadonlyArray<{ readonly message: string }> }>;
+      | Promise<
+          | { readonly value: unknown; readonly issues?: undefined }
+          | { readonly issues: ReadonlyArray<{ readonly message: string }> }
+        >;
   };
 }
 
 /** A custom check: nothing when fine, else a message or messages. Or a Standard Schema. */
 export type AttributeValidator =
-  | ((value: unknown, context: Context) => string | readonly string[] | undefined | void | Promise<string | readonly string[] | undefined | void>)
+  | ((
+      value: unknown,
+      context: Context,
+    ) => string | readonly string[] | undefined | void | Promise<string | readonly string[] | undefined | void>)
   | StandardSchema;
 
 /** Reads a field's value from a model (a method type, so a getter may name its model's type). */
@@ -95,7 +93,8 @@ export abstract class Field {
   isVisibleFor(model: unknown, context: Context): boolean {
     for (const check of this.#checks) {
       const visible = check(model, context) as unknown;
-      if (visible instanceof Promise) throw new TypeError(`field "${this.name}": visibility callbacks must be synchronous`);
+      if (visible instanceof Promise)
+        throw new TypeError(`field "${this.name}": visibility callbacks must be synchronous`);
       if (!visible) return false;
     }
     return true;
@@ -159,7 +158,6 @@ export class Attribute extends Field {
     return new Attribute(name);
   }
 
-
   /**
    * The kind of value; enums list their members (strings, at least one, each once). Arguments
    * are checked when the resource is registered, and by `jsonapi-gen build`.
@@ -168,7 +166,8 @@ export class Attribute extends Field {
   type(kind: Exclude<AttributeKind, 'enum'>): this;
   type(kind: AttributeKind, values?: readonly string[]): this {
     this.#kind = kind;
-    if (kind === 'enum') this.#enumValues = Object.freeze(Array.isArray(values) ? [...(values as readonly string[])] : []);
+    if (kind === 'enum')
+      this.#enumValues = Object.freeze(Array.isArray(values) ? [...(values as readonly string[])] : []);
     return this;
   }
 

@@ -31,7 +31,8 @@ export abstract class Filter<Q = unknown> extends Visibility<[Context]> {
    * CustomFilter.make('search').description('Articles whose title contains the value, case-insensitively.')
    */
   description(text: string): this {
-    if (typeof text !== 'string' || text.trim() === '') throw new TypeError(`filter "${this.name}": description() takes a non-empty text`);
+    if (typeof text !== 'string' || text.trim() === '')
+      throw new TypeError(`filter "${this.name}": description() takes a non-empty text`);
     this.#description = text.trim();
     return this;
   }
@@ -80,12 +81,18 @@ export class CustomFilter<Q = unknown> extends Filter<Q> {
   }
 
   /** A filter named `name`, implemented by the data layer or by `apply`. */
-  static make<Q = unknown>(name: string, apply?: (query: Q, value: FilterValue, context: Context) => MaybePromise<Q>): CustomFilter<Q> {
+  static make<Q = unknown>(
+    name: string,
+    apply?: (query: Q, value: FilterValue, context: Context) => MaybePromise<Q>,
+  ): CustomFilter<Q> {
     return new CustomFilter(name, apply);
   }
 
   apply(query: Q, value: FilterValue, context: Context): MaybePromise<Q> {
-    if (!this.implementation) throw new TypeError(`filter "${this.name}" is declared without an implementation: the data layer's customFilters must give it`);
+    if (!this.implementation)
+      throw new TypeError(
+        `filter "${this.name}" is declared without an implementation: the data layer's customFilters must give it`,
+      );
     return this.implementation(query, value, context);
   }
 }
@@ -110,12 +117,18 @@ export class CustomSort<Q = unknown> extends Sort<Q> {
   }
 
   /** A sort named `name`, implemented by the data layer or by `apply`. */
-  static make<Q = unknown>(name: string, apply?: (query: Q, direction: SortDirection, context: Context) => MaybePromise<Q>): CustomSort<Q> {
+  static make<Q = unknown>(
+    name: string,
+    apply?: (query: Q, direction: SortDirection, context: Context) => MaybePromise<Q>,
+  ): CustomSort<Q> {
     return new CustomSort(name, apply);
   }
 
   apply(query: Q, direction: SortDirection, context: Context): MaybePromise<Q> {
-    if (!this.implementation) throw new TypeError(`sort "${this.name}" is declared without an implementation: the data layer's customSorts must give it`);
+    if (!this.implementation)
+      throw new TypeError(
+        `sort "${this.name}" is declared without an implementation: the data layer's customSorts must give it`,
+      );
     return this.implementation(query, direction, context);
   }
 }
@@ -210,7 +223,15 @@ export class SortBy extends Sort<unknown> {
  * @example
  * isCommaListFilter('status', Attribute.make('status').type('enum', ['draft', 'published'])); // true
  */
-export function isCommaListFilter(name: string, field: { readonly cardinality?: unknown; readonly kind?: unknown } | undefined): boolean {
+export function isCommaListFilter(
+  name: string,
+  field: { readonly cardinality?: unknown; readonly kind?: unknown } | undefined,
+): boolean {
   if (name === 'id') return true;
-  return field !== undefined && (field.cardinality === 'one' || field.cardinality === 'many' || (field.cardinality === undefined && field.kind === 'enum'));
+  return (
+    field !== undefined &&
+    (field.cardinality === 'one' ||
+      field.cardinality === 'many' ||
+      (field.cardinality === undefined && field.kind === 'enum'))
+  );
 }

@@ -6,7 +6,20 @@
 import type { AttributeKind } from './fields.js';
 
 /** Every operator of `filter[field][op]`. */
-export const OPERATORS = ['eq', 'ne', 'in', 'nin', 'lt', 'lte', 'gt', 'gte', 'contains', 'startsWith', 'endsWith', 'null'] as const;
+export const OPERATORS = [
+  'eq',
+  'ne',
+  'in',
+  'nin',
+  'lt',
+  'lte',
+  'gt',
+  'gte',
+  'contains',
+  'startsWith',
+  'endsWith',
+  'null',
+] as const;
 
 /** An operator of `filter[field][op]`; `filter[field]=v` is `eq`, a list (`filter[field][]`, a comma list) `in`. */
 export type Operator = (typeof OPERATORS)[number];
@@ -69,7 +82,8 @@ export function defaultOperators(kind: ComparedKind['kind'], nullable: boolean):
   const ops: Operator[] = ['eq', 'in'];
   if (kind === 'id' || kind === 'enum' || kind === 'boolean') return nullable ? [...ops, 'null'] : ops;
   ops.push('ne', 'nin');
-  if (kind === 'integer' || kind === 'number' || kind === 'date' || kind === 'date-time') ops.push('lt', 'lte', 'gt', 'gte');
+  if (kind === 'integer' || kind === 'number' || kind === 'date' || kind === 'date-time')
+    ops.push('lt', 'lte', 'gt', 'gte');
   if (kind === 'string') ops.push(...TEXT_OPERATORS);
   if (nullable) ops.push('null');
   return ops;
@@ -88,7 +102,8 @@ const ORDERING_OPERATORS: readonly Operator[] = ['lt', 'lte', 'gt', 'gte'];
  */
 export function operatorApplies(op: Operator, kind: ComparedKind['kind']): boolean {
   if (TEXT_OPERATORS.includes(op)) return kind === 'string';
-  if (ORDERING_OPERATORS.includes(op)) return kind === 'string' || kind === 'integer' || kind === 'number' || kind === 'date' || kind === 'date-time';
+  if (ORDERING_OPERATORS.includes(op))
+    return kind === 'string' || kind === 'integer' || kind === 'number' || kind === 'date' || kind === 'date-time';
   return true;
 }
 

@@ -145,7 +145,9 @@ export interface Countable<Q = unknown> {
  * A method type written so that it compares its parameters bivariantly, as method declarations
  * do: a data layer of a richer model than the generated one still fits `DataLayers`.
  */
-type Method<F extends (...args: never[]) => unknown> = { bivariant(...args: Parameters<F>): ReturnType<F> }['bivariant'];
+type Method<F extends (...args: never[]) => unknown> = {
+  bivariant(...args: Parameters<F>): ReturnType<F>;
+}['bivariant'];
 
 /**
  * Reads each relationship in batches, typed per relationship: `related.author(models)` gives,
@@ -163,7 +165,11 @@ type Method<F extends (...args: never[]) => unknown> = { bivariant(...args: Para
  * };
  */
 export interface RelatedLoaders<M, R extends object> {
-  related: { [K in keyof R]: Method<(models: readonly M[], context: Context, relationship: Relationship) => MaybePromise<ReadonlyArray<R[K]>>> };
+  related: {
+    [K in keyof R]: Method<
+      (models: readonly M[], context: Context, relationship: Relationship) => MaybePromise<ReadonlyArray<R[K]>>
+    >;
+  };
   /**
    * Optional: a query of the related resource's data layer holding `model`'s related rows, so
    * that `GET /{type}/{id}/{to-many}` takes the related type's filters, sorts and pagination.
@@ -273,9 +279,19 @@ export interface Updatable<M = unknown, V = WriteValues> {
 /** Adds to and removes from a to-many relationship (`POST` / `DELETE` on its relationship URL). */
 export interface ToManyMutable<M = unknown> {
   /** Adds identifiers that are not already members (the runtime leaves out existing ones). */
-  addToRelationship(model: M, relationship: ToMany, identifiers: readonly ResourceIdentifier[], context: Context): MaybePromise<void>;
+  addToRelationship(
+    model: M,
+    relationship: ToMany,
+    identifiers: readonly ResourceIdentifier[],
+    context: Context,
+  ): MaybePromise<void>;
   /** Removes identifiers; ones that are not members are ignored. */
-  removeFromRelationship(model: M, relationship: ToMany, identifiers: readonly ResourceIdentifier[], context: Context): MaybePromise<void>;
+  removeFromRelationship(
+    model: M,
+    relationship: ToMany,
+    identifiers: readonly ResourceIdentifier[],
+    context: Context,
+  ): MaybePromise<void>;
 }
 
 /**
@@ -318,7 +334,10 @@ export type ResourceDefinition<M = unknown, Q = unknown> = ResourceSchema<M> &
   >;
 
 /** A resource schema that keeps the types of its declared fields (for generated model types). */
-export interface DeclaredResource<M = unknown, F extends readonly AnyField[] = readonly AnyField[]> extends ResourceSchema<M> {
+export interface DeclaredResource<
+  M = unknown,
+  F extends readonly AnyField[] = readonly AnyField[],
+> extends ResourceSchema<M> {
   /** Type level only: the declared fields, in order. */
   readonly declaredFields?: F;
 }
@@ -367,7 +386,9 @@ export interface ResourceSpec<M = unknown, F extends readonly AnyField[] = reado
  * declare const tagStore: DataLayer<{ id: string; name: string }, unknown>;
  * api.resource({ ...tags, ...tagStore });
  */
-export function defineResource<M = unknown, const F extends readonly AnyField[] = readonly AnyField[]>(spec: ResourceSpec<M, F>): DeclaredResource<M, F> {
+export function defineResource<M = unknown, const F extends readonly AnyField[] = readonly AnyField[]>(
+  spec: ResourceSpec<M, F>,
+): DeclaredResource<M, F> {
   const fields = Object.freeze([...(spec.fields ?? [])]);
   const endpoints = Object.freeze([...(spec.endpoints ?? [])]);
   const filters = Object.freeze([...(spec.filters ?? [])]);

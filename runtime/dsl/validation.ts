@@ -8,7 +8,10 @@ const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 export type ValidationResult = { ok: true; value: unknown } | { ok: false; problems: string[] };
 
 /** Checks a value against its attribute's kind, nullability and constraints; no custom validators. */
-export function checkKind(attribute: Pick<Attribute, 'kind' | 'isNullable' | 'constraints' | 'enumValues'>, value: unknown): string[] {
+export function checkKind(
+  attribute: Pick<Attribute, 'kind' | 'isNullable' | 'constraints' | 'enumValues'>,
+  value: unknown,
+): string[] {
   if (value === null) return attribute.isNullable ? [] : ['must not be null'];
   const c = attribute.constraints;
   switch (attribute.kind) {
@@ -18,9 +21,12 @@ export function checkKind(attribute: Pick<Attribute, 'kind' | 'isNullable' | 'co
       if (LONE_SURROGATE.test(value)) return ['must be well-formed Unicode (it contains a lone surrogate)'];
       const problems: string[] = [];
       const length = c.minLength !== undefined || c.maxLength !== undefined ? codePoints(value) : 0;
-      if (c.minLength !== undefined && length < c.minLength) problems.push(`must be at least ${c.minLength} characters long`);
-      if (c.maxLength !== undefined && length > c.maxLength) problems.push(`must be at most ${c.maxLength} characters long`);
-      if (c.pattern && !new RegExp(c.pattern.source, c.pattern.flags.replace('g', '')).test(value)) problems.push(`must match ${c.pattern}`);
+      if (c.minLength !== undefined && length < c.minLength)
+        problems.push(`must be at least ${c.minLength} characters long`);
+      if (c.maxLength !== undefined && length > c.maxLength)
+        problems.push(`must be at most ${c.maxLength} characters long`);
+      if (c.pattern && !new RegExp(c.pattern.source, c.pattern.flags.replace('g', '')).test(value))
+        problems.push(`must match ${c.pattern}`);
       return problems;
     }
     case 'integer':

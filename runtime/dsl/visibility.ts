@@ -5,7 +5,9 @@ import type { MaybePromise } from '../core/types.js';
  * callback that names its model's type (`(article: Article, ctx) => ...`) fits where the
  * runtime only knows `unknown`.
  */
-export type VisibilityCallback<Args extends unknown[]> = { bivariant(...args: Args): MaybePromise<boolean> }['bivariant'];
+export type VisibilityCallback<Args extends unknown[]> = {
+  bivariant(...args: Args): MaybePromise<boolean>;
+}['bivariant'];
 
 /**
  * The `visible(cb)` / `hidden(cb)` pair shared by endpoints, filters and sorts. Every callback
@@ -50,7 +52,8 @@ export abstract class Visibility<Args extends unknown[]> {
     const checks = this.#checks;
     for (let i = 0; i < checks.length; i++) {
       const verdict = checks[i]!(...args);
-      if (isThenable(verdict)) return Promise.resolve(verdict).then((permitted) => (permitted ? this.#rest(i + 1, args) : false));
+      if (isThenable(verdict))
+        return Promise.resolve(verdict).then((permitted) => (permitted ? this.#rest(i + 1, args) : false));
       if (!verdict) return false;
     }
     return true;

@@ -67,7 +67,10 @@ export function noneMatchHits(header: string | null, tag: string): boolean {
  * const updated = await db.updateTable('articles').set({ title: 'New' }).where('id', '=', 7).where('version', '=', 3).executeTakeFirst();
  * if (updated.numUpdatedRows === 0n) throw staleVersion('articles');
  */
-export function staleVersion(type: string, detail = `This resource of type "${type}" has changed since that ETag: GET it again`): JsonApiError {
+export function staleVersion(
+  type: string,
+  detail = `This resource of type "${type}" has changed since that ETag: GET it again`,
+): JsonApiError {
   return new JsonApiError(412, { detail, source: { header: 'If-Match' }, code: 'stale' });
 }
 

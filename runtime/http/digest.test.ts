@@ -46,7 +46,14 @@ describe('xxh32Pair', () => {
 
 describe('bodyDigest', () => {
   test('is XXH32 of the UTF-8 bytes under its two seeds, in the scratch, in the scratch grown, and in bytes of its own', () => {
-    for (const [length, seed] of [[0, 1], [1, 2], [782, 3], [30_000, 4], [400_000, 5], [783, 6]] as const) {
+    for (const [length, seed] of [
+      [0, 1],
+      [1, 2],
+      [782, 3],
+      [30_000, 4],
+      [400_000, 5],
+      [783, 6],
+    ] as const) {
       const body = text(length, seed);
       const digest = bodyDigest(body);
       expect(digest).toMatch(/^[A-Za-z0-9_-]{12}$/);

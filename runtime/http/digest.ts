@@ -79,7 +79,10 @@ export function xxh32Pair(view: DataView, length: number, seedA: number, seedB: 
     a4 = round(a4, w4);
     b4 = round(b4, w4);
   }
-  return [finish([a1, a2, a3, a4], seedA, view, stripes, length), finish([b1, b2, b3, b4], seedB, view, stripes, length)];
+  return [
+    finish([a1, a2, a3, a4], seedA, view, stripes, length),
+    finish([b1, b2, b3, b4], seedB, view, stripes, length),
+  ];
 }
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
@@ -87,7 +90,14 @@ const digit = (bits: number) => ALPHABET.charCodeAt(bits & 63);
 
 /** A word as six base64url characters (its 32 bits, then four zero bits). */
 function word64(h: number): string {
-  return String.fromCharCode(digit(h >>> 26), digit(h >>> 20), digit(h >>> 14), digit(h >>> 8), digit(h >>> 2), digit(h << 4));
+  return String.fromCharCode(
+    digit(h >>> 26),
+    digit(h >>> 20),
+    digit(h >>> 14),
+    digit(h >>> 8),
+    digit(h >>> 2),
+    digit(h << 4),
+  );
 }
 
 /**

@@ -3,7 +3,8 @@ import type { Limits } from '../core/limits.js';
 import type { HttpRequest } from './request.js';
 
 /** Runs `f` in the next turn of the event loop, after the I/O that is ready (Workers and Deno have no `setImmediate`). */
-const nextTurn: (f: () => void) => void = typeof setImmediate === 'function' ? (f) => void setImmediate(f) : (f) => void setTimeout(f, 0);
+const nextTurn: (f: () => void) => void =
+  typeof setImmediate === 'function' ? (f) => void setImmediate(f) : (f) => void setTimeout(f, 0);
 
 /** A request waiting for its turn. */
 interface Waiter {
@@ -91,7 +92,8 @@ export class RequestGate {
     const queue = this.#queue;
     if (queue.length >= this.#queueLength) {
       const last = queue.at(-1);
-      if (last === undefined || last.cost <= cost) return Promise.reject(this.#busy(`${queue.length} requests are waiting already`));
+      if (last === undefined || last.cost <= cost)
+        return Promise.reject(this.#busy(`${queue.length} requests are waiting already`));
       // The newcomer is cheaper than the most expensive waiting request: that one gives way.
       queue.pop();
       last.refuse(this.#busy(`${queue.length + 1} requests are waiting, all cheaper than this one`));
@@ -150,10 +152,13 @@ export class RequestGate {
     if (this.#running < this.#max || this.#heavyStarted) this.#schedule();
     if (this.#timer === undefined) {
       const first = Math.min(...queue.map((w) => w.deadline));
-      this.#timer = setTimeout(() => {
-        this.#timer = undefined;
-        this.#schedule();
-      }, Math.max(0, first - now) + 1);
+      this.#timer = setTimeout(
+        () => {
+          this.#timer = undefined;
+          this.#schedule();
+        },
+        Math.max(0, first - now) + 1,
+      );
       // A waiting request does not keep the process alive by itself.
       this.#timer.unref?.();
     }

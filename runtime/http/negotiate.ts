@@ -36,7 +36,8 @@ function parseMediaTypes(header: string): MediaType[] {
       let value = eq < 0 ? '' : part.slice(eq + 1).trim();
       // A value is a token (one character or more) or a quoted string (which may be empty: `""`).
       if (!name || value === '') malformed = true;
-      if (value.startsWith('"') && value.endsWith('"') && value.length >= 2) value = value.slice(1, -1).replace(/\\(.)/g, '$1');
+      if (value.startsWith('"') && value.endsWith('"') && value.length >= 2)
+        value = value.slice(1, -1).replace(/\\(.)/g, '$1');
       if (name) params.set(name, value);
     }
     if (type) result.push({ type, params, malformed });
@@ -79,11 +80,19 @@ export function negotiateContentType(header: string | null, supported: ReadonlyS
   const all = header ? parseMediaTypes(header) : [];
   // Content-Type holds one media type (RFC 9110, section 8.3); a list is a malformed header.
   if (all.length > 1) {
-    throw new UnsupportedMediaTypeError({ detail: `Content-Type must be one media type, not a list: ${header}`, source, code: 'malformed_header' });
+    throw new UnsupportedMediaTypeError({
+      detail: `Content-Type must be one media type, not a list: ${header}`,
+      source,
+      code: 'malformed_header',
+    });
   }
   const [media] = all;
   if (media?.malformed) {
-    throw new UnsupportedMediaTypeError({ detail: `Content-Type has a parameter that is not name=value: ${header}`, source, code: 'malformed_header' });
+    throw new UnsupportedMediaTypeError({
+      detail: `Content-Type has a parameter that is not name=value: ${header}`,
+      source,
+      code: 'malformed_header',
+    });
   }
   if (!media || media.type !== MEDIA_TYPE) {
     throw new UnsupportedMediaTypeError({
@@ -153,6 +162,9 @@ export function negotiateExtension(request: HttpRequest, uri: string): void {
       extensions(m.params).includes(uri),
   );
   if (!acceptable) {
-    throw new NotAcceptableError({ detail: `This endpoint answers ${MEDIA_TYPE}; ext="${uri}": accept it`, source: { header: 'Accept' } });
+    throw new NotAcceptableError({
+      detail: `This endpoint answers ${MEDIA_TYPE}; ext="${uri}": accept it`,
+      source: { header: 'Accept' },
+    });
   }
 }

@@ -58,7 +58,11 @@ export function fromFetch(request: Request): HttpRequest {
  * const bytes = await request.body(1_000_000);
  * const inner = withBody(request, bytes, (name) => (name === 'idempotency-key' ? null : request.header(name)));
  */
-export function withBody(request: HttpRequest, bytes: Uint8Array | undefined, header: (name: string) => string | null = (name) => request.header(name)): HttpRequest {
+export function withBody(
+  request: HttpRequest,
+  bytes: Uint8Array | undefined,
+  header: (name: string) => string | null = (name) => request.header(name),
+): HttpRequest {
   let real: Request | undefined;
   return {
     method: request.method,
@@ -71,7 +75,12 @@ export function withBody(request: HttpRequest, bytes: Uint8Array | undefined, he
     get signal() {
       return request.signal;
     },
-    toRequest: () => (real ??= new Request(request.url, { method: request.method, headers: headersOf(request.toRequest().headers, header), body: bytes as BodyInit | undefined })),
+    toRequest: () =>
+      (real ??= new Request(request.url, {
+        method: request.method,
+        headers: headersOf(request.toRequest().headers, header),
+        body: bytes as BodyInit | undefined,
+      })),
   };
 }
 
@@ -81,7 +90,12 @@ export function withBody(request: HttpRequest, bytes: Uint8Array | undefined, he
  * @example
  * const twin = memoryRequest('POST', 'http://localhost/articles', { 'content-type': MEDIA_TYPE }, '{"data":...}');
  */
-export function memoryRequest(method: string, url: string, headers: Readonly<Record<string, string>>, body?: string): HttpRequest {
+export function memoryRequest(
+  method: string,
+  url: string,
+  headers: Readonly<Record<string, string>>,
+  body?: string,
+): HttpRequest {
   const bytes = body === undefined ? undefined : UTF8.encode(body);
   let real: Request | undefined;
   return {

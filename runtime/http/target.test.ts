@@ -46,7 +46,12 @@ describe('parseTarget', () => {
   it.each(HREFS)('gives what URL gives for %s', (href) => {
     const url = new URL(href);
     const target = parseTarget(href);
-    expect({ origin: target.origin, pathname: target.pathname, search: target.search, params: [...target.searchParams] }).toEqual({
+    expect({
+      origin: target.origin,
+      pathname: target.pathname,
+      search: target.search,
+      params: [...target.searchParams],
+    }).toEqual({
       origin: url.origin,
       pathname: url.pathname,
       search: url.search,

@@ -23,7 +23,8 @@ export function toUri(text: string): string {
   let start = 0;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
-    const bracketOrSymbol = c === 91 || c === 93 || c === 123 || c === 125 || c === 124 || c === 92 || c === 94 || c === 96;
+    const bracketOrSymbol =
+      c === 91 || c === 93 || c === 123 || c === 125 || c === 124 || c === 92 || c === 94 || c === 96;
     const strayPercent = c === 37 && !(isHex(text.charCodeAt(i + 1)) && isHex(text.charCodeAt(i + 2)));
     if (bracketOrSymbol || strayPercent) {
       uri += `${text.slice(start, i)}%${c.toString(16).toUpperCase()}`;

@@ -14,7 +14,8 @@ export function checkDocumentParameters(state: RequestState, resource: Registere
 /** Finds the model a route's id names, or 404. */
 export async function findOr404(state: RequestState, resource: RegisteredResource, id: string): Promise<unknown> {
   const model = await resource.definition.find!(id, state.context);
-  if (model === null || model === undefined) throw new NotFoundError({ detail: `There is no resource of type "${resource.type}" with id "${id}"` });
+  if (model === null || model === undefined)
+    throw new NotFoundError({ detail: `There is no resource of type "${resource.type}" with id "${id}"` });
   return model;
 }
 
@@ -41,7 +42,12 @@ export function versionOf(state: RequestState, resource: RegisteredResource, mod
  * resource has none). When it matches, `context.ifMatch` tells the data layer to write only
  * while the version is still this one.
  */
-export function checkIfMatch(state: RequestState, resource: RegisteredResource, model: unknown, kind: 'update' | 'delete'): void {
+export function checkIfMatch(
+  state: RequestState,
+  resource: RegisteredResource,
+  model: unknown,
+  kind: 'update' | 'delete',
+): void {
   const header = state.context.header('if-match');
   if (header === null) {
     if (resource.endpoint(kind)?.requiresIfMatch) {
@@ -57,7 +63,12 @@ export function checkIfMatch(state: RequestState, resource: RegisteredResource, 
   if (versions === '*') return;
   const current = versionOf(state, resource, model);
   if (current === undefined || !versions.includes(current)) {
-    throw staleVersion(resource.type, current === undefined ? `Resources of type "${resource.type}" have no versions: If-Match can only be *` : undefined);
+    throw staleVersion(
+      resource.type,
+      current === undefined
+        ? `Resources of type "${resource.type}" have no versions: If-Match can only be *`
+        : undefined,
+    );
   }
   state.context.ifMatch = true;
 }

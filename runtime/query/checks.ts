@@ -16,7 +16,8 @@ export function onlyParameters(query: QueryParameters, allowed: readonly Family[
   if (query.fields.size > 0 && !allowed.includes('fields')) refuse(`fields[${[...query.fields.keys()][0]}]`, where);
   if (query.sort && !allowed.includes('sort')) refuse('sort', where);
   if (query.filter.size > 0 && !allowed.includes('filter')) refuse(`filter[${[...query.filter.keys()][0]}]`, where);
-  const page = query.page.offset !== undefined ? 'page[offset]' : query.page.limit !== undefined ? 'page[limit]' : undefined;
+  const page =
+    query.page.offset !== undefined ? 'page[offset]' : query.page.limit !== undefined ? 'page[limit]' : undefined;
   if (page && !allowed.includes('page')) refuse(page, where);
 }
 

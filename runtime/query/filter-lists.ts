@@ -29,8 +29,15 @@ export function takesCommaList(resource: RegisteredResource, name: string): bool
  * declare const articles: RegisteredResource;
  * filterValue(articles, 'author', '1,2', 100); // ['1', '2']
  */
-export function filterValue(resource: RegisteredResource, name: string, value: FilterValue, limit: number): FilterValue {
-  return typeof value === 'string' && value.includes(',') && takesCommaList(resource, name) ? splitList(value, `filter[${name}]`, limit) : value;
+export function filterValue(
+  resource: RegisteredResource,
+  name: string,
+  value: FilterValue,
+  limit: number,
+): FilterValue {
+  return typeof value === 'string' && value.includes(',') && takesCommaList(resource, name)
+    ? splitList(value, `filter[${name}]`, limit)
+    : value;
 }
 
 /**
@@ -46,7 +53,12 @@ export function splitList(text: string, parameter: string, limit: number): strin
   let commas = 0;
   for (let i = text.indexOf(','); i !== -1; i = text.indexOf(',', i + 1)) {
     if (++commas >= limit) {
-      throw new BadRequestError({ detail: `${parameter} may have at most ${limit} values`, source: { parameter }, code: 'limit_exceeded', meta: { limit } });
+      throw new BadRequestError({
+        detail: `${parameter} may have at most ${limit} values`,
+        source: { parameter },
+        code: 'limit_exceeded',
+        meta: { limit },
+      });
     }
   }
   return text.split(',');

@@ -24,25 +24,35 @@ export function readValue(parameter: string, compared: ComparedKind, text: strin
     case 'number': {
       const number = text.trim() === '' ? Number.NaN : Number(text);
       if (!Number.isFinite(number) || (compared.kind === 'integer' && !Number.isInteger(number))) {
-        throw badValue(parameter, `${parameter} must be ${compared.kind === 'integer' ? 'an integer' : 'a number'}, not "${text}"`);
+        throw badValue(
+          parameter,
+          `${parameter} must be ${compared.kind === 'integer' ? 'an integer' : 'a number'}, not "${text}"`,
+        );
       }
       return number;
     }
     case 'boolean':
-      if (text !== 'true' && text !== 'false') throw badValue(parameter, `${parameter} must be true or false, not "${text}"`);
+      if (text !== 'true' && text !== 'false')
+        throw badValue(parameter, `${parameter} must be true or false, not "${text}"`);
       return text === 'true';
     case 'date-time': {
       const normalized = normalizeDateTime(text);
-      if (normalized === undefined) throw badValue(parameter, `${parameter} must be an RFC 3339 date-time, such as 2024-01-01T10:00:00Z, not "${text}"`);
+      if (normalized === undefined)
+        throw badValue(
+          parameter,
+          `${parameter} must be an RFC 3339 date-time, such as 2024-01-01T10:00:00Z, not "${text}"`,
+        );
       return normalized;
     }
     case 'date': {
       const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text);
-      if (!m || !isRealDate(m[1]!, m[2]!, m[3]!)) throw badValue(parameter, `${parameter} must be a date, such as 2024-01-31, not "${text}"`);
+      if (!m || !isRealDate(m[1]!, m[2]!, m[3]!))
+        throw badValue(parameter, `${parameter} must be a date, such as 2024-01-31, not "${text}"`);
       return text;
     }
     case 'enum':
-      if (!compared.enumValues?.includes(text)) throw badValue(parameter, `${parameter} must be one of ${compared.enumValues?.join(', ')}, not "${text}"`);
+      if (!compared.enumValues?.includes(text))
+        throw badValue(parameter, `${parameter} must be one of ${compared.enumValues?.join(', ')}, not "${text}"`);
       return text;
     default:
       return text;

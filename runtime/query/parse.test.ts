@@ -7,8 +7,15 @@ const parse = (search: string, allowed: string[] = []) => parseQuery(new URLSear
 
 describe('parseQuery', () => {
   test('reads every JSON:API family', () => {
-    const query = parse('include=author,comments.author&fields[articles]=title,body&sort=-createdAt,title&filter[status]=draft&page[offset]=10&page[limit]=5');
-    expect(query.include).toEqual(new Map([['author', new Map()], ['comments', new Map([['author', new Map()]])]]));
+    const query = parse(
+      'include=author,comments.author&fields[articles]=title,body&sort=-createdAt,title&filter[status]=draft&page[offset]=10&page[limit]=5',
+    );
+    expect(query.include).toEqual(
+      new Map([
+        ['author', new Map()],
+        ['comments', new Map([['author', new Map()]])],
+      ]),
+    );
     expect(query.fields).toEqual(new Map([['articles', new Set(['title', 'body'])]]));
     expect(query.sort).toEqual([
       { name: 'createdAt', direction: 'desc' },
@@ -30,7 +37,14 @@ describe('parseQuery', () => {
   });
 
   test('nothing given is nothing parsed', () => {
-    expect(parse('')).toEqual({ include: undefined, fields: new Map(), sort: undefined, filter: new Map(), operators: new Map(), page: {} });
+    expect(parse('')).toEqual({
+      include: undefined,
+      fields: new Map(),
+      sort: undefined,
+      filter: new Map(),
+      operators: new Map(),
+      page: {},
+    });
   });
 
   test.each([
@@ -86,7 +100,13 @@ describe('parseSort', () => {
   test.each([
     ['title', [{ name: 'title', direction: 'asc' }]],
     ['-title', [{ name: 'title', direction: 'desc' }]],
-    ['author.name,-id', [{ name: 'author.name', direction: 'asc' }, { name: 'id', direction: 'desc' }]],
+    [
+      'author.name,-id',
+      [
+        { name: 'author.name', direction: 'asc' },
+        { name: 'id', direction: 'desc' },
+      ],
+    ],
   ])('%s', (value, terms) => {
     expect(parseSort(value)).toEqual(terms);
   });
@@ -111,7 +131,12 @@ describe('checkQueryEncoding', () => {
     expect((thrown as BadRequestError).source).toEqual({ parameter });
   });
 
-  test.each([['?filter[title]=50%25'], ['?filter[title]=%C3%A9t%C3%A9+%2B'], ['?filter%5Btitle%5D=a'], ['filter[title]=%41']])('accepts %s', (search) => {
+  test.each([
+    ['?filter[title]=50%25'],
+    ['?filter[title]=%C3%A9t%C3%A9+%2B'],
+    ['?filter%5Btitle%5D=a'],
+    ['filter[title]=%41'],
+  ])('accepts %s', (search) => {
     expect(() => checkQueryEncoding(search)).not.toThrow();
   });
 });

@@ -37,11 +37,17 @@ function parseInclude(value: string, limits: Limits): IncludeTree {
   const tree: IncludeTree = new Map();
   if (value === '') return tree;
   const paths = value.split(',');
-  if (paths.length > limits.includePaths) throw tooMany('include', `include may name at most ${limits.includePaths} paths`, limits.includePaths);
+  if (paths.length > limits.includePaths)
+    throw tooMany('include', `include may name at most ${limits.includePaths} paths`, limits.includePaths);
   for (const path of paths) {
     let node = tree;
     const names = path.split('.');
-    if (names.length > limits.includeDepth) throw tooMany('include', `include paths may be at most ${limits.includeDepth} relationships deep`, limits.includeDepth);
+    if (names.length > limits.includeDepth)
+      throw tooMany(
+        'include',
+        `include paths may be at most ${limits.includeDepth} relationships deep`,
+        limits.includeDepth,
+      );
     for (const name of names) {
       if (name === '') throw bad('include', `include path "${path}" has an empty relationship name`);
       let next = node.get(name);
@@ -77,7 +83,10 @@ export function checkQueryEncoding(search: string): void {
     const rawKey = eq < 0 ? pair : pair.slice(0, eq);
     const key = strictDecode(rawKey);
     if (key === undefined || (eq >= 0 && strictDecode(pair.slice(eq + 1)) === undefined)) {
-      throw bad(key ?? rawKey, `${key ?? rawKey} is not validly percent-encoded: every % must start an escape of UTF-8 (%C3%A9 for é)`);
+      throw bad(
+        key ?? rawKey,
+        `${key ?? rawKey} is not validly percent-encoded: every % must start an escape of UTF-8 (%C3%A9 for é)`,
+      );
     }
   }
 }
@@ -122,30 +131,41 @@ export function parseQuery(
       query.include = parseInclude(value, limits);
     } else if (family === 'sort' && brackets.length === 0) {
       query.sort = parseSort(value);
-      if (query.sort.length > limits.sortKeys) throw tooMany(key, `sort may have at most ${limits.sortKeys} keys`, limits.sortKeys);
+      if (query.sort.length > limits.sortKeys)
+        throw tooMany(key, `sort may have at most ${limits.sortKeys} keys`, limits.sortKeys);
     } else if (family === 'fields' && brackets.length === 1) {
       query.fields.set(brackets[0]!, new Set(value === '' ? [] : value.split(',')));
     } else if (family === 'filter' && brackets.length === 1 && brackets[0] !== '') {
-      if (query.filter.has(brackets[0]!)) throw bad(key, `filter[${brackets[0]}] is given both as a list and as a value`);
+      if (query.filter.has(brackets[0]!))
+        throw bad(key, `filter[${brackets[0]}] is given both as a list and as a value`);
       query.filter.set(brackets[0]!, value);
     } else if (family === 'filter' && brackets.length === 2 && brackets[0] !== '' && brackets[1] === '') {
       const existing = query.filter.get(brackets[0]!);
       if (typeof existing === 'string') throw bad(key, `filter[${brackets[0]}] is given both as a value and as a list`);
       if ((existing?.length ?? 0) >= limits.filterValues) {
-        throw tooMany(key, `filter[${brackets[0]}] may have at most ${limits.filterValues} values`, limits.filterValues);
+        throw tooMany(
+          key,
+          `filter[${brackets[0]}] may have at most ${limits.filterValues} values`,
+          limits.filterValues,
+        );
       }
       query.filter.set(brackets[0]!, [...(existing ?? []), value]);
     } else if (family === 'filter' && brackets.length === 2 && brackets[0] !== '' && brackets[1] !== '') {
       const [name, op] = brackets as [string, string];
       if (!isOperator(op)) {
-        throw new BadRequestError({ detail: `"${op}" is not a filter operator; the operators are ${OPERATORS.join(', ')}`, source: { parameter: key }, code: 'unknown_operator' });
+        throw new BadRequestError({
+          detail: `"${op}" is not a filter operator; the operators are ${OPERATORS.join(', ')}`,
+          source: { parameter: key },
+          code: 'unknown_operator',
+        });
       }
       let byOperator = query.operators.get(name);
       if (!byOperator) query.operators.set(name, (byOperator = new Map<Operator, string>()));
       byOperator.set(op, value);
     } else if (family === 'page' && brackets.length === 1 && brackets[0] === 'offset') {
       query.page.offset = parsePageNumber(key, value, 0);
-      if (query.page.offset > limits.pageOffset) throw tooMany(key, `page[offset] may be at most ${limits.pageOffset}`, limits.pageOffset);
+      if (query.page.offset > limits.pageOffset)
+        throw tooMany(key, `page[offset] may be at most ${limits.pageOffset}`, limits.pageOffset);
     } else if (family === 'page' && brackets.length === 1 && brackets[0] === 'limit') {
       query.page.limit = parsePageNumber(key, value, 1);
     } else if (family === 'page' && brackets.length === 1 && brackets[0] === 'size') {

@@ -5,7 +5,12 @@ const url = new URL('http://localhost/api/articles?filter[status]=draft&page[lim
 
 /** A link's offset and limit, or null. */
 const page = (link: string | null | undefined) =>
-  link == null ? link : { offset: new URL(link).searchParams.get('page[offset]') ?? '0', limit: new URL(link).searchParams.get('page[limit]') };
+  link == null
+    ? link
+    : {
+        offset: new URL(link).searchParams.get('page[offset]') ?? '0',
+        limit: new URL(link).searchParams.get('page[limit]'),
+      };
 
 describe('paginationLinks', () => {
   test('with a total: first, prev, next and last', () => {
@@ -19,11 +24,29 @@ describe('paginationLinks', () => {
   });
 
   test.each([
-    ['an empty collection', { offset: 0, limit: 10 }, 0, 0, { prev: null, next: null, last: { offset: '0', limit: '10' } }],
-    ['exactly one full page', { offset: 0, limit: 10 }, 10, 10, { prev: null, next: null, last: { offset: '0', limit: '10' } }],
+    [
+      'an empty collection',
+      { offset: 0, limit: 10 },
+      0,
+      0,
+      { prev: null, next: null, last: { offset: '0', limit: '10' } },
+    ],
+    [
+      'exactly one full page',
+      { offset: 0, limit: 10 },
+      10,
+      10,
+      { prev: null, next: null, last: { offset: '0', limit: '10' } },
+    ],
     ['an offset inside the first page', { offset: 3, limit: 10 }, 10, 45, { prev: { offset: '0', limit: '10' } }],
     ['an offset past the end', { offset: 100, limit: 10 }, 0, 45, { next: null, last: { offset: '40', limit: '10' } }],
-    ['no total, a full page', { offset: 0, limit: 10 }, 10, undefined, { next: { offset: '10', limit: '10' }, last: undefined }],
+    [
+      'no total, a full page',
+      { offset: 0, limit: 10 },
+      10,
+      undefined,
+      { next: { offset: '10', limit: '10' }, last: undefined },
+    ],
     ['no total, a short page', { offset: 10, limit: 10 }, 4, undefined, { next: null, last: undefined }],
   ])('%s', (_, pagination, count, total, expected) => {
     const links = paginationLinks(url, pagination, count, total);
@@ -34,7 +57,12 @@ describe('paginationLinks', () => {
     const { next } = paginationLinks(url, { offset: 20, limit: 10 }, 10, undefined);
     const link = new URL(next!);
     expect(link.pathname).toBe('/api/articles');
-    expect(Object.fromEntries(link.searchParams)).toEqual({ 'filter[status]': 'draft', sort: '-title', 'page[offset]': '30', 'page[limit]': '10' });
+    expect(Object.fromEntries(link.searchParams)).toEqual({
+      'filter[status]': 'draft',
+      sort: '-title',
+      'page[offset]': '30',
+      'page[limit]': '10',
+    });
     expect(next).not.toMatch(/[[\]]/);
   });
 });

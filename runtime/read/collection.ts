@@ -4,7 +4,15 @@ import type { Index } from '../dsl/endpoints.js';
 import { BadRequestError } from '../core/errors.js';
 import { toUri, uriOf } from '../http/uri.js';
 import { type RequestFilters, hiddenField, requestFilters } from './conditions.js';
-import { CURSOR_PROFILE, type CursorRequest, asksForCursor, cursorRequest, cursorValues, dataLayerPage, encodeCursor } from './cursor.js';
+import {
+  CURSOR_PROFILE,
+  type CursorRequest,
+  asksForCursor,
+  cursorRequest,
+  cursorValues,
+  dataLayerPage,
+  encodeCursor,
+} from './cursor.js';
 import { parseSort } from '../dsl/sort-terms.js';
 import type { RegisteredResource } from '../registry/registry.js';
 import type { OffsetPagination } from '../dsl/resource.js';
@@ -37,7 +45,11 @@ export async function serveCollection(state: RequestState, source: CollectionSou
   if (state.route.relationship === undefined && index) {
     await mustBeVisible(index.permits(context), `You may not list resources of type "${resource.type}"`);
   }
-  onlyParameters(query, source.identifiersOnly ? ['sort', 'filter', 'page'] : ['include', 'fields', 'sort', 'filter', 'page'], 'this endpoint');
+  onlyParameters(
+    query,
+    source.identifiersOnly ? ['sort', 'filter', 'page'] : ['include', 'fields', 'sort', 'filter', 'page'],
+    'this endpoint',
+  );
   checkDocumentParameters(state, resource);
 
   const filters = await requestFilters(resource, query, state.lookup, context, state.limits.filterValues);
@@ -50,7 +62,11 @@ export async function serveCollection(state: RequestState, source: CollectionSou
     const permitted = sort !== undefined && !hiddenField(resource, term.name, context) && (await sort.permits(context));
     if (!sort || !permitted) {
       if (!requested) continue;
-      throw new BadRequestError({ detail: `${resource.type} cannot be sorted by "${term.name}"`, source: { parameter: 'sort' }, code: 'unknown_sort' });
+      throw new BadRequestError({
+        detail: `${resource.type} cannot be sorted by "${term.name}"`,
+        source: { parameter: 'sort' },
+        code: 'unknown_sort',
+      });
     }
     sorts.push({ sort, direction: term.direction });
     terms.push(term);
@@ -61,11 +77,18 @@ export async function serveCollection(state: RequestState, source: CollectionSou
   if (asksForCursor(query)) {
     if (!index?.acceptsCursor) {
       const parameter = `page[${(['size', 'after', 'before'] as const).find((name) => query.page[name] !== undefined)!}]`;
-      throw new BadRequestError({ detail: `${parameter}: ${resource.type} is not paginated by cursor here`, source: { parameter }, code: 'invalid_query_parameter' });
+      throw new BadRequestError({
+        detail: `${parameter}: ${resource.type} is not paginated by cursor here`,
+        source: { parameter },
+        code: 'invalid_query_parameter',
+      });
     }
     return serveCursorPage(state, source, filters, cursorRequest(resource, index, query, terms));
   } else if (options) {
-    page = { offset: query.page.offset ?? 0, limit: Math.min(query.page.limit ?? options.defaultLimit, options.maxLimit) };
+    page = {
+      offset: query.page.offset ?? 0,
+      limit: Math.min(query.page.limit ?? options.defaultLimit, options.maxLimit),
+    };
   } else {
     onlyParameters(query, ['include', 'fields', 'sort', 'filter'], `${resource.type}, which is not paginated`);
   }
@@ -75,7 +98,8 @@ export async function serveCollection(state: RequestState, source: CollectionSou
   // Counting costs a query: only a paginated list of a resource that counts (`resource.counts`)
   // gets `last` and `meta.total`; without pages the document holds the whole collection. The count and the page do not depend on each other: the page is asked for before the count
   // is awaited, so a data layer with a connection pool (PostgreSQL) runs both at once.
-  const counting = resource.counts && (page || index?.isCountable) ? Promise.resolve(definition.count!(q, context)) : undefined;
+  const counting =
+    resource.counts && (page || index?.isCountable) ? Promise.resolve(definition.count!(q, context)) : undefined;
   // Awaited below; if a step in between throws first, its rejection is not left unhandled.
   counting?.catch(() => undefined);
   if (page) q = await definition.paginate!(q, page, context);
@@ -90,7 +114,11 @@ export async function serveCollection(state: RequestState, source: CollectionSou
 }
 
 /** The source's query with the request's filters. */
-async function filtered(source: CollectionSource, filters: RequestFilters, context: RequestState['context']): Promise<unknown> {
+async function filtered(
+  source: CollectionSource,
+  filters: RequestFilters,
+  context: RequestState['context'],
+): Promise<unknown> {
   let q = await source.start();
   for (const { filter, value } of filters.custom) q = await filter.apply(q, value, context);
   for (const { filter, condition } of filters.conditions) q = await filter.where(q, condition, context);
@@ -109,7 +137,12 @@ async function collectionDocument(
   const { resource } = source;
   const builder = documentBuilder(state);
   if (source.identifiersOnly) {
-    return respond(state, { links, data: models.map((m) => builder.identifier(resource, m)), ...(meta && { meta }) }, 200, headers);
+    return respond(
+      state,
+      { links, data: models.map((m) => builder.identifier(resource, m)), ...(meta && { meta }) },
+      200,
+      headers,
+    );
   }
   const nodes = builder.primary(resource, models);
   await builder.expand(resource, nodes, state.query.include);
@@ -132,7 +165,12 @@ async function collectionDocument(
  * `prev` carry the cursors of the page's last and first items (null where the profile says the
  * server knows there is nothing); `meta.page` has `maxSize` and, on a countable Index, `total`.
  */
-async function serveCursorPage(state: RequestState, source: CollectionSource, filters: RequestFilters, request: CursorRequest): Promise<HttpResult> {
+async function serveCursorPage(
+  state: RequestState,
+  source: CollectionSource,
+  filters: RequestFilters,
+  request: CursorRequest,
+): Promise<HttpResult> {
   const { context } = state;
   const { resource } = source;
   const definition = resource.definition;
@@ -153,13 +191,29 @@ async function serveCursorPage(state: RequestState, source: CollectionSource, fi
     self: uriOf(context.target),
     ...source.links,
     // Without page[before] the server knows whether there is a next page; without page[after], a previous one.
-    prev: request.before !== undefined ? (more && first !== undefined ? at('before', cursorOf(first)) : null) : request.after === undefined || first === undefined ? null : at('before', cursorOf(first)),
-    next: request.before === undefined ? (more && last !== undefined ? at('after', cursorOf(last)) : null) : last === undefined ? null : at('after', cursorOf(last)),
+    prev:
+      request.before !== undefined
+        ? more && first !== undefined
+          ? at('before', cursorOf(first))
+          : null
+        : request.after === undefined || first === undefined
+          ? null
+          : at('before', cursorOf(first)),
+    next:
+      request.before === undefined
+        ? more && last !== undefined
+          ? at('after', cursorOf(last))
+          : null
+        : last === undefined
+          ? null
+          : at('after', cursorOf(last)),
   };
   const meta = { page: { maxSize: request.maxSize, ...(total !== undefined && { total }) } };
   const accept = context.header('accept') ?? '';
   // The profile named in the response's media type when the client asked for it.
-  const headers = accept.includes(CURSOR_PROFILE) ? { 'content-type': `application/vnd.api+json; profile="${CURSOR_PROFILE}"` } : undefined;
+  const headers = accept.includes(CURSOR_PROFILE)
+    ? { 'content-type': `application/vnd.api+json; profile="${CURSOR_PROFILE}"` }
+    : undefined;
   return collectionDocument(state, source, models, links, meta, headers);
 }
 
@@ -169,8 +223,6 @@ function cursorLink(url: RequestTarget, size: number): (side: 'after' | 'before'
   const prefix = `${toUri(url.origin + url.pathname)}?${rest ? `${rest}&` : ''}page%5Bsize%5D=${size}&`;
   return (side, cursor) => `${prefix}page%5B${side}%5D=${cursor}`;
 }
-
-
 
 /**
  * first / prev / next / last for offset pagination, each keeping every other query parameter.
@@ -188,7 +240,8 @@ export function paginationLinks(
   const rest = onlyPage(url.searchParams) ? '' : withoutPage(url.search);
   const prefix = `${toUri(url.origin + url.pathname)}?${rest ? `${rest}&` : ''}`;
   const limitParameter = `page%5Blimit%5D=${page.limit}`;
-  const at = (offset: number): string => (offset > 0 ? `${prefix}page%5Boffset%5D=${offset}&${limitParameter}` : prefix + limitParameter);
+  const at = (offset: number): string =>
+    offset > 0 ? `${prefix}page%5Boffset%5D=${offset}&${limitParameter}` : prefix + limitParameter;
   const { offset, limit } = page;
   const hasNext = total === undefined ? count >= limit : offset + limit < total;
   const links: Record<string, string | null> = {

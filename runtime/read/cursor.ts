@@ -41,12 +41,20 @@ export function asksForCursor(query: QueryParameters): boolean {
  * a custom sort, or an attribute that may be null), offset parameters beside cursor ones, or a
  * cursor this server did not make for this sort (400 naming the parameter).
  */
-export function cursorRequest(resource: RegisteredResource, index: Index, query: QueryParameters, terms: readonly SortTerm[]): CursorRequest {
+export function cursorRequest(
+  resource: RegisteredResource,
+  index: Index,
+  query: QueryParameters,
+  terms: readonly SortTerm[],
+): CursorRequest {
   const { page } = query;
   const maxSize = index.pagination!.maxLimit;
   if (page.offset !== undefined || page.limit !== undefined) {
     const parameter = page.offset !== undefined ? 'page[offset]' : 'page[limit]';
-    throw new BadRequestError({ detail: `${parameter} (offset pagination) cannot be combined with page[size], page[after] or page[before]`, source: { parameter } });
+    throw new BadRequestError({
+      detail: `${parameter} (offset pagination) cannot be combined with page[size], page[after] or page[before]`,
+      source: { parameter },
+    });
   }
   if (page.size !== undefined && page.size > maxSize) {
     throw new BadRequestError({
@@ -84,17 +92,33 @@ export function cursorRequest(resource: RegisteredResource, index: Index, query:
   const signature = sorts.map((s) => `${s.field}:${s.direction}`).join(',');
   const read = (parameter: 'page[after]' | 'page[before]', cursor: string | undefined) =>
     cursor === undefined ? undefined : decodeCursor(parameter, cursor, signature, sorts.length);
-  return { size: page.size ?? index.pagination!.defaultLimit, maxSize, sorts, after: read('page[after]', page.after), before: read('page[before]', page.before) };
+  return {
+    size: page.size ?? index.pagination!.defaultLimit,
+    maxSize,
+    sorts,
+    after: read('page[after]', page.after),
+    before: read('page[before]', page.before),
+  };
 }
 
 /** The page the data layer reads: forward from `after`, or backward (every direction reversed) from `before`; one more than the size, to know whether there are more. */
 export function dataLayerPage(request: CursorRequest): CursorPage {
-  if (request.before === undefined) return { sorts: request.sorts, ...(request.after && { after: request.after }), limit: request.size + 1 };
-  return { sorts: request.sorts.map((s) => ({ field: s.field, direction: s.direction === 'asc' ? 'desc' : 'asc' })), after: request.before, limit: request.size + 1 };
+  if (request.before === undefined)
+    return { sorts: request.sorts, ...(request.after && { after: request.after }), limit: request.size + 1 };
+  return {
+    sorts: request.sorts.map((s) => ({ field: s.field, direction: s.direction === 'asc' ? 'desc' : 'asc' })),
+    after: request.before,
+    limit: request.size + 1,
+  };
 }
 
 /** The values a model's cursor holds: its sort fields as served, then its id. */
-export function cursorValues(resource: RegisteredResource, request: CursorRequest, model: unknown, context: Context): CursorValue[] {
+export function cursorValues(
+  resource: RegisteredResource,
+  request: CursorRequest,
+  model: unknown,
+  context: Context,
+): CursorValue[] {
   return request.sorts.map(({ field }) => {
     if (field === 'id') return resource.getId(model, context);
     const attribute = resource.fields.get(field) as Attribute;
@@ -105,21 +129,36 @@ export function cursorValues(resource: RegisteredResource, request: CursorReques
 /** An opaque cursor: the sort it belongs to and the values of the item it falls on, base64url JSON. */
 export function encodeCursor(request: CursorRequest, values: readonly CursorValue[]): string {
   const json = JSON.stringify({ s: request.sorts.map((s) => `${s.field}:${s.direction}`).join(','), v: values });
-  return btoa(String.fromCharCode(...new TextEncoder().encode(json))).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+  return btoa(String.fromCharCode(...new TextEncoder().encode(json)))
+    .replace(/\+/g, '-')
+    .replace(/\//g, '_')
+    .replace(/=+$/, '');
 }
 
 function decodeCursor(parameter: string, cursor: string, signature: string, length: number): CursorValue[] {
-  const invalid = () => new BadRequestError({ detail: `${parameter} is not a cursor of this collection and sort`, source: { parameter }, code: 'invalid_cursor' });
+  const invalid = () =>
+    new BadRequestError({
+      detail: `${parameter} is not a cursor of this collection and sort`,
+      source: { parameter },
+      code: 'invalid_cursor',
+    });
   let parsed: unknown;
   try {
     if (!/^[A-Za-z0-9_-]{1,2048}$/.test(cursor)) throw invalid();
     const binary = atob(cursor.replace(/-/g, '+').replace(/_/g, '/'));
-    parsed = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(Uint8Array.from(binary, (c) => c.charCodeAt(0))));
+    parsed = JSON.parse(
+      new TextDecoder('utf-8', { fatal: true }).decode(Uint8Array.from(binary, (c) => c.charCodeAt(0))),
+    );
   } catch {
     throw invalid();
   }
   const { s, v } = (parsed ?? {}) as { s?: unknown; v?: unknown };
-  if (s !== signature || !Array.isArray(v) || v.length !== length || !v.every((x) => typeof x === 'string' || (typeof x === 'number' && Number.isFinite(x)))) {
+  if (
+    s !== signature ||
+    !Array.isArray(v) ||
+    v.length !== length ||
+    !v.every((x) => typeof x === 'string' || (typeof x === 'number' && Number.isFinite(x)))
+  ) {
     throw invalid();
   }
   return v as CursorValue[];

@@ -18,7 +18,10 @@ export async function serveRelated(state: RequestState, id: string, name: string
   const relationship = resource.fields.get(name);
   const unknown = () => new NotFoundError({ detail: `${resource.type} has no relationship "${name}"` });
   if (!(relationship instanceof Relationship) || !relationship.isVisibleFor(undefined, context)) throw unknown();
-  await mustBeVisible(resource.endpoint('show')!.permits(context), `You may not view resources of type "${resource.type}"`);
+  await mustBeVisible(
+    resource.endpoint('show')!.permits(context),
+    `You may not view resources of type "${resource.type}"`,
+  );
   const related = state.lookup(relationship.relatedType)!;
   const linkage = route.linkage;
   const definition = resource.definition;
@@ -40,7 +43,8 @@ export async function serveRelated(state: RequestState, id: string, name: string
   const model = await findOr404(state, resource, id);
   if (!relationship.isVisibleFor(model, context)) throw unknown();
   const [value] = await resource.loadRelated!(relationship, [model], context);
-  const models = relationship.cardinality === 'one' ? (value === null || value === undefined ? [] : [value]) : (value as unknown[]);
+  const models =
+    relationship.cardinality === 'one' ? (value === null || value === undefined ? [] : [value]) : (value as unknown[]);
   const builder = documentBuilder(state);
   const self = builder.resourceUrl(resource, id);
   if (linkage) {

@@ -8,7 +8,10 @@ import { type RequestState, documentBuilder } from '../pipeline/state.js';
 /** `GET /{type}/{id}`. */
 export async function serveShow(state: RequestState, id: string): Promise<HttpResult> {
   const { resource, query, context } = state;
-  await mustBeVisible(resource.endpoint('show')!.permits(context), `You may not view resources of type "${resource.type}"`);
+  await mustBeVisible(
+    resource.endpoint('show')!.permits(context),
+    `You may not view resources of type "${resource.type}"`,
+  );
   onlyParameters(query, ['include', 'fields'], 'a single resource');
   checkDocumentParameters(state, resource);
   const model = await findOr404(state, resource, id);

@@ -18,20 +18,37 @@ import {
 
 const noop = () => undefined;
 /** Every read-path data-layer method, so a case can leave exactly one out. */
-const dataLayer = { find: noop, delete: noop, query: noop, results: () => [], paginate: noop, count: () => 0, loadRelated: () => [] };
+const dataLayer = {
+  find: noop,
+  delete: noop,
+  query: noop,
+  results: () => [],
+  paginate: noop,
+  count: () => 0,
+  loadRelated: () => [],
+};
 
 function without(...methods: Array<keyof typeof dataLayer>) {
-  return Object.fromEntries(Object.entries(dataLayer).filter(([name]) => !methods.includes(name as keyof typeof dataLayer)));
+  return Object.fromEntries(
+    Object.entries(dataLayer).filter(([name]) => !methods.includes(name as keyof typeof dataLayer)),
+  );
 }
 
-const register = (spec: ResourceSpec, store: object = dataLayer) =>
-  () => new JsonApi().resource({ ...defineResource(spec), ...store });
+const register =
+  (spec: ResourceSpec, store: object = dataLayer) =>
+  () =>
+    new JsonApi().resource({ ...defineResource(spec), ...store });
 
 describe('registration refuses a data layer an endpoint cannot work without', () => {
   test.each([
     ['Show without find', { endpoints: [Show.make()] }, without('find'), /show endpoint needs find\(\)/],
     ['Index without query', { endpoints: [Index.make()] }, without('query'), /index endpoint needs query\(\)/],
-    ['Index without results or query', { endpoints: [Index.make()] }, without('query', 'results'), /needs query\(\) and results\(\)/],
+    [
+      'Index without results or query',
+      { endpoints: [Index.make()] },
+      without('query', 'results'),
+      /needs query\(\) and results\(\)/,
+    ],
     ['paginate() without paginate', { endpoints: [Index.make().paginate()] }, without('paginate'), /Paginatable/],
     ['countable() without count', { endpoints: [Index.make().paginate().countable()] }, without('count'), /Countable/],
     ['Delete without delete', { endpoints: [Delete.make()] }, without('delete'), /delete endpoint needs delete\(\)/],
@@ -47,7 +64,9 @@ describe('registration refuses a data layer an endpoint cannot work without', ()
   });
 
   test('the same data layer with every method registers', () => {
-    expect(register({ type: 'articles', endpoints: [Show.make(), Index.make().paginate().countable(), Delete.make()] })).not.toThrow();
+    expect(
+      register({ type: 'articles', endpoints: [Show.make(), Index.make().paginate().countable(), Delete.make()] }),
+    ).not.toThrow();
   });
 
   test('endpoints that are not enabled need nothing', () => {
@@ -59,7 +78,11 @@ describe('registration refuses malformed resources', () => {
   test.each([
     ['an illegal type', { type: 'blog posts' }, /resource type "blog posts" is not a legal member name/],
     ['an empty type', { type: '' }, /resource type "" is not a legal member name/],
-    ['a field with a space', { fields: [Attribute.make('first name')] }, /field "first name" is not a legal member name/],
+    [
+      'a field with a space',
+      { fields: [Attribute.make('first name')] },
+      /field "first name" is not a legal member name/,
+    ],
     ['a field starting with a hyphen', { fields: [Attribute.make('-draft')] }, /not a legal/],
     ['a field ending with an underscore', { fields: [Attribute.make('draft_')] }, /not a legal/],
     ['a non-ASCII field', { fields: [Attribute.make('título')] }, /not a legal/],
@@ -67,22 +90,53 @@ describe('registration refuses malformed resources', () => {
     ['a field named id', { fields: [Attribute.make('id').type('integer')] }, /"id" cannot be a field name/],
     ['a field named type', { fields: [Attribute.make('type')] }, /"type" cannot be a field name/],
     ['a relationship named id', { fields: [ToOne.make('id').type('people')] }, /"id" cannot be a field name/],
-    ['a duplicate field', { fields: [Attribute.make('title'), Attribute.make('title')] }, /field "title" is declared twice/],
-    ['an attribute and a relationship sharing a name', { fields: [Attribute.make('author'), ToOne.make('author').type('people')] }, /declared twice/],
+    [
+      'a duplicate field',
+      { fields: [Attribute.make('title'), Attribute.make('title')] },
+      /field "title" is declared twice/,
+    ],
+    [
+      'an attribute and a relationship sharing a name',
+      { fields: [Attribute.make('author'), ToOne.make('author').type('people')] },
+      /declared twice/,
+    ],
     ['a relationship without a type', { fields: [ToOne.make('author')] }, /relationship "author" has no \.type/],
     ['an endpoint declared twice', { endpoints: [Show.make(), Show.make()] }, /show endpoint is declared twice/],
-    ['a filter with an illegal name', { filters: [CustomFilter.make('has space', noop)] }, /filter "has space" is not a legal member name/],
-    ['a duplicate filter', { filters: [CustomFilter.make('a', noop), CustomFilter.make('a', noop)] }, /filter "a" is declared twice/],
-    ['a duplicate sort', { sorts: [CustomSort.make('a', noop), CustomSort.make('a', noop)] }, /sort "a" is declared twice/],
-    ['a default sort that is not a sort', { endpoints: [Index.make().defaultSort('-createdAt')] }, /default sort names "createdAt"/],
+    [
+      'a filter with an illegal name',
+      { filters: [CustomFilter.make('has space', noop)] },
+      /filter "has space" is not a legal member name/,
+    ],
+    [
+      'a duplicate filter',
+      { filters: [CustomFilter.make('a', noop), CustomFilter.make('a', noop)] },
+      /filter "a" is declared twice/,
+    ],
+    [
+      'a duplicate sort',
+      { sorts: [CustomSort.make('a', noop), CustomSort.make('a', noop)] },
+      /sort "a" is declared twice/,
+    ],
+    [
+      'a default sort that is not a sort',
+      { endpoints: [Index.make().defaultSort('-createdAt')] },
+      /default sort names "createdAt"/,
+    ],
   ])('%s', (_, spec, message) => {
     expect(register({ type: 'articles', ...spec })).toThrow(message);
   });
 
-  const blog = { type: 'articles', fields: [Attribute.make('title'), ToOne.make('author').type('people'), ToMany.make('tags').type('tags')] };
+  const blog = {
+    type: 'articles',
+    fields: [Attribute.make('title'), ToOne.make('author').type('people'), ToMany.make('tags').type('tags')],
+  };
   const layer = { ...dataLayer, where: noop, orderBy: noop };
   test.each([
-    ['a Where on no field', { filters: [Where.make('titel')] }, /Where.make\('titel'\) names no attribute or to-one relationship/],
+    [
+      'a Where on no field',
+      { filters: [Where.make('titel')] },
+      /Where.make\('titel'\) names no attribute or to-one relationship/,
+    ],
     ['a Where on a to-many', { filters: [Where.make('tags')] }, /Where.make\('tags'\) names no attribute or to-one/],
     ['a SortBy on no field', { sorts: [SortBy.make('titel')] }, /SortBy.make\('titel'\) names no attribute/],
     ['a SortBy on a relationship', { sorts: [SortBy.make('author')] }, /SortBy.make\('author'\) names no attribute/],
@@ -91,12 +145,18 @@ describe('registration refuses malformed resources', () => {
   });
 
   test('Where on an attribute and a to-one, SortBy on an attribute register', () => {
-    expect(register({ ...blog, filters: [Where.make('title'), Where.make('author')], sorts: [SortBy.make('title')] }, layer)).not.toThrow();
+    expect(
+      register({ ...blog, filters: [Where.make('title'), Where.make('author')], sorts: [SortBy.make('title')] }, layer),
+    ).not.toThrow();
   });
 
   test('a custom filter or sort given a function twice, in the schema and in the data layer', () => {
-    expect(register({ ...blog, filters: [CustomFilter.make('q', noop)] }, { ...layer, customFilters: { q: noop } })).toThrow(/filter "q" has a function in the schema and one in the data layer/);
-    expect(register({ ...blog, sorts: [CustomSort.make('s', noop)] }, { ...layer, customSorts: { s: noop } })).toThrow(/sort "s" has a function in the schema and one in the data layer/);
+    expect(
+      register({ ...blog, filters: [CustomFilter.make('q', noop)] }, { ...layer, customFilters: { q: noop } }),
+    ).toThrow(/filter "q" has a function in the schema and one in the data layer/);
+    expect(register({ ...blog, sorts: [CustomSort.make('s', noop)] }, { ...layer, customSorts: { s: noop } })).toThrow(
+      /sort "s" has a function in the schema and one in the data layer/,
+    );
   });
 
   test('legal member names register', () => {
@@ -118,6 +178,10 @@ describe('registration refuses malformed resources', () => {
     const response = await api.fetch(new Request('http://localhost/articles/1'));
     expect(response.status).toBe(500);
     expect((await json(response)).errors).toEqual([{ status: '500', title: 'Internal Server Error' }]);
-    expect(onError.mock.calls[0]![0]).toEqual(new TypeError('resource "articles": relationship "author" relates to "people", which no resource of the API declares (known: articles)'));
+    expect(onError.mock.calls[0]![0]).toEqual(
+      new TypeError(
+        'resource "articles": relationship "author" relates to "people", which no resource of the API declares (known: articles)',
+      ),
+    );
   });
 });

@@ -1,7 +1,16 @@
 import type { Context } from '../dsl/context.js';
 import type { Ability, AnyEndpoint, Delete, EndpointKind, Index, Update } from '../dsl/endpoints.js';
 import { Attribute, Relationship, type ToMany, type ToOne } from '../dsl/fields.js';
-import { CustomFilter, CustomSort, Filter, Sort, SortBy, Where, type FilterValue, type SortDirection } from '../dsl/filters.js';
+import {
+  CustomFilter,
+  CustomSort,
+  Filter,
+  Sort,
+  SortBy,
+  Where,
+  type FilterValue,
+  type SortDirection,
+} from '../dsl/filters.js';
 import { plainInJson } from '../core/json-text.js';
 import { declarationIssues } from '../dsl/declaration-rules.js';
 import type { AnyField, ResourceDefinition } from '../dsl/resource.js';
@@ -36,7 +45,9 @@ export class RegisteredResource {
   readonly resourceMethods: readonly string[];
   readonly getId: (model: unknown, context: Context) => string;
   /** The data layer's relationship reader: its `related` loaders by name, or its `loadRelated`. */
-  readonly loadRelated: ((relationship: Relationship, models: readonly unknown[], context: Context) => MaybePromise<readonly unknown[]>) | undefined;
+  readonly loadRelated:
+    | ((relationship: Relationship, models: readonly unknown[], context: Context) => MaybePromise<readonly unknown[]>)
+    | undefined;
   /** The data layer's `can`, which the schema's `can(ability)` callbacks consult. */
   readonly policy: ((ability: Ability, model: unknown, context: Context) => MaybePromise<boolean>) | undefined;
   /**
@@ -50,7 +61,10 @@ export class RegisteredResource {
   constructor(definition: ResourceDefinition) {
     // The declaration's rules (names, builder arguments, what names what): the ones `jsonapi-gen build` applies too.
     const issues = declarationIssues(definition);
-    if (issues.length > 0) throw new TypeError(`resource "${String(safeType(definition))}": ${issues.map((issue) => issue.message).join('; ')}`);
+    if (issues.length > 0)
+      throw new TypeError(
+        `resource "${String(safeType(definition))}": ${issues.map((issue) => issue.message).join('; ')}`,
+      );
     const type = definition.type();
     const where = `resource "${type}"`;
     this.type = type;
@@ -70,13 +84,22 @@ export class RegisteredResource {
     this.endpoints = endpoints;
     const has = (kind: EndpointKind) => endpoints.has(kind);
     this.collectionMethods = [...(has('index') ? ['GET', 'HEAD'] : []), ...(has('create') ? ['POST'] : [])];
-    this.resourceMethods = [...(has('show') ? ['GET', 'HEAD'] : []), ...(has('update') ? ['PATCH'] : []), ...(has('delete') ? ['DELETE'] : [])];
+    this.resourceMethods = [
+      ...(has('show') ? ['GET', 'HEAD'] : []),
+      ...(has('update') ? ['PATCH'] : []),
+      ...(has('delete') ? ['DELETE'] : []),
+    ];
 
-    this.filters = new Map((definition.filters?.() ?? []).map((filter) => [filter.name, boundFilter(definition, filter, where)]));
-    this.sorts = new Map((definition.sorts?.() ?? []).map((sort) => [sort.name, boundSort(definition, sort, where, this.fields)]));
+    this.filters = new Map(
+      (definition.filters?.() ?? []).map((filter) => [filter.name, boundFilter(definition, filter, where)]),
+    );
+    this.sorts = new Map(
+      (definition.sorts?.() ?? []).map((sort) => [sort.name, boundSort(definition, sort, where, this.fields)]),
+    );
     const related = definition.related;
     const unloaded = related ? this.relationships.filter((r) => typeof related[r.name] !== 'function') : [];
-    if (unloaded.length > 0) throw new TypeError(`${where}: the data layer's related has no loader for "${unloaded[0]!.name}"`);
+    if (unloaded.length > 0)
+      throw new TypeError(`${where}: the data layer's related has no loader for "${unloaded[0]!.name}"`);
     this.loadRelated = related
       ? (relationship, models, context) => {
           const load = related[relationship.name];
@@ -86,10 +109,12 @@ export class RegisteredResource {
       : definition.loadRelated?.bind(definition);
     this.policy = definition.can?.bind(definition);
     const asking = [...endpoints.values()].filter((e) => e.abilities.length > 0).map((e) => e.kind);
-    if (asking.length > 0 && !this.policy) throw new TypeError(`${where}: can() on the ${asking.join(' and ')} endpoint needs the data layer's can()`);
+    if (asking.length > 0 && !this.policy)
+      throw new TypeError(`${where}: can() on the ${asking.join(' and ')} endpoint needs the data layer's can()`);
 
     const missing = (method: string) =>
-      typeof (definition as unknown as Record<string, unknown>)[method] !== 'function' && !(method === 'loadRelated' && definition.related);
+      typeof (definition as unknown as Record<string, unknown>)[method] !== 'function' &&
+      !(method === 'loadRelated' && definition.related);
     const require = (methods: readonly string[], why: string) => {
       const absent = methods.filter(missing);
       if (absent.length > 0) throw new TypeError(`${where}: ${why} needs ${absent.map((m) => `${m}()`).join(' and ')}`);
@@ -100,14 +125,22 @@ export class RegisteredResource {
     if (index?.isCountable) require(['count'], 'countable() on the index endpoint (Countable)');
     const declared = index?.countableDeclaration;
     this.counts =
-      index !== undefined && (declared === true || (declared === undefined && typeof definition.count === 'function' && definition.countOnlyWhereDeclared !== true));
+      index !== undefined &&
+      (declared === true ||
+        (declared === undefined &&
+          typeof definition.count === 'function' &&
+          definition.countOnlyWhereDeclared !== true));
     if (index?.acceptsCursor) require(['paginateCursor'], 'cursor() on the index endpoint (CursorPaginatable)');
     if (this.relationships.length > 0 && (endpoints.has('show') || endpoints.has('index'))) {
       require(['loadRelated'], `reading relationships (${this.relationships.map((r) => r.name).join(', ')})`);
     }
     const writableToMany = this.relationships.filter((r) => r.cardinality === 'many' && r.isWritable);
     if (endpoints.has('update') && writableToMany.length > 0) {
-      require(['loadRelated', 'addToRelationship', 'removeFromRelationship'], `changing ${writableToMany.map((r) => r.name).join(', ')}`);
+      require([
+        'loadRelated',
+        'addToRelationship',
+        'removeFromRelationship',
+      ], `changing ${writableToMany.map((r) => r.name).join(', ')}`);
     }
     for (const kind of ['update', 'delete'] as const) {
       const endpoint = endpoints.get(kind) as Update | Delete | undefined;
@@ -127,39 +160,61 @@ export class RegisteredResource {
 /** A declared filter with the implementation this resource's data layer gives it. */
 function boundFilter(definition: ResourceDefinition, filter: Filter, where: string): Filter {
   if (filter instanceof Where) {
-    if (!definition.where) throw new TypeError(`${where}: filter "${filter.name}" (Where) needs the data layer's where()`);
+    if (!definition.where)
+      throw new TypeError(`${where}: filter "${filter.name}" (Where) needs the data layer's where()`);
     return new BoundWhere(filter, (query, condition, context) => definition.where!(query, condition, context));
   }
   if (filter instanceof CustomFilter && filter.implementation && definition.customFilters?.[filter.name]) {
-    throw new TypeError(`${where}: filter "${filter.name}" has a function in the schema and one in the data layer's customFilters: keep one`);
+    throw new TypeError(
+      `${where}: filter "${filter.name}" has a function in the schema and one in the data layer's customFilters: keep one`,
+    );
   }
   if (filter instanceof CustomFilter && !filter.implementation) {
     const implementation = definition.customFilters?.[filter.name];
-    if (!implementation) throw new TypeError(`${where}: filter "${filter.name}" needs the data layer's customFilters.${filter.name}`);
-    return new BoundFilter(filter, (query, value, context) => implementation.call(definition.customFilters, query, value, context));
+    if (!implementation)
+      throw new TypeError(`${where}: filter "${filter.name}" needs the data layer's customFilters.${filter.name}`);
+    return new BoundFilter(filter, (query, value, context) =>
+      implementation.call(definition.customFilters, query, value, context),
+    );
   }
   return filter;
 }
 
 /** A declared sort with the implementation this resource's data layer gives it. */
-function boundSort(definition: ResourceDefinition, sort: Sort, where: string, fields: ReadonlyMap<string, AnyField>): Sort {
+function boundSort(
+  definition: ResourceDefinition,
+  sort: Sort,
+  where: string,
+  fields: ReadonlyMap<string, AnyField>,
+): Sort {
   if (sort instanceof SortBy) {
     // An attribute, or `toOne.attribute` (the declaration's rules made sure of it).
     const [first, attribute] = sort.name.split('.');
     const field = fields.get(first!);
-    const path = attribute !== undefined && field instanceof Relationship ? { relationship: first!, type: field.relatedType, attribute, many: false } : undefined;
-    if (!definition.orderBy) throw new TypeError(`${where}: sort "${sort.name}" (SortBy) needs the data layer's orderBy()`);
+    const path =
+      attribute !== undefined && field instanceof Relationship
+        ? { relationship: first!, type: field.relatedType, attribute, many: false }
+        : undefined;
+    if (!definition.orderBy)
+      throw new TypeError(`${where}: sort "${sort.name}" (SortBy) needs the data layer's orderBy()`);
     return new BoundSort(sort, (query, direction, context) =>
-      path ? definition.orderBy!(query, sort.name, direction, context, path) : definition.orderBy!(query, sort.name, direction, context),
+      path
+        ? definition.orderBy!(query, sort.name, direction, context, path)
+        : definition.orderBy!(query, sort.name, direction, context),
     );
   }
   if (sort instanceof CustomSort && sort.implementation && definition.customSorts?.[sort.name]) {
-    throw new TypeError(`${where}: sort "${sort.name}" has a function in the schema and one in the data layer's customSorts: keep one`);
+    throw new TypeError(
+      `${where}: sort "${sort.name}" has a function in the schema and one in the data layer's customSorts: keep one`,
+    );
   }
   if (sort instanceof CustomSort && !sort.implementation) {
     const implementation = definition.customSorts?.[sort.name];
-    if (!implementation) throw new TypeError(`${where}: sort "${sort.name}" needs the data layer's customSorts.${sort.name}`);
-    return new BoundSort(sort, (query, direction, context) => implementation.call(definition.customSorts, query, direction, context));
+    if (!implementation)
+      throw new TypeError(`${where}: sort "${sort.name}" needs the data layer's customSorts.${sort.name}`);
+    return new BoundSort(sort, (query, direction, context) =>
+      implementation.call(definition.customSorts, query, direction, context),
+    );
   }
   return sort;
 }
@@ -169,7 +224,10 @@ class BoundFilter extends Filter {
   readonly declaration: Filter;
   readonly #apply: (query: unknown, value: FilterValue, context: Context) => MaybePromise<unknown>;
 
-  constructor(declaration: Filter, apply: (query: unknown, value: FilterValue, context: Context) => MaybePromise<unknown>) {
+  constructor(
+    declaration: Filter,
+    apply: (query: unknown, value: FilterValue, context: Context) => MaybePromise<unknown>,
+  ) {
     super(declaration.name);
     this.declaration = declaration;
     this.#apply = apply;
@@ -192,7 +250,10 @@ export class BoundWhere extends BoundFilter {
   declare readonly declaration: Where;
   readonly #where: (query: unknown, condition: Condition, context: Context) => MaybePromise<unknown>;
 
-  constructor(declaration: Where, where: (query: unknown, condition: Condition, context: Context) => MaybePromise<unknown>) {
+  constructor(
+    declaration: Where,
+    where: (query: unknown, condition: Condition, context: Context) => MaybePromise<unknown>,
+  ) {
     super(declaration, () => {
       throw new TypeError(`filter "${declaration.name}": a Where filter is applied one condition at a time (where())`);
     });
@@ -211,7 +272,10 @@ export class BoundSort extends Sort {
   readonly declaration: Sort;
   readonly #apply: (query: unknown, direction: SortDirection, context: Context) => MaybePromise<unknown>;
 
-  constructor(declaration: Sort, apply: (query: unknown, direction: SortDirection, context: Context) => MaybePromise<unknown>) {
+  constructor(
+    declaration: Sort,
+    apply: (query: unknown, direction: SortDirection, context: Context) => MaybePromise<unknown>,
+  ) {
     super(declaration.name);
     this.declaration = declaration;
     this.#apply = apply;

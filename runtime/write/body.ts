@@ -29,14 +29,25 @@ export async function readJson(request: HttpRequest, limits: Limits = DEFAULT_LI
   } catch {
     throw new BadRequestError({ detail: 'The request body is not valid UTF-8', code: 'invalid_json' });
   }
-  if (text.trim() === '') throw new BadRequestError({ detail: 'The request body is empty; a JSON:API document is required', code: 'invalid_json' });
+  if (text.trim() === '')
+    throw new BadRequestError({
+      detail: 'The request body is empty; a JSON:API document is required',
+      code: 'invalid_json',
+    });
   if (nestingDepth(text) > limits.jsonDepth) {
-    throw new BadRequestError({ detail: `The request body nests deeper than ${limits.jsonDepth} levels`, code: 'limit_exceeded', meta: { limit: limits.jsonDepth } });
+    throw new BadRequestError({
+      detail: `The request body nests deeper than ${limits.jsonDepth} levels`,
+      code: 'limit_exceeded',
+      meta: { limit: limits.jsonDepth },
+    });
   }
   try {
     return JSON.parse(text);
   } catch (error) {
-    throw new BadRequestError({ detail: `The request body is not valid JSON: ${(error as Error).message}`, code: 'invalid_json' });
+    throw new BadRequestError({
+      detail: `The request body is not valid JSON: ${(error as Error).message}`,
+      code: 'invalid_json',
+    });
   }
 }
 

@@ -11,22 +11,40 @@ import { type RequestState, requestBody, documentBuilder } from '../pipeline/sta
 export async function serveCreate(state: RequestState): Promise<HttpResult> {
   const { resource, query, context } = state;
   const endpoint = resource.endpoint('create')!;
-  const create = supported(resource.definition.create, `Creating resources of type "${resource.type}" is not supported`);
+  const create = supported(
+    resource.definition.create,
+    `Creating resources of type "${resource.type}" is not supported`,
+  );
   await mustBeVisible(endpoint.permits(context), `You may not create resources of type "${resource.type}"`);
   onlyParameters(query, ['include', 'fields'], 'a create request');
   checkDocumentParameters(state, resource);
   const body = await requestBody(state);
-  const values = await readResourceDocument(body, { resource, context, mode: 'create', clientIds: endpoint.acceptsClientIds, maxErrors: state.limits.errors });
+  const values = await readResourceDocument(body, {
+    resource,
+    context,
+    mode: 'create',
+    clientIds: endpoint.acceptsClientIds,
+    maxErrors: state.limits.errors,
+  });
   if (values.id !== undefined && (await resource.definition.find?.(values.id, context))) {
-    throw new ConflictError({ detail: `${resource.type} ${values.id} already exists`, source: { pointer: '/data/id' }, code: 'id_taken' });
+    throw new ConflictError({
+      detail: `${resource.type} ${values.id} already exists`,
+      source: { pointer: '/data/id' },
+      code: 'id_taken',
+    });
   }
   await checkLinkageExists(values, resource, state.lookup, context, undefined, state.limits.errors);
   const model = await create.call(resource.definition, values, context);
   const builder = documentBuilder(state);
   const [node] = builder.primary(resource, [model]);
   await builder.expand(resource, [node!], query.include);
-  return respond(state, 
-    { links: { self: node!.object.links.self }, data: node!.object, ...(query.include && { included: builder.included }) },
+  return respond(
+    state,
+    {
+      links: { self: node!.object.links.self },
+      data: node!.object,
+      ...(query.include && { included: builder.included }),
+    },
     201,
     { location: node!.object.links.self },
   );

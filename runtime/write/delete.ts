@@ -8,7 +8,10 @@ export async function serveDelete(state: RequestState, id: string): Promise<Http
   const { resource, query, context } = state;
   onlyParameters(query, [], 'a delete request');
   const model = await findOr404(state, resource, id);
-  await mustBeVisible(resource.endpoint('delete')!.permits(model, context, resource.policy), `You may not delete this resource of type "${resource.type}"`);
+  await mustBeVisible(
+    resource.endpoint('delete')!.permits(model, context, resource.policy),
+    `You may not delete this resource of type "${resource.type}"`,
+  );
   checkIfMatch(state, resource, model, 'delete');
   await resource.definition.delete!(model, context);
   return NO_CONTENT;

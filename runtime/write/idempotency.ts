@@ -18,10 +18,7 @@ export type StoredResponse = HttpResult;
 
 /** What a claim of a key found. */
 export type IdempotencyClaim =
-  | { state: 'new' }
-  | { state: 'in-flight' }
-  | { state: 'mismatch' }
-  | { state: 'done'; response: StoredResponse };
+  { state: 'new' } | { state: 'in-flight' } | { state: 'mismatch' } | { state: 'done'; response: StoredResponse };
 
 /**
  * Where keys and their responses live; each method is atomic across processes.
@@ -113,7 +110,11 @@ export async function serveIdempotently(
   const header = request.header('idempotency-key')!.trim();
   const key = header.startsWith('"') && header.endsWith('"') && header.length > 1 ? header.slice(1, -1) : header;
   if (!KEY.test(key)) {
-    throw new JsonApiError(400, { detail: 'Idempotency-Key must be 1 to 255 visible ASCII characters', source: { header: 'Idempotency-Key' }, code: 'invalid_idempotency_key' });
+    throw new JsonApiError(400, {
+      detail: 'Idempotency-Key must be 1 to 255 visible ASCII characters',
+      source: { header: 'Idempotency-Key' },
+      code: 'invalid_idempotency_key',
+    });
   }
   const declared = request.header('content-length');
   if (declared !== null && Number(declared) > limits.bodyBytes) throw tooLarge(limits.bodyBytes);
@@ -122,19 +123,31 @@ export async function serveIdempotently(
   // Length-prefixed, so that no scope and key pair reads as another (and no NUL, which PostgreSQL text refuses).
   const scope = options.scope?.(context) ?? '';
   const scoped = `${scope.length}:${scope}:${key}`;
-  const fingerprint = entityTag(`${request.method} ${request.url}\n${request.header('content-type') ?? ''}\n${new TextDecoder().decode(bytes)}`);
+  const fingerprint = entityTag(
+    `${request.method} ${request.url}\n${request.header('content-type') ?? ''}\n${new TextDecoder().decode(bytes)}`,
+  );
   const claim = await options.store.claim(scoped, fingerprint);
   if (claim.state === 'done') {
     return { ...claim.response, headers: { ...claim.response.headers, 'idempotency-replayed': 'true' } };
   }
   if (claim.state === 'mismatch') {
-    throw new JsonApiError(422, { detail: 'This Idempotency-Key was used for another request', source: { header: 'Idempotency-Key' }, code: 'idempotency_key_reused' });
+    throw new JsonApiError(422, {
+      detail: 'This Idempotency-Key was used for another request',
+      source: { header: 'Idempotency-Key' },
+      code: 'idempotency_key_reused',
+    });
   }
   if (claim.state === 'in-flight') {
-    throw new JsonApiError(409, { detail: 'A request with this Idempotency-Key is still being processed: retry later', source: { header: 'Idempotency-Key' }, code: 'idempotency_key_in_flight' });
+    throw new JsonApiError(409, {
+      detail: 'A request with this Idempotency-Key is still being processed: retry later',
+      source: { header: 'Idempotency-Key' },
+      code: 'idempotency_key_in_flight',
+    });
   }
   let result: HttpResult;
-  const inner = withBody(request, bytes, (name) => (name.toLowerCase() === 'idempotency-key' ? null : request.header(name)));
+  const inner = withBody(request, bytes, (name) =>
+    name.toLowerCase() === 'idempotency-key' ? null : request.header(name),
+  );
   held.set(inner, { store: options.store, key: scoped, claim });
   try {
     result = await serve(inner);

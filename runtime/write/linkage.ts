@@ -54,7 +54,10 @@ export async function checkLinkageExists(
   }
   const tasks: Array<() => Promise<void>> = [];
   // Types whose data layers share an existence check: one call for all of them (when two or more).
-  const shared = new Map<SharedExistence, Array<{ related: RegisteredResource; member: string; entries: Array<[string, string]> }>>();
+  const shared = new Map<
+    SharedExistence,
+    Array<{ related: RegisteredResource; member: string; entries: Array<[string, string]> }>
+  >();
   for (const [related, entries] of byType) {
     const existence = related.definition.existence;
     if (!existence || !related.definition.findMany) continue;
@@ -79,14 +82,25 @@ export async function checkLinkageExists(
       continue;
     }
     const pointer = `${base}${base.endsWith('/data') ? '' : `/${escape(name)}/data`}${index === undefined ? '' : `/${index}`}`;
-    errors.push(new NotFoundError({ detail: `There is no resource of type "${identifier.type}" with id "${identifier.id}"`, source: { pointer }, code: 'related_not_found' }));
+    errors.push(
+      new NotFoundError({
+        detail: `There is no resource of type "${identifier.type}" with id "${identifier.id}"`,
+        source: { pointer },
+        code: 'related_not_found',
+      }),
+    );
   }
   if (more > 0) errors.push(tooManyErrors(404, maxErrors, more));
   if (errors.length > 0) throw new JsonApiErrors(errors);
 }
 
 /** One task per identifier (`find`), or per batch of up to `FIND_MANY_BATCH` of them (`findMany`). */
-function typeTasks(related: RegisteredResource, entries: ReadonlyArray<[key: string, id: string]>, exists: Map<string, boolean>, context: Context): Array<() => Promise<void>> {
+function typeTasks(
+  related: RegisteredResource,
+  entries: ReadonlyArray<[key: string, id: string]>,
+  exists: Map<string, boolean>,
+  context: Context,
+): Array<() => Promise<void>> {
   const { find, findMany } = related.definition;
   if (!findMany) {
     return entries.map(([key, id]) => async () => {
@@ -95,9 +109,15 @@ function typeTasks(related: RegisteredResource, entries: ReadonlyArray<[key: str
     });
   }
   return chunks(entries).map((chunk) => async () => {
-    const models = await findMany.call(related.definition, chunk.map(([, id]) => id), context);
+    const models = await findMany.call(
+      related.definition,
+      chunk.map(([, id]) => id),
+      context,
+    );
     if (!Array.isArray(models) || models.length !== chunk.length) {
-      throw new TypeError(`${related.type}.findMany returned ${Array.isArray(models) ? models.length : typeof models} models for ${chunk.length} ids`);
+      throw new TypeError(
+        `${related.type}.findMany returned ${Array.isArray(models) ? models.length : typeof models} models for ${chunk.length} ids`,
+      );
     }
     chunk.forEach(([key], i) => exists.set(key, models[i] !== null && models[i] !== undefined));
   });
@@ -113,12 +133,19 @@ function sharedTasks(
   const batched = members.map(({ member, entries }) => ({ member, batches: chunks(entries) }));
   const rounds = Math.max(...batched.map(({ batches }) => batches.length));
   return Array.from({ length: rounds }, (_, round) => async () => {
-    const taking = batched.filter(({ batches }) => round < batches.length).map(({ member, batches }) => ({ member, batch: batches[round]! }));
-    const answers = await check.exist(taking.map(({ member, batch }) => ({ member, ids: batch.map(([, id]) => id) })), context);
+    const taking = batched
+      .filter(({ batches }) => round < batches.length)
+      .map(({ member, batches }) => ({ member, batch: batches[round]! }));
+    const answers = await check.exist(
+      taking.map(({ member, batch }) => ({ member, ids: batch.map(([, id]) => id) })),
+      context,
+    );
     taking.forEach(({ member, batch }, i) => {
       const answer: unknown = Array.isArray(answers) ? answers[i] : undefined;
       if (!Array.isArray(answer) || answer.length !== batch.length) {
-        throw new TypeError(`existence.exist answered ${Array.isArray(answer) ? answer.length : typeof answer} values for ${batch.length} ids of ${member}`);
+        throw new TypeError(
+          `existence.exist answered ${Array.isArray(answer) ? answer.length : typeof answer} values for ${batch.length} ids of ${member}`,
+        );
       }
       batch.forEach(([key], j) => exists.set(key, answer[j] === true));
     });

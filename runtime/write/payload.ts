@@ -1,6 +1,13 @@
 /** Reading request documents: their structure, identifiers, linkage and the values a write carries. */
 import type { Context } from '../dsl/context.js';
-import { BadRequestError, ConflictError, ForbiddenError, JsonApiError, UnprocessableEntityError, cappedErrors } from '../core/errors.js';
+import {
+  BadRequestError,
+  ConflictError,
+  ForbiddenError,
+  JsonApiError,
+  UnprocessableEntityError,
+  cappedErrors,
+} from '../core/errors.js';
 import { DEFAULT_LIMITS } from '../core/limits.js';
 import { Attribute, Relationship, type ToMany, type ToOne } from '../dsl/fields.js';
 import type { RegisteredResource } from '../registry/registry.js';
@@ -9,7 +16,8 @@ import type { Linkage, ResourceIdentifier, WriteValues } from '../core/vocabular
 
 type Json = Record<string, unknown>;
 
-const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Json =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 function structure(pointer: string, detail: string): BadRequestError {
   return new BadRequestError({ detail, source: { pointer }, code: 'invalid_document' });
@@ -40,8 +48,10 @@ export function readIdentifier(value: unknown, pointer: string): ResourceIdentif
       throw structure(`${pointer}/${escape(member)}`, `"${member}" is not a member of a resource identifier object`);
     }
   }
-  if (typeof value.type !== 'string') throw structure('type' in value ? `${pointer}/type` : pointer, 'A resource identifier needs a string "type"');
-  if (typeof value.id !== 'string') throw structure('id' in value ? `${pointer}/id` : pointer, 'A resource identifier needs a string "id"');
+  if (typeof value.type !== 'string')
+    throw structure('type' in value ? `${pointer}/type` : pointer, 'A resource identifier needs a string "type"');
+  if (typeof value.id !== 'string')
+    throw structure('id' in value ? `${pointer}/id` : pointer, 'A resource identifier needs a string "id"');
   return { type: value.type, id: value.id };
 }
 
@@ -49,15 +59,28 @@ export function readIdentifier(value: unknown, pointer: string): ResourceIdentif
 export function readLinkage(relationship: ToOne | ToMany, value: unknown, pointer: string): Linkage {
   if (relationship.cardinality === 'one') {
     if (value === null) return null;
-    if (Array.isArray(value)) throw structure(pointer, `${relationship.name} is a to-one relationship: data must be a resource identifier or null`);
+    if (Array.isArray(value))
+      throw structure(
+        pointer,
+        `${relationship.name} is a to-one relationship: data must be a resource identifier or null`,
+      );
     return readIdentifier(value, pointer);
   }
-  if (!Array.isArray(value)) throw structure(pointer, `${relationship.name} is a to-many relationship: data must be an array of resource identifiers`);
+  if (!Array.isArray(value))
+    throw structure(
+      pointer,
+      `${relationship.name} is a to-many relationship: data must be an array of resource identifiers`,
+    );
   return value.map((item, i) => readIdentifier(item, `${pointer}/${i}`));
 }
 
 /** 409 for identifiers of another type than the relationship's; the first `limit` + 1 of them at most (then the caller stops). */
-export function linkageTypeErrors(relationship: ToOne | ToMany, linkage: Linkage, pointer: string, limit = DEFAULT_LIMITS.errors): JsonApiError[] {
+export function linkageTypeErrors(
+  relationship: ToOne | ToMany,
+  linkage: Linkage,
+  pointer: string,
+  limit = DEFAULT_LIMITS.errors,
+): JsonApiError[] {
   const list = linkage === null ? [] : Array.isArray(linkage) ? linkage : [linkage];
   const errors: JsonApiError[] = [];
   for (let i = 0; i < list.length && errors.length <= limit; i++) {
@@ -104,22 +127,41 @@ export async function readResourceDocument(body: unknown, options: ResourceDocum
       throw structure(`/data/${escape(member)}`, `"${member}" is not a member of a resource object`);
     }
   }
-  if (typeof data.type !== 'string') throw structure('type' in data ? '/data/type' : '/data', 'data needs a string "type"');
+  if (typeof data.type !== 'string')
+    throw structure('type' in data ? '/data/type' : '/data', 'data needs a string "type"');
   if ('id' in data && typeof data.id !== 'string') throw structure('/data/id', '"id" must be a string');
-  if ('attributes' in data && !isObject(data.attributes)) throw structure('/data/attributes', 'attributes must be an object');
-  if ('relationships' in data && !isObject(data.relationships)) throw structure('/data/relationships', 'relationships must be an object');
+  if ('attributes' in data && !isObject(data.attributes))
+    throw structure('/data/attributes', 'attributes must be an object');
+  if ('relationships' in data && !isObject(data.relationships))
+    throw structure('/data/relationships', 'relationships must be an object');
 
   if (data.type !== resource.type) {
-    throw new ConflictError({ detail: `This endpoint takes ${resource.type}, not ${data.type}`, source: { pointer: '/data/type' }, code: 'type_mismatch' });
+    throw new ConflictError({
+      detail: `This endpoint takes ${resource.type}, not ${data.type}`,
+      source: { pointer: '/data/type' },
+      code: 'type_mismatch',
+    });
   }
-  const values: WriteValues = { attributes: Object.create(null) as WriteValues['attributes'], relationships: Object.create(null) as WriteValues['relationships'] };
+  const values: WriteValues = {
+    attributes: Object.create(null) as WriteValues['attributes'],
+    relationships: Object.create(null) as WriteValues['relationships'],
+  };
   if (mode === 'update') {
     if (typeof data.id !== 'string') throw structure('/data', 'data needs the "id" of the resource being updated');
     if (data.id !== options.id) {
-      throw new ConflictError({ detail: `The id ${data.id} does not match the URL's ${options.id}`, source: { pointer: '/data/id' }, code: 'id_mismatch' });
+      throw new ConflictError({
+        detail: `The id ${data.id} does not match the URL's ${options.id}`,
+        source: { pointer: '/data/id' },
+        code: 'id_mismatch',
+      });
     }
   } else if (typeof data.id === 'string') {
-    if (!options.clientIds) throw new ForbiddenError({ detail: `${resource.type} does not accept client-generated ids`, source: { pointer: '/data/id' }, code: 'client_id' });
+    if (!options.clientIds)
+      throw new ForbiddenError({
+        detail: `${resource.type} does not accept client-generated ids`,
+        source: { pointer: '/data/id' },
+        code: 'client_id',
+      });
     values.id = data.id;
   }
 
@@ -146,7 +188,13 @@ export async function readResourceDocument(body: unknown, options: ResourceDocum
     const pointer = `/data/attributes/${escape(name)}`;
     const field = known(name);
     if (!(field instanceof Attribute)) {
-      invalid(pointer, field ? `${name} is a relationship; send it under relationships` : `${resource.type} has no attribute "${name}"`, 'unknown_field');
+      invalid(
+        pointer,
+        field
+          ? `${name} is a relationship; send it under relationships`
+          : `${resource.type} has no attribute "${name}"`,
+        'unknown_field',
+      );
     } else if (!field.isWritable) {
       readOnly(pointer, name);
     } else {
@@ -162,11 +210,16 @@ export async function readResourceDocument(body: unknown, options: ResourceDocum
     const pointer = `/data/relationships/${escape(name)}`;
     const field = known(name);
     if (!(field instanceof Relationship)) {
-      invalid(pointer, field ? `${name} is an attribute; send it under attributes` : `${resource.type} has no relationship "${name}"`, 'unknown_field');
+      invalid(
+        pointer,
+        field ? `${name} is an attribute; send it under attributes` : `${resource.type} has no relationship "${name}"`,
+        'unknown_field',
+      );
       continue;
     }
     const member = relationships[name];
-    if (!isObject(member) || !('data' in member)) throw structure(pointer, `relationship ${name} must be an object with a "data" member`);
+    if (!isObject(member) || !('data' in member))
+      throw structure(pointer, `relationship ${name} must be an object with a "data" member`);
     const linkage = readLinkage(field, member.data, `${pointer}/data`);
     if (!field.isWritable) {
       readOnly(pointer, name);
@@ -188,7 +241,14 @@ export async function readResourceDocument(body: unknown, options: ResourceDocum
       if (field instanceof Attribute && field.hasDefault) {
         values.attributes[field.name] = field.defaultValue(context);
       } else if (field.isRequired && !(field.name in attributes) && !(field.name in relationships)) {
-        const where = field instanceof Attribute ? ('attributes' in data ? '/data/attributes' : '/data') : 'relationships' in data ? '/data/relationships' : '/data';
+        const where =
+          field instanceof Attribute
+            ? 'attributes' in data
+              ? '/data/attributes'
+              : '/data'
+            : 'relationships' in data
+              ? '/data/relationships'
+              : '/data';
         invalid(where, `${field.name} is required`, 'required');
       }
     }

@@ -13,32 +13,53 @@ import { type HttpResult, NO_CONTENT } from '../http/result.js';
  * `/{type}/{id}/relationships/{name}`; 204 on success. Only writable relationships of
  * resources with an Update endpoint; `POST`/`DELETE` only on to-many (403 otherwise).
  */
-export async function serveRelationshipWrite(state: RequestState, id: string, name: string, method: string): Promise<HttpResult> {
+export async function serveRelationshipWrite(
+  state: RequestState,
+  id: string,
+  name: string,
+  method: string,
+): Promise<HttpResult> {
   const { resource, query, context } = state;
   const field = resource.fields.get(name);
   const unknown = () => new NotFoundError({ detail: `${resource.type} has no relationship "${name}"` });
   if (!(field instanceof Relationship) || !field.isVisibleFor(undefined, context)) throw unknown();
   const relationship = field;
   onlyParameters(query, [], 'a relationship update');
-  if (!relationship.isWritable) throw new ForbiddenError({ detail: `${resource.type}.${name} is read-only`, code: 'read_only' });
+  if (!relationship.isWritable)
+    throw new ForbiddenError({ detail: `${resource.type}.${name} is read-only`, code: 'read_only' });
   if (method !== 'PATCH' && relationship.cardinality === 'one') {
     throw new ForbiddenError({ detail: `${name} is a to-one relationship: replace it with PATCH`, code: 'to_one' });
   }
   const model = await findOr404(state, resource, id);
   if (!relationship.isVisibleFor(model, context)) throw unknown();
-  await mustBeVisible(resource.endpoint('update')!.permits(model, context, resource.policy), `You may not update this resource of type "${resource.type}"`);
+  await mustBeVisible(
+    resource.endpoint('update')!.permits(model, context, resource.policy),
+    `You may not update this resource of type "${resource.type}"`,
+  );
   checkIfMatch(state, resource, model, 'update');
   const linkage = readLinkage(relationship, topLevelData(await requestBody(state)), '/data');
   if (linkage === null && relationship.isRequired) {
-    throw new UnprocessableEntityError({ detail: `${name} is required and cannot be cleared`, source: { pointer: '/data' }, code: 'required' });
+    throw new UnprocessableEntityError({
+      detail: `${name} is required and cannot be cleared`,
+      source: { pointer: '/data' },
+      code: 'required',
+    });
   }
   const conflicts = linkageTypeErrors(relationship, linkage, '/data', state.limits.errors);
   if (conflicts.length > 0) throw cappedErrors(conflicts, state.limits.errors, conflicts.length > state.limits.errors);
-  const values: WriteValues = { attributes: Object.create(null) as WriteValues['attributes'], relationships: Object.assign(Object.create(null) as WriteValues['relationships'], { [name]: linkage }) };
+  const values: WriteValues = {
+    attributes: Object.create(null) as WriteValues['attributes'],
+    relationships: Object.assign(Object.create(null) as WriteValues['relationships'], { [name]: linkage }),
+  };
   await checkLinkageExists(values, resource, state.lookup, context, '/data', state.limits.errors);
   const definition = resource.definition;
   if (method === 'PATCH') {
-    await supported(definition.update, `Updating resources of type "${resource.type}" is not supported`).call(definition, model, values, context);
+    await supported(definition.update, `Updating resources of type "${resource.type}" is not supported`).call(
+      definition,
+      model,
+      values,
+      context,
+    );
   } else {
     const identifiers = unique(linkage as { type: string; id: string }[]);
     if (method === 'POST') {
@@ -49,7 +70,10 @@ export async function serveRelationshipWrite(state: RequestState, id: string, na
       const add = supported(definition.addToRelationship, `Adding to ${resource.type}.${name} is not supported`);
       if (added.length > 0) await add.call(definition, model, relationship as ToMany, added, context);
     } else {
-      const remove = supported(definition.removeFromRelationship, `Removing from ${resource.type}.${name} is not supported`);
+      const remove = supported(
+        definition.removeFromRelationship,
+        `Removing from ${resource.type}.${name} is not supported`,
+      );
       if (identifiers.length > 0) await remove.call(definition, model, relationship as ToMany, identifiers, context);
     }
   }

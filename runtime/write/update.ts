@@ -2,26 +2,47 @@ import { respond } from '../pipeline/respond.js';
 import type { HttpResult } from '../http/result.js';
 import { checkLinkageExists } from './linkage.js';
 import { readResourceDocument } from './payload.js';
-import { checkDocumentParameters, checkIfMatch, findOr404, mustBeVisible, supported, versionOf } from '../pipeline/checks.js';
+import {
+  checkDocumentParameters,
+  checkIfMatch,
+  findOr404,
+  mustBeVisible,
+  supported,
+  versionOf,
+} from '../pipeline/checks.js';
 import { onlyParameters } from '../query/checks.js';
 import { type RequestState, requestBody, documentBuilder } from '../pipeline/state.js';
 
 /** `PATCH /{type}/{id}`: `find`, the endpoint's callbacks with the model, `If-Match`, `update`; 200 with the result. */
 export async function serveUpdate(state: RequestState, id: string): Promise<HttpResult> {
   const { resource, query, context } = state;
-  const update = supported(resource.definition.update, `Updating resources of type "${resource.type}" is not supported`);
+  const update = supported(
+    resource.definition.update,
+    `Updating resources of type "${resource.type}" is not supported`,
+  );
   onlyParameters(query, ['include', 'fields'], 'an update request');
   checkDocumentParameters(state, resource);
   const model = await findOr404(state, resource, id);
-  await mustBeVisible(resource.endpoint('update')!.permits(model, context, resource.policy), `You may not update this resource of type "${resource.type}"`);
+  await mustBeVisible(
+    resource.endpoint('update')!.permits(model, context, resource.policy),
+    `You may not update this resource of type "${resource.type}"`,
+  );
   checkIfMatch(state, resource, model, 'update');
-  const values = await readResourceDocument(await requestBody(state), { resource, context, mode: 'update', id, model, maxErrors: state.limits.errors });
+  const values = await readResourceDocument(await requestBody(state), {
+    resource,
+    context,
+    mode: 'update',
+    id,
+    model,
+    maxErrors: state.limits.errors,
+  });
   await checkLinkageExists(values, resource, state.lookup, context, undefined, state.limits.errors);
   const updated = await update.call(resource.definition, model, values, context);
   const builder = documentBuilder(state);
   const nodes = builder.primary(resource, [updated]);
   await builder.expand(resource, nodes, query.include);
-  return respond(state, 
+  return respond(
+    state,
     {
       links: { self: nodes[0]!.object.links.self },
       data: nodes[0]!.object,

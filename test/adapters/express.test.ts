@@ -17,7 +17,7 @@ describe('Express example', () => {
     expect(await response.json()).toEqual({ ok: true });
   });
 
-  test('a body express.json() already parsed (Content-Type: application/json) still gets the API\'s 415, not a hang', async () => {
+  test("a body express.json() already parsed (Content-Type: application/json) still gets the API's 415, not a hang", async () => {
     const response = await fetch(`${server.origin}/api/v1/books`, {
       method: 'POST',
       headers: { accept: JSON_API, 'content-type': 'application/json' },

@@ -36,7 +36,7 @@ describe('Fastify example', () => {
     expect((await json(response)).data.attributes).toEqual({ name: 'N. K. Jemisin' });
   });
 
-  test('media types Fastify has parsers for (application/json, text/plain) get the API\'s 415, not Fastify\'s', async () => {
+  test("media types Fastify has parsers for (application/json, text/plain) get the API's 415, not Fastify's", async () => {
     for (const type of ['application/json', 'text/plain', 'application/xml']) {
       const response = await fetch(`${server.origin}/api/v1/books`, {
         method: 'POST',

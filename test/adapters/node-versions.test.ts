@@ -44,7 +44,9 @@ function run(file: string, args: readonly string[], options: ExecFileSyncOptions
 
 /** The `node` executable of an installed package folder, from its package.json `bin`. */
 function executableIn(packageDir: string): string {
-  const manifest = JSON.parse(readFileSync(join(packageDir, 'package.json'), 'utf8')) as { bin?: string | Record<string, string> };
+  const manifest = JSON.parse(readFileSync(join(packageDir, 'package.json'), 'utf8')) as {
+    bin?: string | Record<string, string>;
+  };
   const bin = typeof manifest.bin === 'string' ? manifest.bin : manifest.bin?.node;
   if (!bin) throw new Error(`${packageDir}/package.json names no node binary`);
   return join(packageDir, bin);
@@ -66,10 +68,24 @@ function nodeBinary(major: number): string {
     // Its own package.json, so npm does not take the workspace above for the project.
     writeFileSync(join(staging, 'package.json'), JSON.stringify({ name: `node-${major}`, private: true }));
     try {
-      run('npm', ['install', '--no-save', '--prefix', staging, `${name}@${major}`, '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error'], {
-        cwd: staging,
-        timeout: INSTALL_TIMEOUT,
-      });
+      run(
+        'npm',
+        [
+          'install',
+          '--no-save',
+          '--prefix',
+          staging,
+          `${name}@${major}`,
+          '--prefer-offline',
+          '--no-audit',
+          '--no-fund',
+          '--loglevel=error',
+        ],
+        {
+          cwd: staging,
+          timeout: INSTALL_TIMEOUT,
+        },
+      );
     } catch (error) {
       rmSync(staging, { recursive: true, force: true });
       throw new Error(
@@ -131,7 +147,17 @@ beforeAll(() => {
   dist = join(buildDir, 'dist');
   // The runtime's own build (runtime/tsconfig.build.json), into a folder of this run only:
   // runtime/dist is left to the package tests, which remove and rebuild it.
-  run(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(ROOT, 'runtime', 'tsconfig.build.json'), '--outDir', dist], { cwd: ROOT });
+  run(
+    process.execPath,
+    [
+      join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'),
+      '-p',
+      join(ROOT, 'runtime', 'tsconfig.build.json'),
+      '--outDir',
+      dist,
+    ],
+    { cwd: ROOT },
+  );
 }, 120_000);
 
 afterAll(() => {
@@ -142,7 +168,10 @@ function check(label: string, summary: Summary): void {
   summaries.set(label, summary);
   expect(summary.errors).toEqual([]);
   for (const handler of ['server', 'fetch'] as const) {
-    const result = summary.results[handler] as typeof EXPECTED & { get: { length: string }; head: { length: string | null } };
+    const result = summary.results[handler] as typeof EXPECTED & {
+      get: { length: string };
+      head: { length: string | null };
+    };
     // A HEAD may leave Content-Length out; when it sends one, it is the GET's.
     expect([null, result.get.length], handler).toContain(result.head.length);
     expect(result, handler).toEqual({ ...EXPECTED, head: { ...EXPECTED.head, length: result.head.length } });
@@ -157,15 +186,19 @@ describe('the Node adapter on each Node version', () => {
   }, 60_000);
 
   for (const major of MAJORS) {
-    test(`Node ${major} from the npm registry (${binaryPackage()}@${major})`, () => {
-      const node = nodeBinary(major);
-      const version = run(node, ['--version']).trim();
-      expect(version).toMatch(new RegExp(`^v${major}\\.`));
-      const summary = scenario(node);
-      expect(summary.node).toBe(version);
-      console.log(`node-versions: ${version} at ${node}`);
-      check(`Node ${major}`, summary);
-    }, INSTALL_TIMEOUT + 60_000);
+    test(
+      `Node ${major} from the npm registry (${binaryPackage()}@${major})`,
+      () => {
+        const node = nodeBinary(major);
+        const version = run(node, ['--version']).trim();
+        expect(version).toMatch(new RegExp(`^v${major}\\.`));
+        const summary = scenario(node);
+        expect(summary.node).toBe(version);
+        console.log(`node-versions: ${version} at ${node}`);
+        check(`Node ${major}`, summary);
+      },
+      INSTALL_TIMEOUT + 60_000,
+    );
   }
 
   test('every version answered the same', () => {

@@ -3,7 +3,13 @@
  * request bodies, large and streamed response bodies, several Set-Cookie headers, handlers
  * that throw, and clients that go away mid-request or mid-response.
  */
-import { type IncomingMessage, type Server, type ServerResponse, createServer, request as httpRequest } from 'node:http';
+import {
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+  createServer,
+  request as httpRequest,
+} from 'node:http';
 import { type AddressInfo, connect } from 'node:net';
 import { Attribute, Create, Index, JsonApi, Show, defineResource } from 'jsonapi-gen';
 import { toNodeHandler } from 'jsonapi-gen/node';
@@ -31,7 +37,10 @@ afterEach(async () => {
 });
 
 /** A raw HTTP exchange, for what fetch hides (bodies of HEAD responses, repeated headers). */
-function raw(url: string, method: string): Promise<{ status: number; headers: IncomingMessage['headers']; body: Buffer }> {
+function raw(
+  url: string,
+  method: string,
+): Promise<{ status: number; headers: IncomingMessage['headers']; body: Buffer }> {
   return new Promise((resolve, reject) => {
     const req = httpRequest(url, { method }, (res) => {
       const chunks: Buffer[] = [];
@@ -44,7 +53,11 @@ function raw(url: string, method: string): Promise<{ status: number; headers: In
 }
 
 const book = (title: string) => ({
-  data: { type: 'books', attributes: { title, year: 2000 }, relationships: { author: { data: { type: 'authors', id: '2' } } } },
+  data: {
+    type: 'books',
+    attributes: { title, year: 2000 },
+    relationships: { author: { data: { type: 'authors', id: '2' } } },
+  },
 });
 
 /** A body that arrives in several chunks, some time apart, without Content-Length. */
@@ -65,9 +78,16 @@ function trickle(text: string, parts: number, delayMs: number): ReadableStream<U
  * POSTs a book whose body never ends (`frame` wraps each 16 KiB of filler) over a raw socket;
  * resolves with what the server answered and whether it closed the connection within 5 s.
  */
-async function sendEndlessly(origin: URL, framing: string, first: string, frame: (filler: string) => string): Promise<{ text: string; closed: boolean }> {
+async function sendEndlessly(
+  origin: URL,
+  framing: string,
+  first: string,
+  frame: (filler: string) => string,
+): Promise<{ text: string; closed: boolean }> {
   const socket = connect(Number(origin.port), origin.hostname);
-  socket.write(`POST /api/v1/books HTTP/1.1\r\nHost: ${origin.host}\r\nContent-Type: ${JSON_API}\r\n${framing}\r\n\r\n${first}`);
+  socket.write(
+    `POST /api/v1/books HTTP/1.1\r\nHost: ${origin.host}\r\nContent-Type: ${JSON_API}\r\n${framing}\r\n\r\n${first}`,
+  );
   // Keep sending body bytes; the server must answer and close, not read the rest (past the adapter's drain bound).
   const filler = frame('x'.repeat(16 * 1024));
   const feeding = setInterval(() => socket.writable && socket.write(filler), 5);
@@ -151,7 +171,12 @@ describe('toNodeHandler', () => {
 
   test('a chunked body that never ends, with no Content-Length to refuse it early, is a 413 read no further than the drain bound (8 MiB, 2 s), and the connection closes', async () => {
     const origin = new URL(await listen(toNodeHandler(createApi({ limits: { bodyBytes: 64 * 1024 } }))));
-    const { text, closed } = await sendEndlessly(origin, 'Transfer-Encoding: chunked', '', (filler) => `${filler.length.toString(16)}\r\n${filler}\r\n`);
+    const { text, closed } = await sendEndlessly(
+      origin,
+      'Transfer-Encoding: chunked',
+      '',
+      (filler) => `${filler.length.toString(16)}\r\n${filler}\r\n`,
+    );
     expect(text).toMatch(/^HTTP\/1\.1 413 /);
     expect(closed).toBe(true);
   });
@@ -167,15 +192,25 @@ describe('toNodeHandler', () => {
         socket.on('data', (chunk: Buffer) => (text += chunk.toString('latin1')));
         socket.on('error', (e: NodeJS.ErrnoException) => (error = e.code ?? e.message));
         socket.on('close', () => resolve({ text, error }));
-        socket.write(`POST /api/v1/books HTTP/1.1\r\nHost: ${origin.host}\r\nContent-Type: ${JSON_API}\r\n${framing}\r\n\r\n`);
+        socket.write(
+          `POST /api/v1/books HTTP/1.1\r\nHost: ${origin.host}\r\nContent-Type: ${JSON_API}\r\n${framing}\r\n\r\n`,
+        );
         socket.end(body);
       });
     for (const size of [2_000_000, 6_000_000]) {
       const filler = Buffer.alloc(size, 'x');
       const chunk = filler.subarray(0, 256 * 1024);
-      const chunked = Buffer.concat([...Array.from({ length: Math.ceil(size / chunk.length) }, () => Buffer.concat([Buffer.from(`${chunk.length.toString(16)}\r\n`), chunk, Buffer.from('\r\n')])), Buffer.from('0\r\n\r\n')]);
+      const chunked = Buffer.concat([
+        ...Array.from({ length: Math.ceil(size / chunk.length) }, () =>
+          Buffer.concat([Buffer.from(`${chunk.length.toString(16)}\r\n`), chunk, Buffer.from('\r\n')]),
+        ),
+        Buffer.from('0\r\n\r\n'),
+      ]);
       for (let i = 0; i < 10; i++) {
-        for (const [framing, body] of [[`Content-Length: ${size}`, filler], ['Transfer-Encoding: chunked', chunked]] as const) {
+        for (const [framing, body] of [
+          [`Content-Length: ${size}`, filler],
+          ['Transfer-Encoding: chunked', chunked],
+        ] as const) {
           const { text, error } = await post(framing, body);
           expect(error, `${framing}, attempt ${i + 1}`).toBeUndefined();
           expect(text, `${framing}, attempt ${i + 1}`).toMatch(/^HTTP\/1\.1 413 /);
@@ -184,7 +219,11 @@ describe('toNodeHandler', () => {
       }
       // fetch too: it sends the whole body, then reads the answer.
       for (let i = 0; i < 10; i++) {
-        const response = await fetch(`${origin.origin}/api/v1/books`, { method: 'POST', headers: { 'content-type': JSON_API }, body: filler });
+        const response = await fetch(`${origin.origin}/api/v1/books`, {
+          method: 'POST',
+          headers: { 'content-type': JSON_API },
+          body: filler,
+        });
         expect(response.status).toBe(413);
         expect((await json(response)).errors[0].code).toBe('limit_exceeded');
       }
@@ -203,7 +242,11 @@ describe('toNodeHandler', () => {
       }),
     );
     const sent = JSON.stringify(book('Kindred'));
-    const response = await fetch(`${origin}/api/v1/books`, { method: 'POST', headers: { 'content-type': JSON_API }, body: sent });
+    const response = await fetch(`${origin}/api/v1/books`, {
+      method: 'POST',
+      headers: { 'content-type': JSON_API },
+      body: sent,
+    });
     expect(response.status).toBe(201);
     expect(after).toBe(sent);
   });
@@ -271,7 +314,10 @@ describe('toNodeHandler', () => {
   });
 
   test('a large JSON:API collection arrives whole and valid', async () => {
-    const rows = Array.from({ length: 3_000 }, (_, i) => ({ id: String(i + 1), name: `tag number ${i + 1} `.repeat(8) }));
+    const rows = Array.from({ length: 3_000 }, (_, i) => ({
+      id: String(i + 1),
+      name: `tag number ${i + 1} `.repeat(8),
+    }));
     const api = new JsonApi().resource({
       ...defineResource({ type: 'tags', fields: [Attribute.make('name')], endpoints: [Index.make()] }),
       query: () => rows,
@@ -374,17 +420,35 @@ describe('toNodeHandler', () => {
   test('given a JsonApi, the attributes option names the caller, and ctx.request is a real Request with the headers and the body bytes the API read', async () => {
     const seen: unknown[] = [];
     const api = new JsonApi().resource({
-      ...defineResource<{ id: string; name: string }>({ type: 'tags', fields: [Attribute.make('name').type('string').writable()], endpoints: [Show.make(), Create.make()] }),
+      ...defineResource<{ id: string; name: string }>({
+        type: 'tags',
+        fields: [Attribute.make('name').type('string').writable()],
+        endpoints: [Show.make(), Create.make()],
+      }),
       find: () => undefined,
       create: async ({ attributes }, ctx) => {
         const request = ctx.request;
-        seen.push(ctx.getAttribute('user'), request instanceof Request, request.headers.get('x-tag'), ctx.header('X-Tag'), await request.text());
+        seen.push(
+          ctx.getAttribute('user'),
+          request instanceof Request,
+          request.headers.get('x-tag'),
+          ctx.header('X-Tag'),
+          await request.text(),
+        );
         return { id: '1', name: attributes.name as string };
       },
     });
-    const origin = await listen(toNodeHandler(api, { attributes: ({ headers }) => (typeof headers['x-user'] === 'string' ? { user: headers['x-user'] } : {}) }));
+    const origin = await listen(
+      toNodeHandler(api, {
+        attributes: ({ headers }) => (typeof headers['x-user'] === 'string' ? { user: headers['x-user'] } : {}),
+      }),
+    );
     const sent = JSON.stringify({ data: { type: 'tags', attributes: { name: 'ts' } } });
-    const response = await fetch(`${origin}/tags`, { method: 'POST', headers: { 'content-type': JSON_API, 'x-user': '7', 'x-tag': 'a', 'X-Tag': 'b' }, body: sent });
+    const response = await fetch(`${origin}/tags`, {
+      method: 'POST',
+      headers: { 'content-type': JSON_API, 'x-user': '7', 'x-tag': 'a', 'X-Tag': 'b' },
+      body: sent,
+    });
     expect(response.status).toBe(201);
     expect(seen).toEqual(['7', true, 'a, b', 'a, b', sent]);
   });
@@ -409,10 +473,12 @@ describe('toNodeHandler', () => {
       ),
     );
     // However far the client got, it cannot take the response for a complete one.
-    const outcome = await fetch(`${origin}/export`).then((response) => response.text()).then(
-      () => 'complete',
-      () => 'cut',
-    );
+    const outcome = await fetch(`${origin}/export`)
+      .then((response) => response.text())
+      .then(
+        () => 'complete',
+        () => 'cut',
+      );
     expect(outcome).toBe('cut');
     expect(onError).toHaveBeenCalledOnce();
     expect((onError.mock.calls[0]![0] as Error).message).toBe('the cursor died');
@@ -438,7 +504,13 @@ describe('toNodeHandler', () => {
       },
     });
     await expect(
-      fetch(`${origin}/api/v1/books`, { method: 'POST', headers: { 'content-type': JSON_API }, body, duplex: 'half', signal: controller.signal } as RequestInit),
+      fetch(`${origin}/api/v1/books`, {
+        method: 'POST',
+        headers: { 'content-type': JSON_API },
+        body,
+        duplex: 'half',
+        signal: controller.signal,
+      } as RequestInit),
     ).rejects.toThrow();
     await vi.waitFor(() => expect(seen?.signal.aborted).toBe(true));
     const after = await fetch(`${origin}/api/v1/books`);

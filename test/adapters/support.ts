@@ -34,7 +34,6 @@ export interface StartOptions {
   timeoutMs?: number;
 }
 
-
 /**
  * Starts `command args` in its own process group with PORT=0 and HOST=127.0.0.1, and resolves
  * once it prints that it listens ("Listening on http://127.0.0.1:PORT/...").
@@ -71,7 +70,9 @@ export function startExample(command: string, args: string[], options: StartOpti
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       void stop();
-      reject(new Error(`${command} ${args.join(' ')} did not start within ${options.timeoutMs ?? 20_000} ms:\n${output}`));
+      reject(
+        new Error(`${command} ${args.join(' ')} did not start within ${options.timeoutMs ?? 20_000} ms:\n${output}`),
+      );
     }, options.timeoutMs ?? 20_000);
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
@@ -164,7 +165,11 @@ export function adapterSuite(server: () => Running, options: SuiteOptions): void
     const response = await send('POST', '/api/v1/books', newBook);
     expect(response.status).toBe(201);
     const doc = await json(response);
-    expect(doc.data).toMatchObject({ type: 'books', id: '4', attributes: { title: 'The Left Hand of Darkness', year: 1969 } });
+    expect(doc.data).toMatchObject({
+      type: 'books',
+      id: '4',
+      attributes: { title: 'The Left Hand of Darkness', year: 1969 },
+    });
     const location = response.headers.get('location');
     expectLink(location, server().origin, '/api/v1/books/4', exact);
     // Served from the same data afterwards.
@@ -173,7 +178,9 @@ export function adapterSuite(server: () => Running, options: SuiteOptions): void
   });
 
   test('PATCH updates and DELETE removes (204, then 404)', async () => {
-    const patched = await send('PATCH', '/api/v1/books/1', { data: { type: 'books', id: '1', attributes: { title: 'Earthsea' } } });
+    const patched = await send('PATCH', '/api/v1/books/1', {
+      data: { type: 'books', id: '1', attributes: { title: 'Earthsea' } },
+    });
     expect(patched.status).toBe(200);
     expect((await json(patched)).data.attributes).toEqual({ title: 'Earthsea', year: 1968 });
     const deleted = await send('DELETE', '/api/v1/books/2');
@@ -196,7 +203,7 @@ export function adapterSuite(server: () => Running, options: SuiteOptions): void
       await response.arrayBuffer();
     });
   } else {
-    test('a path outside /api/v1 is the API\'s 404 (the API is the whole server)', async () => {
+    test("a path outside /api/v1 is the API's 404 (the API is the whole server)", async () => {
       const doc = await jsonError(await send('GET', '/elsewhere'), 404);
       expect(doc.errors[0].detail).toContain('/elsewhere');
     });

@@ -31,7 +31,18 @@ describe('ARCHITECTURE.md', () => {
       .map((entry) => `runtime/${entry.name}/`);
     const mentioned = (path: string) => named.some((n) => n === path || n.startsWith(path));
     expect(folders.filter((folder) => !mentioned(folder))).toEqual([]);
-    const pipeline = ['runtime', 'runtime/http', 'runtime/registry', 'runtime/query', 'runtime/pipeline', 'runtime/read', 'runtime/write', 'runtime/document', 'runtime/atomic', 'runtime/adapters'];
+    const pipeline = [
+      'runtime',
+      'runtime/http',
+      'runtime/registry',
+      'runtime/query',
+      'runtime/pipeline',
+      'runtime/read',
+      'runtime/write',
+      'runtime/document',
+      'runtime/atomic',
+      'runtime/adapters',
+    ];
     expect(pipeline.flatMap(sources).filter((file) => !named.includes(file))).toEqual([]);
   });
 });

@@ -10,7 +10,8 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const FORBIDDEN = /getOwnPropertySymbols|setPrototypeOf|new Proxy\b|toOperationNode|getExecutor|provideConnection|Object\.hasOwn\(connection/;
+const FORBIDDEN =
+  /getOwnPropertySymbols|setPrototypeOf|new Proxy\b|toOperationNode|getExecutor|provideConnection|Object\.hasOwn\(connection/;
 
 function* sources(dir: string): Generator<string> {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {

@@ -26,14 +26,23 @@ function layersOf(markdown: string): Layer[] {
     .split('\n')
     .filter((line) => /^\|\s*\d+\s*\|/.test(line))
     .map((line) => {
-      const cells = line.split('|').slice(1, -1).map((cell) => cell.trim());
-      return { rank: Number(cells[0]), name: cells[1]!, paths: [...cells.at(-1)!.matchAll(/`([^`]+)`/g)].map((m) => m[1]!) };
+      const cells = line
+        .split('|')
+        .slice(1, -1)
+        .map((cell) => cell.trim());
+      return {
+        rank: Number(cells[0]),
+        name: cells[1]!,
+        paths: [...cells.at(-1)!.matchAll(/`([^`]+)`/g)].map((m) => m[1]!),
+      };
     });
 }
 
 /** The layer a file belongs to: the one naming it or a folder holding it. */
 function layerOf(file: string, layers: readonly Layer[]): Layer | undefined {
-  return layers.find((layer) => layer.paths.some((path) => (path.endsWith('/') ? file.startsWith(path) : file === path)));
+  return layers.find((layer) =>
+    layer.paths.some((path) => (path.endsWith('/') ? file.startsWith(path) : file === path)),
+  );
 }
 
 /** Source files (not tests) under `dir`, relative to `root`. */
@@ -59,10 +68,13 @@ async function layerViolations(root: string, dir: string, layers: readonly Layer
   for (const file of files) {
     const from = layerOf(file, layers);
     for (const dependency of tree[file] ?? []) {
-      if (dependency.id === null && dependency.request.startsWith('.')) found.push(`${file} imports '${dependency.request}', which does not resolve`);
+      if (dependency.id === null && dependency.request.startsWith('.'))
+        found.push(`${file} imports '${dependency.request}', which does not resolve`);
       const to = dependency.id === null ? undefined : layerOf(dependency.id, layers);
       if (from && to && to.rank > from.rank) {
-        found.push(`${file} (layer ${from.rank}, ${from.name}) imports '${dependency.request}' = ${dependency.id} (layer ${to.rank}, ${to.name})`);
+        found.push(
+          `${file} (layer ${from.rank}, ${from.name}) imports '${dependency.request}' = ${dependency.id} (layer ${to.rank}, ${to.name})`,
+        );
       }
     }
   }
@@ -97,8 +109,14 @@ describe('runtime layers', () => {
       const low = `${bottom.paths[0]}low.ts`;
       const high = `${next.paths[0]}high.ts`;
       plant(high, `export interface High { readonly name: string }\n`);
-      plant(low, `import type { High } from '${relative(dirname(low), high).replace(/\.ts$/, '.js')}';\nexport type Low = High;\n`);
-      plant(`${next.paths[0]}down.ts`, `import type { Low } from '${relative(next.paths[0]!, low).replace(/\.ts$/, '.js')}';\nexport type Down = Low;\n`);
+      plant(
+        low,
+        `import type { High } from '${relative(dirname(low), high).replace(/\.ts$/, '.js')}';\nexport type Low = High;\n`,
+      );
+      plant(
+        `${next.paths[0]}down.ts`,
+        `import type { Low } from '${relative(next.paths[0]!, low).replace(/\.ts$/, '.js')}';\nexport type Down = Low;\n`,
+      );
       plant('runtime/stray.ts', `export const stray = 1;\n`);
       // Imports name `.js` files, resolved to `.ts` as the repository's own tsconfig.json resolves them.
       plant('tsconfig.json', JSON.stringify({ compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext' } }));

@@ -44,19 +44,37 @@ describe('jsonapi-gen init', () => {
     const scaffolded = await cli(['init', host]);
     expect(scaffolded.stderr).toBe('');
     expect(scaffolded.code).toBe(0);
-    expect(scaffolded.stdout).toMatch(/new host in .*my-api \(14 files; the packages of this clone, packed into vendor\/\)/);
+    expect(scaffolded.stdout).toMatch(
+      /new host in .*my-api \(14 files; the packages of this clone, packed into vendor\/\)/,
+    );
     expect(scaffolded.stdout).toMatch(/Next: cd .*my-api && npm install && npm start/);
     const pkg = JSON.parse(readFileSync(join(host, 'package.json'), 'utf8'));
     expect(pkg).toMatchObject({
       name: 'my-api',
       type: 'module',
-      dependencies: { 'jsonapi-gen': 'file:vendor/jsonapi-gen-0.1.0.tgz', '@jsonapi-gen/kysely': 'file:vendor/jsonapi-gen-kysely-0.1.0.tgz', kysely: expect.any(String), 'better-sqlite3': expect.any(String) },
+      dependencies: {
+        'jsonapi-gen': 'file:vendor/jsonapi-gen-0.1.0.tgz',
+        '@jsonapi-gen/kysely': 'file:vendor/jsonapi-gen-kysely-0.1.0.tgz',
+        kysely: expect.any(String),
+        'better-sqlite3': expect.any(String),
+      },
       devDependencies: { '@jsonapi-gen/cli': 'file:vendor/jsonapi-gen-cli-0.1.0.tgz', vitest: expect.any(String) },
     });
     expect(pkg.scripts.start).toBe('jsonapi-gen build src/schema.ts --out src/generated --quiet && tsx src/server.ts');
-    expect(readdirSync(join(host, 'src')).sort()).toEqual(['api.test.ts', 'db.ts', 'migrations', 'schema.ts', 'server.ts', 'store.ts']);
+    expect(readdirSync(join(host, 'src')).sort()).toEqual([
+      'api.test.ts',
+      'db.ts',
+      'migrations',
+      'schema.ts',
+      'server.ts',
+      'store.ts',
+    ]);
     expect(readdirSync(join(host, 'src', 'migrations')).sort()).toEqual(['0001_authors_and_books.ts', 'index.ts']);
-    expect(readdirSync(join(host, 'vendor')).sort()).toEqual(['jsonapi-gen-0.1.0.tgz', 'jsonapi-gen-cli-0.1.0.tgz', 'jsonapi-gen-kysely-0.1.0.tgz']);
+    expect(readdirSync(join(host, 'vendor')).sort()).toEqual([
+      'jsonapi-gen-0.1.0.tgz',
+      'jsonapi-gen-cli-0.1.0.tgz',
+      'jsonapi-gen-kysely-0.1.0.tgz',
+    ]);
     expect(existsSync(join(host, '.gitignore'))).toBe(true);
     // The two commands its README prints.
     expect(readFileSync(join(host, 'README.md'), 'utf8')).toContain('    npm install\n    npm start ');
@@ -65,19 +83,35 @@ describe('jsonapi-gen init', () => {
     // source (a minute on this machine; its prebuilt binaries are downloaded from GitHub, out of
     // reach here): the repository's build of the same version is copied in, else it is rebuilt.
     npm(['install', '--ignore-scripts'], host);
-    const sqliteVersion = (root: string) => JSON.parse(readFileSync(join(root, 'node_modules/better-sqlite3/package.json'), 'utf8')).version as string;
+    const sqliteVersion = (root: string) =>
+      JSON.parse(readFileSync(join(root, 'node_modules/better-sqlite3/package.json'), 'utf8')).version as string;
     if (sqliteVersion(host) === sqliteVersion(ROOT)) {
-      cpSync(join(ROOT, 'node_modules/better-sqlite3/build/Release/better_sqlite3.node'), join(host, 'node_modules/better-sqlite3/build/Release/better_sqlite3.node'));
+      cpSync(
+        join(ROOT, 'node_modules/better-sqlite3/build/Release/better_sqlite3.node'),
+        join(host, 'node_modules/better-sqlite3/build/Release/better_sqlite3.node'),
+      );
     } else {
       npm(['rebuild', 'better-sqlite3'], host);
     }
     // A server's own dependencies: the runtime, the Kysely integration and its driver, no generator.
-    const production = JSON.parse(npm(['ls', '--omit=dev', '--json'], host)) as { dependencies: Record<string, unknown> };
-    expect(Object.keys(production.dependencies).sort()).toEqual(['@jsonapi-gen/kysely', 'better-sqlite3', 'jsonapi-gen', 'kysely']);
+    const production = JSON.parse(npm(['ls', '--omit=dev', '--json'], host)) as {
+      dependencies: Record<string, unknown>;
+    };
+    expect(Object.keys(production.dependencies).sort()).toEqual([
+      '@jsonapi-gen/kysely',
+      'better-sqlite3',
+      'jsonapi-gen',
+      'kysely',
+    ]);
     expect(existsSync(join(host, 'src', 'generated'))).toBe(false);
 
     // npm start.
-    server = spawn('npm', ['start'], { cwd: host, env: { ...process.env, PORT: '0' }, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    server = spawn('npm', ['start'], {
+      cwd: host,
+      env: { ...process.env, PORT: '0' },
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
     const url = await new Promise<string>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`npm start did not listen in 120 s:\n${output}`)), 120_000);
@@ -101,13 +135,24 @@ describe('jsonapi-gen init', () => {
     expect(list.status).toBe(200);
     expect(list.headers.get('content-type')).toBe(JSONAPI);
     const books = await list.json();
-    expect(books.data.map((b: any) => b.attributes.title)).toEqual(['A Wizard of Earthsea', 'The Left Hand of Darkness']);
-    expect(books.included).toEqual([expect.objectContaining({ type: 'authors', id: '1', attributes: { name: 'Ursula K. Le Guin' } })]);
+    expect(books.data.map((b: any) => b.attributes.title)).toEqual([
+      'A Wizard of Earthsea',
+      'The Left Hand of Darkness',
+    ]);
+    expect(books.included).toEqual([
+      expect.objectContaining({ type: 'authors', id: '1', attributes: { name: 'Ursula K. Le Guin' } }),
+    ]);
 
     const created = await fetch(`${url}/books`, {
       method: 'POST',
       headers: { accept: JSONAPI, 'content-type': JSONAPI },
-      body: JSON.stringify({ data: { type: 'books', attributes: { title: 'The Dispossessed', year: 1974 }, relationships: { author: { data: { type: 'authors', id: '1' } } } } }),
+      body: JSON.stringify({
+        data: {
+          type: 'books',
+          attributes: { title: 'The Dispossessed', year: 1974 },
+          relationships: { author: { data: { type: 'authors', id: '1' } } },
+        },
+      }),
     });
     expect(created.status).toBe(201);
     const book = await created.json();
@@ -115,7 +160,9 @@ describe('jsonapi-gen init', () => {
     expect(back.data.map((b: any) => b.id)).toContain(book.data.id);
 
     const openapi = await (await fetch(`${url}/openapi.json`)).json();
-    expect(Object.keys(openapi.paths)).toEqual(expect.arrayContaining(['/authors', '/authors/{id}', '/books', '/books/{id}']));
+    expect(Object.keys(openapi.paths)).toEqual(
+      expect.arrayContaining(['/authors', '/authors/{id}', '/books', '/books/{id}']),
+    );
 
     // The tables came from Kysely's Migrator, which recorded the migration it ran; and a 500's
     // cause, which its body does not tell, is in the server's log.
@@ -131,7 +178,8 @@ describe('jsonapi-gen init', () => {
     expect(await failed.text()).not.toContain('no such table');
     // The log line reaches us through the child's stderr pipe, a moment after the response.
     const logged = /my-api: 500 Internal Server Error: SqliteError: no such table: books/;
-    for (let waited = 0; !logged.test(output) && waited < 5000; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
+    for (let waited = 0; !logged.test(output) && waited < 5000; waited += 50)
+      await new Promise((resolve) => setTimeout(resolve, 50));
     expect(output).toMatch(logged);
 
     process.kill(-server.pid!, 'SIGTERM');
@@ -162,9 +210,13 @@ describe('jsonapi-gen init', () => {
     // Outside a clone, init depends on the registry's versions.
     const fresh = await run('npx', ['--no-install', 'jsonapi-gen', 'init', join(dir, 'second')], { cwd: host });
     expect(fresh.stdout).toContain('(11 files; the packages from the npm registry)');
-    expect(JSON.parse(readFileSync(join(dir, 'second', 'package.json'), 'utf8')).dependencies['jsonapi-gen']).toBe('^0.1.0');
+    expect(JSON.parse(readFileSync(join(dir, 'second', 'package.json'), 'utf8')).dependencies['jsonapi-gen']).toBe(
+      '^0.1.0',
+    );
     expect(existsSync(join(dir, 'second', 'vendor'))).toBe(false);
-    expect(readFileSync(join(dir, 'second', 'src', 'server.ts'), 'utf8')).toBe(readFileSync(join(host, 'src', 'server.ts'), 'utf8').replaceAll('my-api', 'second'));
+    expect(readFileSync(join(dir, 'second', 'src', 'server.ts'), 'utf8')).toBe(
+      readFileSync(join(host, 'src', 'server.ts'), 'utf8').replaceAll('my-api', 'second'),
+    );
   }, 900_000);
 
   it('--registry depends on the published packages, even from a clone', async () => {

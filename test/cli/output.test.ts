@@ -39,13 +39,35 @@ describe('build --quiet and --json', () => {
 
     const check = await cli(['build', schema, '--out', out, '--check', '--json']);
     expect(check.code).toBe(0);
-    expect(JSON.parse(check.stdout)).toEqual({ ok: true, check: true, schema, out, resources: 1, endpoints: 2, stale: [], missing: [], extra: [] });
+    expect(JSON.parse(check.stdout)).toEqual({
+      ok: true,
+      check: true,
+      schema,
+      out,
+      resources: 1,
+      endpoints: 2,
+      stale: [],
+      missing: [],
+      extra: [],
+    });
 
-    writeFileSync(schema, readFileSync(schema, 'utf8').replace('.writable().required()]', ".writable().required(), Attribute.make('color').type('string')]"));
+    writeFileSync(
+      schema,
+      readFileSync(schema, 'utf8').replace(
+        '.writable().required()]',
+        ".writable().required(), Attribute.make('color').type('string')]",
+      ),
+    );
     const stale = await cli(['build', schema, '--out', out, '--check', '--json']);
     expect(stale.code).toBe(1);
     expect(stale.stderr).toBe('');
-    expect(JSON.parse(stale.stdout)).toMatchObject({ ok: false, check: true, stale: ['openapi.json', 'openapi.ts', 'resources/tags.ts'], missing: [], extra: [] });
+    expect(JSON.parse(stale.stdout)).toMatchObject({
+      ok: false,
+      check: true,
+      stale: ['openapi.json', 'openapi.ts', 'resources/tags.ts'],
+      missing: [],
+      extra: [],
+    });
 
     const quietCheck = await cli(['build', schema, '--out', out, '--check', '--quiet']);
     expect(quietCheck.code).toBe(1);
@@ -54,14 +76,27 @@ describe('build --quiet and --json', () => {
   }, 120_000);
 
   it('--json reports schema mistakes with their position, on stdout, exit 1', async () => {
-    const run = await cli(['build', join(ROOT, 'fixtures/errors/field-named-id.ts'), '--out', join(workDir('json-error'), 'never'), '--json']);
+    const run = await cli([
+      'build',
+      join(ROOT, 'fixtures/errors/field-named-id.ts'),
+      '--out',
+      join(workDir('json-error'), 'never'),
+      '--json',
+    ]);
     expect(run.code).toBe(1);
     expect(run.stderr).toBe('');
     expect(JSON.parse(run.stdout)).toEqual({
       ok: false,
       schema: join(ROOT, 'fixtures/errors/field-named-id.ts'),
       out: expect.any(String),
-      errors: [{ file: join(ROOT, 'fixtures/errors/field-named-id.ts'), line: 6, column: 20, message: expect.stringMatching(/^articles: "id" cannot be a field name/) }],
+      errors: [
+        {
+          file: join(ROOT, 'fixtures/errors/field-named-id.ts'),
+          line: 6,
+          column: 20,
+          message: expect.stringMatching(/^articles: "id" cannot be a field name/),
+        },
+      ],
     });
   }, 60_000);
 
@@ -89,25 +124,39 @@ describe('colour', () => {
   });
 
   it('a piped run prints no escape codes, also for a schema error', async () => {
-    const error = await cli(['build', join(ROOT, 'fixtures/errors/field-named-id.ts'), '--out', join(workDir('plain'), 'never')]);
+    const error = await cli([
+      'build',
+      join(ROOT, 'fixtures/errors/field-named-id.ts'),
+      '--out',
+      join(workDir('plain'), 'never'),
+    ]);
     expect(error.code).toBe(1);
     expect(error.stderr).toContain(' - error: articles: "id" cannot be a field name');
     expect(error.stderr).not.toMatch(ANSI);
   }, 60_000);
 
   // script(1) gives the command a real terminal.
-  it.runIf(existsSync('/usr/bin/script'))('a run on a terminal is coloured, unless NO_COLOR is set', () => {
-    const command = `${process.execPath} ${BIN} build ${join(ROOT, 'fixtures/errors/field-named-id.ts')} --out ${join(workDir('tty'), 'never')}`;
-    const tty = (env: Record<string, string>) => {
-      const base: NodeJS.ProcessEnv = { ...process.env, TERM: 'xterm' };
-      delete base.NO_COLOR;
-      delete base.FORCE_COLOR;
-      return spawnSync('script', ['-qec', command, '/dev/null'], { cwd: ROOT, encoding: 'utf8', env: { ...base, ...env }, timeout: 60_000 }).stdout;
-    };
-    const coloured = tty({});
-    expect(coloured).toContain('\u001b[31merror\u001b[39m');
-    const plain = tty({ NO_COLOR: '1' });
-    expect(plain).toContain(' - error: articles');
-    expect(plain).not.toMatch(ANSI);
-  }, 60_000);
+  it.runIf(existsSync('/usr/bin/script'))(
+    'a run on a terminal is coloured, unless NO_COLOR is set',
+    () => {
+      const command = `${process.execPath} ${BIN} build ${join(ROOT, 'fixtures/errors/field-named-id.ts')} --out ${join(workDir('tty'), 'never')}`;
+      const tty = (env: Record<string, string>) => {
+        const base: NodeJS.ProcessEnv = { ...process.env, TERM: 'xterm' };
+        delete base.NO_COLOR;
+        delete base.FORCE_COLOR;
+        return spawnSync('script', ['-qec', command, '/dev/null'], {
+          cwd: ROOT,
+          encoding: 'utf8',
+          env: { ...base, ...env },
+          timeout: 60_000,
+        }).stdout;
+      };
+      const coloured = tty({});
+      expect(coloured).toContain('\u001b[31merror\u001b[39m');
+      const plain = tty({ NO_COLOR: '1' });
+      expect(plain).toContain(' - error: articles');
+      expect(plain).not.toMatch(ANSI);
+    },
+    60_000,
+  );
 });

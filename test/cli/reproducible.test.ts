@@ -15,7 +15,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from './support.js';
 
 /** The workspace packages: linked to the clone's own folders, as `npm ci` in it would. */
-const WORKSPACES: Record<string, string> = { 'jsonapi-gen': 'runtime', '@jsonapi-gen/kysely': 'integrations/kysely', '@jsonapi-gen/cli': 'generator' };
+const WORKSPACES: Record<string, string> = {
+  'jsonapi-gen': 'runtime',
+  '@jsonapi-gen/kysely': 'integrations/kysely',
+  '@jsonapi-gen/cli': 'generator',
+};
 
 /** The clone's node_modules: every installed package of this checkout, by link, and its own workspaces. */
 function linkModules(clone: string): void {
@@ -40,9 +44,23 @@ function linkModules(clone: string): void {
 describe('the committed generated output of the demo', () => {
   let clone: string;
   const run = (command: string, args: readonly string[]) =>
-    execFileSync(command, args, { cwd: clone, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 300_000, env: { ...process.env, NO_COLOR: '1' } });
+    execFileSync(command, args, {
+      cwd: clone,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+      timeout: 300_000,
+      env: { ...process.env, NO_COLOR: '1' },
+    });
   const status = () => run('git', ['status', '--porcelain', '--untracked-files=all']);
-  const generate = (...flags: string[]) => run('node', ['bin/jsonapi-gen.js', 'build', 'examples/blog/schema.ts', '--out', 'examples/blog/generated', ...flags]);
+  const generate = (...flags: string[]) =>
+    run('node', [
+      'bin/jsonapi-gen.js',
+      'build',
+      'examples/blog/schema.ts',
+      '--out',
+      'examples/blog/generated',
+      ...flags,
+    ]);
   /** The same build by the compiled package, as its published `bin` runs it. */
   const generateFromDist = (...flags: string[]) =>
     run('node', [

@@ -14,14 +14,22 @@ export interface Run {
 }
 
 /** Runs the CLI (colour decided by `env`; NO_COLOR and FORCE_COLOR are removed unless given). */
-export function cli(args: readonly string[], options: { cwd?: string; env?: Record<string, string> } = {}): Promise<Run> {
+export function cli(
+  args: readonly string[],
+  options: { cwd?: string; env?: Record<string, string> } = {},
+): Promise<Run> {
   const env = { ...process.env };
   delete env.NO_COLOR;
   delete env.FORCE_COLOR;
   return new Promise((resolve) => {
-    execFile(process.execPath, [BIN, ...args], { cwd: options.cwd ?? ROOT, env: { ...env, ...options.env }, timeout: 120_000 }, (error, stdout, stderr) => {
-      resolve({ code: error ? Number((error as { code?: unknown }).code ?? 1) : 0, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      [BIN, ...args],
+      { cwd: options.cwd ?? ROOT, env: { ...env, ...options.env }, timeout: 120_000 },
+      (error, stdout, stderr) => {
+        resolve({ code: error ? Number((error as { code?: unknown }).code ?? 1) : 0, stdout, stderr });
+      },
+    );
   });
 }
 

@@ -46,7 +46,10 @@ describe('build --watch', () => {
     const dir = workDir('watch');
     const schema = minimalSchema(dir);
     const out = join(dir, 'generated');
-    child = spawn(process.execPath, [BIN, 'build', schema, '--out', out, '--watch', '--json'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    child = spawn(process.execPath, [BIN, 'build', schema, '--out', out, '--watch', '--json'], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stderr = '';
     child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
     const next = lines(child);
@@ -56,7 +59,13 @@ describe('build --watch', () => {
     expect(first.written).toContain('resources/tags.ts');
     expect(readFileSync(join(out, 'resources', 'tags.ts'), 'utf8')).not.toContain('color');
 
-    writeFileSync(schema, readFileSync(schema, 'utf8').replace('.writable().required()]', ".writable().required(), Attribute.make('color').type('string')]"));
+    writeFileSync(
+      schema,
+      readFileSync(schema, 'utf8').replace(
+        '.writable().required()]',
+        ".writable().required(), Attribute.make('color').type('string')]",
+      ),
+    );
     const second = JSON.parse(await next());
     expect(second).toMatchObject({ ok: true, removed: [] });
     expect(second.written).toEqual(expect.arrayContaining(['openapi.json', 'resources/tags.ts']));
@@ -65,7 +74,10 @@ describe('build --watch', () => {
     const good = readFileSync(schema, 'utf8');
     writeFileSync(schema, good.replace("Attribute.make('color')", "Attribute.make('id')"));
     const broken = JSON.parse(await next());
-    expect(broken).toMatchObject({ ok: false, errors: [{ file: schema, message: expect.stringContaining('"id" cannot be a field name') }] });
+    expect(broken).toMatchObject({
+      ok: false,
+      errors: [{ file: schema, message: expect.stringContaining('"id" cannot be a field name') }],
+    });
     expect(child.exitCode).toBe(null);
 
     writeFileSync(schema, good.replace("Attribute.make('color')", "Attribute.make('shade')"));

@@ -120,7 +120,11 @@ function compileStrictly(dir: string, entry: string): Diagnostic[] {
   return [...ts.getPreEmitDiagnostics(program), ...emitted.diagnostics].map((d) => ({
     file: d.file ? relative(dir, d.file.fileName) : '',
     line: d.file && d.start !== undefined ? d.file.getLineAndCharacterOfPosition(d.start).line : -1,
-    text: ts.formatDiagnostic(d, { getCanonicalFileName: (f) => f, getCurrentDirectory: () => dir, getNewLine: () => '\n' }),
+    text: ts.formatDiagnostic(d, {
+      getCanonicalFileName: (f) => f,
+      getCurrentDirectory: () => dir,
+      getNewLine: () => '\n',
+    }),
   }));
 }
 
@@ -152,7 +156,9 @@ describe('a typed client generated from openapi.json', () => {
     writeFileSync(join(dir, 'program.ts'), PROGRAM);
     expect(compileStrictly(dir, 'program.ts').map((d) => d.text)).toEqual([]);
 
-    const { stdout } = await promisify(execFile)(process.execPath, [join(dir, 'out', 'program.js'), demo.url], { cwd: dir });
+    const { stdout } = await promisify(execFile)(process.execPath, [join(dir, 'out', 'program.js'), demo.url], {
+      cwd: dir,
+    });
     const result = JSON.parse(stdout);
 
     expect(result.list.status).toBe(200);
@@ -162,7 +168,9 @@ describe('a typed client generated from openapi.json', () => {
       expect(article.title).toEqual(expect.any(String));
       expect(result.list.included).toContain(`people:${article.author}`);
     }
-    expect(result.list.listed.map((a: { title: string }) => a.title)).toEqual([...result.list.listed.map((a: { title: string }) => a.title)].sort());
+    expect(result.list.listed.map((a: { title: string }) => a.title)).toEqual(
+      [...result.list.listed.map((a: { title: string }) => a.title)].sort(),
+    );
     expect(result.list.total).toBe(10);
     expect(result.list.next).toMatch(/page%5Blimit%5D=2|page\[limit\]=2/);
 
@@ -170,7 +178,14 @@ describe('a typed client generated from openapi.json', () => {
     expect(result.created.location).toBe(`${demo.url}/articles/${result.created.id}`);
 
     const person = (await (await fetch(`${demo.url}/people/1`)).json()) as { data: { attributes: { name: string } } };
-    expect(result.read).toEqual({ status: 200, title: 'Typed clients', articleStatus: 'draft', author: person.data.attributes.name, authorId: '1', tags: ['1'] });
+    expect(result.read).toEqual({
+      status: 200,
+      title: 'Typed clients',
+      articleStatus: 'draft',
+      author: person.data.attributes.name,
+      authorId: '1',
+      tags: ['1'],
+    });
     expect(result.missing).toEqual({ status: 404, code: '404' });
     expect(JSON.parse(readFileSync(DOCUMENT, 'utf8')).openapi).toBe('3.1.0');
   }, 60_000);
@@ -188,17 +203,32 @@ describe('a typed client generated from openapi.json', () => {
     const marked = code.split('\n').flatMap((text, i) => (text.includes('// compile error') ? [i] : []));
     expect(marked).toHaveLength(1);
     const diagnostics = compileStrictly(dir, 'recipe.ts');
-    expect(diagnostics.filter((d) => d.file !== 'recipe.ts' || d.line !== marked[0]).map((d) => `README.md:${line + d.line}: ${d.text}`)).toEqual([]);
+    expect(
+      diagnostics
+        .filter((d) => d.file !== 'recipe.ts' || d.line !== marked[0])
+        .map((d) => `README.md:${line + d.line}: ${d.text}`),
+    ).toEqual([]);
     expect(diagnostics.length).toBeGreaterThan(0);
 
     const { stdout } = await promisify(execFile)(process.execPath, [join(dir, 'out', 'recipe.js')], { cwd: dir });
-    const result = JSON.parse(stdout) as { list: { status: number; titles: string[] }; created: { status: number; id: string; title: string; location: string } };
+    const result = JSON.parse(stdout) as {
+      list: { status: number; titles: string[] };
+      created: { status: number; id: string; title: string; location: string };
+    };
     expect(result.list.status).toBe(200);
     expect(result.list.titles).toHaveLength(2);
-    expect(result.created).toEqual({ status: 201, id: expect.any(String), title: 'Typed', location: `${demo.url}/articles/${result.created.id}` });
+    expect(result.created).toEqual({
+      status: 201,
+      id: expect.any(String),
+      title: 'Typed',
+      location: `${demo.url}/articles/${result.created.id}`,
+    });
     const stored = await fetch(`${demo.url}/articles/${result.created.id}?include=author`);
     expect(stored.status).toBe(200);
-    const document = (await stored.json()) as { data: { attributes: { title: string } }; included: Array<{ type: string; id: string }> };
+    const document = (await stored.json()) as {
+      data: { attributes: { title: string } };
+      included: Array<{ type: string; id: string }>;
+    };
     expect(document.data.attributes.title).toBe('Typed');
     expect(document.included.map((r) => `${r.type}:${r.id}`)).toEqual(['people:1']);
   }, 60_000);

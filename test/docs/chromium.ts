@@ -18,7 +18,7 @@ export function ensureChromium(): void {
   if (!root || !existsSync('/usr/bin/apt-get')) {
     throw new Error(
       `${CHROMIUM} is missing and this test cannot install it (${root ? 'no apt-get' : 'not root'}). ` +
-        'Install Debian\'s chromium: apt-get update && apt-get install -y chromium',
+        "Install Debian's chromium: apt-get update && apt-get install -y chromium",
     );
   }
   const install = spawnSync('sh', ['-c', 'apt-get update && apt-get install -y chromium'], {
@@ -29,7 +29,9 @@ export function ensureChromium(): void {
   });
   if (install.status !== 0 || !existsSync(CHROMIUM)) {
     const tail = `${install.stdout ?? ''}${install.stderr ?? ''}`.trim().split('\n').slice(-15).join('\n');
-    throw new Error(`apt-get install -y chromium failed (exit ${install.status ?? install.signal}); ${CHROMIUM} is still missing:\n${tail}`);
+    throw new Error(
+      `apt-get install -y chromium failed (exit ${install.status ?? install.signal}); ${CHROMIUM} is still missing:\n${tail}`,
+    );
   }
 }
 

@@ -28,7 +28,8 @@ function list(text: string, title: string): string[] {
 }
 
 /** The options of a help text as printed (`-o, --out <dir>`); a wrapped description's next lines are indented further. */
-const options = (text: string) => list(text, 'Options').flatMap((line) => /^ {2}(-\S.*?)(?: {2,}|$)/.exec(line)?.[1] ?? []);
+const options = (text: string) =>
+  list(text, 'Options').flatMap((line) => /^ {2}(-\S.*?)(?: {2,}|$)/.exec(line)?.[1] ?? []);
 /** The `--long` and `-s` flags in a text. */
 const flags = (text: string) => text.match(/(?<![\w-])--?[a-zA-Z][\w-]*/g) ?? [];
 
@@ -62,7 +63,9 @@ describe('jsonapi-gen --help and the README agree', () => {
   });
 
   it('every option --help prints is in the README as printed', () => {
-    const missing = [...printed].flatMap(([command, specs]) => specs.filter((spec) => !readme.includes(`\`${spec}\``)).map((spec) => `${command || 'jsonapi-gen'}: ${spec}`));
+    const missing = [...printed].flatMap(([command, specs]) =>
+      specs.filter((spec) => !readme.includes(`\`${spec}\``)).map((spec) => `${command || 'jsonapi-gen'}: ${spec}`),
+    );
     expect(missing).toEqual([]);
   });
 
@@ -72,7 +75,9 @@ describe('jsonapi-gen --help and the README agree', () => {
     const unknown = [
       ...usage.flatMap((line) => {
         const command = /\bjsonapi-gen (\w[\w-]*)/.exec(line)![1]!;
-        return flags(line.replace(/#.*/, '')).filter((flag) => !known(command).has(flag)).map((flag) => `${command}: ${flag}`);
+        return flags(line.replace(/#.*/, ''))
+          .filter((flag) => !known(command).has(flag))
+          .map((flag) => `${command}: ${flag}`);
       }),
       ...flags(readme.replace(shell, '')).filter((flag) => !all.has(flag)),
     ];

@@ -54,17 +54,23 @@ const HOST_SPECIFIERS = new Set(Object.keys(HOST_MODULES).map((path) => `./${pat
 /** The public entry points an example of a package's file sees, nearest first: specifier and source. */
 function packagesOf(file: string): { specifier: string; file: string }[] {
   const runtime = { specifier: 'jsonapi-gen', file: 'runtime/index.ts' };
-  if (file.startsWith('integrations/kysely/')) return [{ specifier: '@jsonapi-gen/kysely', file: 'integrations/kysely/index.ts' }, runtime];
+  if (file.startsWith('integrations/kysely/'))
+    return [{ specifier: '@jsonapi-gen/kysely', file: 'integrations/kysely/index.ts' }, runtime];
   return [runtime];
 }
 
 const examples = allDocExamples();
 const checked = examples.filter((example) => example.language === 'ts');
-const fileOf = (example: DocExample) => join(HOST, `${example.file.replace(/\.ts$/, '').replace(/\W+/g, '-')}-${example.line}.ts`);
+const fileOf = (example: DocExample) =>
+  join(HOST, `${example.file.replace(/\.ts$/, '').replace(/\W+/g, '-')}-${example.line}.ts`);
 /** The documented file of each example's module. */
 const documented = new Map(checked.map((example) => [fileOf(example), join(ROOT, example.file)]));
 
-const config = ts.getParsedCommandLineOfConfigFile(join(ROOT, 'tsconfig.json'), {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => {} });
+const config = ts.getParsedCommandLineOfConfigFile(
+  join(ROOT, 'tsconfig.json'),
+  {},
+  { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => {} },
+);
 if (!config) throw new Error('cannot read tsconfig.json');
 const options: ts.CompilerOptions = { ...config.options, noEmit: true };
 
@@ -92,8 +98,18 @@ function hostWith(files: ReadonlyMap<string, string>): ts.CompilerHost {
     },
     resolveModuleNameLiterals: (literals, containingFile, _redirect, compilerOptions, source) =>
       literals.map((literal) => {
-        const from = HOST_SPECIFIERS.has(literal.text) ? containingFile : (documented.get(containingFile) ?? containingFile);
-        return ts.resolveModuleName(literal.text, from, compilerOptions, served, undefined, undefined, ts.getModeForUsageLocation(source, literal, compilerOptions));
+        const from = HOST_SPECIFIERS.has(literal.text)
+          ? containingFile
+          : (documented.get(containingFile) ?? containingFile);
+        return ts.resolveModuleName(
+          literal.text,
+          from,
+          compilerOptions,
+          served,
+          undefined,
+          undefined,
+          ts.getModeForUsageLocation(source, literal, compilerOptions),
+        );
       }),
   };
   return served;
@@ -137,10 +153,18 @@ function declaredNames(code: string): Set<string> {
       if (clause.name) names.add(clause.name.text);
       const bindings = clause.namedBindings;
       if (bindings && ts.isNamespaceImport(bindings)) names.add(bindings.name.text);
-      if (bindings && ts.isNamedImports(bindings)) for (const element of bindings.elements) names.add(element.name.text);
+      if (bindings && ts.isNamedImports(bindings))
+        for (const element of bindings.elements) names.add(element.name.text);
     } else if (ts.isVariableStatement(statement)) {
       for (const declaration of statement.declarationList.declarations) bind(declaration.name);
-    } else if ((ts.isFunctionDeclaration(statement) || ts.isClassDeclaration(statement) || ts.isInterfaceDeclaration(statement) || ts.isTypeAliasDeclaration(statement) || ts.isEnumDeclaration(statement)) && statement.name) {
+    } else if (
+      (ts.isFunctionDeclaration(statement) ||
+        ts.isClassDeclaration(statement) ||
+        ts.isInterfaceDeclaration(statement) ||
+        ts.isTypeAliasDeclaration(statement) ||
+        ts.isEnumDeclaration(statement)) &&
+      statement.name
+    ) {
       names.add(statement.name.text);
     }
   }
@@ -154,9 +178,15 @@ interface Problem {
 
 /** Type-checks every example in one program: what is wrong, each at its source line. */
 function compile(): Problem[] {
-  const modules = [...new Set(checked.flatMap((example) => [example.file, ...packagesOf(example.file).map((p) => p.file)]))];
+  const modules = [
+    ...new Set(checked.flatMap((example) => [example.file, ...packagesOf(example.file).map((p) => p.file)])),
+  ];
   // First the documented modules alone, for their exports; the second program reuses their parsed files.
-  const first = ts.createProgram(modules.map((file) => join(ROOT, file)), options, hostWith(new Map()));
+  const first = ts.createProgram(
+    modules.map((file) => join(ROOT, file)),
+    options,
+    hostWith(new Map()),
+  );
   const exports = new Map(modules.map((file) => [file, exportsOf(first, file)]));
 
   const files = new Map(Object.entries(HOST_MODULES).map(([path, text]) => [join(HOST, path), text]));
@@ -169,7 +199,10 @@ function compile(): Problem[] {
     for (const module of [own, ...packagesOf(example.file)]) {
       const names = (exports.get(module.file) ?? []).filter((i) => !taken.has(i.name));
       for (const i of names) taken.add(i.name);
-      if (names.length > 0) lines.push(`import { ${names.map((i) => (i.typeOnly ? `type ${i.name}` : i.name)).join(', ')} } from '${module.specifier}';`);
+      if (names.length > 0)
+        lines.push(
+          `import { ${names.map((i) => (i.typeOnly ? `type ${i.name}` : i.name)).join(', ')} } from '${module.specifier}';`,
+        );
     }
     // An example that imports nothing itself is still a module (top-level await, augmentation).
     lines.push('export {};');
@@ -200,12 +233,17 @@ function compile(): Problem[] {
       const line = (d.start === undefined ? skip : source.getLineAndCharacterOfPosition(d.start).line) - skip;
       failing.add(line);
       if (!/\/\/ compile error\b/.test(lines[line] ?? '')) {
-        const at = line < 0 ? `${example.file}:${example.line} (its imports)` : `${example.file}:${example.line + line}`;
+        const at =
+          line < 0 ? `${example.file}:${example.line} (its imports)` : `${example.file}:${example.line + line}`;
         problems.push({ at, message: `TS${d.code}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}` });
       }
     }
     lines.forEach((text, line) => {
-      if (/\/\/ compile error\b/.test(text) && !failing.has(line)) problems.push({ at: `${example.file}:${example.line + line}`, message: 'compiles, but the example says it is a compile error' });
+      if (/\/\/ compile error\b/.test(text) && !failing.has(line))
+        problems.push({
+          at: `${example.file}:${example.line + line}`,
+          message: 'compiles, but the example says it is a compile error',
+        });
     });
   }
   return problems;
@@ -243,7 +281,13 @@ describe('the @examples of the doc comments', () => {
     // Every `@example` tag of the sources is one example read (none lost to the parser).
     const tags = ['runtime', 'integrations/kysely', 'generator']
       .flatMap((dir) => sourceFiles(dir))
-      .reduce((count, file) => count + (ts.sys.readFile(join(ROOT, file)) ?? '').split('\n').filter((line) => /^\s*\*\s*@example\b/.test(line)).length, 0);
+      .reduce(
+        (count, file) =>
+          count +
+          (ts.sys.readFile(join(ROOT, file)) ?? '').split('\n').filter((line) => /^\s*\*\s*@example\b/.test(line))
+            .length,
+        0,
+      );
     expect(examples.length).toBe(tags);
   });
 

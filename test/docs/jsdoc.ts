@@ -28,7 +28,9 @@ export function sourceFiles(dir: string): string[] {
   return readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((entry) => {
     const path = `${dir}/${entry.name}`;
     if (entry.isDirectory()) return ['node_modules', 'dist', 'templates'].includes(entry.name) ? [] : sourceFiles(path);
-    return entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts') && !entry.name.endsWith('.d.ts') ? [path] : [];
+    return entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts') && !entry.name.endsWith('.d.ts')
+      ? [path]
+      : [];
   });
 }
 
@@ -76,7 +78,8 @@ export function docExamples(file: string, text = readFileSync(join(ROOT, file), 
       let language = 'ts';
       const fence = FENCE.exec(body[0]!.text.trim());
       if (fence) {
-        if (body.length < 2 || body[body.length - 1]!.text.trim() !== '```') throw new Error(`${file}:${body[0]!.line}: the example's fence never closes`);
+        if (body.length < 2 || body[body.length - 1]!.text.trim() !== '```')
+          throw new Error(`${file}:${body[0]!.line}: the example's fence never closes`);
         language = fence[1] || 'text';
         body.shift();
         body.pop();

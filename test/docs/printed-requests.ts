@@ -74,8 +74,16 @@ export function printedRequests(readme: string, text: string): PrintedRequest[] 
     if (/^HTTP\/\d(\.\d)? /.test(content)) continue; // an answer, read with its request
     const answer = blocks[i + 1];
     const between = answer ? text.slice(block.index + block[0].length, answer.index) : '';
-    const expected = answer && between.trim() === '' && /^HTTP\/\d(\.\d)? /.test(answer[2]!) ? readAnswer(answer[2]!) : {};
-    requests.push({ ...readHttp(content), readme, line: lineOf(text, block.index) + 1, form: 'http', text: content.split('\n')[0]!, expected });
+    const expected =
+      answer && between.trim() === '' && /^HTTP\/\d(\.\d)? /.test(answer[2]!) ? readAnswer(answer[2]!) : {};
+    requests.push({
+      ...readHttp(content),
+      readme,
+      line: lineOf(text, block.index) + 1,
+      form: 'http',
+      text: content.split('\n')[0]!,
+      expected,
+    });
   }
 
   const lines = text.split('\n');
@@ -91,7 +99,16 @@ export function printedRequests(readme: string, text: string): PrintedRequest[] 
   for (const match of rest.matchAll(inline)) {
     const path = match[2]!.replace(/[.,;:]+$/, '');
     if (/[{<]|\.\.\./.test(path)) continue; // a template
-    requests.push({ readme, line: lineOf(text, match.index), form: 'inline', text: `${match[1]} ${path}`, method: match[1]!, path, headers: [], expected: {} });
+    requests.push({
+      readme,
+      line: lineOf(text, match.index),
+      form: 'inline',
+      text: `${match[1]} ${path}`,
+      method: match[1]!,
+      path,
+      headers: [],
+      expected: {},
+    });
   }
   return requests.sort((a, b) => a.line - b.line);
 }
@@ -103,7 +120,12 @@ function readHttp(content: string): Pick<PrintedRequest, 'method' | 'path' | 'he
   const request = new RegExp(`^(${METHODS}) (\\S+)(?: HTTP/\\S+)?$`).exec(requestLine!.trim());
   if (!request) throw new Error(`not a request line: ${requestLine}`);
   const joined = body.join('\n\n').trim();
-  return { method: request[1]!, path: request[2]!, headers: headerLines.map(header), ...(joined !== '' && { body: joined }) };
+  return {
+    method: request[1]!,
+    path: request[2]!,
+    headers: headerLines.map(header),
+    ...(joined !== '' && { body: joined }),
+  };
 }
 
 /** An ```http answer: its status and the headers it prints. */
@@ -111,7 +133,10 @@ function readAnswer(content: string): Expected {
   const [head] = content.trim().split(/\n\s*\n/);
   const [statusLine, ...headerLines] = head!.split('\n');
   const status = Number(/^HTTP\/\S+ (\d{3})/.exec(statusLine!)![1]);
-  return { status, headers: Object.fromEntries(headerLines.map(header).map(([name, value]) => [name.toLowerCase(), value])) };
+  return {
+    status,
+    headers: Object.fromEntries(headerLines.map(header).map(([name, value]) => [name.toLowerCase(), value])),
+  };
 }
 
 function header(line: string): [string, string] {
@@ -134,7 +159,8 @@ export function shellWords(command: string): { words: string[]; comment: string 
     } else if (c === '"') {
       let j = i + 1;
       let value = '';
-      for (; j < command.length && command[j] !== '"'; j++) value += command[j] === '\\' && /["\\$`]/.test(command[j + 1] ?? '') ? command[++j] : command[j];
+      for (; j < command.length && command[j] !== '"'; j++)
+        value += command[j] === '\\' && /["\\$`]/.test(command[j + 1] ?? '') ? command[++j] : command[j];
       if (j >= command.length) throw new Error(`unclosed " in ${command}`);
       word = (word ?? '') + value;
       i = j;
@@ -154,7 +180,9 @@ export function shellWords(command: string): { words: string[]; comment: string 
 }
 
 /** A curl command as curl would send it, and what its trailing comment says of the answer. */
-function readCurl(command: string): Pick<PrintedRequest, 'method' | 'path' | 'headers' | 'body' | 'expected' | 'globOff'> {
+function readCurl(
+  command: string,
+): Pick<PrintedRequest, 'method' | 'path' | 'headers' | 'body' | 'expected' | 'globOff'> {
   const { words, comment } = shellWords(command.replace(/^\s*\$\s+/, ''));
   if (words[0] !== 'curl') throw new Error(`not a curl command: ${command}`);
   let method: string | undefined;
@@ -173,10 +201,19 @@ function readCurl(command: string): Pick<PrintedRequest, 'method' | 'path' | 'he
     else if (url === undefined) url = word;
     else throw new Error(`two URLs in ${command}`);
   }
-  if (url === undefined || !url.startsWith(DEMO_ORIGIN)) throw new Error(`curl to ${url}: README requests go to ${DEMO_ORIGIN}, the demo: ${command}`);
+  if (url === undefined || !url.startsWith(DEMO_ORIGIN))
+    throw new Error(`curl to ${url}: README requests go to ${DEMO_ORIGIN}, the demo: ${command}`);
   // curl's own defaults: -d makes a POST with a form content type unless a header names one.
-  if (body !== undefined && !headers.some(([name]) => name.toLowerCase() === 'content-type')) headers.push(['Content-Type', 'application/x-www-form-urlencoded']);
-  return { method: method ?? (body === undefined ? 'GET' : 'POST'), path: url.slice(DEMO_ORIGIN.length) || '/', headers, ...(body !== undefined && { body }), expected: readComment(comment), globOff };
+  if (body !== undefined && !headers.some(([name]) => name.toLowerCase() === 'content-type'))
+    headers.push(['Content-Type', 'application/x-www-form-urlencoded']);
+  return {
+    method: method ?? (body === undefined ? 'GET' : 'POST'),
+    path: url.slice(DEMO_ORIGIN.length) || '/',
+    headers,
+    ...(body !== undefined && { body }),
+    expected: readComment(comment),
+    globOff,
+  };
 }
 
 /**
@@ -185,7 +222,9 @@ function readCurl(command: string): Pick<PrintedRequest, 'method' | 'path' | 'he
  * parameter such as `filter[status]`); any words after a colon are the reader's.
  */
 function readComment(comment: string): Expected {
-  const stated = /^(\d{3})(?: (?!at )([a-z][a-z_]*))?(?: at (\/[^\s:,;]*|[^\s:,;]*\[[^\s:,;]*))?(?=[:\s]|$)/.exec(comment);
+  const stated = /^(\d{3})(?: (?!at )([a-z][a-z_]*))?(?: at (\/[^\s:,;]*|[^\s:,;]*\[[^\s:,;]*))?(?=[:\s]|$)/.exec(
+    comment,
+  );
   if (!stated) return {};
   return { status: Number(stated[1]), ...(stated[2] && { code: stated[2] }), ...(stated[3] && { source: stated[3] }) };
 }

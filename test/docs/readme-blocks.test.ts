@@ -28,14 +28,18 @@ const BLOG = join(ROOT, 'examples', 'blog');
 const blog = (from: string, file: string) => relative(from, join(BLOG, file)).split('\\').join('/');
 
 const blocks: CodeBlock[] = READMES.flatMap((readme) => typeScriptBlocks(readme));
-const fileOf = (block: CodeBlock) => join(HOST, `${block.readme.replace(/README\.md$/, 'readme').replace(/\W+/g, '-')}-${block.line}.ts`);
+const fileOf = (block: CodeBlock) =>
+  join(HOST, `${block.readme.replace(/README\.md$/, 'readme').replace(/\W+/g, '-')}-${block.line}.ts`);
 
 /** The host the blocks are files of; its modules are the blog demo's. */
 async function writeHost(): Promise<void> {
   rmSync(HOST, { recursive: true, force: true });
   for (const dir of ['generated', 'data', 'client']) mkdirSync(join(HOST, dir), { recursive: true });
   writeFileSync(join(HOST, 'schema.ts'), `export * from '${blog(HOST, 'schema.js')}';\n`);
-  writeFileSync(join(HOST, 'generated', 'index.ts'), `export * from '${blog(join(HOST, 'generated'), 'generated/index.js')}';\n`);
+  writeFileSync(
+    join(HOST, 'generated', 'index.ts'),
+    `export * from '${blog(join(HOST, 'generated'), 'generated/index.js')}';\n`,
+  );
   writeFileSync(
     join(HOST, 'db.ts'),
     `import type { Kysely } from 'kysely';
@@ -63,11 +67,18 @@ interface Problem {
 
 /** Type-checks every block in one program: what is wrong, each at its README line. */
 function compile(): Problem[] {
-  const config = ts.getParsedCommandLineOfConfigFile(join(ROOT, 'tsconfig.json'), {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => {} });
+  const config = ts.getParsedCommandLineOfConfigFile(
+    join(ROOT, 'tsconfig.json'),
+    {},
+    { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => {} },
+  );
   if (!config) throw new Error('cannot read tsconfig.json');
   const program = ts.createProgram(blocks.map(fileOf), { ...config.options, noEmit: true });
   const global = [...program.getOptionsDiagnostics(), ...program.getGlobalDiagnostics()];
-  const problems: Problem[] = global.map((d) => ({ at: 'tsconfig', message: ts.flattenDiagnosticMessageText(d.messageText, '\n') }));
+  const problems: Problem[] = global.map((d) => ({
+    at: 'tsconfig',
+    message: ts.flattenDiagnosticMessageText(d.messageText, '\n'),
+  }));
   for (const block of blocks) {
     const source = program.getSourceFile(fileOf(block));
     if (!source) throw new Error(`${block.readme}:${block.line}: not in the program`);
@@ -77,11 +88,18 @@ function compile(): Problem[] {
       const line = d.start === undefined ? 0 : source.getLineAndCharacterOfPosition(d.start).line;
       failing.add(line);
       if (!/\/\/ compile error\b/.test(lines[line] ?? '')) {
-        problems.push({ at: `${block.readme}:${block.line + line}`, message: `TS${d.code}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}` });
+        problems.push({
+          at: `${block.readme}:${block.line + line}`,
+          message: `TS${d.code}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`,
+        });
       }
     }
     lines.forEach((text, line) => {
-      if (/\/\/ compile error\b/.test(text) && !failing.has(line)) problems.push({ at: `${block.readme}:${block.line + line}`, message: 'compiles, but the README says it is a compile error' });
+      if (/\/\/ compile error\b/.test(text) && !failing.has(line))
+        problems.push({
+          at: `${block.readme}:${block.line + line}`,
+          message: 'compiles, but the README says it is a compile error',
+        });
     });
   }
   return problems;

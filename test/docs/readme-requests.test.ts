@@ -15,14 +15,18 @@ import { readReadme } from './readme.js';
 
 const README = 'README.md';
 const BLOG = 'examples/blog/README.md';
-const openapi = JSON.parse(readFileSync(new URL('../../examples/blog/generated/openapi.json', import.meta.url), 'utf8')) as {
+const openapi = JSON.parse(
+  readFileSync(new URL('../../examples/blog/generated/openapi.json', import.meta.url), 'utf8'),
+) as {
   paths: Record<string, Record<string, unknown>>;
 };
 
 const requests = [README, BLOG].flatMap((readme) => printedRequests(readme, readReadme(readme)));
-const name = (r: PrintedRequest) => `${r.readme}:${r.line} ${r.text.length > 110 ? `${r.text.slice(0, 107)}...` : r.text}`;
+const name = (r: PrintedRequest) =>
+  `${r.readme}:${r.line} ${r.text.length > 110 ? `${r.text.slice(0, 107)}...` : r.text}`;
 /** A POST or PATCH printed inline has no body: it names an endpoint rather than being a request. */
-const namesAnEndpoint = (r: PrintedRequest) => r.form === 'inline' && (r.method === 'POST' || r.method === 'PATCH' || r.method === 'PUT');
+const namesAnEndpoint = (r: PrintedRequest) =>
+  r.form === 'inline' && (r.method === 'POST' || r.method === 'PATCH' || r.method === 'PUT');
 const isRead = (r: PrintedRequest) => r.method === 'GET' || r.method === 'HEAD';
 
 interface ErrorsDocument {
@@ -44,7 +48,8 @@ async function check(response: Response, request: PrintedRequest): Promise<void>
   const { status, code, source, headers } = request.expected;
   if (status === undefined) expect(response.status >= 200 && response.status < 300, said).toBe(true);
   else expect(response.status, said).toBe(status);
-  for (const [header, value] of Object.entries(headers ?? {})) expect(response.headers.get(header), `${header} of ${said}`).toBe(value);
+  for (const [header, value] of Object.entries(headers ?? {}))
+    expect(response.headers.get(header), `${header} of ${said}`).toBe(value);
   if (code === undefined && source === undefined) return;
   const errors = (JSON.parse(text) as ErrorsDocument).errors ?? [];
   expect(errors, said).toContainEqual(
@@ -69,7 +74,9 @@ describe('the requests the READMEs print, sent to the demo as printed', () => {
       const text = readReadme(readme);
       const found = requests.filter((r) => r.readme === readme);
       // Nothing that looks like a request is left out: each curl line and each http request block is one.
-      expect(found.filter((r) => r.form === 'curl').length).toBe(text.split('\n').filter((line) => /^\s*(\$\s+)?curl\s/.test(line)).length);
+      expect(found.filter((r) => r.form === 'curl').length).toBe(
+        text.split('\n').filter((line) => /^\s*(\$\s+)?curl\s/.test(line)).length,
+      );
       expect(found.filter((r) => r.form === 'http').length).toBe([...text.matchAll(/^ *```http\n(?!HTTP\/)/gm)].length);
     }
     const main = requests.filter((r) => r.readme === README);
@@ -116,13 +123,19 @@ describe('the requests the READMEs print, sent to the demo as printed', () => {
     ]);
     expect(parsed[0]!.body).toBe('{"a":1}');
     expect(parsed[3]!.body).toBe('{"x": 1}');
-    expect(shellWords(`curl -H "a: \\"b\\"" 'c d' # e`)).toEqual({ words: ['curl', '-H', 'a: "b"', 'c d'], comment: 'e' });
+    expect(shellWords(`curl -H "a: \\"b\\"" 'c d' # e`)).toEqual({
+      words: ['curl', '-H', 'a: "b"', 'c d'],
+      comment: 'e',
+    });
   });
 
-  it.each(requests.filter((r) => r.form === 'curl').map((r) => [name(r), r] as const))('%s: brackets in the URL come with -g', (_, request) => {
-    // Without -g, curl reads [] and {} in a URL as its own globbing and refuses the command.
-    if (/[[\]{}]/.test(request.path)) expect(request.globOff).toBe(true);
-  });
+  it.each(requests.filter((r) => r.form === 'curl').map((r) => [name(r), r] as const))(
+    '%s: brackets in the URL come with -g',
+    (_, request) => {
+      // Without -g, curl reads [] and {} in a URL as its own globbing and refuses the command.
+      if (/[[\]{}]/.test(request.path)) expect(request.globOff).toBe(true);
+    },
+  );
 
   it.each(requests.filter((r) => !namesAnEndpoint(r)).map((r) => [name(r), r] as const))('%s', async (_, request) => {
     if (isRead(request)) {
@@ -137,7 +150,10 @@ describe('the requests the READMEs print, sent to the demo as printed', () => {
     }
   });
 
-  it.each(requests.filter(namesAnEndpoint).map((r) => [name(r), r] as const))('%s: an endpoint the demo serves', (_, request) => {
-    expect(openapi.paths[request.path.split('?')[0]!], request.path).toHaveProperty(request.method.toLowerCase());
-  });
+  it.each(requests.filter(namesAnEndpoint).map((r) => [name(r), r] as const))(
+    '%s: an endpoint the demo serves',
+    (_, request) => {
+      expect(openapi.paths[request.path.split('?')[0]!], request.path).toHaveProperty(request.method.toLowerCase());
+    },
+  );
 });

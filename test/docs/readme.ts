@@ -9,7 +9,12 @@ import { fileURLToPath } from 'node:url';
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 /** The READMEs a user reads: the repository's, and each package's (what the registry shows). */
-export const READMES = ['README.md', 'runtime/README.md', 'integrations/kysely/README.md', 'generator/README.md'] as const;
+export const READMES = [
+  'README.md',
+  'runtime/README.md',
+  'integrations/kysely/README.md',
+  'generator/README.md',
+] as const;
 
 export interface CodeBlock {
   /** The README, relative to the repository. */
@@ -36,7 +41,9 @@ export function typeScriptBlocks(readme: string, text = readReadme(readme)): Cod
     const indent = opening[1]!;
     const end = lines.findIndex((line, j) => j > i && line.trimEnd() === `${indent}\`\`\``);
     if (end < 0) throw new Error(`${readme}:${i + 1}: the code block never closes`);
-    const code = lines.slice(i + 1, end).map((line) => (line.startsWith(indent) ? line.slice(indent.length) : line.trimStart()));
+    const code = lines
+      .slice(i + 1, end)
+      .map((line) => (line.startsWith(indent) ? line.slice(indent.length) : line.trimStart()));
     blocks.push({ readme, line: i + 2, code: `${code.join('\n')}\n` });
     i = end;
   }

@@ -43,7 +43,9 @@ describe('GET /docs, the API reference page', () => {
     const bundle = await fetch(`${demo.url}/docs/assets/swagger-ui-bundle.js`);
     expect(bundle.status).toBe(200);
     expect(bundle.headers.get('content-type')).toMatch(/^text\/javascript/);
-    expect(await bundle.text()).toBe(readFileSync(join(ROOT, 'node_modules/swagger-ui-dist/swagger-ui-bundle.js'), 'utf8'));
+    expect(await bundle.text()).toBe(
+      readFileSync(join(ROOT, 'node_modules/swagger-ui-dist/swagger-ui-bundle.js'), 'utf8'),
+    );
     expect((await fetch(`${demo.url}/docs/assets/swagger-ui.css`)).status).toBe(200);
     for (const path of ['/docs/assets/package.json', '/docs/assets/..%2Fpackage.json', '/docs/assets/index.html']) {
       expect((await fetch(`${demo.url}${path}`)).status, path).toBe(404);
@@ -52,14 +54,18 @@ describe('GET /docs, the API reference page', () => {
   });
 
   it('lists every endpoint of every resource in headless Chromium, loading only local URLs, and takes the screenshot', async () => {
-    const document = (await (await fetch(`${demo.url}/openapi.json`)).json()) as { paths: Record<string, Record<string, unknown>> };
+    const document = (await (await fetch(`${demo.url}/openapi.json`)).json()) as {
+      paths: Record<string, Record<string, unknown>>;
+    };
     const page = await browser.context.newPage();
     const requested: string[] = [];
     const errors: string[] = [];
     page.on('request', (request) => requested.push(request.url()));
     page.on('pageerror', (error) => errors.push(error.message));
     // Anything but the demo is refused, so a CDN dependency would show up as a broken page.
-    await page.route('**/*', (route) => (route.request().url().startsWith(demo.url) ? route.continue() : route.abort()));
+    await page.route('**/*', (route) =>
+      route.request().url().startsWith(demo.url) ? route.continue() : route.abort(),
+    );
 
     await page.goto(`${demo.url}/docs`, { waitUntil: 'load' });
     await page.locator('.opblock').first().waitFor({ timeout: 30_000 });
@@ -79,7 +85,13 @@ describe('GET /docs, the API reference page', () => {
     );
     expect(shown.sort()).toEqual(expected.sort());
     for (const type of TYPES) {
-      for (const operation of [`get /${type}`, `post /${type}`, `get /${type}/{id}`, `patch /${type}/{id}`, `delete /${type}/{id}`]) {
+      for (const operation of [
+        `get /${type}`,
+        `post /${type}`,
+        `get /${type}/{id}`,
+        `patch /${type}/{id}`,
+        `delete /${type}/{id}`,
+      ]) {
         expect(shown, operation).toContain(operation);
       }
     }
@@ -91,7 +103,10 @@ describe('GET /docs, the API reference page', () => {
     expect(requested.filter((url) => !url.startsWith(demo.url))).toEqual([]);
     expect(requested).toContain(`${demo.url}/openapi.json`);
 
-    const file = process.env.UPDATE_SCREENSHOT === '1' ? join(ROOT, 'docs', 'api-reference.png') : join(shots, 'api-reference.png');
+    const file =
+      process.env.UPDATE_SCREENSHOT === '1'
+        ? join(ROOT, 'docs', 'api-reference.png')
+        : join(shots, 'api-reference.png');
     await page.screenshot({ path: file });
     const png = readFileSync(file);
     expect(png.subarray(1, 4).toString('latin1')).toBe('PNG');

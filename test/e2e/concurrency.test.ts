@@ -17,7 +17,10 @@ describe.each(BACKENDS)('If-Match on the blog demo (%s)', (dialect) => {
   });
   afterAll(async () => demo?.close());
 
-  const send = (path: string, init: { method?: string; user?: string; ifMatch?: string; body?: unknown; type?: string } = {}) =>
+  const send = (
+    path: string,
+    init: { method?: string; user?: string; ifMatch?: string; body?: unknown; type?: string } = {},
+  ) =>
     fetch(`${demo.url}${path}`, {
       method: init.method ?? 'GET',
       headers: {
@@ -33,9 +36,16 @@ describe.each(BACKENDS)('If-Match on the blog demo (%s)', (dialect) => {
     expect(response.status).toBe(200);
     return response.headers.get('etag')!;
   };
-  const title = async (id: number) => ((await (await send(`/articles/${id}`)).json()) as { data: { attributes: { title: string } } }).data.attributes.title;
+  const title = async (id: number) =>
+    ((await (await send(`/articles/${id}`)).json()) as { data: { attributes: { title: string } } }).data.attributes
+      .title;
   const patch = (id: number, ifMatch: string | undefined, newTitle: string) =>
-    send(`/articles/${id}`, { method: 'PATCH', user: authorOf(id), ...(ifMatch !== undefined && { ifMatch }), body: { data: { type: 'articles', id: String(id), attributes: { title: newTitle } } } });
+    send(`/articles/${id}`, {
+      method: 'PATCH',
+      user: authorOf(id),
+      ...(ifMatch !== undefined && { ifMatch }),
+      body: { data: { type: 'articles', id: String(id), attributes: { title: newTitle } } },
+    });
 
   it('a read names the version; a PATCH with it succeeds and answers the next tag, the one a GET then gives', async () => {
     const tag = await tagOf('/articles/1');
@@ -51,7 +61,7 @@ describe.each(BACKENDS)('If-Match on the blog demo (%s)', (dialect) => {
     const before = await title(2);
     const tag = await tagOf('/articles/2');
     expect((await patch(2, tag, 'moved on')).status).toBe(200);
-    for (const stale of [tag, `W/${(await tagOf('/articles/2'))}`, '"nonsense"']) {
+    for (const stale of [tag, `W/${await tagOf('/articles/2')}`, '"nonsense"']) {
       const response = await patch(2, stale, 'lost update');
       expect(response.status, stale).toBe(412);
       const { errors } = (await response.json()) as { errors: Array<{ status: string; source: unknown }> };
@@ -74,13 +84,25 @@ describe.each(BACKENDS)('If-Match on the blog demo (%s)', (dialect) => {
   it('DELETE and relationship writes honour it too, and a to-many change moves the version on', async () => {
     const tag = await tagOf('/articles/4');
     const linkage = { data: [{ type: 'tags', id: '1' }] };
-    const added = await send('/articles/4/relationships/tags', { method: 'POST', user: authorOf(4), ifMatch: tag, body: linkage });
+    const added = await send('/articles/4/relationships/tags', {
+      method: 'POST',
+      user: authorOf(4),
+      ifMatch: tag,
+      body: linkage,
+    });
     expect(added.status).toBe(204);
-    const stale = await send('/articles/4/relationships/tags', { method: 'DELETE', user: authorOf(4), ifMatch: tag, body: linkage });
+    const stale = await send('/articles/4/relationships/tags', {
+      method: 'DELETE',
+      user: authorOf(4),
+      ifMatch: tag,
+      body: linkage,
+    });
     expect(stale.status).toBe(412);
     expect((await send('/articles/4', { method: 'DELETE', user: authorOf(4), ifMatch: tag })).status).toBe(412);
     expect((await send('/articles/4')).status).toBe(200);
-    expect((await send('/articles/4', { method: 'DELETE', user: authorOf(4), ifMatch: await tagOf('/articles/4') })).status).toBe(204);
+    expect(
+      (await send('/articles/4', { method: 'DELETE', user: authorOf(4), ifMatch: await tagOf('/articles/4') })).status,
+    ).toBe(204);
   });
 
   it('Atomic Operations: meta.ifMatch per operation; a stale one fails the whole request', async () => {
@@ -91,13 +113,23 @@ describe.each(BACKENDS)('If-Match on the blog demo (%s)', (dialect) => {
         { op: 'update', data: { type: 'articles', id: '5', attributes: { title: newTitle } }, meta: { ifMatch } },
       ],
     });
-    const stale = await send('/operations', { method: 'POST', user: authorOf(5), type: ATOMIC, body: operations('"0~x"', 'stale') });
+    const stale = await send('/operations', {
+      method: 'POST',
+      user: authorOf(5),
+      type: ATOMIC,
+      body: operations('"0~x"', 'stale'),
+    });
     expect(stale.status).toBe(412);
     const { errors } = (await stale.json()) as { errors: Array<{ source: Record<string, string> }> };
     expect(JSON.stringify(errors[0]!.source)).toContain('/atomic:operations/1');
     expect((await send('/tags?filter[name]=atomic-stale')).ok).toBe(true);
     expect(((await (await send('/tags?filter[name]=atomic-stale')).json()) as { data: unknown[] }).data).toEqual([]);
-    const fresh = await send('/operations', { method: 'POST', user: authorOf(5), type: ATOMIC, body: operations(tag, 'fresh') });
+    const fresh = await send('/operations', {
+      method: 'POST',
+      user: authorOf(5),
+      type: ATOMIC,
+      body: operations(tag, 'fresh'),
+    });
     expect(fresh.status).toBe(200);
     expect(await title(5)).toBe('fresh');
   });

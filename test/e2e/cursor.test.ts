@@ -16,7 +16,9 @@ const JSON_API = 'application/vnd.api+json';
 describe.each(BACKENDS)('cursor pagination on %s', (backend) => {
   let demo: Demo;
   const get = async (url: string, accept = JSON_API) => {
-    const response = await fetch(url.startsWith('http') ? url : `${demo.url}${url}`, { headers: { accept, authorization: 'Bearer 1' } });
+    const response = await fetch(url.startsWith('http') ? url : `${demo.url}${url}`, {
+      headers: { accept, authorization: 'Bearer 1' },
+    });
     const body = await response.json();
     return { status: response.status, type: response.headers.get('content-type'), body };
   };
@@ -51,7 +53,10 @@ describe.each(BACKENDS)('cursor pagination on %s', (backend) => {
       const forward = await walk(`/articles?page[size]=7&sort=${sort}`, 'next');
       expect(forward, sort).toEqual(all);
       // Backward from a cursor on the last article: every other article, last first.
-      const backward = await walk(`/articles?page[size]=6&sort=${sort}&page[before]=${await cursorOfLast(sort)}`, 'prev');
+      const backward = await walk(
+        `/articles?page[size]=6&sort=${sort}&page[before]=${await cursorOfLast(sort)}`,
+        'prev',
+      );
       expect(backward, sort).toEqual([...all].reverse().slice(1));
     }
   });
@@ -118,7 +123,13 @@ describe.each(BACKENDS)('cursor pagination on %s', (backend) => {
       const created = await fetch(`${demo.url}/articles`, {
         method: 'POST',
         headers: { 'content-type': JSON_API, accept: JSON_API, authorization: 'Bearer 1' },
-        body: JSON.stringify({ data: { type: 'articles', attributes: { title: `churn ${step}` }, relationships: { author: { data: { type: 'people', id: '1' } } } } }),
+        body: JSON.stringify({
+          data: {
+            type: 'articles',
+            attributes: { title: `churn ${step}` },
+            relationships: { author: { data: { type: 'people', id: '1' } } },
+          },
+        }),
       });
       expect(created.status).toBe(201);
       for (const id of [before[before.length - step * 2], before[step]]) {
@@ -126,7 +137,10 @@ describe.each(BACKENDS)('cursor pagination on %s', (backend) => {
         const article = await get(`/articles/${id}?include=author`);
         expect(article.status, JSON.stringify(article.body)).toBe(200);
         const author = article.body.data.relationships.author.data.id;
-        const gone = await fetch(`${demo.url}/articles/${id}`, { method: 'DELETE', headers: { accept: JSON_API, authorization: `Bearer ${author}` } });
+        const gone = await fetch(`${demo.url}/articles/${id}`, {
+          method: 'DELETE',
+          headers: { accept: JSON_API, authorization: `Bearer ${author}` },
+        });
         expect(gone.status).toBe(204);
         deleted.add(id);
       }

@@ -18,7 +18,10 @@ describe.each(BACKENDS)('the blog demo on %s', (dialect) => {
   });
   afterAll(async () => demo?.close());
 
-  async function call(path: string, init: { method?: string; user?: string } = {}): Promise<{ status: number; body: any; headers: Headers }> {
+  async function call(
+    path: string,
+    init: { method?: string; user?: string } = {},
+  ): Promise<{ status: number; body: any; headers: Headers }> {
     const headers: Record<string, string> = { accept: JSONAPI };
     if (init.user !== undefined) headers.authorization = `Bearer ${init.user}`;
     const response = await fetch(`${demo.url}${path}`, { method: init.method ?? 'GET', headers });
@@ -54,7 +57,9 @@ describe.each(BACKENDS)('the blog demo on %s', (dialect) => {
     expect(ids(one.body)).toEqual(['4']);
     const two = await call('/articles?filter[author][]=2&filter[author][]=3&page[limit]=50');
     expect(two.body.meta.total).toBe(48);
-    const authors = await call('/articles?filter[author][]=2&filter[author][]=3&include=author&fields[people]=name&page[limit]=50');
+    const authors = await call(
+      '/articles?filter[author][]=2&filter[author][]=3&include=author&fields[people]=name&page[limit]=50',
+    );
     expect(new Set(authors.body.data.map((a: any) => a.relationships.author.data.id))).toEqual(new Set(['2', '3']));
     const search = await call('/articles?filter[search]=PAGINATION');
     expect(search.body.data.every((a: any) => a.attributes.title.startsWith('Pagination'))).toBe(true);
@@ -77,12 +82,15 @@ describe.each(BACKENDS)('the blog demo on %s', (dialect) => {
   });
 
   it('includes and sparse fieldsets', async () => {
-    const { body } = await call('/articles/5?include=author,tags,comments.author&fields[articles]=title,author,tags&fields[people]=name');
+    const { body } = await call(
+      '/articles/5?include=author,tags,comments.author&fields[articles]=title,author,tags&fields[people]=name',
+    );
     expect(Object.keys(body.data.attributes)).toEqual(['title']);
     expect(Object.keys(body.data.relationships).sort()).toEqual(['author', 'tags']);
     const types = new Set(body.included.map((r: any) => r.type));
     expect(types).toEqual(new Set(['people', 'tags', 'comments']));
-    for (const person of body.included.filter((r: any) => r.type === 'people')) expect(Object.keys(person.attributes)).toEqual(['name']);
+    for (const person of body.included.filter((r: any) => r.type === 'people'))
+      expect(Object.keys(person.attributes)).toEqual(['name']);
     expect(body.included.filter((r: any) => r.type === 'comments')).toHaveLength(5);
     const related = await call('/articles/5/comments?sort=-createdAt&page[limit]=2&include=author');
     expect(related.body.data).toHaveLength(2);
@@ -144,7 +152,7 @@ describe.each(BACKENDS)('the blog demo on %s', (dialect) => {
     const attempts = [
       `/articles?filter[title]=${encodeURIComponent("x' OR 1=1 --")}`,
       `/articles?filter[author][]=${encodeURIComponent('1); DROP TABLE articles; --')}`,
-      `/articles?filter[author]=${encodeURIComponent("1 OR 1=1")}`,
+      `/articles?filter[author]=${encodeURIComponent('1 OR 1=1')}`,
       `/articles?filter[search]=${encodeURIComponent("'; DROP TABLE people; --")}`,
       `/people?filter[name]=${encodeURIComponent("' OR ''='")}`,
       `/articles/${encodeURIComponent('1; DROP TABLE articles')}`,
@@ -157,7 +165,9 @@ describe.each(BACKENDS)('the blog demo on %s', (dialect) => {
     for (const sort of [`title'`, `title"; DROP TABLE articles; --`, `"title"`]) {
       expect((await call(`/articles?sort=${encodeURIComponent(sort)}`)).status).toBe(400);
     }
-    expect({ articles: await total(), people: (await call('/people?page[limit]=50')).body.data.length }).toEqual(before);
+    expect({ articles: await total(), people: (await call('/people?page[limit]=50')).body.data.length }).toEqual(
+      before,
+    );
     for (const type of ['people', 'articles', 'comments', 'tags']) expect((await call(`/${type}`)).status).toBe(200);
     expect((await call('/tags/1/articles')).status).toBe(200);
   });

@@ -20,12 +20,21 @@ describe.each(BACKENDS)('Idempotency-Key on the blog demo (%s)', (dialect) => {
   const post = (path: string, body: unknown, key: string | undefined, user = '1', type = JSONAPI) =>
     fetch(`${demo.url}${path}`, {
       method: 'POST',
-      headers: { 'content-type': type, accept: type, authorization: `Bearer ${user}`, ...(key !== undefined && { 'idempotency-key': key }) },
+      headers: {
+        'content-type': type,
+        accept: type,
+        authorization: `Bearer ${user}`,
+        ...(key !== undefined && { 'idempotency-key': key }),
+      },
       body: JSON.stringify(body),
     });
   const tag = (name: string) => ({ data: { type: 'tags', attributes: { name } } });
   const count = async (name: string) =>
-    ((await (await fetch(`${demo.url}/tags?filter[name]=${encodeURIComponent(name)}`, { headers: { accept: JSONAPI } })).json()) as { data: unknown[] }).data.length;
+    (
+      (await (
+        await fetch(`${demo.url}/tags?filter[name]=${encodeURIComponent(name)}`, { headers: { accept: JSONAPI } })
+      ).json()) as { data: unknown[] }
+    ).data.length;
 
   it('a retry gets the stored response, marked as replayed, and creates nothing more', async () => {
     const first = await post('/tags', tag('retried'), 'key-1');
@@ -43,7 +52,9 @@ describe.each(BACKENDS)('Idempotency-Key on the blog demo (%s)', (dialect) => {
     expect((await post('/tags', tag('first body'), 'key-2')).status).toBe(201);
     const reused = await post('/tags', tag('second body'), 'key-2');
     expect(reused.status).toBe(422);
-    expect(((await reused.json()) as { errors: unknown[] }).errors[0]).toMatchObject({ source: { header: 'Idempotency-Key' } });
+    expect(((await reused.json()) as { errors: unknown[] }).errors[0]).toMatchObject({
+      source: { header: 'Idempotency-Key' },
+    });
     expect(await count('second body')).toBe(0);
     expect((await post('/tags', tag('second body'), 'key-2', '2')).status).toBe(201);
   });

@@ -37,10 +37,15 @@ describe('filter operators on every backend', () => {
     for (const query of QUERIES) {
       const answers = new Map<Backend, string[]>();
       for (const [backend, demo] of demos) {
-        const response = await fetch(`${demo.url}/articles?page[limit]=50&${query}`, { headers: { authorization: 'Bearer 1' } });
+        const response = await fetch(`${demo.url}/articles?page[limit]=50&${query}`, {
+          headers: { authorization: 'Bearer 1' },
+        });
         const body = (await response.json()) as { data: Array<{ id: string }>; errors?: unknown };
         expect(response.status, `${backend} ${query}: ${JSON.stringify(body.errors)}`).toBe(200);
-        answers.set(backend, body.data.map((a) => a.id).sort((a, b) => Number(a) - Number(b)));
+        answers.set(
+          backend,
+          body.data.map((a) => a.id).sort((a, b) => Number(a) - Number(b)),
+        );
       }
       expect(answers.get('postgres'), query).toEqual(answers.get('sqlite'));
       expect(answers.get('memory'), query).toEqual(answers.get('sqlite'));
@@ -55,7 +60,10 @@ describe('filter operators on every backend', () => {
     for (const [backend, demo] of demos) {
       const response = await fetch(`${demo.url}/articles?page[limit]=50&sort=author.name,-createdAt`);
       expect(response.status, backend).toBe(200);
-      orders.set(backend, ((await response.json()) as { data: Array<{ id: string }> }).data.map((a) => a.id));
+      orders.set(
+        backend,
+        ((await response.json()) as { data: Array<{ id: string }> }).data.map((a) => a.id),
+      );
     }
     expect(orders.get('sqlite')!.length).toBe(30);
     expect(orders.get('postgres')).toEqual(orders.get('sqlite'));

@@ -34,8 +34,12 @@ describe('Orbit (@orbit/jsonapi) drives the demo through Atomic Operations', () 
   });
   const keyMap = new RecordKeyMap();
   const serializerFor = buildJSONAPISerializerFor({ schema, keyMap });
-  const operation = serializerFor(JSONAPISerializers.ResourceAtomicOperation) as unknown as { serialize(op: RecordOperation): unknown };
-  const resource = serializerFor(JSONAPISerializers.Resource) as unknown as { deserialize(resource: unknown): InitializedRecord };
+  const operation = serializerFor(JSONAPISerializers.ResourceAtomicOperation) as unknown as {
+    serialize(op: RecordOperation): unknown;
+  };
+  const resource = serializerFor(JSONAPISerializers.Resource) as unknown as {
+    deserialize(resource: unknown): InitializedRecord;
+  };
 
   async function perform(operations: RecordOperation[], user: string): Promise<InitializedRecord[]> {
     // Orbit 0.17 sends `"ref": { "type": ... }` on add: the extension's text allows a ref only
@@ -53,12 +57,22 @@ describe('Orbit (@orbit/jsonapi) drives the demo through Atomic Operations', () 
     const document = await response.json();
     expectValidAtomicDocument(document);
     expect(response.status, JSON.stringify(document)).toBe(200);
-    return (document['atomic:results'] as Array<{ data?: unknown }>).flatMap((r) => (r.data ? [resource.deserialize(r.data)] : []));
+    return (document['atomic:results'] as Array<{ data?: unknown }>).flatMap((r) =>
+      r.data ? [resource.deserialize(r.data)] : [],
+    );
   }
 
   it('sends what Orbit serializes as is: add with a type-only ref is refused with 400 at the ref', async () => {
-    const body = { 'atomic:operations': [operation.serialize({ op: 'addRecord', record: { type: 'tags', id: 'x', attributes: { name: 'as is' } } })] };
-    const response = await fetch(`${demo.url}/operations`, { method: 'POST', headers: { 'content-type': ATOMIC, accept: ATOMIC }, body: JSON.stringify(body) });
+    const body = {
+      'atomic:operations': [
+        operation.serialize({ op: 'addRecord', record: { type: 'tags', id: 'x', attributes: { name: 'as is' } } }),
+      ],
+    };
+    const response = await fetch(`${demo.url}/operations`, {
+      method: 'POST',
+      headers: { 'content-type': ATOMIC, accept: ATOMIC },
+      body: JSON.stringify(body),
+    });
     expect(response.status).toBe(400);
     expect((await response.json()).errors[0].source).toEqual({ pointer: '/atomic:operations/0/ref' });
   });
@@ -75,7 +89,10 @@ describe('Orbit (@orbit/jsonapi) drives the demo through Atomic Operations', () 
             type: 'articles',
             id: 'article-new',
             attributes: { title: 'Written by Orbit' },
-            relationships: { author: { data: { type: 'people', id: 'person-1' } }, tags: { data: [{ type: 'tags', id: 'tag-2' }] } },
+            relationships: {
+              author: { data: { type: 'people', id: 'person-1' } },
+              tags: { data: [{ type: 'tags', id: 'tag-2' }] },
+            },
           },
         },
       ],
@@ -98,7 +115,14 @@ describe('Orbit (@orbit/jsonapi) drives the demo through Atomic Operations', () 
             type: 'articles',
             id: 'article-new',
             attributes: { status: 'published', body: 'and updated by Orbit' },
-            relationships: { tags: { data: [{ type: 'tags', id: 'tag-2' }, { type: 'tags', id: 'tag-new' }] } },
+            relationships: {
+              tags: {
+                data: [
+                  { type: 'tags', id: 'tag-2' },
+                  { type: 'tags', id: 'tag-new' },
+                ],
+              },
+            },
           },
         },
       ],
@@ -106,8 +130,14 @@ describe('Orbit (@orbit/jsonapi) drives the demo through Atomic Operations', () 
     );
     expect(updated).toMatchObject({ attributes: { status: 'published' } });
     const read = await (await fetch(`${demo.url}/articles/${remote(article!)}?include=tags,author`)).json();
-    expect(read.data.attributes).toMatchObject({ title: 'Written by Orbit', status: 'published', body: 'and updated by Orbit' });
-    expect(read.data.relationships.tags.data.map((t: { id: string }) => t.id).sort()).toEqual(['2', remote(tag!)].sort());
+    expect(read.data.attributes).toMatchObject({
+      title: 'Written by Orbit',
+      status: 'published',
+      body: 'and updated by Orbit',
+    });
+    expect(read.data.relationships.tags.data.map((t: { id: string }) => t.id).sort()).toEqual(
+      ['2', remote(tag!)].sort(),
+    );
     expect(read.data.relationships.author.data).toEqual({ type: 'people', id: '1' });
 
     await perform([{ op: 'removeRecord', record: { type: 'articles', id: 'article-new' } }], '1');

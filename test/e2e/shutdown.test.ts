@@ -16,7 +16,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 /** Sends `head` (and `body` when given) on a new connection; resolves with the first response's status line and body, or the socket's error. */
-function exchange(port: number, head: string, body?: { first: string; rest: Promise<string> }): Promise<{ status: number; body: string } | { error: string }> {
+function exchange(
+  port: number,
+  head: string,
+  body?: { first: string; rest: Promise<string> },
+): Promise<{ status: number; body: string } | { error: string }> {
   return new Promise((resolve) => {
     const socket = connect(port, '127.0.0.1');
     let text = '';
@@ -70,10 +74,14 @@ describe('SIGTERM on the demo', () => {
     // A request under way: its headers and half its body are in; the rest comes after SIGTERM.
     let sendRest!: (rest: string) => void;
     const body = JSON.stringify({ data: { type: 'people', attributes: { name: 'Late' } } });
-    const slow = exchange(port, `POST /people HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/vnd.api+json\r\nContent-Length: ${body.length}`, {
-      first: body.slice(0, 10),
-      rest: new Promise((resolve) => (sendRest = resolve)),
-    });
+    const slow = exchange(
+      port,
+      `POST /people HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/vnd.api+json\r\nContent-Length: ${body.length}`,
+      {
+        first: body.slice(0, 10),
+        rest: new Promise((resolve) => (sendRest = resolve)),
+      },
+    );
     await new Promise((resolve) => setTimeout(resolve, 300));
 
     // Stopped, the process accepts nothing: these connections wait in the kernel's accept queue.

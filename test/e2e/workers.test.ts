@@ -22,7 +22,11 @@ describe.each(['sqlite', 'postgres'] as const)('the demo with --workers %s', (di
   beforeAll(async () => {
     pg = dialect === 'postgres' ? await createPostgresDatabase() : undefined;
     const env = { ...process.env, PORT: '0', DATABASE_URL: pg?.url ?? '' };
-    server = spawn(process.execPath, ['--import', 'tsx', 'examples/blog/server.ts', '--workers', String(WORKERS), '--seed', '20'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    server = spawn(
+      process.execPath,
+      ['--import', 'tsx', 'examples/blog/server.ts', '--workers', String(WORKERS), '--seed', '20'],
+      { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     url = await new Promise<string>((resolve, reject) => {
       let output = '';
       const read = (chunk: Buffer) => {
@@ -43,7 +47,10 @@ describe.each(['sqlite', 'postgres'] as const)('the demo with --workers %s', (di
 
   it(`serves from ${WORKERS} worker processes`, () => {
     // Workers run the same script (tsx may have an esbuild service process beside them).
-    const children = execFileSync('pgrep', ['-P', String(server.pid), '-f', 'examples/blog/server.ts']).toString().trim().split('\n');
+    const children = execFileSync('pgrep', ['-P', String(server.pid), '-f', 'examples/blog/server.ts'])
+      .toString()
+      .trim()
+      .split('\n');
     expect(children).toHaveLength(WORKERS);
   });
 

@@ -40,7 +40,9 @@ describe.each(BACKENDS)('writes on the blog demo (%s)', (dialect) => {
     const response = await fetch(`${demo.url}${path}`, {
       method,
       headers,
-      ...(options.body !== undefined && { body: typeof options.body === 'string' ? options.body : JSON.stringify(options.body) }),
+      ...(options.body !== undefined && {
+        body: typeof options.body === 'string' ? options.body : JSON.stringify(options.body),
+      }),
     });
     if (response.status === 204) {
       expect(await response.text()).toBe('');
@@ -49,8 +51,10 @@ describe.each(BACKENDS)('writes on the blog demo (%s)', (dialect) => {
     return { status: response.status, headers: response.headers, doc: await json(response) };
   }
   const get = (path: string, user?: string) => call('GET', path, user === undefined ? {} : { user });
-  const post = (path: string, data: unknown, user?: string) => call('POST', path, { body: { data }, ...(user !== undefined && { user }) });
-  const patch = (path: string, data: unknown, user?: string) => call('PATCH', path, { body: { data }, ...(user !== undefined && { user }) });
+  const post = (path: string, data: unknown, user?: string) =>
+    call('POST', path, { body: { data }, ...(user !== undefined && { user }) });
+  const patch = (path: string, data: unknown, user?: string) =>
+    call('PATCH', path, { body: { data }, ...(user !== undefined && { user }) });
   const del = (path: string, data?: unknown, user?: string) =>
     call('DELETE', path, { ...(data !== undefined && { body: { data } }), ...(user !== undefined && { user }) });
 
@@ -60,7 +64,8 @@ describe.each(BACKENDS)('writes on the blog demo (%s)', (dialect) => {
       (e) => `${e.status} ${e.source?.pointer ?? (e.source?.header !== undefined ? `header:${e.source.header}` : '-')}`,
     );
   const ids = (doc: Doc) => (doc.data as Array<{ id: string }>).map((r) => r.id);
-  const tagIds = async (article: string) => ids((await get(`/articles/${article}/relationships/tags`)).doc).sort((a, b) => Number(a) - Number(b));
+  const tagIds = async (article: string) =>
+    ids((await get(`/articles/${article}/relationships/tags`)).doc).sort((a, b) => Number(a) - Number(b));
   const total = async () => (await get('/articles?page[limit]=1')).doc.meta.total as number;
   const person = (id: string) => ({ data: { type: 'people', id } });
   const tagList = (...list: string[]) => ({ data: list.map((id) => ({ type: 'tags', id })) });
@@ -73,7 +78,11 @@ describe.each(BACKENDS)('writes on the blog demo (%s)', (dialect) => {
   describe('the CRUD cycle of an article (examples/blog/README.md)', () => {
     it('create with author and tags: 201, Location, server-set timestamps, the default status', async () => {
       const before = Date.now();
-      const created = await post('/articles', article({ title: 'A new article', body: 'Hello' }, '2', { tags: tagList('1', '3') }), '2');
+      const created = await post(
+        '/articles',
+        article({ title: 'A new article', body: 'Hello' }, '2', { tags: tagList('1', '3') }),
+        '2',
+      );
       expect(created.status).toBe(201);
       const { data } = created.doc;
       expect(created.headers.get('location')).toBe(`${demo.url}/articles/${data.id}`);
@@ -134,7 +143,11 @@ describe.each(BACKENDS)('writes on the blog demo (%s)', (dialect) => {
       expect(ids((await get(`/tags/5/articles?page[limit]=50`)).doc)).toContain(id);
       expect(ids((await get(`/tags/2/articles?page[limit]=50`)).doc)).not.toContain(id);
 
-      for (const [method, send] of [['POST', post], ['PATCH', patch], ['DELETE', del]] as const) {
+      for (const [method, send] of [
+        ['POST', post],
+        ['PATCH', patch],
+        ['DELETE', del],
+      ] as const) {
         const refused = await send(at, tagList('9').data, '2');
         expect(refused.status, method).toBe(403);
       }
@@ -157,8 +170,12 @@ describe.each(BACKENDS)('writes on the blog demo (%s)', (dialect) => {
       expect((await get(at)).doc.data).toEqual({ type: 'people', id: '4' });
       expect((await get(`/articles/${id}/author`)).doc.data.attributes.name).toBeTruthy();
       expect(ids((await get('/people/4/articles?page[limit]=50')).doc)).toContain(id);
-      expect((await patch(`/articles/${id}`, { type: 'articles', id, attributes: { title: 'x' } }, '2')).status).toBe(403);
-      expect((await patch(`/articles/${id}`, { type: 'articles', id, attributes: { title: 'Mine now' } }, '4')).status).toBe(200);
+      expect((await patch(`/articles/${id}`, { type: 'articles', id, attributes: { title: 'x' } }, '2')).status).toBe(
+        403,
+      );
+      expect(
+        (await patch(`/articles/${id}`, { type: 'articles', id, attributes: { title: 'Mine now' } }, '4')).status,
+      ).toBe(200);
     });
 
     it('delete: 403 for another person, 204 for the author, then 404 everywhere', async () => {
@@ -166,7 +183,11 @@ describe.each(BACKENDS)('writes on the blog demo (%s)', (dialect) => {
       const id = doc.data.id as string;
       const comment = await post(
         '/comments',
-        { type: 'comments', attributes: { body: 'first' }, relationships: { author: person('1'), article: { data: { type: 'articles', id } } } },
+        {
+          type: 'comments',
+          attributes: { body: 'first' },
+          relationships: { author: person('1'), article: { data: { type: 'articles', id } } },
+        },
         '1',
       );
       expect(comment.status).toBe(201);
@@ -206,7 +227,11 @@ describe.each(BACKENDS)('writes on the blog demo (%s)', (dialect) => {
     expect(ids((await get('/articles/3/comments?page[limit]=100')).doc)).toContain(id);
     expect((await get(`/comments/${id}/article`)).doc.data.id).toBe('3');
 
-    const missing = await post('/comments', { type: 'comments', attributes: { body: 'x' }, relationships: { author: person('3') } });
+    const missing = await post('/comments', {
+      type: 'comments',
+      attributes: { body: 'x' },
+      relationships: { author: person('3') },
+    });
     expect(missing.status).toBe(422);
     expect(problems(missing)).toEqual(['422 /data/relationships']);
     expect(missing.doc.errors[0].detail).toBe('article is required');
@@ -241,7 +266,11 @@ describe.each(BACKENDS)('writes on the blog demo (%s)', (dialect) => {
     const id = created.doc.data.id as string;
     const duplicate = await post('/tags', { type: 'tags', attributes: { name: 'databases' } });
     expect(duplicate.status).toBe(409);
-    expect(duplicate.doc.errors[0]).toMatchObject({ status: '409', code: 'unique_violation', source: { pointer: '/data/attributes/name' } });
+    expect(duplicate.doc.errors[0]).toMatchObject({
+      status: '409',
+      code: 'unique_violation',
+      source: { pointer: '/data/attributes/name' },
+    });
     const renamed = await patch(`/tags/${id}`, { type: 'tags', id, attributes: { name: 'zig' } });
     expect(renamed.status).toBe(200);
     expect(renamed.doc.data.attributes).toEqual({ name: 'zig' });
@@ -271,19 +300,43 @@ describe.each(BACKENDS)('writes on the blog demo (%s)', (dialect) => {
         [{ data: { type: 'articles', relationships: 'x' } }, ['400 /data/relationships']],
         [{ data: { type: 'articles', foo: 1 } }, ['400 /data/foo']],
         [{ data: { type: 'articles', 'a/b~c': 1 } }, ['400 /data/a~1b~0c']],
-        [{ data: { type: 'articles', relationships: { author: person('1').data } } }, ['400 /data/relationships/author']],
-        [{ data: { type: 'articles', relationships: { author: { data: [person('1').data] } } } }, ['400 /data/relationships/author/data']],
-        [{ data: { type: 'articles', relationships: { author: { data: { type: 'people' } } } } }, ['400 /data/relationships/author/data']],
-        [{ data: { type: 'articles', relationships: { tags: { data: [{ type: 'tags', id: 1 }] } } } }, ['400 /data/relationships/tags/data/0/id']],
-        [{ data: { type: 'articles', relationships: { tags: { data: { type: 'tags', id: '1' } } } } }, ['400 /data/relationships/tags/data']],
-        [{ data: { type: 'articles', relationships: { tags: { data: [{ type: 'tags', id: '1', x: 1 }] } } } }, ['400 /data/relationships/tags/data/0/x']],
+        [
+          { data: { type: 'articles', relationships: { author: person('1').data } } },
+          ['400 /data/relationships/author'],
+        ],
+        [
+          { data: { type: 'articles', relationships: { author: { data: [person('1').data] } } } },
+          ['400 /data/relationships/author/data'],
+        ],
+        [
+          { data: { type: 'articles', relationships: { author: { data: { type: 'people' } } } } },
+          ['400 /data/relationships/author/data'],
+        ],
+        [
+          { data: { type: 'articles', relationships: { tags: { data: [{ type: 'tags', id: 1 }] } } } },
+          ['400 /data/relationships/tags/data/0/id'],
+        ],
+        [
+          { data: { type: 'articles', relationships: { tags: { data: { type: 'tags', id: '1' } } } } },
+          ['400 /data/relationships/tags/data'],
+        ],
+        [
+          { data: { type: 'articles', relationships: { tags: { data: [{ type: 'tags', id: '1', x: 1 }] } } } },
+          ['400 /data/relationships/tags/data/0/x'],
+        ],
       ];
       for (const [body, expected] of cases) {
-        const answer = await call('POST', '/articles', { body: typeof body === 'string' ? body : JSON.stringify(body), user: '1' });
+        const answer = await call('POST', '/articles', {
+          body: typeof body === 'string' ? body : JSON.stringify(body),
+          user: '1',
+        });
         expect(answer.status, JSON.stringify(body)).toBe(400);
         expect(problems(answer), JSON.stringify(body)).toEqual(expected);
       }
-      const relationship = await call('PATCH', '/articles/1/relationships/tags', { body: { data: { type: 'tags', id: '1' } }, user: authorOf(1) });
+      const relationship = await call('PATCH', '/articles/1/relationships/tags', {
+        body: { data: { type: 'tags', id: '1' } },
+        user: authorOf(1),
+      });
       expect(problems(relationship)).toEqual(['400 /data']);
       const query = await call('POST', '/articles?sort=title', { body: { data: article({ title: 'x' }) }, user: '1' });
       expect(query.status).toBe(400);
@@ -295,22 +348,38 @@ describe.each(BACKENDS)('writes on the blog demo (%s)', (dialect) => {
       const clientId = await post('/articles', { ...article({ title: 'x' }), id: '9999' }, '1');
       expect(problems(clientId)).toEqual(['403 /data/id']);
       expect(clientId.doc.errors[0].code).toBe('client_id');
-      expect(problems(await patch('/articles/1', { type: 'articles', id: '1', attributes: { title: 'x' } }, '2'))).toEqual(['403 -']);
+      expect(
+        problems(await patch('/articles/1', { type: 'articles', id: '1', attributes: { title: 'x' } }, '2')),
+      ).toEqual(['403 -']);
       expect(problems(await del('/articles/1', undefined, '2'))).toEqual(['403 -']);
-      expect(problems(await post('/articles/1/relationships/comments', [{ type: 'comments', id: '1' }], authorOf(1)))).toEqual(['403 -']);
+      expect(
+        problems(await post('/articles/1/relationships/comments', [{ type: 'comments', id: '1' }], authorOf(1))),
+      ).toEqual(['403 -']);
       expect(problems(await del('/tags/1/relationships/articles', [{ type: 'articles', id: '1' }]))).toEqual(['403 -']);
       expect(problems(await post('/comments/1/relationships/author', person('1').data))).toEqual(['403 -']);
     });
 
     it('404: missing resources and missing related resources', async () => {
-      expect(problems(await patch('/articles/99999', { type: 'articles', id: '99999', attributes: { title: 'x' } }, '1'))).toEqual(['404 -']);
-      expect(problems(await patch('/articles/abc', { type: 'articles', id: 'abc', attributes: { title: 'x' } }, '1'))).toEqual(['404 -']);
+      expect(
+        problems(await patch('/articles/99999', { type: 'articles', id: '99999', attributes: { title: 'x' } }, '1')),
+      ).toEqual(['404 -']);
+      expect(
+        problems(await patch('/articles/abc', { type: 'articles', id: 'abc', attributes: { title: 'x' } }, '1')),
+      ).toEqual(['404 -']);
       expect(problems(await del('/people/99999'))).toEqual(['404 -']);
       expect(problems(await patch('/articles/99999/relationships/tags', [], '1'))).toEqual(['404 -']);
       expect(problems(await patch('/articles/1/relationships/nope', [], authorOf(1)))).toEqual(['404 -']);
-      const linkage = await post('/articles', article({ title: 'x' }, '99999', { tags: tagList('1', '424242', 'x') }), '1');
+      const linkage = await post(
+        '/articles',
+        article({ title: 'x' }, '99999', { tags: tagList('1', '424242', 'x') }),
+        '1',
+      );
       expect(linkage.status).toBe(404);
-      expect(problems(linkage).sort()).toEqual(['404 /data/relationships/author/data', '404 /data/relationships/tags/data/1', '404 /data/relationships/tags/data/2']);
+      expect(problems(linkage).sort()).toEqual([
+        '404 /data/relationships/author/data',
+        '404 /data/relationships/tags/data/1',
+        '404 /data/relationships/tags/data/2',
+      ]);
       const members = await post('/articles/1/relationships/tags', tagList('1', '77777').data, authorOf(1));
       expect(problems(members)).toEqual(['404 /data/1']);
       const toOne = await patch('/comments/1/relationships/author', { type: 'people', id: '0' });
@@ -318,31 +387,85 @@ describe.each(BACKENDS)('writes on the blog demo (%s)', (dialect) => {
     });
 
     it('409: wrong type, id not the URL, related identifiers of the wrong type', async () => {
-      expect(problems(await post('/articles', { type: 'people', attributes: { name: 'x' } }, '1'))).toEqual(['409 /data/type']);
-      expect(problems(await patch('/articles/1', { type: 'articles', id: '2', attributes: {} }, authorOf(1)))).toEqual(['409 /data/id']);
-      expect(problems(await patch('/articles/1', { type: 'comments', id: '1' }, authorOf(1)))).toEqual(['409 /data/type']);
-      const related = await post('/articles', article({ title: 'x' }, '1', { tags: { data: [{ type: 'tags', id: '1' }, { type: 'people', id: '1' }] } }), '1');
+      expect(problems(await post('/articles', { type: 'people', attributes: { name: 'x' } }, '1'))).toEqual([
+        '409 /data/type',
+      ]);
+      expect(problems(await patch('/articles/1', { type: 'articles', id: '2', attributes: {} }, authorOf(1)))).toEqual([
+        '409 /data/id',
+      ]);
+      expect(problems(await patch('/articles/1', { type: 'comments', id: '1' }, authorOf(1)))).toEqual([
+        '409 /data/type',
+      ]);
+      const related = await post(
+        '/articles',
+        article({ title: 'x' }, '1', {
+          tags: {
+            data: [
+              { type: 'tags', id: '1' },
+              { type: 'people', id: '1' },
+            ],
+          },
+        }),
+        '1',
+      );
       expect(problems(related)).toEqual(['409 /data/relationships/tags/data/1/type']);
-      const toOne = await post('/articles', { type: 'articles', attributes: { title: 'x' }, relationships: { author: { data: { type: 'tags', id: '1' } } } }, '1');
+      const toOne = await post(
+        '/articles',
+        {
+          type: 'articles',
+          attributes: { title: 'x' },
+          relationships: { author: { data: { type: 'tags', id: '1' } } },
+        },
+        '1',
+      );
       expect(problems(toOne)).toEqual(['409 /data/relationships/author/data/type']);
-      expect(problems(await patch('/articles/1/relationships/tags', [{ type: 'people', id: '1' }], authorOf(1)))).toEqual(['409 /data/0/type']);
+      expect(
+        problems(await patch('/articles/1/relationships/tags', [{ type: 'people', id: '1' }], authorOf(1))),
+      ).toEqual(['409 /data/0/type']);
       // 409 and 422 together are answered under 400, each error keeping its own status.
-      const mixed = await post('/articles', { type: 'articles', attributes: { title: 3 }, relationships: { author: { data: { type: 'tags', id: '1' } } } }, '1');
+      const mixed = await post(
+        '/articles',
+        { type: 'articles', attributes: { title: 3 }, relationships: { author: { data: { type: 'tags', id: '1' } } } },
+        '1',
+      );
       expect(mixed.status).toBe(400);
-      expect(problems(mixed).sort()).toEqual(['409 /data/relationships/author/data/type', '422 /data/attributes/title']);
+      expect(problems(mixed).sort()).toEqual([
+        '409 /data/relationships/author/data/type',
+        '422 /data/attributes/title',
+      ]);
     });
 
     it('415: a body without the JSON:API media type, or with a parameter it does not allow', async () => {
       const malformed = [`${JSONAPI};ext`, `${JSONAPI}, ${JSONAPI}`];
-      for (const contentType of ['application/json', 'text/plain', `${JSONAPI}; charset=utf-8`, `${JSONAPI}; ext="https://example.com/ext"`, ...malformed]) {
-        const answer = await call('POST', '/tags', { body: { data: { type: 'tags', attributes: { name: 'never' } } }, contentType });
+      for (const contentType of [
+        'application/json',
+        'text/plain',
+        `${JSONAPI}; charset=utf-8`,
+        `${JSONAPI}; ext="https://example.com/ext"`,
+        ...malformed,
+      ]) {
+        const answer = await call('POST', '/tags', {
+          body: { data: { type: 'tags', attributes: { name: 'never' } } },
+          contentType,
+        });
         expect(answer.status, contentType).toBe(415);
         expect(problems(answer)).toEqual(['415 header:Content-Type']);
       }
-      const response = await fetch(`${demo.url}/tags`, { method: 'POST', body: '{"data":{"type":"tags","attributes":{"name":"never"}}}' });
+      const response = await fetch(`${demo.url}/tags`, {
+        method: 'POST',
+        body: '{"data":{"type":"tags","attributes":{"name":"never"}}}',
+      });
       expect(response.status).toBe(415);
       await json(response);
-      expect((await call('PATCH', '/articles/1/relationships/tags', { body: { data: [] }, contentType: 'application/json', user: authorOf(1) })).status).toBe(415);
+      expect(
+        (
+          await call('PATCH', '/articles/1/relationships/tags', {
+            body: { data: [] },
+            contentType: 'application/json',
+            user: authorOf(1),
+          })
+        ).status,
+      ).toBe(415);
       expect(ids((await get('/tags?filter[name]=never')).doc)).toEqual([]);
     });
 
@@ -374,7 +497,15 @@ describe.each(BACKENDS)('writes on the blog demo (%s)', (dialect) => {
         'title is an attribute; send it under attributes',
       ]);
       // Read-only members outrank value problems: the write is refused as such (403), each at its pointer.
-      const readOnly = await post('/articles', { type: 'articles', attributes: { title: null, createdAt: '2024-01-01T00:00:00Z' }, relationships: { comments: { data: [] } } }, '1');
+      const readOnly = await post(
+        '/articles',
+        {
+          type: 'articles',
+          attributes: { title: null, createdAt: '2024-01-01T00:00:00Z' },
+          relationships: { comments: { data: [] } },
+        },
+        '1',
+      );
       expect(problems(readOnly)).toEqual(['403 /data/attributes/createdAt', '403 /data/relationships/comments']);
       // (author was sent, under attributes, so it is reported there rather than as missing)
       const required = await post('/articles', { type: 'articles' }, '1');
@@ -388,7 +519,11 @@ describe.each(BACKENDS)('writes on the blog demo (%s)', (dialect) => {
   it('clearing a required to-one (articles.author, comments.article) is 422, not 500', async () => {
     const relationship = await patch('/articles/2/relationships/author', null, authorOf(2));
     expect(problems(relationship)).toEqual(['422 /data']);
-    const update = await patch('/comments/1', { type: 'comments', id: '1', relationships: { article: { data: null } } });
+    const update = await patch('/comments/1', {
+      type: 'comments',
+      id: '1',
+      relationships: { article: { data: null } },
+    });
     expect(problems(update)).toEqual(['422 /data/relationships/article/data']);
   });
 
@@ -436,14 +571,17 @@ describe.each(BACKENDS)('writes on the blog demo (%s)', (dialect) => {
     it('very long strings in indexed columns (title, tag and person names): stored exactly or a 4xx', async () => {
       // Incompressible (PostgreSQL compresses index entries): a fixed pseudo-random text.
       let seed = 7;
-      const long = Array.from({ length: 100_000 }, () => String.fromCharCode(33 + ((seed = (seed * 48271) % 2147483647) % 90))).join('');
+      const long = Array.from({ length: 100_000 }, () =>
+        String.fromCharCode(33 + ((seed = (seed * 48271) % 2147483647) % 90)),
+      ).join('');
       for (const [path, data, name] of [
         ['/articles', article({ title: long }), 'title'],
         ['/tags', { type: 'tags', attributes: { name: long } }, 'name'],
         ['/people', { type: 'people', attributes: { name: long } }, 'name'],
       ] as const) {
         const created = await post(path, data, '1');
-        if (created.status === 201) expect((await get(`${path}/${created.doc.data.id}`)).doc.data.attributes[name], path).toBe(long);
+        if (created.status === 201)
+          expect((await get(`${path}/${created.doc.data.id}`)).doc.data.attributes[name], path).toBe(long);
         else expect(problems(created), path).toEqual([`422 /data/attributes/${name}`]);
       }
     });
@@ -464,14 +602,22 @@ describe.each(BACKENDS)('writes on the blog demo (%s)', (dialect) => {
 
     it('null where not nullable, numbers, booleans, objects and arrays where strings belong: 422', async () => {
       for (const value of [null, 42, 0, true, { a: 1 }, ['x'], Infinity]) {
-        const answer = await call('POST', '/articles', { body: `{"data":{"type":"articles","attributes":{"title":${JSON.stringify(value) ?? 'null'}},"relationships":{"author":{"data":{"type":"people","id":"1"}}}}}`, user: '1' });
+        const answer = await call('POST', '/articles', {
+          body: `{"data":{"type":"articles","attributes":{"title":${JSON.stringify(value) ?? 'null'}},"relationships":{"author":{"data":{"type":"people","id":"1"}}}}}`,
+          user: '1',
+        });
         expect(answer.status, JSON.stringify(value)).toBe(422);
         expect(problems(answer)).toEqual(['422 /data/attributes/title']);
       }
-      const raw = await call('POST', '/articles', { body: '{"data":{"type":"articles","attributes":{"title":1e400},"relationships":{"author":{"data":{"type":"people","id":"1"}}}}}', user: '1' });
+      const raw = await call('POST', '/articles', {
+        body: '{"data":{"type":"articles","attributes":{"title":1e400},"relationships":{"author":{"data":{"type":"people","id":"1"}}}}}',
+        user: '1',
+      });
       expect(problems(raw)).toEqual(['422 /data/attributes/title']);
       for (const value of [42, true]) {
-        expect(problems(await post('/tags', { type: 'tags', attributes: { name: value } }))).toEqual(['422 /data/attributes/name']);
+        expect(problems(await post('/tags', { type: 'tags', attributes: { name: value } }))).toEqual([
+          '422 /data/attributes/name',
+        ]);
       }
       const nullable = await post('/articles', article({ title: 'no body', body: null }), '1');
       expect(nullable.doc.data.attributes.body).toBeNull();
@@ -487,18 +633,26 @@ describe.each(BACKENDS)('writes on the blog demo (%s)', (dialect) => {
         expect(problems(answer)).toEqual([`422 /data/attributes/${name}`]);
         expect(answer.doc.errors[0].detail).toBe(`articles has no attribute "${name}"`);
         const relationship = `{"data":{"type":"articles","attributes":{"title":"ok"},"relationships":{"author":{"data":{"type":"people","id":"1"}},"${name}":{"data":null}}}}`;
-        expect(problems(await call('POST', '/articles', { body: relationship, user: '1' }))).toEqual([`422 /data/relationships/${name}`]);
+        expect(problems(await call('POST', '/articles', { body: relationship, user: '1' }))).toEqual([
+          `422 /data/relationships/${name}`,
+        ]);
       }
-      const top = await call('POST', '/tags', { body: '{"__proto__":{"polluted":true},"data":{"type":"tags","attributes":{"name":"p"}}}' });
+      const top = await call('POST', '/tags', {
+        body: '{"__proto__":{"polluted":true},"data":{"type":"tags","attributes":{"name":"p"}}}',
+      });
       expect(problems(top)).toEqual(['400 /__proto__']);
-      const inData = await call('POST', '/tags', { body: '{"data":{"type":"tags","__proto__":{"polluted":true},"attributes":{"name":"p"}}}' });
+      const inData = await call('POST', '/tags', {
+        body: '{"data":{"type":"tags","__proto__":{"polluted":true},"attributes":{"name":"p"}}}',
+      });
       expect(problems(inData)).toEqual(['400 /data/__proto__']);
       const identifier = await call('POST', '/articles/1/relationships/tags', {
         body: '{"data":[{"type":"tags","id":"1","__proto__":{"id":"2"}}]}',
         user: authorOf(1),
       });
       expect(problems(identifier)).toEqual(['400 /data/0/__proto__']);
-      const patchProto = await call('PATCH', '/people/2', { body: '{"data":{"type":"people","id":"2","attributes":{"__proto__":{"name":"evil"}}}}' });
+      const patchProto = await call('PATCH', '/people/2', {
+        body: '{"data":{"type":"people","id":"2","attributes":{"__proto__":{"name":"evil"}}}}',
+      });
       expect(problems(patchProto)).toEqual(['422 /data/attributes/__proto__']);
 
       expect(Object.getOwnPropertyNames(Object.prototype).sort()).toEqual(prototypeNames);
@@ -564,7 +718,11 @@ describe.each(BACKENDS)('writes on the blog demo (%s)', (dialect) => {
     it('an update whose attributes are written before its tags fail changes nothing', async () => {
       const user = authorOf(8);
       const before = (await get('/articles/8')).doc.data.attributes;
-      const failed = await patch('/articles/8', { type: 'articles', id: '8', attributes: { title: 'Rolled back' }, relationships: { tags: tagList('4', '4') } }, user);
+      const failed = await patch(
+        '/articles/8',
+        { type: 'articles', id: '8', attributes: { title: 'Rolled back' }, relationships: { tags: tagList('4', '4') } },
+        user,
+      );
       expect(failed.status).toBe(409);
       expect((await get('/articles/8')).doc.data.attributes).toEqual(before);
     });
@@ -573,14 +731,18 @@ describe.each(BACKENDS)('writes on the blog demo (%s)', (dialect) => {
   // The Node adapter answers 413 from Content-Length before reading the body; the connection
   // must not be reused for the next request (its unread body would be parsed as one).
   // Adapter-level, so run once (SQLite).
-  (dialect === 'sqlite' ? it : it.skip)('after an early 413, the next requests on a kept-alive connection still work', async () => {
-    const big = await fetch(`${demo.url}/tags`, {
-      method: 'POST',
-      headers: { 'content-type': JSONAPI },
-      body: JSON.stringify({ data: { type: 'tags', attributes: { name: 'x'.repeat(1024 * 1024 + 1) } } }),
-    });
-    expect(big.status).toBe(413);
-    await big.text();
-    for (let i = 0; i < 3; i++) expect((await fetch(`${demo.url}/tags/1`, { signal: AbortSignal.timeout(3000) })).status).toBe(200);
-  });
+  (dialect === 'sqlite' ? it : it.skip)(
+    'after an early 413, the next requests on a kept-alive connection still work',
+    async () => {
+      const big = await fetch(`${demo.url}/tags`, {
+        method: 'POST',
+        headers: { 'content-type': JSONAPI },
+        body: JSON.stringify({ data: { type: 'tags', attributes: { name: 'x'.repeat(1024 * 1024 + 1) } } }),
+      });
+      expect(big.status).toBe(413);
+      await big.text();
+      for (let i = 0; i < 3; i++)
+        expect((await fetch(`${demo.url}/tags/1`, { signal: AbortSignal.timeout(3000) })).status).toBe(200);
+    },
+  );
 });

@@ -1,6 +1,17 @@
 /** The CLI as users run it: `node bin/jsonapi-gen.js`, spawned. */
 import { execFile } from 'node:child_process';
-import { appendFileSync, copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { promisify } from 'node:util';
@@ -50,7 +61,13 @@ describe('jsonapi-gen build', { timeout: 120_000 }, () => {
 
     expect((await cli('build', schema, '--out', out, '--check')).code).toBe(0);
 
-    writeFileSync(schema, readFileSync(schema, 'utf8').replace(".writable().required()],", ".writable().required(), Attribute.make('color').type('string')],"));
+    writeFileSync(
+      schema,
+      readFileSync(schema, 'utf8').replace(
+        '.writable().required()],',
+        ".writable().required(), Attribute.make('color').type('string')],",
+      ),
+    );
     rmSync(join(out, 'index.ts'));
     const stale = await cli('build', schema, '--out', out, '--check');
     expect(stale.code).toBe(1);
@@ -85,7 +102,12 @@ describe('jsonapi-gen build', { timeout: 120_000 }, () => {
     mkdirSync(join(project, 'src'), { recursive: true });
     copyFileSync(fixtureFile('minimal/schema.ts'), join(project, 'src', 'schema.ts'));
     symlinkSync(project, linked, 'dir');
-    const contents = (out: string) => Object.fromEntries(readdirSync(out, { recursive: true, encoding: 'utf8' }).filter((f) => f.includes('.')).map((f) => [f, readFileSync(join(out, f), 'utf8')]));
+    const contents = (out: string) =>
+      Object.fromEntries(
+        readdirSync(out, { recursive: true, encoding: 'utf8' })
+          .filter((f) => f.includes('.'))
+          .map((f) => [f, readFileSync(join(out, f), 'utf8')]),
+      );
 
     expect((await cliIn(join(project, 'src'), 'build', 'schema.ts', '--out', 'generated')).code).toBe(0);
     const generated = contents(join(project, 'src', 'generated'));
@@ -98,14 +120,38 @@ describe('jsonapi-gen build', { timeout: 120_000 }, () => {
     // output directory beside the first gets the same files.
     const elsewhere = realpathSync(tmpdir()); // the child's cwd is a real path, so relative paths are taken from one
     const from = (path: string) => relative(elsewhere, path);
-    const check = await cliIn(elsewhere, 'build', from(join(project, 'src', 'schema.ts')), '--out', from(join(project, 'src', 'generated')), '--check');
+    const check = await cliIn(
+      elsewhere,
+      'build',
+      from(join(project, 'src', 'schema.ts')),
+      '--out',
+      from(join(project, 'src', 'generated')),
+      '--check',
+    );
     expect(check.stderr).toBe('');
     expect(check.code).toBe(0);
-    expect((await cliIn(elsewhere, 'build', from(join(project, 'src', 'schema.ts')), '--out', from(join(project, 'src', 'again')))).code).toBe(0);
+    expect(
+      (
+        await cliIn(
+          elsewhere,
+          'build',
+          from(join(project, 'src', 'schema.ts')),
+          '--out',
+          from(join(project, 'src', 'again')),
+        )
+      ).code,
+    ).toBe(0);
     expect(contents(join(project, 'src', 'again'))).toEqual(generated);
 
     // The schema through the link, the output by its real path (and the other way round).
-    const linkedSchema = await cliIn(elsewhere, 'build', join(linked, 'src', 'schema.ts'), '--out', join(project, 'src', 'generated'), '--check');
+    const linkedSchema = await cliIn(
+      elsewhere,
+      'build',
+      join(linked, 'src', 'schema.ts'),
+      '--out',
+      join(project, 'src', 'generated'),
+      '--check',
+    );
     expect(linkedSchema.stderr).toBe('');
     expect(linkedSchema.code).toBe(0);
     expect((await cliIn(project, 'build', 'src/schema.ts', '--out', join(linked, 'src', 'through-link'))).code).toBe(0);
@@ -113,7 +159,12 @@ describe('jsonapi-gen build', { timeout: 120_000 }, () => {
   });
 
   it.concurrent('reports a schema mistake with its position and exits 1, without a stack trace', async () => {
-    const { code, stderr, stdout } = await cli('build', fixtureFile('errors/field-named-id.ts'), '--out', join(dir, 'never'));
+    const { code, stderr, stdout } = await cli(
+      'build',
+      fixtureFile('errors/field-named-id.ts'),
+      '--out',
+      join(dir, 'never'),
+    );
     expect(code).toBe(1);
     expect(stdout).toBe('');
     expect(stderr).toContain('fixtures/errors/field-named-id.ts:6:20 - error: articles: "id" cannot be a field name');
@@ -122,12 +173,21 @@ describe('jsonapi-gen build', { timeout: 120_000 }, () => {
     expect(existsSync(join(dir, 'never'))).toBe(false);
   });
 
-  it.concurrent("reports a wrong builder argument at the builder call, as registration would refuse it", async () => {
-    const { code, stderr, stdout } = await cli('build', fixtureFile('errors/pattern-not-regexp.ts'), '--out', join(dir, 'never'));
+  it.concurrent('reports a wrong builder argument at the builder call, as registration would refuse it', async () => {
+    const { code, stderr, stdout } = await cli(
+      'build',
+      fixtureFile('errors/pattern-not-regexp.ts'),
+      '--out',
+      join(dir, 'never'),
+    );
     expect(code).toBe(1);
     expect(stdout).toBe('');
-    expect(stderr).toContain('fixtures/errors/pattern-not-regexp.ts:7:28 - error: books: attribute "isbn": pattern() takes a RegExp, such as /^97/, not the string "^97"');
-    expect(stderr).toContain("  7 |     Attribute.make('isbn').pattern('^97' as never).writable(),\n    |                            ^");
+    expect(stderr).toContain(
+      'fixtures/errors/pattern-not-regexp.ts:7:28 - error: books: attribute "isbn": pattern() takes a RegExp, such as /^97/, not the string "^97"',
+    );
+    expect(stderr).toContain(
+      "  7 |     Attribute.make('isbn').pattern('^97' as never).writable(),\n    |                            ^",
+    );
     expect(stderr).not.toMatch(/\n\s+at /);
     expect(existsSync(join(dir, 'never'))).toBe(false);
   });
@@ -135,7 +195,9 @@ describe('jsonapi-gen build', { timeout: 120_000 }, () => {
   it.concurrent('reports an exception thrown while loading the schema at the line that threw', async () => {
     const { code, stderr } = await cli('build', fixtureFile('errors/throws-on-load.ts'), '--out', join(dir, 'never'));
     expect(code).toBe(1);
-    expect(stderr).toContain('fixtures/errors/throws-on-load.ts:6:36 - error: cannot load the schema: filter "q": description() takes a non-empty text');
+    expect(stderr).toContain(
+      'fixtures/errors/throws-on-load.ts:6:36 - error: cannot load the schema: filter "q": description() takes a non-empty text',
+    );
     expect(stderr).not.toMatch(/\n\s+at /);
   });
 

@@ -8,17 +8,22 @@ import { type SchemaDescription, describeSchema } from 'jsonapi-gen';
 import { buildModel, resourceModel } from '../../generator/model.js';
 import { loadFixture } from './fixtures.js';
 
-describe('the runtime description is the generator\'s one contract', () => {
+describe("the runtime description is the generator's one contract", () => {
   test('the model of a resource is built from a SchemaDescription', () => {
     expectTypeOf(resourceModel).parameter(1).toEqualTypeOf<SchemaDescription>();
   });
 
-  test.each(['minimal', 'blog', 'kitchen-sink'])('fixtures/%s: the description, through JSON, gives the model the build uses', async (name) => {
-    const loaded = await loadFixture(`${name}/schema.ts`);
-    const model = buildModel(loaded, './schema.ts');
-    for (const { exportName, schema } of loaded.resources) {
-      const plain = JSON.parse(JSON.stringify(describeSchema(schema))) as SchemaDescription;
-      expect(resourceModel(exportName, plain)).toStrictEqual(model.resources.find((r) => r.exportName === exportName));
-    }
-  });
+  test.each(['minimal', 'blog', 'kitchen-sink'])(
+    'fixtures/%s: the description, through JSON, gives the model the build uses',
+    async (name) => {
+      const loaded = await loadFixture(`${name}/schema.ts`);
+      const model = buildModel(loaded, './schema.ts');
+      for (const { exportName, schema } of loaded.resources) {
+        const plain = JSON.parse(JSON.stringify(describeSchema(schema))) as SchemaDescription;
+        expect(resourceModel(exportName, plain)).toStrictEqual(
+          model.resources.find((r) => r.exportName === exportName),
+        );
+      }
+    },
+  );
 });

@@ -49,7 +49,10 @@ interface FileDiff {
 function diff(before: string, after: string): FileDiff[] {
   const git = (...args: string[]) => {
     try {
-      return execFileSync('git', ['diff', '--no-index', '--no-color', '--no-renames', ...args, before, after], { encoding: 'utf8', maxBuffer: 1 << 26 });
+      return execFileSync('git', ['diff', '--no-index', '--no-color', '--no-renames', ...args, before, after], {
+        encoding: 'utf8',
+        maxBuffer: 1 << 26,
+      });
     } catch (error) {
       // git diff --no-index exits 1 when the folders differ.
       const { status, stdout } = error as { status?: number; stdout?: string };
@@ -63,12 +66,18 @@ function diff(before: string, after: string): FileDiff[] {
     .filter((line) => line !== '')
     .map((line) => {
       const [added, removed, path] = line.split('\t') as [string, string, string];
-      return { path: path.slice(path.lastIndexOf('/generated/') + '/generated/'.length), added: Number(added), removed: Number(removed), lines: [] as string[] };
+      return {
+        path: path.slice(path.lastIndexOf('/generated/') + '/generated/'.length),
+        added: Number(added),
+        removed: Number(removed),
+        lines: [] as string[],
+      };
     });
   let current: FileDiff | undefined;
   for (const line of git('-U0').split('\n')) {
     if (line.startsWith('+++ ')) current = files.find((f) => line.endsWith(`/generated/${f.path}`));
-    else if (current && !line.startsWith('--- ') && (line.startsWith('+') || line.startsWith('-'))) current.lines.push(line.slice(1));
+    else if (current && !line.startsWith('--- ') && (line.startsWith('+') || line.startsWith('-')))
+      current.lines.push(line.slice(1));
   }
   return files;
 }
@@ -76,7 +85,11 @@ function diff(before: string, after: string): FileDiff[] {
 const CHANGES: ReadonlyArray<{ name: string; schema: () => string; touches: string[] }> = [
   {
     name: 'a constraint: maxLength on articles.title',
-    schema: () => changed("Attribute.make('title').type('string').writable().required(),", "Attribute.make('title').type('string').writable().required().maxLength(200),"),
+    schema: () =>
+      changed(
+        "Attribute.make('title').type('string').writable().required(),",
+        "Attribute.make('title').type('string').writable().required().maxLength(200),",
+      ),
     touches: ['openapi.json', 'openapi.ts'],
   },
   {
@@ -90,17 +103,29 @@ const CHANGES: ReadonlyArray<{ name: string; schema: () => string; touches: stri
   },
   {
     name: "an attribute's kind: articles.body from string to integer",
-    schema: () => changed("Attribute.make('body').type('string').nullable().writable(),\n    Attribute.make('status')", "Attribute.make('body').type('integer').nullable().writable(),\n    Attribute.make('status')"),
+    schema: () =>
+      changed(
+        "Attribute.make('body').type('string').nullable().writable(),\n    Attribute.make('status')",
+        "Attribute.make('body').type('integer').nullable().writable(),\n    Attribute.make('status')",
+      ),
     touches: ['openapi.json', 'openapi.ts', 'resources/articles.ts'],
   },
   {
     name: "a filtered enum's values: articles.status gains archived (six filter parameters compare it)",
-    schema: () => changed("Attribute.make('status').type('enum', ['draft', 'published'])", "Attribute.make('status').type('enum', ['draft', 'published', 'archived'])"),
+    schema: () =>
+      changed(
+        "Attribute.make('status').type('enum', ['draft', 'published'])",
+        "Attribute.make('status').type('enum', ['draft', 'published', 'archived'])",
+      ),
     touches: ['openapi.json', 'openapi.ts', 'resources/articles.ts'],
   },
   {
     name: "a filtered attribute's kind: articles.createdAt from date-time to date (seven filter parameters compare it)",
-    schema: () => changed("    Attribute.make('status').type('enum', ['draft', 'published']).writable().default('draft'),\n    Attribute.make('createdAt').type('date-time'),", "    Attribute.make('status').type('enum', ['draft', 'published']).writable().default('draft'),\n    Attribute.make('createdAt').type('date'),"),
+    schema: () =>
+      changed(
+        "    Attribute.make('status').type('enum', ['draft', 'published']).writable().default('draft'),\n    Attribute.make('createdAt').type('date-time'),",
+        "    Attribute.make('status').type('enum', ['draft', 'published']).writable().default('draft'),\n    Attribute.make('createdAt').type('date'),",
+      ),
     touches: ['openapi.json', 'openapi.ts', 'resources/articles.ts'],
   },
   {
@@ -116,24 +141,35 @@ describe('a one-attribute schema change', () => {
     base = await build('base', BLOG);
   }, 120_000);
 
-  it.each(CHANGES)('$name changes at most 10 short lines in each generated file', async ({ name, schema, touches }) => {
-    const after = await build(name.replace(/[^a-z]+/gi, '-'), schema());
-    const files = diff(base, after);
-    // The change shows where it should (the comparison is not vacuous)...
-    expect(files.map((f) => f.path)).toEqual(expect.arrayContaining(touches));
-    for (const file of files) {
-      // ...and stays small and readable in every file it reaches.
-      expect(file.added + file.removed, `${file.path}: ${file.lines.join('\n')}`).toBeLessThanOrEqual(MAX_CHANGED_LINES);
-      expect(file.lines.length, file.path).toBe(file.added + file.removed);
-      for (const line of file.lines) expect(line.length, `${file.path}: ${line.slice(0, 300)}`).toBeLessThanOrEqual(MAX_LINE_LENGTH);
-    }
-  }, 120_000);
+  it.each(CHANGES)(
+    '$name changes at most 10 short lines in each generated file',
+    async ({ name, schema, touches }) => {
+      const after = await build(name.replace(/[^a-z]+/gi, '-'), schema());
+      const files = diff(base, after);
+      // The change shows where it should (the comparison is not vacuous)...
+      expect(files.map((f) => f.path)).toEqual(expect.arrayContaining(touches));
+      for (const file of files) {
+        // ...and stays small and readable in every file it reaches.
+        expect(file.added + file.removed, `${file.path}: ${file.lines.join('\n')}`).toBeLessThanOrEqual(
+          MAX_CHANGED_LINES,
+        );
+        expect(file.lines.length, file.path).toBe(file.added + file.removed);
+        for (const line of file.lines)
+          expect(line.length, `${file.path}: ${line.slice(0, 300)}`).toBeLessThanOrEqual(MAX_LINE_LENGTH);
+      }
+    },
+    120_000,
+  );
 });
 
 describe('printJson', () => {
   it('lays out the same value JSON.parse reads back, also when a string holds the placeholder character', () => {
     const schema = oneLine({ type: ['string', 'null'], maxLength: 20 });
-    const document = { a: { $ref: '#/x' }, b: [schema, { description: 'say "\\" \uE0000' }], c: { d: schema, e: [] , f: {} } };
+    const document = {
+      a: { $ref: '#/x' },
+      b: [schema, { description: 'say "\\" \uE0000' }],
+      c: { d: schema, e: [], f: {} },
+    };
     const text = printJson('openapi.json', document).content;
     expect(JSON.parse(text)).toEqual(document);
     expect(text).toContain('"a": { "$ref": "#/x" }');

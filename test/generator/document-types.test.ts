@@ -31,10 +31,34 @@ export const tagName: string = whole.data.attributes.name;
 `;
 
 const MISTAKES: Array<[string, { code: string; want: string }]> = [
-  ['an attribute outside the fieldset', { code: "declare const d: Document<'articles', { fields: { articles: ['title'] } }>; export const x = d.data.attributes.body;", want: "Property 'body' does not exist" }],
-  ['a relationship outside the fieldset', { code: "declare const d: Document<'articles', { fields: { articles: ['title'] } }>; export const x = d.data.relationships.author;", want: "Property 'author' does not exist" }],
-  ['included without include', { code: "declare const d: Document<'articles'>; export const x = d.included;", want: "Property 'included' does not exist" }],
-  ['a type the include does not reach', { code: "import type { TagsResource } from './generated/index.js'; declare const d: Document<'articles', { include: ['author'] }>; export const x: TagsResource = d.included[0]!;", want: "is not assignable to type 'TagsResource'" }],
+  [
+    'an attribute outside the fieldset',
+    {
+      code: "declare const d: Document<'articles', { fields: { articles: ['title'] } }>; export const x = d.data.attributes.body;",
+      want: "Property 'body' does not exist",
+    },
+  ],
+  [
+    'a relationship outside the fieldset',
+    {
+      code: "declare const d: Document<'articles', { fields: { articles: ['title'] } }>; export const x = d.data.relationships.author;",
+      want: "Property 'author' does not exist",
+    },
+  ],
+  [
+    'included without include',
+    {
+      code: "declare const d: Document<'articles'>; export const x = d.included;",
+      want: "Property 'included' does not exist",
+    },
+  ],
+  [
+    'a type the include does not reach',
+    {
+      code: "import type { TagsResource } from './generated/index.js'; declare const d: Document<'articles', { include: ['author'] }>; export const x: TagsResource = d.included[0]!;",
+      want: "is not assignable to type 'TagsResource'",
+    },
+  ],
   ['an unknown type', { code: "export type X = Document<'posts'>;", want: 'does not satisfy the constraint' }],
 ];
 
@@ -46,9 +70,13 @@ function errorsOf(code: string, options: ts.CompilerOptions): string[] {
   host.readFile = (file) => (file === FILE ? text : read(file));
   host.fileExists = (file) => file === FILE || exists(file);
   const getSourceFile = host.getSourceFile.bind(host);
-  host.getSourceFile = (file, language, onError, create) => (file === FILE ? ts.createSourceFile(file, text, language) : getSourceFile(file, language, onError, create));
+  host.getSourceFile = (file, language, onError, create) =>
+    file === FILE ? ts.createSourceFile(file, text, language) : getSourceFile(file, language, onError, create);
   const program = ts.createProgram({ rootNames: [FILE], options, host });
-  return ts.getPreEmitDiagnostics(program).filter((d) => d.file?.fileName === FILE).map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+  return ts
+    .getPreEmitDiagnostics(program)
+    .filter((d) => d.file?.fileName === FILE)
+    .map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
 }
 
 describe('Document<T, { include, fields }>', () => {
@@ -59,12 +87,21 @@ describe('Document<T, { include, fields }>', () => {
   });
 
   it('narrows attributes, relationships and included types, and compiles good uses', () => {
-    expect(errorsOf(GOOD.replace("import type { CollectionDocument, Document,", 'import type { CollectionDocument,'), options)).toEqual([]);
+    expect(
+      errorsOf(
+        GOOD.replace('import type { CollectionDocument, Document,', 'import type { CollectionDocument,'),
+        options,
+      ),
+    ).toEqual([]);
   }, 60_000);
 
-  it.each(MISTAKES)('rejects %s', (_, { code, want }) => {
-    expect(errorsOf(code, options).join('\n')).toContain(want);
-  }, 60_000);
+  it.each(MISTAKES)(
+    'rejects %s',
+    (_, { code, want }) => {
+      expect(errorsOf(code, options).join('\n')).toContain(want);
+    },
+    60_000,
+  );
 });
 
 describe('a real response agrees with its narrowed type', () => {
@@ -75,8 +112,13 @@ describe('a real response agrees with its narrowed type', () => {
   afterAll(async () => demo?.close());
 
   it('has exactly the fieldset and only the included types', async () => {
-    const response = await fetch(`${demo.url}/articles/1?include=author&fields[articles]=title,author&fields[people]=name`);
-    const doc = (await response.json()) as Document<'articles', { include: ['author']; fields: { articles: ['title', 'author']; people: ['name'] } }>;
+    const response = await fetch(
+      `${demo.url}/articles/1?include=author&fields[articles]=title,author&fields[people]=name`,
+    );
+    const doc = (await response.json()) as Document<
+      'articles',
+      { include: ['author']; fields: { articles: ['title', 'author']; people: ['name'] } }
+    >;
     expect(Object.keys(doc.data.attributes)).toEqual(['title']);
     expect(Object.keys(doc.data.relationships)).toEqual(['author']);
     expect(doc.included.map((r) => r.type)).toEqual(['people']);

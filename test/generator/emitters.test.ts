@@ -19,17 +19,46 @@ const attribute = (over: Partial<AttributeModel>): AttributeModel => ({
 });
 
 describe('attribute types', () => {
-  const cases: Array<[string, { given: Partial<AttributeModel>; want: { ts: string; schema: object; serialize: string } }]> = [
+  const cases: Array<
+    [string, { given: Partial<AttributeModel>; want: { ts: string; schema: object; serialize: string } }]
+  > = [
     ['string', { given: {}, want: { ts: 'string', schema: { type: 'string' }, serialize: 'model.x' } }],
-    ['nullable string', { given: { nullable: true }, want: { ts: 'string | null', schema: { type: ['string', 'null'] }, serialize: 'model.x' } }],
-    ['integer', { given: { kind: 'integer' }, want: { ts: 'number', schema: { type: 'integer' }, serialize: 'model.x' } }],
+    [
+      'nullable string',
+      {
+        given: { nullable: true },
+        want: { ts: 'string | null', schema: { type: ['string', 'null'] }, serialize: 'model.x' },
+      },
+    ],
+    [
+      'integer',
+      { given: { kind: 'integer' }, want: { ts: 'number', schema: { type: 'integer' }, serialize: 'model.x' } },
+    ],
     ['number', { given: { kind: 'number' }, want: { ts: 'number', schema: { type: 'number' }, serialize: 'model.x' } }],
-    ['boolean', { given: { kind: 'boolean' }, want: { ts: 'boolean', schema: { type: 'boolean' }, serialize: 'model.x' } }],
-    ['date-time', { given: { kind: 'date-time' }, want: { ts: 'string', schema: { type: 'string', format: 'date-time' }, serialize: 'dateTime(model.x)' } }],
-    ['date', { given: { kind: 'date' }, want: { ts: 'string', schema: { type: 'string', format: 'date' }, serialize: 'dateOnly(model.x)' } }],
+    [
+      'boolean',
+      { given: { kind: 'boolean' }, want: { ts: 'boolean', schema: { type: 'boolean' }, serialize: 'model.x' } },
+    ],
+    [
+      'date-time',
+      {
+        given: { kind: 'date-time' },
+        want: { ts: 'string', schema: { type: 'string', format: 'date-time' }, serialize: 'dateTime(model.x)' },
+      },
+    ],
+    [
+      'date',
+      {
+        given: { kind: 'date' },
+        want: { ts: 'string', schema: { type: 'string', format: 'date' }, serialize: 'dateOnly(model.x)' },
+      },
+    ],
     [
       'enum',
-      { given: { kind: 'enum', enumValues: ['a', "b'c"] }, want: { ts: `'a' | 'b\\'c'`, schema: { type: 'string', enum: ['a', "b'c"] }, serialize: 'model.x' } },
+      {
+        given: { kind: 'enum', enumValues: ['a', "b'c"] },
+        want: { ts: `'a' | 'b\\'c'`, schema: { type: 'string', enum: ['a', "b'c"] }, serialize: 'model.x' },
+      },
     ],
     [
       'nullable enum',
@@ -38,27 +67,66 @@ describe('attribute types', () => {
         want: { ts: `'a' | null`, schema: { type: ['string', 'null'], enum: ['a', null] }, serialize: 'model.x' },
       },
     ],
-    ['array', { given: { kind: 'array' }, want: { ts: 'unknown[]', schema: { type: 'array', items: {} }, serialize: 'model.x' } }],
-    ['object', { given: { kind: 'object' }, want: { ts: 'Record<string, unknown>', schema: { type: 'object' }, serialize: 'model.x' } }],
-    ['dashed name', { given: { name: 'first-name' }, want: { ts: 'string', schema: { type: 'string' }, serialize: "model['first-name']" } }],
-    ['custom getter', { given: { name: 'slug', hasGetter: true }, want: { ts: 'string', schema: { type: 'string' }, serialize: 'toJson(getSlug(model, context))' } }],
+    [
+      'array',
+      {
+        given: { kind: 'array' },
+        want: { ts: 'unknown[]', schema: { type: 'array', items: {} }, serialize: 'model.x' },
+      },
+    ],
+    [
+      'object',
+      {
+        given: { kind: 'object' },
+        want: { ts: 'Record<string, unknown>', schema: { type: 'object' }, serialize: 'model.x' },
+      },
+    ],
+    [
+      'dashed name',
+      {
+        given: { name: 'first-name' },
+        want: { ts: 'string', schema: { type: 'string' }, serialize: "model['first-name']" },
+      },
+    ],
+    [
+      'custom getter',
+      {
+        given: { name: 'slug', hasGetter: true },
+        want: { ts: 'string', schema: { type: 'string' }, serialize: 'toJson(getSlug(model, context))' },
+      },
+    ],
     [
       'constrained string',
       {
         given: { constraints: { minLength: 1, maxLength: 200, pattern: '^[a-z-]+$' } },
-        want: { ts: 'string', schema: { type: 'string', minLength: 1, maxLength: 200, pattern: '^[a-z-]+$' }, serialize: 'model.x' },
+        want: {
+          ts: 'string',
+          schema: { type: 'string', minLength: 1, maxLength: 200, pattern: '^[a-z-]+$' },
+          serialize: 'model.x',
+        },
       },
     ],
     [
       'bounded nullable integer',
       {
         given: { kind: 'integer', nullable: true, constraints: { minimum: 0, maximum: 10 } },
-        want: { ts: 'number | null', schema: { type: ['integer', 'null'], minimum: 0, maximum: 10 }, serialize: 'model.x' },
+        want: {
+          ts: 'number | null',
+          schema: { type: ['integer', 'null'], minimum: 0, maximum: 10 },
+          serialize: 'model.x',
+        },
       },
     ],
     [
       'date getter',
-      { given: { name: 'day', kind: 'date', hasGetter: true }, want: { ts: 'string', schema: { type: 'string', format: 'date' }, serialize: "toJson(getDay(model, context), 'date')" } },
+      {
+        given: { name: 'day', kind: 'date', hasGetter: true },
+        want: {
+          ts: 'string',
+          schema: { type: 'string', format: 'date' },
+          serialize: "toJson(getDay(model, context), 'date')",
+        },
+      },
     ],
   ];
   it.each(cases)('%s', (_, { given, want }) => {
@@ -70,25 +138,66 @@ describe('attribute types', () => {
 });
 
 describe('data-layer capabilities', () => {
-  const none: EndpointsModel = { show: false, index: undefined, create: false, update: false, delete: false, requiresIfMatch: false };
+  const none: EndpointsModel = {
+    show: false,
+    index: undefined,
+    create: false,
+    update: false,
+    delete: false,
+    requiresIfMatch: false,
+  };
   const index = { pagination: undefined, defaultSort: undefined, countable: false, cursor: false };
-  const toOne: RelationshipModel = { name: 'author', cardinality: 'one', relatedType: 'people', includable: true, linkage: false, writable: true, required: false };
+  const toOne: RelationshipModel = {
+    name: 'author',
+    cardinality: 'one',
+    relatedType: 'people',
+    includable: true,
+    linkage: false,
+    writable: true,
+    required: false,
+  };
   const toMany: RelationshipModel = { ...toOne, name: 'tags', cardinality: 'many', relatedType: 'tags' };
-  const cases: Array<[string, { given: { endpoints: Partial<EndpointsModel>; relationships: RelationshipModel[] }; want: { capabilities: string[] } }]> = [
+  const cases: Array<
+    [
+      string,
+      {
+        given: { endpoints: Partial<EndpointsModel>; relationships: RelationshipModel[] };
+        want: { capabilities: string[] };
+      },
+    ]
+  > = [
     ['show', { given: { endpoints: { show: true }, relationships: [] }, want: { capabilities: ['Findable'] } }],
     ['index', { given: { endpoints: { index }, relationships: [] }, want: { capabilities: ['Listable'] } }],
     [
       'paginated, counted index',
       {
-        given: { endpoints: { index: { ...index, pagination: { defaultLimit: 1, maxLimit: 2 }, countable: true } }, relationships: [] },
+        given: {
+          endpoints: { index: { ...index, pagination: { defaultLimit: 1, maxLimit: 2 }, countable: true } },
+          relationships: [],
+        },
         want: { capabilities: ['Listable', 'Paginatable', 'Countable'] },
       },
     ],
-    ['delete', { given: { endpoints: { delete: true }, relationships: [] }, want: { capabilities: ['Findable', 'Deletable', 'OptionallyVersioned'] } }],
-    ['show with relationships', { given: { endpoints: { show: true }, relationships: [toOne] }, want: { capabilities: ['Findable', 'Relatable'] } }],
+    [
+      'delete',
+      {
+        given: { endpoints: { delete: true }, relationships: [] },
+        want: { capabilities: ['Findable', 'Deletable', 'OptionallyVersioned'] },
+      },
+    ],
+    [
+      'show with relationships',
+      {
+        given: { endpoints: { show: true }, relationships: [toOne] },
+        want: { capabilities: ['Findable', 'Relatable'] },
+      },
+    ],
     [
       'create and update with a to-one',
-      { given: { endpoints: { create: true, update: true }, relationships: [toOne] }, want: { capabilities: ['Findable', 'Creatable', 'Updatable', 'OptionallyVersioned'] } },
+      {
+        given: { endpoints: { create: true, update: true }, relationships: [toOne] },
+        want: { capabilities: ['Findable', 'Creatable', 'Updatable', 'OptionallyVersioned'] },
+      },
     ],
     [
       'update with a writable to-many',
@@ -99,11 +208,17 @@ describe('data-layer capabilities', () => {
     ],
     [
       'update with a read-only to-many',
-      { given: { endpoints: { update: true }, relationships: [{ ...toMany, writable: false }] }, want: { capabilities: ['Findable', 'Updatable', 'OptionallyVersioned'] } },
+      {
+        given: { endpoints: { update: true }, relationships: [{ ...toMany, writable: false }] },
+        want: { capabilities: ['Findable', 'Updatable', 'OptionallyVersioned'] },
+      },
     ],
     [
       'update that requires If-Match',
-      { given: { endpoints: { update: true, requiresIfMatch: true }, relationships: [] }, want: { capabilities: ['Findable', 'Updatable', 'Versioned'] } },
+      {
+        given: { endpoints: { update: true, requiresIfMatch: true }, relationships: [] },
+        want: { capabilities: ['Findable', 'Updatable', 'Versioned'] },
+      },
     ],
   ];
   it.each(cases)('%s', (_, { given, want }) => {
@@ -116,11 +231,22 @@ describe('include paths', () => {
   const resource = (type: string, relationships: Array<[string, string, boolean]>): ResourceModel =>
     ({
       type,
-      relationships: relationships.map(([name, relatedType, includable]) => ({ name, relatedType, includable, cardinality: 'one' })),
+      relationships: relationships.map(([name, relatedType, includable]) => ({
+        name,
+        relatedType,
+        includable,
+        cardinality: 'one',
+      })),
     }) as unknown as ResourceModel;
-  const articles = resource('articles', [['author', 'people', true], ['editor', 'people', false]]);
+  const articles = resource('articles', [
+    ['author', 'people', true],
+    ['editor', 'people', false],
+  ]);
   const people = resource('people', [['articles', 'articles', true]]);
-  const byType = new Map([['articles', articles], ['people', people]]);
+  const byType = new Map([
+    ['articles', articles],
+    ['people', people],
+  ]);
   it('follows includable relationships to depth 3 without taking a relationship twice', () => {
     expect(includePaths(articles, byType)).toEqual(['author', 'author.articles']);
     expect(includePaths(people, byType)).toEqual(['articles', 'articles.author']);

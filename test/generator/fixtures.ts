@@ -45,6 +45,7 @@ export function inlineSchemas<T>(value: T, schemas: Record<string, unknown>): T 
   if (Array.isArray(value)) return value.map((item: unknown) => inlineSchemas(item, schemas)) as T;
   if (value === null || typeof value !== 'object') return value;
   const ref = (value as { $ref?: unknown }).$ref;
-  if (typeof ref === 'string' && ref.startsWith('#/components/schemas/')) return inlineSchemas(schemas[ref.slice('#/components/schemas/'.length)] as T, schemas);
+  if (typeof ref === 'string' && ref.startsWith('#/components/schemas/'))
+    return inlineSchemas(schemas[ref.slice('#/components/schemas/'.length)] as T, schemas);
   return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, inlineSchemas(item, schemas)])) as T;
 }

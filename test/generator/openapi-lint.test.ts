@@ -11,13 +11,20 @@ import { generateFrom } from '../../generator/generate.js';
 import { resourcesOf } from '../../generator/load.js';
 import { TMP, generated } from './fixtures.js';
 
-const documentText = async (name: string) => (await generated(name)).files.find((f) => f.path === 'openapi.json')!.content;
+const documentText = async (name: string) =>
+  (await generated(name)).files.find((f) => f.path === 'openapi.json')!.content;
 
 describe('openapi.json under Redocly lint (recommended rules)', () => {
   it.each(['minimal', 'blog', 'kitchen-sink'])('of fixtures/%s has no error', async (name) => {
     const config = await createConfig({ extends: ['recommended'] });
-    const problems = await lintFromString({ source: await documentText(name), absoluteRef: `${name}/openapi.json`, config });
-    const errors = problems.filter((p) => p.severity === 'error').map((p) => `${p.ruleId}: ${p.message} at ${p.location[0]?.pointer}`);
+    const problems = await lintFromString({
+      source: await documentText(name),
+      absoluteRef: `${name}/openapi.json`,
+      config,
+    });
+    const errors = problems
+      .filter((p) => p.severity === 'error')
+      .map((p) => `${p.ruleId}: ${p.message} at ${p.location[0]?.pointer}`);
     expect(errors).toEqual([]);
   });
 });
@@ -44,7 +51,10 @@ export const books = defineResource({
 });
 `,
     );
-    const generation = await generateFrom(resourcesOf(file, (await import(file)) as Record<string, unknown>), join(dir, 'generated'));
+    const generation = await generateFrom(
+      resourcesOf(file, (await import(file)) as Record<string, unknown>),
+      join(dir, 'generated'),
+    );
     const document = JSON.parse(generation.files.find((f) => f.path === 'openapi.json')!.content);
     expect(document.components.schemas.BooksAttributes.properties).toEqual({
       title: { type: 'string', minLength: 1, maxLength: 200 },
@@ -56,6 +66,8 @@ export const books = defineResource({
       published: { type: 'string', format: 'date' },
     });
     // The request body of Create says the same.
-    expect(document.components.schemas.BooksCreateRequest.properties.data.properties.attributes.properties.title).toEqual({ type: 'string', minLength: 1, maxLength: 200 });
+    expect(
+      document.components.schemas.BooksCreateRequest.properties.data.properties.attributes.properties.title,
+    ).toEqual({ type: 'string', minLength: 1, maxLength: 200 });
   });
 });

@@ -63,68 +63,90 @@ function layerOf(resource: ResourceSchema, rows: Json[]): Json {
     where: keep,
     orderBy: keep,
     // Only for the custom filters and sorts the schema declares without a function.
-    customFilters: Object.fromEntries((resource.filters?.() ?? []).filter((f) => f instanceof CustomFilter && !f.implementation).map((f) => [f.name, keep])),
-    customSorts: Object.fromEntries((resource.sorts?.() ?? []).filter((s) => s instanceof CustomSort && !s.implementation).map((s) => [s.name, keep])),
+    customFilters: Object.fromEntries(
+      (resource.filters?.() ?? [])
+        .filter((f) => f instanceof CustomFilter && !f.implementation)
+        .map((f) => [f.name, keep]),
+    ),
+    customSorts: Object.fromEntries(
+      (resource.sorts?.() ?? []).filter((s) => s instanceof CustomSort && !s.implementation).map((s) => [s.name, keep]),
+    ),
     can: () => true,
     create: () => rows[0],
     update: (model: Json) => model,
     delete: () => {},
     addToRelationship: () => {},
     removeFromRelationship: () => {},
-    related: Object.fromEntries(relationships.map((r) => [r.name, (models: Json[]) => models.map(() => (r instanceof ToMany ? [] : null))])),
+    related: Object.fromEntries(
+      relationships.map((r) => [r.name, (models: Json[]) => models.map(() => (r instanceof ToMany ? [] : null))]),
+    ),
   };
 }
 
-describe.each(['minimal', 'blog', 'kitchen-sink'])('the %s fixture: responses match the generated OpenAPI document', (name) => {
-  it('with every attribute set and with only the required ones, generated and runtime alone', async () => {
-    const out = join(TMP, 'output-schema', name);
-    const { files } = await generateFixture(name, out);
-    writeFiles(out, files);
-    const generated = (await import(pathToFileURL(join(out, 'index.ts')).href)) as { createApi: (layers: Json) => JsonApi; openapi: Json };
-    const schemas = (await import(pathToFileURL(join(FIXTURES, name, 'schema.ts')).href)) as Record<string, unknown>;
-    const resources = Object.values(schemas).filter((v): v is ResourceSchema => typeof (v as ResourceSchema).type === 'function');
+describe.each(['minimal', 'blog', 'kitchen-sink'])(
+  'the %s fixture: responses match the generated OpenAPI document',
+  (name) => {
+    it('with every attribute set and with only the required ones, generated and runtime alone', async () => {
+      const out = join(TMP, 'output-schema', name);
+      const { files } = await generateFixture(name, out);
+      writeFiles(out, files);
+      const generated = (await import(pathToFileURL(join(out, 'index.ts')).href)) as {
+        createApi: (layers: Json) => JsonApi;
+        openapi: Json;
+      };
+      const schemas = (await import(pathToFileURL(join(FIXTURES, name, 'schema.ts')).href)) as Record<string, unknown>;
+      const resources = Object.values(schemas).filter(
+        (v): v is ResourceSchema => typeof (v as ResourceSchema).type === 'function',
+      );
 
-    const document: Json = { ...generated.openapi, $id: 'openapi' };
-    const ajv = new Ajv2020({ strict: false, allErrors: true });
-    addFormats(ajv);
-    ajv.addSchema(document);
-    const components = (document.components as { schemas: Record<string, Json> }).schemas;
+      const document: Json = { ...generated.openapi, $id: 'openapi' };
+      const ajv = new Ajv2020({ strict: false, allErrors: true });
+      addFormats(ajv);
+      ajv.addSchema(document);
+      const components = (document.components as { schemas: Record<string, Json> }).schemas;
 
-    const layers: Record<string, Json> = {};
-    const rows: Record<string, Json[]> = {};
-    for (const resource of resources) {
-      const title = resource.type().replace(/(^|-)([a-z])/g, (_, _dash, c: string) => c.toUpperCase());
-      const attributes = (components[`${title}Attributes`]?.properties ?? {}) as Record<string, Json>;
-      rows[resource.type()] = modelsOf(resource, attributes);
-      layers[resource.type()] = layerOf(resource, rows[resource.type()]!);
-    }
-    const alone = new JsonApi();
-    for (const resource of resources) alone.resource({ ...resource, ...layers[resource.type()] });
+      const layers: Record<string, Json> = {};
+      const rows: Record<string, Json[]> = {};
+      for (const resource of resources) {
+        const title = resource.type().replace(/(^|-)([a-z])/g, (_, _dash, c: string) => c.toUpperCase());
+        const attributes = (components[`${title}Attributes`]?.properties ?? {}) as Record<string, Json>;
+        rows[resource.type()] = modelsOf(resource, attributes);
+        layers[resource.type()] = layerOf(resource, rows[resource.type()]!);
+      }
+      const alone = new JsonApi();
+      for (const resource of resources) alone.resource({ ...resource, ...layers[resource.type()] });
 
-    let checked = 0;
-    for (const resource of resources) {
-      const type = resource.type();
-      const title = type.replace(/(^|-)([a-z])/g, (_, _dash, c: string) => c.toUpperCase());
-      const listed = new Set(Object.keys(components[`${title}Attributes`]?.properties ?? {}));
-      const endpoints = resource.endpoints().map((e) => e.constructor.name);
-      const urls = [
-        ...(endpoints.includes('Show') ? rows[type]!.map((row) => [`/${type}/${String(row.id)}`, `${title}Document`] as const) : []),
-        ...(endpoints.includes('Index') ? [[`/${type}`, `${title}CollectionDocument`] as const] : []),
-      ];
-      for (const [url, schema] of urls) {
-        for (const [server, api] of [['generated', generated.createApi(layers)], ['runtime alone', alone]] as const) {
-          const response = await api.handle(new Request(`http://localhost${url}`));
-          expect(response.status, `${server} ${url}`).toBe(200);
-          const body = (await response.json()) as { data: Json | Json[] };
-          const validate = ajv.getSchema(`openapi#/components/schemas/${schema}`)!;
-          expect(validate(body) ? [] : validate.errors, `${server} ${url}: ${JSON.stringify(body)}`).toEqual([]);
-          for (const data of [body.data].flat()) {
-            for (const key of Object.keys(data.attributes ?? {})) expect(listed, `${server} ${url}: ${key}`).toContain(key);
+      let checked = 0;
+      for (const resource of resources) {
+        const type = resource.type();
+        const title = type.replace(/(^|-)([a-z])/g, (_, _dash, c: string) => c.toUpperCase());
+        const listed = new Set(Object.keys(components[`${title}Attributes`]?.properties ?? {}));
+        const endpoints = resource.endpoints().map((e) => e.constructor.name);
+        const urls = [
+          ...(endpoints.includes('Show')
+            ? rows[type]!.map((row) => [`/${type}/${String(row.id)}`, `${title}Document`] as const)
+            : []),
+          ...(endpoints.includes('Index') ? [[`/${type}`, `${title}CollectionDocument`] as const] : []),
+        ];
+        for (const [url, schema] of urls) {
+          for (const [server, api] of [
+            ['generated', generated.createApi(layers)],
+            ['runtime alone', alone],
+          ] as const) {
+            const response = await api.handle(new Request(`http://localhost${url}`));
+            expect(response.status, `${server} ${url}`).toBe(200);
+            const body = (await response.json()) as { data: Json | Json[] };
+            const validate = ajv.getSchema(`openapi#/components/schemas/${schema}`)!;
+            expect(validate(body) ? [] : validate.errors, `${server} ${url}: ${JSON.stringify(body)}`).toEqual([]);
+            for (const data of [body.data].flat()) {
+              for (const key of Object.keys(data.attributes ?? {}))
+                expect(listed, `${server} ${url}: ${key}`).toContain(key);
+            }
+            checked++;
           }
-          checked++;
         }
       }
-    }
-    expect(checked).toBeGreaterThan(0);
-  });
-});
+      expect(checked).toBeGreaterThan(0);
+    });
+  },
+);

@@ -25,8 +25,11 @@ async function generateResources(n: number): Promise<Generation> {
 }
 
 const bytes = (generation: Generation, path?: string) =>
-  generation.files.filter((f) => path === undefined || f.path === path).reduce((sum, f) => sum + Buffer.byteLength(f.content), 0);
-const documentOf = (generation: Generation) => JSON.parse(generation.files.find((f) => f.path === 'openapi.json')!.content);
+  generation.files
+    .filter((f) => path === undefined || f.path === path)
+    .reduce((sum, f) => sum + Buffer.byteLength(f.content), 0);
+const documentOf = (generation: Generation) =>
+  JSON.parse(generation.files.find((f) => f.path === 'openapi.json')!.content);
 
 /** Every `$ref` in `node`, with where it sits. */
 function* refs(node: unknown, at = '#'): Generator<[string, string]> {
@@ -46,7 +49,10 @@ function resolvePointer(document: unknown, pointer: string): unknown {
     .slice(2)
     .split('/')
     .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'))
-    .reduce<unknown>((node, key) => (typeof node === 'object' && node !== null ? (node as Record<string, unknown>)[key] : undefined), document);
+    .reduce<unknown>(
+      (node, key) => (typeof node === 'object' && node !== null ? (node as Record<string, unknown>)[key] : undefined),
+      document,
+    );
 }
 
 describe('a schema of 100 resources', () => {
@@ -69,8 +75,12 @@ describe('a schema of 100 resources', () => {
     const parameters = paths['/r0050'].get.parameters as Array<{ $ref: string }>;
     const names = parameters.map(({ $ref }) => components.parameters[$ref.split('/').pop()!].name as string);
     // r0050 reaches its neighbours on the ring within the runtime's include depth (4): r0046-r0054.
-    expect(names.filter((n) => n.startsWith('fields['))).toEqual(Array.from({ length: 9 }, (_, i) => `fields[r00${46 + i}]`));
-    expect(parameters.every((p) => Object.keys(p).length === 1 && p.$ref.startsWith('#/components/parameters/'))).toBe(true);
+    expect(names.filter((n) => n.startsWith('fields['))).toEqual(
+      Array.from({ length: 9 }, (_, i) => `fields[r00${46 + i}]`),
+    );
+    expect(parameters.every((p) => Object.keys(p).length === 1 && p.$ref.startsWith('#/components/parameters/'))).toBe(
+      true,
+    );
   });
 
   it('has an OpenAPI document that is valid and whose every $ref resolves', async () => {
@@ -87,12 +97,17 @@ describe('a schema of 100 resources', () => {
     const file = 'api.d.ts';
     const host = ts.createCompilerHost({ strict: true, noEmit: true, skipLibCheck: false, types: [] });
     const read = host.getSourceFile.bind(host);
-    host.getSourceFile = (name, version) => (name === file ? ts.createSourceFile(file, types, version) : read(name, version));
+    host.getSourceFile = (name, version) =>
+      name === file ? ts.createSourceFile(file, types, version) : read(name, version);
     const program = ts.createProgram([file], { strict: true, noEmit: true, types: [], lib: ['lib.es2022.d.ts'] }, host);
-    const diagnostics = ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+    const diagnostics = ts
+      .getPreEmitDiagnostics(program)
+      .map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
     expect(diagnostics).toEqual([]);
     // Each parameter is named once, and operations point at it.
-    expect(types).toContain('R0005Fields: ("title" | "count" | "score" | "active" | "createdAt" | "next" | "previous")[];');
+    expect(types).toContain(
+      'R0005Fields: ("title" | "count" | "score" | "active" | "createdAt" | "next" | "previous")[];',
+    );
     expect(types).toContain('"fields[r0005]"?: components["parameters"]["R0005Fields"];');
   }, 60_000);
 });

@@ -12,12 +12,16 @@ async function generateInto(name: string): Promise<string> {
 }
 
 /** An in-memory data layer over `rows`, loading relationships from `related`. */
-function memory(rows: Array<Record<string, unknown>>, related: Record<string, (row: Record<string, unknown>) => unknown> = {}) {
+function memory(
+  rows: Array<Record<string, unknown>>,
+  related: Record<string, (row: Record<string, unknown>) => unknown> = {},
+) {
   return {
     find: (id: string) => rows.find((r) => r.id === id) ?? null,
     query: () => [...rows],
     results: (query: Array<Record<string, unknown>>) => query,
-    paginate: (query: Array<Record<string, unknown>>, { offset, limit }: { offset: number; limit: number }) => query.slice(offset, offset + limit),
+    paginate: (query: Array<Record<string, unknown>>, { offset, limit }: { offset: number; limit: number }) =>
+      query.slice(offset, offset + limit),
     count: (query: unknown[]) => query.length,
     delete: (model: Record<string, unknown>) => void rows.splice(rows.indexOf(model), 1),
     loadRelated: (relationship: { name: string }, models: readonly Record<string, unknown>[]) =>
@@ -27,7 +31,8 @@ function memory(rows: Array<Record<string, unknown>>, related: Record<string, (r
       rows.push(row);
       return row;
     },
-    update: (model: Record<string, unknown>, values: { attributes: Record<string, unknown> }) => Object.assign(model, values.attributes),
+    update: (model: Record<string, unknown>, values: { attributes: Record<string, unknown> }) =>
+      Object.assign(model, values.attributes),
     addToRelationship: () => {},
     removeFromRelationship: () => {},
   };
@@ -41,7 +46,12 @@ describe('the generated minimal API', () => {
   });
 
   it('serves a resource and a collection from an in-memory data layer', async () => {
-    const api = createApi({ tags: memory([{ id: '1', name: 'news' }, { id: '2', name: 'tech', secret: 'x' }]) });
+    const api = createApi({
+      tags: memory([
+        { id: '1', name: 'news' },
+        { id: '2', name: 'tech', secret: 'x' },
+      ]),
+    });
     const show = await api.handle(new Request('http://localhost/tags/1'));
     expect(show.status).toBe(200);
     expect(show.headers.get('content-type')).toBe('application/vnd.api+json');
@@ -97,7 +107,12 @@ describe('the generated kitchen-sink API', () => {
       .resource({ ...schemas.makers, ...layers.makers })
       .resource({ ...schemas.parts, ...layers.parts })
       .resource({ ...schemas.auditEntries, ...layers['audit-entries'] });
-    for (const url of ['/widgets/1?include=maker', '/widgets?fields[widgets]=name,builtOn,launchedAt', '/makers/9/widgets', '/audit-entries']) {
+    for (const url of [
+      '/widgets/1?include=maker',
+      '/widgets?fields[widgets]=name,builtOn,launchedAt',
+      '/makers/9/widgets',
+      '/audit-entries',
+    ]) {
       const request = () => new Request(`http://localhost${url}`);
       const [a, b] = await Promise.all([generated.handle(request()), generic.handle(request())]);
       expect(a.status, url).toBe(200);

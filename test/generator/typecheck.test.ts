@@ -220,7 +220,10 @@ beforeAll(async () => {
     await writeStubs(model, join(DIR, name, 'data'), out);
     roots.push(...model.resources.map((r) => join(DIR, name, 'data', `${r.type}.ts`)));
   }
-  for (const [fixture, hosts] of [['blog', HOSTS], ['kitchen-sink', GETTER_HOSTS]] as const) {
+  for (const [fixture, hosts] of [
+    ['blog', HOSTS],
+    ['kitchen-sink', GETTER_HOSTS],
+  ] as const) {
     mkdirSync(join(DIR, fixture), { recursive: true });
     for (const [file, text] of Object.entries(hosts)) {
       writeFileSync(join(DIR, fixture, file), text);
@@ -243,7 +246,9 @@ describe('generated TypeScript', () => {
   it('of every fixture, its stubs and a typed in-memory host of the blog compile under strict settings', () => {
     // Only what this test wrote is judged: the runtime's sources are compiled with their own settings.
     const expectedToFail = new Set([
-      ...Object.keys(HOSTS).filter((f) => f !== 'good.ts' && f !== 'layers.ts').map((f) => `blog/${f}`),
+      ...Object.keys(HOSTS)
+        .filter((f) => f !== 'good.ts' && f !== 'layers.ts')
+        .map((f) => `blog/${f}`),
       ...Object.keys(GETTER_HOSTS).map((f) => `kitchen-sink/${f}`),
     ]);
     const unexpected = [...diagnostics].filter(([file]) => !file.startsWith('..') && !expectedToFail.has(file));
@@ -251,16 +256,52 @@ describe('generated TypeScript', () => {
   });
 
   it.each([
-    ['a model missing an attribute', { given: 'blog/model-missing-attribute.ts', want: "is missing the following properties from type 'ArticlesModelFields': body" }],
-    ['a model with an attribute of the wrong kind', { given: 'blog/model-wrong-kind.ts', want: "Type 'number' is not assignable to type 'string'" }],
-    ['create reading an attribute the resource does not have', { given: 'blog/write-values.ts', want: "Property 'title' does not exist" }],
-    ['a to-one loader giving the wrong resource', { given: 'blog/wrong-related.ts', want: "is missing the following properties from type 'PeopleModelFields': email" }],
-    ['a data layer without a custom filter', { given: 'blog/missing-filter.ts', want: "Property 'customFilters' is missing" }],
-    ['a data layer without the policy can() asks', { given: 'blog/missing-policy.ts', want: "Property 'can' is missing" }],
-    ['a context attribute read as another type', { given: 'blog/context-attribute.ts', want: "Type 'string | undefined' is not assignable to type 'number | undefined'" }],
+    [
+      'a model missing an attribute',
+      {
+        given: 'blog/model-missing-attribute.ts',
+        want: "is missing the following properties from type 'ArticlesModelFields': body",
+      },
+    ],
+    [
+      'a model with an attribute of the wrong kind',
+      { given: 'blog/model-wrong-kind.ts', want: "Type 'number' is not assignable to type 'string'" },
+    ],
+    [
+      'create reading an attribute the resource does not have',
+      { given: 'blog/write-values.ts', want: "Property 'title' does not exist" },
+    ],
+    [
+      'a to-one loader giving the wrong resource',
+      {
+        given: 'blog/wrong-related.ts',
+        want: "is missing the following properties from type 'PeopleModelFields': email",
+      },
+    ],
+    [
+      'a data layer without a custom filter',
+      { given: 'blog/missing-filter.ts', want: "Property 'customFilters' is missing" },
+    ],
+    [
+      'a data layer without the policy can() asks',
+      { given: 'blog/missing-policy.ts', want: "Property 'can' is missing" },
+    ],
+    [
+      'a context attribute read as another type',
+      {
+        given: 'blog/context-attribute.ts',
+        want: "Type 'string | undefined' is not assignable to type 'number | undefined'",
+      },
+    ],
     ['createApi without a resource', { given: 'blog/missing-resource.ts', want: "Property 'tags' is missing" }],
-    ['a create payload without a required attribute', { given: 'blog/bad-payload.ts', want: "Property 'title' is missing" }],
-    ["a model without what a getter reads", { given: 'kitchen-sink/getter-model.ts', want: "Type 'undefined' is not assignable to type 'string'" }],
+    [
+      'a create payload without a required attribute',
+      { given: 'blog/bad-payload.ts', want: "Property 'title' is missing" },
+    ],
+    [
+      'a model without what a getter reads',
+      { given: 'kitchen-sink/getter-model.ts', want: "Type 'undefined' is not assignable to type 'string'" },
+    ],
   ])('rejects %s', (_, { given, want }) => {
     const errors = diagnostics.get(given) ?? [];
     expect(errors.join('\n')).toContain(want);

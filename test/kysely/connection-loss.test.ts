@@ -62,7 +62,11 @@ async function startChild(server: string, database: string): Promise<Child> {
     server === 'demo'
       ? ['--import', 'tsx', 'examples/blog/server.ts', '--seed', '20']
       : ['--import', 'tsx', 'test/support/outage-server.ts', server, url.toString()];
-  const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, DATABASE_URL: url.toString(), PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, args, {
+    cwd: ROOT,
+    env: { ...process.env, DATABASE_URL: url.toString(), PORT: '0' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   let exited = false;
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -73,7 +77,12 @@ async function startChild(server: string, database: string): Promise<Child> {
     if (exited || Date.now() > deadline) throw new Error(`the server did not start:\n${output}`);
     await sleep(50);
   }
-  return { process: child, url: /listening on (http:\/\/[\d.:]+)/.exec(output)![1]!, output: () => output, exited: () => exited };
+  return {
+    process: child,
+    url: /listening on (http:\/\/[\d.:]+)/.exec(output)![1]!,
+    output: () => output,
+    exited: () => exited,
+  };
 }
 
 /** What one request got: its status (0: no answer), Retry-After, and when it was sent. */
@@ -88,7 +97,12 @@ async function send(url: string, init: RequestInit & { user?: string } = {}): Pr
   try {
     const response = await fetch(url, {
       ...init,
-      headers: { accept: JSONAPI, 'content-type': JSONAPI, ...(init.user && { authorization: `Bearer ${init.user}` }), ...init.headers },
+      headers: {
+        accept: JSONAPI,
+        'content-type': JSONAPI,
+        ...(init.user && { authorization: `Bearer ${init.user}` }),
+        ...init.headers,
+      },
       signal: AbortSignal.timeout(15_000),
     });
     await response.arrayBuffer();
@@ -121,7 +135,10 @@ describe('the error listeners the store adds', () => {
       const clients = new Set<pg.PoolClient>();
       pool.on('acquire', (client) => void clients.add(client));
       for (let n = 0; n < 50; n++) {
-        const answers = await Promise.all([api.fetch(new Request('http://localhost/articles/1')), api.fetch(patch(n), { attributes: { user: '1' } })]);
+        const answers = await Promise.all([
+          api.fetch(new Request('http://localhost/articles/1')),
+          api.fetch(patch(n), { attributes: { user: '1' } }),
+        ]);
         expect(answers.map((a) => a.status)).toEqual([200, 200]);
       }
       expect(clients.size).toBeGreaterThan(0);
@@ -136,7 +153,9 @@ describe('the error listeners the store adds', () => {
       pool.once('acquire', (client) => (held = client));
       const failed = transaction(async () => {
         await sql`select 1`.execute(executorFor(db, context));
-        await admin("select pg_terminate_backend(pid) from pg_stat_activity where datname = 'listeners' and pid <> pg_backend_pid()");
+        await admin(
+          "select pg_terminate_backend(pid) from pg_stat_activity where datname = 'listeners' and pid <> pg_backend_pid()",
+        );
         await sleep(200);
         return sql`select 1`.execute(executorFor(db, context));
       }, context);
@@ -174,7 +193,11 @@ describe.each(['demo', 'postgresKysely', 'PostgresDialect'])('PostgreSQL lost un
           const title = `w${w} n${n}`;
           sent[w]!.push(title);
           const body = JSON.stringify({ data: { type: 'articles', id: String(article), attributes: { title } } });
-          const answer = await send(`${child.url}/articles/${article}`, { method: 'PATCH', user: authorOf(article), body });
+          const answer = await send(`${child.url}/articles/${article}`, {
+            method: 'PATCH',
+            user: authorOf(article),
+            body,
+          });
           answers.push(answer);
           if (answer.status === 200) {
             acknowledged[w] = n;
@@ -185,7 +208,10 @@ describe.each(['demo', 'postgresKysely', 'PostgresDialect'])('PostgreSQL lost un
         }
       });
       const terminate = () =>
-        admin('select count(pg_terminate_backend(pid)) as n from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()', [database]);
+        admin(
+          'select count(pg_terminate_backend(pid)) as n from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()',
+          [database],
+        );
 
       await sleep(700);
       for (let i = 0; i < 3; i++) {
@@ -199,7 +225,12 @@ describe.each(['demo', 'postgresKysely', 'PostgresDialect'])('PostgreSQL lost un
       const down = Date.now();
       await sleep(1000);
       const keyed = (user: string) =>
-        send(`${child.url}/tags`, { method: 'POST', user, headers: { 'idempotency-key': `outage-${server}` }, body: JSON.stringify({ data: { type: 'tags', attributes: { name: `outage ${server}` } } }) });
+        send(`${child.url}/tags`, {
+          method: 'POST',
+          user,
+          headers: { 'idempotency-key': `outage-${server}` },
+          body: JSON.stringify({ data: { type: 'tags', attributes: { name: `outage ${server}` } } }),
+        });
       const whileDown = await keyed('1');
       await sleep(2000);
       cluster.start();
@@ -215,7 +246,10 @@ describe.each(['demo', 'postgresKysely', 'PostgresDialect'])('PostgreSQL lost un
       expect(child.output()).not.toMatch(/Unhandled 'error' event|500:/);
       expect(lastOk.every((t) => t > up)).toBe(true);
       const statuses = new Set(answers.map((a) => a.status));
-      expect([...statuses].filter((s) => s !== 200 && s !== 503), child.output()).toEqual([]);
+      expect(
+        [...statuses].filter((s) => s !== 200 && s !== 503),
+        child.output(),
+      ).toEqual([]);
       expect(answers.filter((a) => a.status === 503).every((a) => a.retryAfter === '1')).toBe(true);
       // While the server was stopped, requests were refused as 503 (not left hanging or 500).
       expect(answers.some((a) => a.status === 503 && a.at > down && a.at < up)).toBe(true);
@@ -231,7 +265,9 @@ describe.each(['demo', 'postgresKysely', 'PostgresDialect'])('PostgreSQL lost un
       for (let w = 0; w < WORKERS; w++) {
         const stored = sent[w]!.indexOf((rows[w] as { title: string }).title);
         expect(acknowledged[w], `article ${w + 1}`).toBeGreaterThan(-1);
-        expect(stored, `article ${w + 1}: ${(rows[w] as { title: string }).title}`).toBeGreaterThanOrEqual(acknowledged[w]!);
+        expect(stored, `article ${w + 1}: ${(rows[w] as { title: string }).title}`).toBeGreaterThanOrEqual(
+          acknowledged[w]!,
+        );
       }
       const tags = await admin('select count(*)::int as n from tags where name = $1', [`outage ${server}`], database);
       expect(tags.rows[0]).toEqual({ n: 1 });

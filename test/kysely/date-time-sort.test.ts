@@ -20,7 +20,10 @@ interface Db {
 
 const events = defineResource({
   type: 'events',
-  fields: [Attribute.make('name').type('string').writable().required(), Attribute.make('startsAt').type('date-time').writable().required()],
+  fields: [
+    Attribute.make('name').type('string').writable().required(),
+    Attribute.make('startsAt').type('date-time').writable().required(),
+  ],
   endpoints: [Show.make(), Index.make().paginate(10, 10), Create.make(), Update.make()],
   sorts: [SortBy.make('startsAt'), SortBy.make('name')],
 });
@@ -49,7 +52,11 @@ describe.each(SETUPS)('date-time sort on $dialect ($column column)', ({ dialect,
   beforeAll(async () => {
     ({ db, close } = await emptyKysely<Db>(dialect));
     const table = db.schema.createTable('events');
-    await (dialect === 'postgres' ? table.addColumn('id', 'serial', (c) => c.primaryKey()) : table.addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement()))
+    await (
+      dialect === 'postgres'
+        ? table.addColumn('id', 'serial', (c) => c.primaryKey())
+        : table.addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
+    )
       .addColumn('name', 'text', (c) => c.notNull())
       .addColumn('starts_at', column, (c) => c.notNull())
       .execute();
@@ -65,7 +72,10 @@ describe.each(SETUPS)('date-time sort on $dialect ($column column)', ({ dialect,
   });
 
   async function send(method: string, path: string, body?: unknown): Promise<{ status: number; doc: any }> {
-    const init: RequestInit = body === undefined ? { method } : { method, headers: { 'content-type': 'application/vnd.api+json' }, body: JSON.stringify(body) };
+    const init: RequestInit =
+      body === undefined
+        ? { method }
+        : { method, headers: { 'content-type': 'application/vnd.api+json' }, body: JSON.stringify(body) };
     const response = await api.fetch(new Request(`http://localhost${path}`, init));
     const doc = await response.json();
     expectValidDocument(doc);
@@ -75,7 +85,12 @@ describe.each(SETUPS)('date-time sort on $dialect ($column column)', ({ dialect,
 
   it('the created resources carry their instant in UTC with milliseconds', async () => {
     const { doc } = await send('GET', '/events?sort=name');
-    const served = new Map<string, string>(doc.data.map((r: { attributes: { name: string; startsAt: string } }) => [r.attributes.name, r.attributes.startsAt]));
+    const served = new Map<string, string>(
+      doc.data.map((r: { attributes: { name: string; startsAt: string } }) => [
+        r.attributes.name,
+        r.attributes.startsAt,
+      ]),
+    );
     expect(Object.fromEntries(served)).toEqual(Object.fromEntries(SENT.map((e) => [e.name, e.utc])));
   });
 
@@ -83,7 +98,9 @@ describe.each(SETUPS)('date-time sort on $dialect ($column column)', ({ dialect,
     const ascending = await send('GET', '/events?sort=startsAt');
     expect(ascending.status).toBe(200);
     expect(names(ascending.doc)).toEqual(BY_INSTANT);
-    expect(ascending.doc.data.map((r: { attributes: { startsAt: string } }) => r.attributes.startsAt)).toEqual([...SENT.map((e) => e.utc)].sort());
+    expect(ascending.doc.data.map((r: { attributes: { startsAt: string } }) => r.attributes.startsAt)).toEqual(
+      [...SENT.map((e) => e.utc)].sort(),
+    );
     const descending = await send('GET', '/events?sort=-startsAt');
     expect(names(descending.doc)).toEqual([...BY_INSTANT].reverse());
   });
@@ -99,27 +116,48 @@ describe.each(SETUPS)('date-time sort on $dialect ($column column)', ({ dialect,
     const { doc } = await send('GET', '/events?sort=-startsAt&page[limit]=1');
     const latest = doc.data[0] as { id: string; attributes: { name: string } };
     // 07:00 UTC: before every other event.
-    const updated = await send('PATCH', `/events/${latest.id}`, { data: { type: 'events', id: latest.id, attributes: { startsAt: '2024-01-01T12:00:00+05:00' } } });
+    const updated = await send('PATCH', `/events/${latest.id}`, {
+      data: { type: 'events', id: latest.id, attributes: { startsAt: '2024-01-01T12:00:00+05:00' } },
+    });
     expect(updated.status).toBe(200);
     expect(updated.doc.data.attributes.startsAt).toBe('2024-01-01T07:00:00.000Z');
     const shown = await send('GET', `/events/${latest.id}`);
     expect(shown.doc.data.attributes.startsAt).toBe('2024-01-01T07:00:00.000Z');
     const ascending = await send('GET', '/events?sort=startsAt');
-    expect(names(ascending.doc)).toEqual([latest.attributes.name, ...BY_INSTANT.filter((n) => n !== latest.attributes.name)]);
+    expect(names(ascending.doc)).toEqual([
+      latest.attributes.name,
+      ...BY_INSTANT.filter((n) => n !== latest.attributes.name),
+    ]);
   });
 
-  it.runIf(column === 'text')('the text column holds the normalized form, so the database compares instants', async () => {
-    const stored = await db.selectFrom('events').select(['name', 'starts_at']).orderBy('starts_at').execute();
-    expect(stored.every((row) => typeof row.starts_at === 'string' && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/.test(row.starts_at))).toBe(true);
-    expect(stored.map((row) => row.name)).toEqual(names((await send('GET', '/events?sort=startsAt')).doc));
-  });
+  it.runIf(column === 'text')(
+    'the text column holds the normalized form, so the database compares instants',
+    async () => {
+      const stored = await db.selectFrom('events').select(['name', 'starts_at']).orderBy('starts_at').execute();
+      expect(
+        stored.every(
+          (row) =>
+            typeof row.starts_at === 'string' && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/.test(row.starts_at),
+        ),
+      ).toBe(true);
+      expect(stored.map((row) => row.name)).toEqual(names((await send('GET', '/events?sort=startsAt')).doc));
+    },
+  );
 
   it('a date-time that is not RFC 3339 is 422 at its member, and nothing is written', async () => {
-    const before = await db.selectFrom('events').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
-    const refused = await send('POST', '/events', { data: { type: 'events', attributes: { name: 'local', startsAt: '2024-01-01T10:00:00' } } });
+    const before = await db
+      .selectFrom('events')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
+    const refused = await send('POST', '/events', {
+      data: { type: 'events', attributes: { name: 'local', startsAt: '2024-01-01T10:00:00' } },
+    });
     expect(refused.status).toBe(422);
     expect(refused.doc.errors[0].source).toEqual({ pointer: '/data/attributes/startsAt' });
-    const after = await db.selectFrom('events').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const after = await db
+      .selectFrom('events')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
     expect(Number(after.n)).toBe(Number(before.n));
   });
 });

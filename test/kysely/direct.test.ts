@@ -35,7 +35,11 @@ beforeAll(async () => {
   await migrate(direct.db, 'sqlite');
   await seed(direct.db, 40);
   // The same file through Kysely all the way (the default runner), logged.
-  logged = openDatabase({ file, runner: 'kysely', log: (event) => void (event.level === 'query' && statements.push(event.query.sql)) });
+  logged = openDatabase({
+    file,
+    runner: 'kysely',
+    log: (event) => void (event.level === 'query' && statements.push(event.query.sql)),
+  });
 });
 
 afterAll(async () => {
@@ -61,7 +65,11 @@ describe('sqliteKysely, direct runner: reads outside transactions run on SQLite 
   it('an Index of Where filters, SortColumn sorts and a page builds no Kysely query once its shape has run', async () => {
     const store = createStore(direct.db);
     const api = createApi(store);
-    const paths = ['/people?page[limit]=5', '/people?sort=-createdAt&filter[name]=Ada%20Lovelace', '/tags?sort=name&page[offset]=2'];
+    const paths = [
+      '/people?page[limit]=5',
+      '/people?sort=-createdAt&filter[name]=Ada%20Lovelace',
+      '/tags?sort=name&page[offset]=2',
+    ];
     const get = async (path: string) => (await api.fetch(new Request(`http://localhost${path}`), signedIn)).json();
     const first = await Promise.all(paths.map(get));
     const building = vi.spyOn(direct.db, 'selectFrom');
@@ -81,7 +89,11 @@ describe('sqliteKysely, direct runner: reads outside transactions run on SQLite 
     let written!: () => void;
     const wrote = new Promise<void>((resolve) => (written = resolve));
     const transaction = withTransaction(direct.db, async () => {
-      await executorFor(direct.db).updateTable('articles').set({ title: 'Committed title' }).where('id', '=', 4).execute();
+      await executorFor(direct.db)
+        .updateTable('articles')
+        .set({ title: 'Committed title' })
+        .where('id', '=', 4)
+        .execute();
       written();
       await gate;
     });
@@ -119,7 +131,11 @@ describe('sqliteKysely, direct runner: reads outside transactions run on SQLite 
     const transaction = withTransaction(
       direct.db,
       async () => {
-        await executorFor(direct.db).updateTable('articles').set({ title: 'Never committed' }).where('id', '=', 5).execute();
+        await executorFor(direct.db)
+          .updateTable('articles')
+          .set({ title: 'Never committed' })
+          .where('id', '=', 5)
+          .execute();
         written();
         await gate;
         return 'roll back';
@@ -135,9 +151,24 @@ describe('sqliteKysely, direct runner: reads outside transactions run on SQLite 
 });
 
 describe('sqliteKysely, direct runner: write requests run their transactions on SQLite directly', () => {
-  const articles = async () => Number((await direct.db.selectFrom('articles').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+  const articles = async () =>
+    Number(
+      (
+        await direct.db
+          .selectFrom('articles')
+          .select((eb) => eb.fn.countAll().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
   const post = (api: ReturnType<typeof createApi>, path: string, body: unknown) =>
-    api.fetch(new Request(`http://localhost${path}`, { method: 'POST', headers: { 'content-type': 'application/vnd.api+json; ext="https://jsonapi.org/ext/atomic"' }, body: JSON.stringify(body) }), signedIn);
+    api.fetch(
+      new Request(`http://localhost${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/vnd.api+json; ext="https://jsonapi.org/ext/atomic"' },
+        body: JSON.stringify(body),
+      }),
+      signedIn,
+    );
 
   it('concurrent creates take turns and each commits; a failing Atomic Operations batch leaves nothing', async () => {
     const api = createApi(createStore(direct.db), { transaction: kyselyTransaction(direct.db) });
@@ -148,7 +179,15 @@ describe('sqliteKysely, direct runner: write requests run their transactions on 
           data: {
             type: 'articles',
             attributes: { title: `Concurrent ${i}` },
-            relationships: { author: { data: { type: 'people', id: '1' } }, tags: { data: [{ type: 'tags', id: '1' }, { type: 'tags', id: '2' }] } },
+            relationships: {
+              author: { data: { type: 'people', id: '1' } },
+              tags: {
+                data: [
+                  { type: 'tags', id: '1' },
+                  { type: 'tags', id: '2' },
+                ],
+              },
+            },
           },
         }),
       ),
@@ -157,14 +196,23 @@ describe('sqliteKysely, direct runner: write requests run their transactions on 
     const ids = await Promise.all(created.map(async (r) => (await r.json()).data.id as string));
     expect(new Set(ids).size).toBe(20);
     expect(await articles()).toBe(before + 20);
-    const shown = await (await api.fetch(new Request(`http://localhost/articles/${ids[7]}?include=tags`), signedIn)).json();
+    const shown = await (
+      await api.fetch(new Request(`http://localhost/articles/${ids[7]}?include=tags`), signedIn)
+    ).json();
     expect(shown.data.attributes.title).toBe('Concurrent 7');
     expect(shown.included.map((tag: { id: string }) => tag.id).sort()).toEqual(['1', '2']);
 
     const taken = (await direct.db.selectFrom('tags').select('name').executeTakeFirstOrThrow()).name;
     const failed = await post(api, '/operations', {
       'atomic:operations': [
-        { op: 'add', data: { type: 'articles', attributes: { title: 'Undone' }, relationships: { author: { data: { type: 'people', id: '1' } } } } },
+        {
+          op: 'add',
+          data: {
+            type: 'articles',
+            attributes: { title: 'Undone' },
+            relationships: { author: { data: { type: 'people', id: '1' } } },
+          },
+        },
         { op: 'add', data: { type: 'tags', attributes: { name: taken } } },
       ],
     });
@@ -172,7 +220,13 @@ describe('sqliteKysely, direct runner: write requests run their transactions on 
     expect(await articles()).toBe(before + 20);
     expect(await direct.db.selectFrom('articles').select('id').where('title', '=', 'Undone').execute()).toEqual([]);
     // The connection is left as it was: the next write commits.
-    const after = await post(api, '/articles', { data: { type: 'articles', attributes: { title: 'After' }, relationships: { author: { data: { type: 'people', id: '1' } } } } });
+    const after = await post(api, '/articles', {
+      data: {
+        type: 'articles',
+        attributes: { title: 'After' },
+        relationships: { author: { data: { type: 'people', id: '1' } } },
+      },
+    });
     expect(after.status).toBe(201);
     expect(await articles()).toBe(before + 21);
   });
@@ -187,15 +241,28 @@ describe('sqliteKysely, direct runner: write requests run their transactions on 
         type: 'articles',
         attributes: { title: `Grouped ${i}` },
         // Every fourth names a person who does not exist: 404, rolled back to its savepoint.
-        relationships: { author: { data: { type: 'people', id: i % 4 === 3 ? '9999' : '1' } }, tags: { data: [{ type: 'tags', id: '3' }] } },
+        relationships: {
+          author: { data: { type: 'people', id: i % 4 === 3 ? '9999' : '1' } },
+          tags: { data: [{ type: 'tags', id: '3' }] },
+        },
       },
     }));
     const responses = await Promise.all(bodies.map((body) => post(api, '/articles', body)));
     begun.push(...statements);
     expect(responses.map((r) => r.status)).toEqual(bodies.map((_, i) => (i % 4 === 3 ? 404 : 201)));
     expect(await articles()).toBe(before + 9);
-    const grouped = await direct.db.selectFrom('articles').select('title').where('title', 'like', 'Grouped %').orderBy('title').execute();
-    expect(grouped.map((row) => row.title)).toEqual(bodies.filter((_, i) => i % 4 !== 3).map((b) => b.data.attributes.title).sort());
+    const grouped = await direct.db
+      .selectFrom('articles')
+      .select('title')
+      .where('title', 'like', 'Grouped %')
+      .orderBy('title')
+      .execute();
+    expect(grouped.map((row) => row.title)).toEqual(
+      bodies
+        .filter((_, i) => i % 4 !== 3)
+        .map((b) => b.data.attributes.title)
+        .sort(),
+    );
     // Fewer commits than requests: they shared them, each in its own savepoint.
     const commits = begun.filter((sql) => sql === 'commit').length;
     expect(commits).toBeGreaterThanOrEqual(1);
@@ -206,7 +273,8 @@ describe('sqliteKysely, direct runner: write requests run their transactions on 
 
   it('when SQLite rolls the whole transaction back, the group members before lose their work and reject; later ones commit', async () => {
     const tag = (name: string) => executorFor(direct.db).insertInto('tags').values({ name }).execute();
-    const tagged = async (name: string) => (await direct.db.selectFrom('tags').select('id').where('name', '=', name).execute()).length;
+    const tagged = async (name: string) =>
+      (await direct.db.selectFrom('tags').select('id').where('name', '=', name).execute()).length;
     const first = withTransaction(direct.db, () => tag('group first'));
     const breaking = withTransaction(direct.db, async () => {
       await sql`rollback`.execute(executorFor(direct.db));
@@ -225,43 +293,67 @@ describe('sqliteKysely, direct runner: write requests run their transactions on 
     const before = await articles();
     const orphan = withTransaction(direct.db, async () => {
       await sql`pragma defer_foreign_keys = on`.execute(executorFor(direct.db));
-      await executorFor(direct.db).insertInto('articles').values({ title: 'Orphan', status: 'draft', author_id: 9999, created_at: 'x', updated_at: 'x' }).execute();
+      await executorFor(direct.db)
+        .insertInto('articles')
+        .values({ title: 'Orphan', status: 'draft', author_id: 9999, created_at: 'x', updated_at: 'x' })
+        .execute();
     });
-    const innocent = withTransaction(direct.db, () => executorFor(direct.db).insertInto('tags').values({ name: 'innocent' }).execute());
+    const innocent = withTransaction(direct.db, () =>
+      executorFor(direct.db).insertInto('tags').values({ name: 'innocent' }).execute(),
+    );
     const settled = await Promise.allSettled([orphan, innocent]);
     expect(settled.map((s) => s.status)).toEqual(['rejected', 'rejected']);
     expect((settled[1] as PromiseRejectedResult).reason.code).toBe('SQLITE_CONSTRAINT_FOREIGNKEY');
     expect(await articles()).toBe(before);
     expect(await direct.db.selectFrom('tags').select('id').where('name', '=', 'innocent').execute()).toEqual([]);
-    await withTransaction(direct.db, () => executorFor(direct.db).insertInto('tags').values({ name: 'afterwards' }).execute());
+    await withTransaction(direct.db, () =>
+      executorFor(direct.db).insertInto('tags').values({ name: 'afterwards' }).execute(),
+    );
     expect(await direct.db.selectFrom('tags').select('id').where('name', '=', 'afterwards').execute()).toHaveLength(1);
   });
 
-  it('commitAlone keeps a transaction out of the others\' commit: its deferred constraint fails it alone', async () => {
+  it("commitAlone keeps a transaction out of the others' commit: its deferred constraint fails it alone", async () => {
     const before = await articles();
-    const earlier = withTransaction(direct.db, () => executorFor(direct.db).insertInto('tags').values({ name: 'before the loner' }).execute());
+    const earlier = withTransaction(direct.db, () =>
+      executorFor(direct.db).insertInto('tags').values({ name: 'before the loner' }).execute(),
+    );
     const orphan = withTransaction(
       direct.db,
       async () => {
         await sql`pragma defer_foreign_keys = on`.execute(executorFor(direct.db));
-        await executorFor(direct.db).insertInto('articles').values({ title: 'Orphan', status: 'draft', author_id: 9999, created_at: 'x', updated_at: 'x' }).execute();
+        await executorFor(direct.db)
+          .insertInto('articles')
+          .values({ title: 'Orphan', status: 'draft', author_id: 9999, created_at: 'x', updated_at: 'x' })
+          .execute();
       },
       { commitAlone: true },
     );
-    const later = withTransaction(direct.db, () => executorFor(direct.db).insertInto('tags').values({ name: 'after the loner' }).execute());
+    const later = withTransaction(direct.db, () =>
+      executorFor(direct.db).insertInto('tags').values({ name: 'after the loner' }).execute(),
+    );
     const settled = await Promise.allSettled([earlier, orphan, later]);
     expect(settled.map((s) => s.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
     expect(await articles()).toBe(before);
-    const names = (await direct.db.selectFrom('tags').select('name').where('name', 'like', '% the loner').execute()).map((t) => t.name).sort();
+    const names = (await direct.db.selectFrom('tags').select('name').where('name', 'like', '% the loner').execute())
+      .map((t) => t.name)
+      .sort();
     expect(names).toEqual(['after the loner', 'before the loner']);
   });
 
   it('kyselyTransaction({ groupCommit: false }) commits every write request on its own', async () => {
-    const api = createApi(createStore(logged.db), { transaction: kyselyTransaction(logged.db, { groupCommit: false }) });
+    const api = createApi(createStore(logged.db), {
+      transaction: kyselyTransaction(logged.db, { groupCommit: false }),
+    });
     statements.length = 0;
     const responses = await Promise.all(
       Array.from({ length: 4 }, (_, i) =>
-        post(api, '/articles', { data: { type: 'articles', attributes: { title: `Alone ${i}` }, relationships: { author: { data: { type: 'people', id: '1' } } } } }),
+        post(api, '/articles', {
+          data: {
+            type: 'articles',
+            attributes: { title: `Alone ${i}` },
+            relationships: { author: { data: { type: 'people', id: '1' } } },
+          },
+        }),
       ),
     );
     expect(responses.map((r) => r.status)).toEqual([201, 201, 201, 201]);

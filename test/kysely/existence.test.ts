@@ -23,11 +23,29 @@ describe.each(STORES)('existence and created rows on %s, %s runner', (dialect, r
     const store = createStore(f.database.db, { scoped: true });
     const check = store.articles.existence!.check;
     expect(store.people.existence!.check).toBe(check);
-    const drafts = (await f.database.db.selectFrom('articles').select(['id', 'author_id']).where('status', '=', 'draft').orderBy('id').execute()).map((r) => ({ id: String(r.id), author: String(r.author_id) }));
-    const published = (await f.database.db.selectFrom('articles').select('id').where('status', '=', 'published').orderBy('id').limit(3).execute()).map((r) => String(r.id));
+    const drafts = (
+      await f.database.db
+        .selectFrom('articles')
+        .select(['id', 'author_id'])
+        .where('status', '=', 'draft')
+        .orderBy('id')
+        .execute()
+    ).map((r) => ({ id: String(r.id), author: String(r.author_id) }));
+    const published = (
+      await f.database.db
+        .selectFrom('articles')
+        .select('id')
+        .where('status', '=', 'published')
+        .orderBy('id')
+        .limit(3)
+        .execute()
+    ).map((r) => String(r.id));
     const someone = drafts[0]!.author;
     const theirs = drafts.filter((d) => d.author === someone).map((d) => d.id);
-    const others = drafts.filter((d) => d.author !== someone).map((d) => d.id).slice(0, 2);
+    const others = drafts
+      .filter((d) => d.author !== someone)
+      .map((d) => d.id)
+      .slice(0, 2);
     expect(theirs.length).toBeGreaterThan(0);
     expect(others.length).toBeGreaterThan(0);
     for (const user of [someone, undefined]) {
@@ -42,25 +60,38 @@ describe.each(STORES)('existence and created rows on %s, %s runner', (dialect, r
         const models = await store[member].findMany!(ids, ctx);
         expect(answers[i], `${member} for ${user}`).toEqual(models.map((m) => m !== null && m !== undefined));
       }
-      expect(answers[0]!.slice(published.length, published.length + 2)).toEqual(theirs.slice(0, 2).map(() => user === someone));
+      expect(answers[0]!.slice(published.length, published.length + 2)).toEqual(
+        theirs.slice(0, 2).map(() => user === someone),
+      );
     }
     f.statements.length = 0;
     const ctx = new Context(new Request('http://localhost/'), { user: someone });
-    expect(await check.exist([{ member: 'articles', ids: [...published, ...theirs] }, { member: 'people', ids: ['1', '2'] }], ctx)).toEqual([
-      [...published, ...theirs].map(() => true),
-      [true, true],
-    ]);
+    expect(
+      await check.exist(
+        [
+          { member: 'articles', ids: [...published, ...theirs] },
+          { member: 'people', ids: ['1', '2'] },
+        ],
+        ctx,
+      ),
+    ).toEqual([[...published, ...theirs].map(() => true), [true, true]]);
     expect(f.statements).toHaveLength(1);
   });
 
   it('a create answers with the row as show reads it (insert ... returning *)', async () => {
-    const created = await f.request('POST', '/people', undefined, { data: { type: 'people', attributes: { name: 'Returning Row', email: 'returning@example.com' } } });
+    const created = await f.request('POST', '/people', undefined, {
+      data: { type: 'people', attributes: { name: 'Returning Row', email: 'returning@example.com' } },
+    });
     expect(created.status).toBe(201);
     const shown = await f.request('GET', `/people/${created.body.data.id}`);
     expect(created.body.data).toEqual(shown.body.data);
     // An article (its version from the table's default), with tags: the links do not change the row.
     const article = await f.request('POST', '/articles', '1', {
-      data: { type: 'articles', attributes: { title: 'Returned whole' }, relationships: { author: { data: { type: 'people', id: '1' } }, tags: { data: [{ type: 'tags', id: '2' }] } } },
+      data: {
+        type: 'articles',
+        attributes: { title: 'Returned whole' },
+        relationships: { author: { data: { type: 'people', id: '1' } }, tags: { data: [{ type: 'tags', id: '2' }] } },
+      },
     });
     expect(article.status).toBe(201);
     const show = await f.request('GET', `/articles/${article.body.data.id}`);

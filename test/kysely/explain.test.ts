@@ -29,7 +29,11 @@ describe.each(DIALECTS)('query plans on %s', (dialect) => {
 
   beforeAll(async () => {
     if (dialect === 'postgres') pg = await createPostgresDatabase();
-    database = openDatabase({ databaseUrl: pg?.url, log: (event) => void (event.level === 'query' && run.push({ sql: event.query.sql, parameters: event.query.parameters })) });
+    database = openDatabase({
+      databaseUrl: pg?.url,
+      log: (event) =>
+        void (event.level === 'query' && run.push({ sql: event.query.sql, parameters: event.query.parameters })),
+    });
     await migrate(database.db, database.dialect);
     await seed(database.db, 200);
     const store = createStore(database.db);
@@ -48,7 +52,9 @@ describe.each(DIALECTS)('query plans on %s', (dialect) => {
   const literal = (text: string, parameters: readonly unknown[]) => {
     let i = 0;
     const value = (v: unknown) => (typeof v === 'number' ? String(v) : `'${String(v).replace(/'/g, "''")}'`);
-    return dialect === 'postgres' ? text.replace(/\$(\d+)/g, (_, n: string) => value(parameters[Number(n) - 1])) : text.replace(/\?/g, () => value(parameters[i++]));
+    return dialect === 'postgres'
+      ? text.replace(/\$(\d+)/g, (_, n: string) => value(parameters[Number(n) - 1]))
+      : text.replace(/\?/g, () => value(parameters[i++]));
   };
 
   it.each(CASES)('%s uses %s', async (path, index) => {

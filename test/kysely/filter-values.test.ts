@@ -8,7 +8,8 @@ import { STORES, type Fixture, openFixture } from './harness.js';
 
 describe.each(STORES)('filter values on %s, %s runner', (dialect, runner) => {
   let f: Fixture;
-  const ids = (body: any) => (body.data as Array<{ id: string }>).map((r) => r.id).sort((a, b) => Number(a) - Number(b));
+  const ids = (body: any) =>
+    (body.data as Array<{ id: string }>).map((r) => r.id).sort((a, b) => Number(a) - Number(b));
   const list = async (path: string, user?: string) => {
     const { status, body } = await f.request('GET', path, user);
     expect(status, path).toBe(200);
@@ -19,7 +20,11 @@ describe.each(STORES)('filter values on %s, %s runner', (dialect, runner) => {
     f = await openFixture(dialect, 20, runner);
     for (const title of ['50% off', '500 items', 'a_b test', 'axb test', 'back\\slash', 'backslash']) {
       const created = await f.request('POST', '/articles', '1', {
-        data: { type: 'articles', attributes: { title }, relationships: { author: { data: { type: 'people', id: '1' } } } },
+        data: {
+          type: 'articles',
+          attributes: { title },
+          relationships: { author: { data: { type: 'people', id: '1' } } },
+        },
       });
       expect(created.status).toBe(201);
     }
@@ -29,7 +34,10 @@ describe.each(STORES)('filter values on %s, %s runner', (dialect, runner) => {
   });
 
   const titles = async (search: string) => {
-    const { status, body } = await f.request('GET', `/articles?filter[search]=${encodeURIComponent(search)}&page[limit]=50`);
+    const { status, body } = await f.request(
+      'GET',
+      `/articles?filter[search]=${encodeURIComponent(search)}&page[limit]=50`,
+    );
     expect(status).toBe(200);
     return (body.data as Array<{ attributes: { title: string } }>).map((a) => a.attributes.title).sort();
   };
@@ -71,7 +79,9 @@ describe.each(STORES)('filter values on %s, %s runner', (dialect, runner) => {
   });
 
   it('free-text filters take a value with a comma verbatim', async () => {
-    const created = await f.request('POST', '/tags', undefined, { data: { type: 'tags', attributes: { name: 'a,b' } } });
+    const created = await f.request('POST', '/tags', undefined, {
+      data: { type: 'tags', attributes: { name: 'a,b' } },
+    });
     expect(created.status).toBe(201);
     expect(await list('/tags?filter[name]=a,b')).toEqual([created.body.data.id]);
     const { body } = await f.request('GET', `/articles?filter[title]=${encodeURIComponent('50% off')}`);

@@ -21,7 +21,9 @@ export const DIALECTS: DialectName[] = ['sqlite', 'postgres'];
 /** The store's runners: Kysely's executor, and the driver directly. */
 export const RUNNERS: RunnerName[] = ['kysely', 'direct'];
 /** Every dialect with every runner, for `describe.each(STORES)('... on %s (%s runner)', (dialect, runner) => ...)`. */
-export const STORES: Array<[DialectName, RunnerName]> = DIALECTS.flatMap((dialect) => RUNNERS.map((runner): [DialectName, RunnerName] => [dialect, runner]));
+export const STORES: Array<[DialectName, RunnerName]> = DIALECTS.flatMap((dialect) =>
+  RUNNERS.map((runner): [DialectName, RunnerName] => [dialect, runner]),
+);
 
 export interface Fixture {
   database: OpenDatabase;
@@ -33,7 +35,11 @@ export interface Fixture {
   close(): Promise<void>;
 }
 
-export async function openFixture(dialect: DialectName, articles = 60, runner: RunnerName = 'kysely'): Promise<Fixture> {
+export async function openFixture(
+  dialect: DialectName,
+  articles = 60,
+  runner: RunnerName = 'kysely',
+): Promise<Fixture> {
   let pg: TestDatabase | undefined;
   if (dialect === 'postgres') pg = await createPostgresDatabase();
   const statements: string[] = [];
@@ -56,12 +62,18 @@ export async function openFixture(dialect: DialectName, articles = 60, runner: R
       if (payload !== undefined) {
         const atomicExt = path === '/operations' ? '; ext="https://jsonapi.org/ext/atomic"' : '';
         init.body = JSON.stringify(payload);
-        init.headers = { 'content-type': `application/vnd.api+json${atomicExt}`, accept: `application/vnd.api+json${atomicExt}` };
+        init.headers = {
+          'content-type': `application/vnd.api+json${atomicExt}`,
+          accept: `application/vnd.api+json${atomicExt}`,
+        };
       }
-      const response = await api.fetch(new Request(`http://localhost${path}`, init), { attributes: user === undefined ? {} : { user } });
+      const response = await api.fetch(new Request(`http://localhost${path}`, init), {
+        attributes: user === undefined ? {} : { user },
+      });
       const text = await response.text();
       const body = text === '' ? undefined : JSON.parse(text);
-      if (body !== undefined) (path === '/operations' && response.ok ? expectValidAtomicDocument : expectValidDocument)(body);
+      if (body !== undefined)
+        (path === '/operations' && response.ok ? expectValidAtomicDocument : expectValidDocument)(body);
       return { status: response.status, body };
     },
     async close() {
@@ -85,8 +97,15 @@ export interface ServedArticle {
 /** Every article the fixture serves (up to 50), read through the API with its author and tags. */
 export async function servedArticles(f: Fixture): Promise<ServedArticle[]> {
   const { body } = await f.request('GET', '/articles?page[limit]=50&include=author,tags', '1');
-  const names = new Map((body.included as Array<{ type: string; id: string; attributes: { name: string } }>).map((r) => [`${r.type}:${r.id}`, r.attributes.name]));
-  return (body.data as Array<{ id: string; attributes: Omit<ServedArticle, 'id' | 'author' | 'tags'>; relationships: any }>).map((a) => ({
+  const names = new Map(
+    (body.included as Array<{ type: string; id: string; attributes: { name: string } }>).map((r) => [
+      `${r.type}:${r.id}`,
+      r.attributes.name,
+    ]),
+  );
+  return (
+    body.data as Array<{ id: string; attributes: Omit<ServedArticle, 'id' | 'author' | 'tags'>; relationships: any }>
+  ).map((a) => ({
     id: a.id,
     ...a.attributes,
     author: names.get(`people:${a.relationships.author.data.id}`)!,
@@ -109,7 +128,11 @@ export interface TableSuite<DB> {
  * const suite = tableSuite<Db>(dialect, async (db) => { await db.schema.createTable('notes')...; return new JsonApi().resource(...); });
  * it('...', async () => { await suite.api.fetch(...); });
  */
-export function tableSuite<DB>(dialect: DialectName, setup: (db: Kysely<DB>) => Promise<JsonApi>, runner: RunnerName = 'kysely'): TableSuite<DB> {
+export function tableSuite<DB>(
+  dialect: DialectName,
+  setup: (db: Kysely<DB>) => Promise<JsonApi>,
+  runner: RunnerName = 'kysely',
+): TableSuite<DB> {
   const suite = {} as TableSuite<DB>;
   let close: (() => Promise<void>) | undefined;
   beforeAll(async () => {

@@ -45,8 +45,10 @@ describe.each(['sqlite', 'postgres'] as const)('Idempotency-Key leases (%s)', (d
       onError: () => {},
     });
   };
-  const count = async (name: string) => (await database.db.selectFrom('tags').where('name', '=', name).select('id').execute()).length;
-  const claimOf = (key: string) => sql<{ written: number }>`select * from jsonapi_idempotency_keys where key = ${`0::${key}`}`.execute(database.db);
+  const count = async (name: string) =>
+    (await database.db.selectFrom('tags').where('name', '=', name).select('id').execute()).length;
+  const claimOf = (key: string) =>
+    sql<{ written: number }>`select * from jsonapi_idempotency_keys where key = ${`0::${key}`}`.execute(database.db);
   /** Ages every claim past the default lease (60 s), as if its process had died that long ago. */
   const backdate = () => sql`update jsonapi_idempotency_keys set created_at = created_at - 120000`.execute(database.db);
   const until = async (check: () => Promise<boolean>) => {
@@ -69,7 +71,9 @@ describe.each(['sqlite', 'postgres'] as const)('Idempotency-Key leases (%s)', (d
     open();
     const late = await first;
     expect(late.status).toBe(409);
-    expect(((await late.json()) as { errors: unknown[] }).errors[0]).toMatchObject({ code: 'idempotency_key_in_flight' });
+    expect(((await late.json()) as { errors: unknown[] }).errors[0]).toMatchObject({
+      code: 'idempotency_key_in_flight',
+    });
     expect(await count('leased')).toBe(1);
     const replay = await retrier.fetch(createTag('leased', 'lease-1'));
     expect(replay.status).toBe(201);
@@ -82,7 +86,10 @@ describe.each(['sqlite', 'postgres'] as const)('Idempotency-Key leases (%s)', (d
       const key = `0::race-${i}`;
       expect((await kyselyIdempotency(database.db).claim(key, 'fingerprint')).state).toBe('new');
       await backdate();
-      const states = await Promise.all([kyselyIdempotency(database.db).claim(key, 'fingerprint'), kyselyIdempotency(database.db).claim(key, 'fingerprint')]);
+      const states = await Promise.all([
+        kyselyIdempotency(database.db).claim(key, 'fingerprint'),
+        kyselyIdempotency(database.db).claim(key, 'fingerprint'),
+      ]);
       expect(states.map((s) => s.state).sort()).toEqual(['in-flight', 'new']);
     }
   });
@@ -97,7 +104,9 @@ describe.each(['sqlite', 'postgres'] as const)('Idempotency-Key leases (%s)', (d
     const retry = await instance().fetch(createTag('committed', 'lease-2'));
     expect(retry.status).toBe(409);
     // Told the key is taken, not that the tag exists: the retry did not run the write again.
-    expect(((await retry.json()) as { errors: unknown[] }).errors[0]).toMatchObject({ code: 'idempotency_key_in_flight' });
+    expect(((await retry.json()) as { errors: unknown[] }).errors[0]).toMatchObject({
+      code: 'idempotency_key_in_flight',
+    });
     expect(await count('committed')).toBe(1);
   });
 

@@ -18,12 +18,37 @@ const SOURCE = readFileSync(STORE, 'utf8');
  * above the mistake that holds it).
  */
 const MISTAKES: Array<[string, { from: string; to: string; want: string; at?: string }]> = [
-  ['a misspelt column', { from: "columns: { createdAt: 'created_at' },", to: "columns: { createdAt: 'created_on' },", want: '"created_on"' }],
+  [
+    'a misspelt column',
+    {
+      from: "columns: { createdAt: 'created_at' },",
+      to: "columns: { createdAt: 'created_on' },",
+      want: '"created_on"',
+    },
+  ],
   ['a camelCase attribute left unmapped', { from: "updatedAt: 'updated_at', ", to: '', want: 'updatedAt' }],
   ['a wrong table', { from: "table: 'tags',\n", to: "table: 'tag',\n", want: '"tag"' }],
-  ['a column of the wrong kind', { from: "columns: { createdAt: 'created_at', updatedAt", to: "columns: { createdAt: 'author_id', updatedAt", want: '"author_id"' }],
-  ['a relationship without its mapping', { from: "comments: { type: 'toMany', table: 'comments', foreignKey: 'article_id' },", to: '', want: 'comments', at: 'relationships: {' }],
-  ['a custom filter without its function', { from: 'filters: { search },', to: '', want: 'filters', at: 'articles: {' }],
+  [
+    'a column of the wrong kind',
+    {
+      from: "columns: { createdAt: 'created_at', updatedAt",
+      to: "columns: { createdAt: 'author_id', updatedAt",
+      want: '"author_id"',
+    },
+  ],
+  [
+    'a relationship without its mapping',
+    {
+      from: "comments: { type: 'toMany', table: 'comments', foreignKey: 'article_id' },",
+      to: '',
+      want: 'comments',
+      at: 'relationships: {',
+    },
+  ],
+  [
+    'a custom filter without its function',
+    { from: 'filters: { search },', to: '', want: 'filters', at: 'articles: {' },
+  ],
 ];
 
 const options = (): ts.CompilerOptions => {
@@ -32,17 +57,28 @@ const options = (): ts.CompilerOptions => {
 };
 
 /** The first error of a program in which store.ts reads `text`, as "file:line: message". */
-function firstError(text: string, base: { options: ts.CompilerOptions; old?: ts.Program }): { error: string | undefined; program: ts.Program } {
+function firstError(
+  text: string,
+  base: { options: ts.CompilerOptions; old?: ts.Program },
+): { error: string | undefined; program: ts.Program } {
   const host = ts.createCompilerHost(base.options);
   const read = host.readFile.bind(host);
   host.readFile = (file) => (file === STORE ? text : read(file));
   const getSourceFile = host.getSourceFile.bind(host);
   host.getSourceFile = (file, language, onError, create) =>
     file === STORE ? ts.createSourceFile(file, text, language) : getSourceFile(file, language, onError, create);
-  const program = ts.createProgram({ rootNames: [STORE], options: base.options, host, ...(base.old && { oldProgram: base.old }) });
+  const program = ts.createProgram({
+    rootNames: [STORE],
+    options: base.options,
+    host,
+    ...(base.old && { oldProgram: base.old }),
+  });
   const [d] = ts.getPreEmitDiagnostics(program);
   if (!d) return { error: undefined, program };
-  const where = d.file && d.start !== undefined ? `${relative(ROOT, d.file.fileName)}:${d.file.getLineAndCharacterOfPosition(d.start).line + 1}` : '(global)';
+  const where =
+    d.file && d.start !== undefined
+      ? `${relative(ROOT, d.file.fileName)}:${d.file.getLineAndCharacterOfPosition(d.start).line + 1}`
+      : '(global)';
   return { error: `${where}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`, program };
 }
 
@@ -60,7 +96,11 @@ describe('mistakes in the Kysely mapping of the blog', () => {
 
   it('a mapping without `filters` names the custom filter it lacks on the first line of its error', () => {
     const { error } = firstError(SOURCE.replace('filters: { search },', ''), base);
-    expect(error).toMatch(new RegExp(`^examples/blog/store\\.ts:${SOURCE.slice(0, SOURCE.lastIndexOf('articles: {', SOURCE.indexOf('filters: { search },'))).split('\n').length}: `));
+    expect(error).toMatch(
+      new RegExp(
+        `^examples/blog/store\\.ts:${SOURCE.slice(0, SOURCE.lastIndexOf('articles: {', SOURCE.indexOf('filters: { search },'))).split('\n').length}: `,
+      ),
+    );
     expect(firstLine(error)).toMatch(/is not assignable to type .WithCustomFilters<"search", ArticlesTypes> &/);
   }, 60_000);
 
@@ -72,18 +112,29 @@ describe('mistakes in the Kysely mapping of the blog', () => {
     ].join('\n');
     const { error } = firstError(`${SOURCE}\n${mistake}\n`, base);
     expect(error).toMatch(new RegExp(`^examples/blog/store\\.ts:${SOURCE.split('\n').length + 2}: `));
-    expect(firstLine(error)).toMatch(/is not assignable to type .WithCustomFilters<"search", SortedArticles> & \(?WithCustomSorts<"popularity" \| "recent"> &/);
+    expect(firstLine(error)).toMatch(
+      /is not assignable to type .WithCustomFilters<"search", SortedArticles> & \(?WithCustomSorts<"popularity" \| "recent"> &/,
+    );
     // With `sorts` given, the same mapping compiles.
-    expect(firstError(`${SOURCE}\n${mistake.replace('policy: () => true', 'policy: () => true, sorts: { popularity: (q) => q, recent: (q) => q }')}\n`, base).error).toBeUndefined();
+    expect(
+      firstError(
+        `${SOURCE}\n${mistake.replace('policy: () => true', 'policy: () => true, sorts: { popularity: (q) => q, recent: (q) => q }')}\n`,
+        base,
+      ).error,
+    ).toBeUndefined();
   }, 60_000);
 
-  it.each(MISTAKES)('%s fails at its line in store.ts', (_, { from, to, want, at }) => {
-    expect(SOURCE).toContain(from);
-    const text = SOURCE.replace(from, to);
-    const index = at === undefined ? SOURCE.indexOf(from) : SOURCE.lastIndexOf(at, SOURCE.indexOf(from));
-    const line = SOURCE.slice(0, index).split('\n').length;
-    const { error } = firstError(text, base);
-    expect(error).toMatch(new RegExp(`^examples/blog/store\\.ts:${line}: `));
-    expect(error).toContain(want);
-  }, 60_000);
+  it.each(MISTAKES)(
+    '%s fails at its line in store.ts',
+    (_, { from, to, want, at }) => {
+      expect(SOURCE).toContain(from);
+      const text = SOURCE.replace(from, to);
+      const index = at === undefined ? SOURCE.indexOf(from) : SOURCE.lastIndexOf(at, SOURCE.indexOf(from));
+      const line = SOURCE.slice(0, index).split('\n').length;
+      const { error } = firstError(text, base);
+      expect(error).toMatch(new RegExp(`^examples/blog/store\\.ts:${line}: `));
+      expect(error).toContain(want);
+    },
+    60_000,
+  );
 });

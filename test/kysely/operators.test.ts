@@ -15,8 +15,13 @@ import { STORES, type Fixture, type ServedArticle, openFixture, servedArticles }
 describe.each(STORES)('filter operators on %s, %s runner', (dialect, runner) => {
   let f: Fixture;
   let all: ServedArticle[];
-  const ids = (body: any) => (body.data as Array<{ id: string }>).map((r) => r.id).sort((a, b) => Number(a) - Number(b));
-  const expected = (keep: (a: ServedArticle) => boolean) => all.filter(keep).map((a) => a.id).sort((a, b) => Number(a) - Number(b));
+  const ids = (body: any) =>
+    (body.data as Array<{ id: string }>).map((r) => r.id).sort((a, b) => Number(a) - Number(b));
+  const expected = (keep: (a: ServedArticle) => boolean) =>
+    all
+      .filter(keep)
+      .map((a) => a.id)
+      .sort((a, b) => Number(a) - Number(b));
   const list = async (query: string, user = '1') => {
     const { status, body } = await f.request('GET', `/articles?page[limit]=50&${query}`, user);
     expect(status, `${query}: ${JSON.stringify(body?.errors)}`).toBe(200);
@@ -33,7 +38,11 @@ describe.each(STORES)('filter operators on %s, %s runner', (dialect, runner) => 
     // Titles that hold LIKE and GLOB wildcards, and letter case, for the text operators.
     for (const title of ['100% Sure_thing', 'Mixed CASE [draft]*', 'ends with 50%']) {
       const created = await f.request('POST', '/articles', '1', {
-        data: { type: 'articles', attributes: { title }, relationships: { author: { data: { type: 'people', id: '1' } } } },
+        data: {
+          type: 'articles',
+          attributes: { title },
+          relationships: { author: { data: { type: 'people', id: '1' } } },
+        },
       });
       expect(created.status).toBe(201);
     }
@@ -47,7 +56,10 @@ describe.each(STORES)('filter operators on %s, %s runner', (dialect, runner) => 
   it('orders date-times as instants: eq, ne, lt, lte, gt, gte, with offsets read as UTC', async () => {
     const pivot = [...all].sort((a, b) => a.createdAt.localeCompare(b.createdAt))[10]!.createdAt;
     // The same instant written with an offset.
-    const shifted = new Date(Date.parse(pivot) + 2 * 3600_000).toISOString().replace('Z', '+02:00').replace('.000+', '+');
+    const shifted = new Date(Date.parse(pivot) + 2 * 3600_000)
+      .toISOString()
+      .replace('Z', '+02:00')
+      .replace('.000+', '+');
     const at = encodeURIComponent(shifted);
     expect(await list(`filter[createdAt][gte]=${at}`)).toEqual(expected((a) => a.createdAt >= pivot));
     expect(await list(`filter[createdAt][gt]=${at}`)).toEqual(expected((a) => a.createdAt > pivot));
@@ -57,9 +69,11 @@ describe.each(STORES)('filter operators on %s, %s runner', (dialect, runner) => 
     expect(await list(`filter[createdAt][ne]=${at}`)).toEqual(expected((a) => a.createdAt !== pivot));
     // A range: both bounds hold.
     const upper = [...all].sort((a, b) => a.createdAt.localeCompare(b.createdAt))[20]!.createdAt;
-    expect(await list(`filter[createdAt][gte]=${encodeURIComponent(pivot)}&filter[createdAt][lt]=${encodeURIComponent(upper)}`)).toEqual(
-      expected((a) => a.createdAt >= pivot && a.createdAt < upper),
-    );
+    expect(
+      await list(
+        `filter[createdAt][gte]=${encodeURIComponent(pivot)}&filter[createdAt][lt]=${encodeURIComponent(upper)}`,
+      ),
+    ).toEqual(expected((a) => a.createdAt >= pivot && a.createdAt < upper));
   });
 
   it('matches text literally and with letter case: contains, startsWith, endsWith, eq', async () => {
@@ -73,7 +87,9 @@ describe.each(STORES)('filter operators on %s, %s runner', (dialect, runner) => 
       ['endsWith', '50%', (t: string) => t.endsWith('50%')],
       ['eq', 'Mixed CASE [draft]*', (t: string) => t === 'Mixed CASE [draft]*'],
     ] as const) {
-      expect(await list(`filter[title][${op}]=${encodeURIComponent(term)}`), `${op} ${term}`).toEqual(expected((a) => keep(a.title)));
+      expect(await list(`filter[title][${op}]=${encodeURIComponent(term)}`), `${op} ${term}`).toEqual(
+        expected((a) => keep(a.title)),
+      );
     }
     expect(expected((a) => a.title.includes('practice')).length).toBeGreaterThan(5);
   });
@@ -87,11 +103,17 @@ describe.each(STORES)('filter operators on %s, %s runner', (dialect, runner) => 
 
   it('follows relationship paths: author.name (to-one) and tags.name (to-many, any tag matching)', async () => {
     const author = all[4]!.author;
-    expect(await list(`filter[author.name]=${encodeURIComponent(author)}`)).toEqual(expected((a) => a.author === author));
-    expect(await list(`filter[author.name][contains]=${encodeURIComponent(author.slice(1, 5))}`)).toEqual(expected((a) => a.author.includes(author.slice(1, 5))));
+    expect(await list(`filter[author.name]=${encodeURIComponent(author)}`)).toEqual(
+      expected((a) => a.author === author),
+    );
+    expect(await list(`filter[author.name][contains]=${encodeURIComponent(author.slice(1, 5))}`)).toEqual(
+      expected((a) => a.author.includes(author.slice(1, 5))),
+    );
     const tags = [...new Set(all.flatMap((a) => a.tags))].sort();
     expect(tags.length).toBeGreaterThan(3);
-    expect(await list(`filter[tags.name]=${encodeURIComponent(tags[0]!)}`)).toEqual(expected((a) => a.tags.includes(tags[0]!)));
+    expect(await list(`filter[tags.name]=${encodeURIComponent(tags[0]!)}`)).toEqual(
+      expected((a) => a.tags.includes(tags[0]!)),
+    );
     expect(await list(`filter[tags.name][in]=${encodeURIComponent(`${tags[1]},${tags[2]}`)}`)).toEqual(
       expected((a) => a.tags.includes(tags[1]!) || a.tags.includes(tags[2]!)),
     );
@@ -104,10 +126,22 @@ describe.each(STORES)('filter operators on %s, %s runner', (dialect, runner) => 
   it("sorts by a to-one relationship's attribute: sort=author.name,-createdAt", async () => {
     const { status, body } = await f.request('GET', '/articles?page[limit]=50&sort=author.name,-createdAt', '1');
     expect(status).toBe(200);
-    const order = [...all].sort((a, b) => (a.author !== b.author ? (a.author < b.author ? -1 : 1) : a.createdAt !== b.createdAt ? (a.createdAt < b.createdAt ? 1 : -1) : Number(a.id) - Number(b.id)));
+    const order = [...all].sort((a, b) =>
+      a.author !== b.author
+        ? a.author < b.author
+          ? -1
+          : 1
+        : a.createdAt !== b.createdAt
+          ? a.createdAt < b.createdAt
+            ? 1
+            : -1
+          : Number(a.id) - Number(b.id),
+    );
     expect((body.data as Array<{ id: string }>).map((a) => a.id)).toEqual(order.map((a) => a.id));
     const descending = await f.request('GET', '/articles?page[limit]=50&sort=-author.name,-createdAt', '1');
-    expect((descending.body.data as Array<{ id: string }>)[0]!.id).toBe([...order].sort((a, b) => (a.author !== b.author ? (a.author < b.author ? 1 : -1) : 0))[0]!.id);
+    expect((descending.body.data as Array<{ id: string }>)[0]!.id).toBe(
+      [...order].sort((a, b) => (a.author !== b.author ? (a.author < b.author ? 1 : -1) : 0))[0]!.id,
+    );
   });
 
   it('answers 400 naming the exact parameter for a bad operator or value', async () => {
@@ -128,7 +162,9 @@ describe.each(STORES)('a path through a scoped relationship on %s, %s runner', (
   let f: Fixture;
   let api: JsonApi;
   const people = async (query: string, user?: string) => {
-    const response = await api.fetch(new Request(`http://localhost/people?page[limit]=50&${query}`), { attributes: user === undefined ? {} : { user } });
+    const response = await api.fetch(new Request(`http://localhost/people?page[limit]=50&${query}`), {
+      attributes: user === undefined ? {} : { user },
+    });
     const body = (await response.json()) as { data: Array<{ id: string }> };
     expect(response.status).toBe(200);
     return body.data.map((p) => p.id);
@@ -138,11 +174,18 @@ describe.each(STORES)('a path through a scoped relationship on %s, %s runner', (
     f = await openFixture(dialect, 10, runner);
     // Person 2's draft: its title is matched only for person 2 (the scoped store hides drafts from everyone else).
     const created = await f.request('POST', '/articles', '2', {
-      data: { type: 'articles', attributes: { title: 'Secret plans', status: 'draft' }, relationships: { author: { data: { type: 'people', id: '2' } } } },
+      data: {
+        type: 'articles',
+        attributes: { title: 'Secret plans', status: 'draft' },
+        relationships: { author: { data: { type: 'people', id: '2' } } },
+      },
     });
     expect(created.status).toBe(201);
     const store = createStore(f.database.db, { scoped: true });
-    const peopleWithPath = { ...schema.people, filters: () => [...(schema.people.filters?.() ?? []), Where.make('articles.title')] };
+    const peopleWithPath = {
+      ...schema.people,
+      filters: () => [...(schema.people.filters?.() ?? []), Where.make('articles.title')],
+    };
     api = new JsonApi({ transaction: kyselyTransaction(f.database.db), extensions: [atomic()] })
       .resource({ ...peopleWithPath, ...store.people })
       .resource({ ...schema.articles, ...store.articles })

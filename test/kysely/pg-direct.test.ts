@@ -35,7 +35,9 @@ beforeAll(async () => {
   for (const p of [pool, loggedPool]) p.on('error', () => undefined);
   direct = postgresKysely<Database>(pool, { runner: 'direct' });
   // The same database through Kysely all the way (the default runner), logged.
-  logged = postgresKysely<Database>(loggedPool, { log: (event) => void (event.level === 'query' && statements.push(event.query.sql)) });
+  logged = postgresKysely<Database>(loggedPool, {
+    log: (event) => void (event.level === 'query' && statements.push(event.query.sql)),
+  });
   await migrate(direct, 'postgres');
   await seed(direct, 30);
 });
@@ -47,18 +49,27 @@ afterAll(async () => {
 });
 
 /** What the pool saw while `work` ran: its answer, the statements its clients ran (by name), the checkouts, and the store's statements Kysely's executor ran. */
-async function onThePool<T>(work: () => Promise<T>, db = direct, on = pool): Promise<{ result: T; named: string[]; checkouts: number; throughKysely: number }> {
+async function onThePool<T>(
+  work: () => Promise<T>,
+  db = direct,
+  on = pool,
+): Promise<{ result: T; named: string[]; checkouts: number; throughKysely: number }> {
   const throughKysely = vi.spyOn(db, 'executeQuery');
   const clients = new Map<pg.PoolClient, MockInstance<(...args: unknown[]) => unknown>>();
   let checkouts = 0;
   const onAcquire = (client: pg.PoolClient) => {
     checkouts++;
-    if (!clients.has(client)) clients.set(client, vi.spyOn(client as unknown as { query: (...args: unknown[]) => unknown }, 'query'));
+    if (!clients.has(client))
+      clients.set(client, vi.spyOn(client as unknown as { query: (...args: unknown[]) => unknown }, 'query'));
   };
   on.on('acquire', onAcquire);
   try {
     const result = await work();
-    const named = [...clients.values()].flatMap((spy) => spy.mock.calls.map(([config]) => (typeof config === 'object' && config !== null && 'name' in config ? String(config.name) : '(unnamed)')));
+    const named = [...clients.values()].flatMap((spy) =>
+      spy.mock.calls.map(([config]) =>
+        typeof config === 'object' && config !== null && 'name' in config ? String(config.name) : '(unnamed)',
+      ),
+    );
     return { result, named, checkouts, throughKysely: throughKysely.mock.calls.length };
   } finally {
     on.off('acquire', onAcquire);
@@ -81,7 +92,10 @@ describe('postgresKysely, direct runner: the store’s statements outside transa
       expect(throughKysely, path).toBe(0);
       expect(checkouts, path).toBe(statements.length);
       expect(named.length, path).toBe(statements.length);
-      expect(named.every((name) => name.startsWith('jg')), path).toBe(true);
+      expect(
+        named.every((name) => name.startsWith('jg')),
+        path,
+      ).toBe(true);
     }
   });
 
@@ -92,7 +106,9 @@ describe('postgresKysely, direct runner: the store’s statements outside transa
     pool.on('remove', onRemove);
     try {
       for (let i = 0; i < 5; i++) {
-        const { result, throughKysely } = await onThePool(() => api.fetch(new Request('http://localhost/articles?filter[author]=abc'), signedIn));
+        const { result, throughKysely } = await onThePool(() =>
+          api.fetch(new Request('http://localhost/articles?filter[author]=abc'), signedIn),
+        );
         expect(throughKysely).toBe(0);
         expect(result.status).toBe(400);
         expect((await result.json()).errors[0].code).toBe('invalid_filter_value');
@@ -113,7 +129,9 @@ describe('postgresKysely, direct runner: the store’s statements outside transa
       },
     });
     const headers = { 'content-type': 'application/vnd.api+json', authorization: 'Bearer 1' };
-    const { result, checkouts, named } = await onThePool(() => api.fetch(new Request('http://localhost/articles', { method: 'POST', headers, body }), signedIn));
+    const { result, checkouts, named } = await onThePool(() =>
+      api.fetch(new Request('http://localhost/articles', { method: 'POST', headers, body }), signedIn),
+    );
     expect(result.status).toBe(201);
     expect(checkouts).toBe(1);
     expect(named.slice(0, 1).concat(named.slice(-1))).toEqual(['(unnamed)', '(unnamed)']); // begin, commit
@@ -124,12 +142,18 @@ describe('postgresKysely, direct runner: the store’s statements outside transa
 
   it('a prepared select * whose table changed is prepared anew under a new name, on the same connection', async () => {
     // One connection, so that the stale statement is met for certain.
-    const single = new pg.Pool({ connectionString: database.url, max: 1, options: '-c TimeZone=UTC', types: dateTimeText(pg.types) });
+    const single = new pg.Pool({
+      connectionString: database.url,
+      max: 1,
+      options: '-c TimeZone=UTC',
+      types: dateTimeText(pg.types),
+    });
     single.on('error', () => undefined);
     const db = postgresKysely<Database>(single, { runner: 'direct' });
     try {
       const api = createApi(createStore(db));
-      const get = () => onThePool(async () => (await api.fetch(new Request('http://localhost/tags/1'), signedIn)).json(), db, single);
+      const get = () =>
+        onThePool(async () => (await api.fetch(new Request('http://localhost/tags/1'), signedIn)).json(), db, single);
       const before = await get();
       expect(before.named).toHaveLength(1);
       await sql`alter table tags add column extra text`.execute(logged);
@@ -152,7 +176,11 @@ describe('postgresKysely, direct runner: the store’s statements outside transa
   it('on the default runner, nothing goes to the pool directly', async () => {
     const api = createApi(createStore(logged));
     statements.length = 0;
-    const { throughKysely } = await onThePool(() => api.fetch(new Request('http://localhost/articles/1?include=author'), signedIn), logged, loggedPool);
+    const { throughKysely } = await onThePool(
+      () => api.fetch(new Request('http://localhost/articles/1?include=author'), signedIn),
+      logged,
+      loggedPool,
+    );
     expect(throughKysely).toBe(2);
     expect(statements).toHaveLength(2);
   });

@@ -42,7 +42,11 @@ describe('statements per request on PostgreSQL', () => {
   for (const route of ROUTES) {
     it(`route ${route.name}: ${route.method} ${route.path} sends ${PINNED[route.name]}`, async () => {
       statements.length = 0;
-      const response = await fetch(demo.url + route.path, { method: route.method, headers: route.headers, body: route.body });
+      const response = await fetch(demo.url + route.path, {
+        method: route.method,
+        headers: route.headers,
+        body: route.body,
+      });
       await response.arrayBuffer();
       expect(response.status).toBeLessThan(300);
       expect(statements.length, statements.join('\n')).toBe(PINNED[route.name]);

@@ -65,9 +65,17 @@ describe('dateTimeText on PostgreSQL', () => {
 
   it('keeps other types as the default parsers read them', async () => {
     const pool = newPool({ types: dateTimeText(pg.types) });
-    const { rows } = await pool.query(`select 1::int4 as i, 2::int8 as b, '{"a":1}'::jsonb as j, date '2024-01-05' as d, timestamp '2024-01-05 04:00' as t`);
+    const { rows } = await pool.query(
+      `select 1::int4 as i, 2::int8 as b, '{"a":1}'::jsonb as j, date '2024-01-05' as d, timestamp '2024-01-05 04:00' as t`,
+    );
     const plain = newPool({});
-    expect(rows).toEqual((await plain.query(`select 1::int4 as i, 2::int8 as b, '{"a":1}'::jsonb as j, date '2024-01-05' as d, timestamp '2024-01-05 04:00' as t`)).rows);
+    expect(rows).toEqual(
+      (
+        await plain.query(
+          `select 1::int4 as i, 2::int8 as b, '{"a":1}'::jsonb as j, date '2024-01-05' as d, timestamp '2024-01-05 04:00' as t`,
+        )
+      ).rows,
+    );
   });
 });
 
@@ -75,7 +83,14 @@ describe('utcText', () => {
   it('rewrites the UTC wire form and refuses every other form', () => {
     expect(utcText('2024-01-05 04:00:00+00')).toBe('2024-01-05T04:00:00.000Z');
     expect(utcText('2024-01-05 04:00:00.123456+00')).toBe('2024-01-05T04:00:00.123Z');
-    for (const other of ['2024-01-05 04:00:00+02', '2024-01-05 04:00:00+05:30', '2024-01-05 04:00:00+00 BC', '12024-01-05 04:00:00+00', 'infinity', '2024-01-05T04:00:00Z']) {
+    for (const other of [
+      '2024-01-05 04:00:00+02',
+      '2024-01-05 04:00:00+05:30',
+      '2024-01-05 04:00:00+00 BC',
+      '12024-01-05 04:00:00+00',
+      'infinity',
+      '2024-01-05T04:00:00Z',
+    ]) {
       expect(utcText(other)).toBeUndefined();
     }
   });

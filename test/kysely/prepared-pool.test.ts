@@ -20,22 +20,34 @@ const opened: Array<Kysely<Tables>> = [];
 function open(prepared: boolean, maxNames?: number): Kysely<Tables> {
   const pool = new pg.Pool({ connectionString: database.url, max: 1 });
   pool.on('error', () => undefined); // the drop at the end may end a closing connection
-  const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool: prepared ? preparedPool(pool, maxNames === undefined ? {} : { maxNames }) : pool }) });
+  const db = new Kysely<Tables>({
+    dialect: new PostgresDialect({
+      pool: prepared ? preparedPool(pool, maxNames === undefined ? {} : { maxNames }) : pool,
+    }),
+  });
   opened.push(db);
   return db;
 }
 
 /** The statements this pool's one connection has prepared, name -> text. */
 async function preparedOn(db: Kysely<Tables>): Promise<Map<string, string>> {
-  const { rows } = await sql<{ name: string; statement: string }>`select name, statement from pg_prepared_statements`.execute(db);
+  const { rows } = await sql<{
+    name: string;
+    statement: string;
+  }>`select name, statement from pg_prepared_statements`.execute(db);
   return new Map(rows.map((r) => [r.name, r.statement]));
 }
 
 beforeAll(async () => {
   database = await createPostgresDatabase();
   const setup = open(false);
-  await sql`create table notes (id serial primary key, body text not null unique, at timestamptz not null default '2024-01-01T10:00:00Z')`.execute(setup);
-  await setup.insertInto('notes').values([{ body: 'a' }, { body: 'b' }, { body: 'c' }]).execute();
+  await sql`create table notes (id serial primary key, body text not null unique, at timestamptz not null default '2024-01-01T10:00:00Z')`.execute(
+    setup,
+  );
+  await setup
+    .insertInto('notes')
+    .values([{ body: 'a' }, { body: 'b' }, { body: 'c' }])
+    .execute();
 });
 
 afterAll(async () => {
@@ -60,7 +72,8 @@ describe('preparedPool', () => {
   it('gives the same results as the plain pool', async () => {
     const plain = open(false);
     const named = open(true);
-    const read = (db: Kysely<Tables>) => db.selectFrom('notes').selectAll().where('body', '!=', 'z').orderBy('id').execute();
+    const read = (db: Kysely<Tables>) =>
+      db.selectFrom('notes').selectAll().where('body', '!=', 'z').orderBy('id').execute();
     const expected = await read(plain);
     expect(await read(named)).toEqual(expected);
     expect(await read(named)).toEqual(expected); // the second call runs the prepared statement
@@ -82,7 +95,11 @@ describe('preparedPool', () => {
 
   it('keeps the host’s own queries working: writes, RETURNING, transactions, errors', async () => {
     const db = open(true);
-    const inserted = await db.insertInto('notes').values({ body: 'd' }).returning(['id', 'body']).executeTakeFirstOrThrow();
+    const inserted = await db
+      .insertInto('notes')
+      .values({ body: 'd' })
+      .returning(['id', 'body'])
+      .executeTakeFirstOrThrow();
     expect(inserted.body).toBe('d');
     // A failed statement (unique violation) leaves the connection usable and rolls its transaction back.
     await expect(

@@ -27,37 +27,49 @@ describe.each(STORES)('the store’s statements on %s, %s runner', (dialect, run
     await f.close();
   });
 
-  it(runner === 'direct' ? 'reads outside transactions run on the driver, none through Kysely' : 'reads run through Kysely’s executor', async () => {
-    const path = '/articles/1?include=author,tags';
-    const first = await f.request('GET', path, '1'); // compiles the shapes
-    const kysely = throughKysely(f.database.db);
-    try {
-      f.statements.length = 0;
-      expect(await f.request('GET', path, '1')).toEqual(first);
-      expect(first.status).toBe(200);
-      expect(f.statements).toHaveLength(3); // the article, its author, its tags
-      expect(kysely.mock.calls.map(([query]) => query.sql)).toHaveLength(runner === 'direct' ? 0 : 3);
-    } finally {
-      kysely.mockRestore();
-    }
-  });
+  it(
+    runner === 'direct'
+      ? 'reads outside transactions run on the driver, none through Kysely'
+      : 'reads run through Kysely’s executor',
+    async () => {
+      const path = '/articles/1?include=author,tags';
+      const first = await f.request('GET', path, '1'); // compiles the shapes
+      const kysely = throughKysely(f.database.db);
+      try {
+        f.statements.length = 0;
+        expect(await f.request('GET', path, '1')).toEqual(first);
+        expect(first.status).toBe(200);
+        expect(f.statements).toHaveLength(3); // the article, its author, its tags
+        expect(kysely.mock.calls.map(([query]) => query.sql)).toHaveLength(runner === 'direct' ? 0 : 3);
+      } finally {
+        kysely.mockRestore();
+      }
+    },
+  );
 
-  it.runIf(dialect === 'sqlite')('a write request’s transaction control goes to the driver only on the direct runner', async () => {
-    const kysely = throughKysely(f.database.db);
-    try {
-      f.statements.length = 0;
-      const created = await f.request('POST', '/articles', '1', {
-        data: { type: 'articles', attributes: { title: 'Runner' }, relationships: { author: { data: { type: 'people', id: '1' } } } },
-      });
-      expect(created.status).toBe(201);
-      const control = ['begin immediate', 'savepoint jsonapi_gen', 'release jsonapi_gen', 'commit'];
-      expect(f.statements.filter((sql) => control.includes(sql))).toEqual(control);
-      const viaKysely = kysely.mock.calls.map(([query]) => query.sql).filter((sql) => control.includes(sql));
-      expect(viaKysely).toEqual(runner === 'direct' ? [] : control);
-    } finally {
-      kysely.mockRestore();
-    }
-  });
+  it.runIf(dialect === 'sqlite')(
+    'a write request’s transaction control goes to the driver only on the direct runner',
+    async () => {
+      const kysely = throughKysely(f.database.db);
+      try {
+        f.statements.length = 0;
+        const created = await f.request('POST', '/articles', '1', {
+          data: {
+            type: 'articles',
+            attributes: { title: 'Runner' },
+            relationships: { author: { data: { type: 'people', id: '1' } } },
+          },
+        });
+        expect(created.status).toBe(201);
+        const control = ['begin immediate', 'savepoint jsonapi_gen', 'release jsonapi_gen', 'commit'];
+        expect(f.statements.filter((sql) => control.includes(sql))).toEqual(control);
+        const viaKysely = kysely.mock.calls.map(([query]) => query.sql).filter((sql) => control.includes(sql));
+        expect(viaKysely).toEqual(runner === 'direct' ? [] : control);
+      } finally {
+        kysely.mockRestore();
+      }
+    },
+  );
 });
 
 describe('choosing a runner', () => {
@@ -72,10 +84,13 @@ describe('choosing a runner', () => {
   });
 
   it('refuses the direct runner with log or plugins, which it would bypass', () => {
-    const refused = /runner 'direct' runs the store's statements without Kysely, so its log and plugins would miss them/;
+    const refused =
+      /runner 'direct' runs the store's statements without Kysely, so its log and plugins would miss them/;
     expect(() => sqliteKysely(new SQLite(':memory:'), { runner: 'direct', log: ['query'] })).toThrow(refused);
     expect(() => sqliteKysely(new SQLite(':memory:'), { runner: 'direct', plugins: [plugin] })).toThrow(refused);
-    expect(() => postgresKysely(pool, { runner: 'direct', log: () => undefined })).toThrow(/^postgresKysely: runner 'direct'/);
+    expect(() => postgresKysely(pool, { runner: 'direct', log: () => undefined })).toThrow(
+      /^postgresKysely: runner 'direct'/,
+    );
     expect(() => postgresKysely(pool, { runner: 'direct', plugins: [plugin] })).toThrow(refused);
   });
 
@@ -90,6 +105,8 @@ describe('choosing a runner', () => {
   });
 
   it('names the runners it knows when given another', () => {
-    expect(() => sqliteKysely(new SQLite(':memory:'), { runner: 'fast' as 'direct' })).toThrow(/sqliteKysely: runner must be 'kysely' or 'direct', got "fast"/);
+    expect(() => sqliteKysely(new SQLite(':memory:'), { runner: 'fast' as 'direct' })).toThrow(
+      /sqliteKysely: runner must be 'kysely' or 'direct', got "fast"/,
+    );
   });
 });

@@ -11,7 +11,9 @@ async function dump(database: OpenDatabase) {
   for (const table of TABLES) {
     const rows = await database.db.selectFrom(table).selectAll().execute();
     out[table] = rows
-      .map((row) => Object.fromEntries(Object.entries(row).map(([k, v]) => [k, v instanceof Date ? v.toISOString() : v])))
+      .map((row) =>
+        Object.fromEntries(Object.entries(row).map(([k, v]) => [k, v instanceof Date ? v.toISOString() : v])),
+      )
       .sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
   }
   return out;
@@ -54,7 +56,14 @@ describe('seed', () => {
       expect(await seed(database.db, 1000)).toEqual(seedCounts(1000));
       const counts: Record<string, number> = {};
       for (const table of ['people', 'articles', 'comments', 'tags'] as const) {
-        counts[table] = Number((await database.db.selectFrom(table).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+        counts[table] = Number(
+          (
+            await database.db
+              .selectFrom(table)
+              .select((eb) => eb.fn.countAll().as('n'))
+              .executeTakeFirstOrThrow()
+          ).n,
+        );
       }
       expect(counts).toEqual({ people: 20, articles: 1000, comments: 5000, tags: 12 });
     });

@@ -23,11 +23,21 @@ afterEach(async () => {
 async function database(size?: number) {
   const sqlite = new SQLite(':memory:');
   const prepared: string[] = [];
-  const counting = { close: () => sqlite.close(), prepare: (text: string) => (prepared.push(text), sqlite.prepare(text)) };
+  const counting = {
+    close: () => sqlite.close(),
+    prepare: (text: string) => (prepared.push(text), sqlite.prepare(text)),
+  };
   const db = new Kysely<Db>({ dialect: new SqliteDialect({ database: cachedStatements(counting, size) }) });
   open.push(db);
-  await db.schema.createTable('notes').addColumn('id', 'integer', (c) => c.primaryKey()).addColumn('body', 'text').execute();
-  await db.insertInto('notes').values(Array.from({ length: 10 }, (_, i) => ({ id: i + 1, body: `note ${i + 1}` }))).execute();
+  await db.schema
+    .createTable('notes')
+    .addColumn('id', 'integer', (c) => c.primaryKey())
+    .addColumn('body', 'text')
+    .execute();
+  await db
+    .insertInto('notes')
+    .values(Array.from({ length: 10 }, (_, i) => ({ id: i + 1, body: `note ${i + 1}` })))
+    .execute();
   prepared.length = 0;
   return { db, prepared };
 }
@@ -58,7 +68,7 @@ describe('cachedStatements', () => {
   it('does not hand out a statement that is still iterating (busy): a fresh one runs alongside', async () => {
     const sqlite = new SQLite(':memory:');
     try {
-      sqlite.exec("create table t (n integer); insert into t values (1), (2), (3)");
+      sqlite.exec('create table t (n integer); insert into t values (1), (2), (3)');
       const database = cachedStatements(sqlite);
       const text = 'select n from t order by n';
       const first = database.prepare(text);
@@ -122,13 +132,16 @@ describe('allRows: rows built from better-sqlite3 raw arrays', () => {
     ['select t.id, t.name, other.id as id from t join t as other on other.id = t.id order by t.id', []],
     ['select name, count(*) as n from t group by name order by name', []],
     ['select * from t where id = ?', [42]],
-  ] as const)('answers %s exactly as better-sqlite3 does, and leaves the statement in object mode', (text, parameters) => {
-    const statement = sqlite.prepare(text);
-    const expected = statement.all(...parameters);
-    expect(allRows(statement, parameters)).toEqual(expected);
-    expect(allRows(statement, parameters)).toEqual(expected); // the made maker, reused
-    expect(statement.all(...parameters)).toEqual(expected); // objects again for anyone else
-  });
+  ] as const)(
+    'answers %s exactly as better-sqlite3 does, and leaves the statement in object mode',
+    (text, parameters) => {
+      const statement = sqlite.prepare(text);
+      const expected = statement.all(...parameters);
+      expect(allRows(statement, parameters)).toEqual(expected);
+      expect(allRows(statement, parameters)).toEqual(expected); // the made maker, reused
+      expect(statement.all(...parameters)).toEqual(expected); // objects again for anyone else
+    },
+  );
 
   it('makes rows of the columns a statement has now: after a column is added, and after its table is rebuilt in another order (through cachedStatements)', () => {
     const database = new SQLite(':memory:');

@@ -6,7 +6,14 @@ import { STORES, type Fixture, openFixture } from './harness.js';
 describe.each(STORES)('Kysely data layers on %s, %s runner', (dialect, runner) => {
   let f: Fixture;
   const count = async (table: 'articles' | 'comments' | 'people' | 'tags' | 'article_tags') =>
-    Number((await f.database.db.selectFrom(table).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+    Number(
+      (
+        await f.database.db
+          .selectFrom(table)
+          .select((eb) => eb.fn.countAll().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
 
   beforeAll(async () => {
     f = await openFixture(dialect, 60, runner);
@@ -60,13 +67,18 @@ describe.each(STORES)('Kysely data layers on %s, %s runner', (dialect, runner) =
       const { body } = await f.request('GET', '/people');
       expect(body.meta).toBeUndefined();
       expect(body.links.last).toBeUndefined();
-      expect(body.data.map((p: any) => p.attributes.name)).toEqual([...body.data.map((p: any) => p.attributes.name)].sort());
+      expect(body.data.map((p: any) => p.attributes.name)).toEqual(
+        [...body.data.map((p: any) => p.attributes.name)].sort(),
+      );
     });
   });
 
   describe('Where', () => {
     it('a string is one value', async () => {
-      const { body } = await f.request('GET', `/articles?filter[title]=${encodeURIComponent('Joins in practice, part 6')}`);
+      const { body } = await f.request(
+        'GET',
+        `/articles?filter[title]=${encodeURIComponent('Joins in practice, part 6')}`,
+      );
       expect(body.data.map((a: any) => a.id)).toEqual(['6']);
     });
 
@@ -109,9 +121,14 @@ describe.each(STORES)('Kysely data layers on %s, %s runner', (dialect, runner) =
 
     it('a CustomFilter before or after a Where sees and keeps the whole query', async () => {
       const rows = await f.database.db.selectFrom('articles').select(['id', 'title', 'author_id']).execute();
-      const want = rows.filter((r) => r.author_id === 1 && r.title.toLowerCase().includes('joins')).map((r) => String(r.id));
+      const want = rows
+        .filter((r) => r.author_id === 1 && r.title.toLowerCase().includes('joins'))
+        .map((r) => String(r.id));
       expect(want.length).toBeGreaterThan(0);
-      for (const path of ['/articles?filter[author]=1&filter[search]=joins&page[limit]=50', '/articles?filter[search]=joins&filter[author]=1&page[limit]=50']) {
+      for (const path of [
+        '/articles?filter[author]=1&filter[search]=joins&page[limit]=50',
+        '/articles?filter[search]=joins&filter[author]=1&page[limit]=50',
+      ]) {
         const { body } = await f.request('GET', path);
         expect(body.meta.total).toBe(want.length);
         expect(body.data.map((a: any) => a.id).sort()).toEqual([...want].sort());
@@ -150,10 +167,17 @@ describe.each(STORES)('Kysely data layers on %s, %s runner', (dialect, runner) =
   describe('relationships', () => {
     it('to-one and join-table to-many linkage and includes match the tables', async () => {
       const { body } = await f.request('GET', '/articles/7?include=author,tags');
-      const tagIds = (await f.database.db.selectFrom('article_tags').select('tag_id').where('article_id', '=', 7).execute()).map((r) => String(r.tag_id));
+      const tagIds = (
+        await f.database.db.selectFrom('article_tags').select('tag_id').where('article_id', '=', 7).execute()
+      ).map((r) => String(r.tag_id));
       expect(body.data.relationships.author.data).toEqual({ type: 'people', id: '2' });
       expect(body.data.relationships.tags.data.map((t: any) => t.id).sort()).toEqual(tagIds.sort());
-      expect(body.included.filter((r: any) => r.type === 'tags').map((t: any) => t.id).sort()).toEqual(tagIds.sort());
+      expect(
+        body.included
+          .filter((r: any) => r.type === 'tags')
+          .map((t: any) => t.id)
+          .sort(),
+      ).toEqual(tagIds.sort());
       const author = body.included.find((r: any) => r.type === 'people');
       expect(author.attributes).toMatchObject({ name: expect.any(String), createdAt: '2024-01-01T01:00:00.000Z' });
     });
@@ -191,7 +215,9 @@ describe.each(STORES)('Kysely data layers on %s, %s runner', (dialect, runner) =
       f.statements.length = 0;
       const { body } = await f.request('GET', '/articles?sort=createdAt&page[limit]=2&include=author,comments.author');
       const authors = new Set(body.data.map((a: any) => a.relationships.author.data.id));
-      const commenters = new Set<string>(body.included.filter((r: any) => r.type === 'comments').map((c: any) => c.relationships.author.data.id));
+      const commenters = new Set<string>(
+        body.included.filter((r: any) => r.type === 'comments').map((c: any) => c.relationships.author.data.id),
+      );
       // The seed makes these commenters people read already (an author) and people not.
       expect([...commenters].some((id) => authors.has(id))).toBe(true);
       expect([...commenters].some((id) => !authors.has(id))).toBe(true);
@@ -204,13 +230,23 @@ describe.each(STORES)('Kysely data layers on %s, %s runner', (dialect, runner) =
 
   describe('queryRelated', () => {
     it('serves /articles/1/comments with the comments’ filters, sorts and pagination', async () => {
-      const all = await f.database.db.selectFrom('comments').selectAll().where('article_id', '=', 1).orderBy('created_at', 'desc').execute();
+      const all = await f.database.db
+        .selectFrom('comments')
+        .selectAll()
+        .where('article_id', '=', 1)
+        .orderBy('created_at', 'desc')
+        .execute();
       const { status, body } = await f.request('GET', '/articles/1/comments?sort=-createdAt&page[limit]=2');
       expect(status).toBe(200);
       expect(body.data.map((c: any) => c.id)).toEqual(all.slice(0, 2).map((c) => String(c.id)));
       expect(body.links.next).toContain('page%5Boffset%5D=2');
       const byAuthor = await f.request('GET', `/articles/1/comments?filter[author]=${all[1]!.author_id}`);
-      expect(byAuthor.body.data.map((c: any) => c.id)).toEqual(all.filter((c) => c.author_id === all[1]!.author_id).map((c) => String(c.id)).sort((a, b) => Number(a) - Number(b)));
+      expect(byAuthor.body.data.map((c: any) => c.id)).toEqual(
+        all
+          .filter((c) => c.author_id === all[1]!.author_id)
+          .map((c) => String(c.id))
+          .sort((a, b) => Number(a) - Number(b)),
+      );
     });
 
     it('serves a join-table to-many with filters', async () => {
@@ -240,19 +276,26 @@ describe.each(STORES)('Kysely data layers on %s, %s runner', (dialect, runner) =
     it('a resource whose store has no policy fails loudly at registration rather than permitting', () => {
       const store = defineTableStore(f.database.db, { tags: { table: 'tags' } });
       const schema = defineResource({ type: 'tags', endpoints: [Show.make(), Delete.make().visible(can('delete'))] });
-      expect(() => new JsonApi().resource({ ...schema, ...store.tags })).toThrow(/can\(\) on the delete endpoint needs the data layer's can\(\)/);
+      expect(() => new JsonApi().resource({ ...schema, ...store.tags })).toThrow(
+        /can\(\) on the delete endpoint needs the data layer's can\(\)/,
+      );
     });
 
     it('policies are per store and see the ability, model and context', async () => {
       const seen: unknown[] = [];
       const store = defineTableStore(f.database.db, {
-        tags: { table: 'tags', policy: (ability, tag, ctx) => (seen.push([ability, tag.name]), ctx.getAttribute('user') === 'admin') },
+        tags: {
+          table: 'tags',
+          policy: (ability, tag, ctx) => (seen.push([ability, tag.name]), ctx.getAttribute('user') === 'admin'),
+        },
       });
       const api = new JsonApi().resource({
         ...defineResource({ type: 'tags', endpoints: [Delete.make().visible(can('delete'))] }),
         ...store.tags,
       });
-      const res = await api.fetch(new Request('http://localhost/tags/12', { method: 'DELETE' }), { attributes: { user: 'someone' } });
+      const res = await api.fetch(new Request('http://localhost/tags/12', { method: 'DELETE' }), {
+        attributes: { user: 'someone' },
+      });
       expect(res.status).toBe(403);
       expect(seen).toEqual([['delete', 'api']]);
     });
@@ -264,7 +307,9 @@ describe.each(STORES)('Kysely data layers on %s, %s runner', (dialect, runner) =
       const response = await withTransaction(
         f.database.db,
         async (trx) => {
-          const res = await f.api.fetch(new Request('http://localhost/articles/12', { method: 'DELETE' }), { attributes: { user: '2' } });
+          const res = await f.api.fetch(new Request('http://localhost/articles/12', { method: 'DELETE' }), {
+            attributes: { user: '2' },
+          });
           expect(res.status).toBe(204);
           expect(executorFor(f.database.db)).toBe(trx);
           expect(await trx.selectFrom('articles').select('id').where('id', '=', 12).executeTakeFirst()).toBeUndefined();
@@ -281,7 +326,9 @@ describe.each(STORES)('Kysely data layers on %s, %s runner', (dialect, runner) =
     it('rolls back when the callback throws, commits when it resolves', async () => {
       await expect(
         withTransaction(f.database.db, async () => {
-          await f.api.handle(new Request('http://localhost/articles/12', { method: 'DELETE' }), { attributes: { user: '2' } });
+          await f.api.handle(new Request('http://localhost/articles/12', { method: 'DELETE' }), {
+            attributes: { user: '2' },
+          });
           throw new Error('later step failed');
         }),
       ).rejects.toThrow('later step failed');
@@ -321,12 +368,20 @@ describe.each(STORES)('Kysely data layers on %s, %s runner', (dialect, runner) =
             // Bound to the request (its unit of work), not to the async context.
             expect(executorFor(f.database.db)).toBe(f.database.db);
             await executorFor(f.database.db, ctx).deleteFrom('comments').where('article_id', '=', 13).execute();
-            await withTransaction(f.database.db, (trx) => trx.deleteFrom('comments').where('article_id', '=', 14).execute(), { context: ctx });
+            await withTransaction(
+              f.database.db,
+              (trx) => trx.deleteFrom('comments').where('article_id', '=', 14).execute(),
+              { context: ctx },
+            );
           }, ctx);
           throw new Error('boom');
         }, ctx),
       ).rejects.toThrow('boom');
-      const left = await f.database.db.selectFrom('comments').select('id').where('article_id', 'in', [13, 14]).execute();
+      const left = await f.database.db
+        .selectFrom('comments')
+        .select('id')
+        .where('article_id', 'in', [13, 14])
+        .execute();
       expect(left).toHaveLength(10);
     });
   });
@@ -340,11 +395,19 @@ describe.each(STORES)('Kysely data layers on %s, %s runner', (dialect, runner) =
       `/articles/${encodeURIComponent("1' OR 1=1 --")}`,
       `/articles/1/comments?filter[author]=${encodeURIComponent('1; DELETE FROM comments')}`,
     ])('%s', async (path) => {
-      const before = { articles: await count('articles'), comments: await count('comments'), people: await count('people') };
+      const before = {
+        articles: await count('articles'),
+        comments: await count('comments'),
+        people: await count('people'),
+      };
       const { status, body } = await f.request('GET', path);
       expect([200, 400, 404]).toContain(status);
       if (status === 200) expect(Array.isArray(body.data) ? body.data : [body.data]).toEqual([]);
-      expect({ articles: await count('articles'), comments: await count('comments'), people: await count('people') }).toEqual(before);
+      expect({
+        articles: await count('articles'),
+        comments: await count('comments'),
+        people: await count('people'),
+      }).toEqual(before);
     });
 
     it.each([`title'`, `"title"`, `title;drop table articles`, `title--`])('sort=%s is a 400', async (sort) => {
@@ -357,7 +420,11 @@ describe.each(STORES)('Kysely data layers on %s, %s runner', (dialect, runner) =
 
   it('a relationship the mapping does not map is rejected at registration', () => {
     const store = defineTableStore(f.database.db, { tags: { table: 'tags' } });
-    const schema = defineResource({ type: 'tags', fields: [ToMany.make('articles').type('articles')], endpoints: [Show.make()] });
+    const schema = defineResource({
+      type: 'tags',
+      fields: [ToMany.make('articles').type('articles')],
+      endpoints: [Show.make()],
+    });
     expect(() => new JsonApi().resource({ ...schema, ...store.tags })).toThrow(/related has no loader for "articles"/);
     void ToOne;
   });

@@ -35,8 +35,10 @@ describe('defineStore types', () => {
       defineTableStore(db, { articles: { table: 'posts' } });
       // @ts-expect-error: no such column on articles
       defineTableStore(db, { articles: { table: 'articles', columns: { createdAt: 'createdAt' } } });
+      // prettier-ignore
       // @ts-expect-error: the to-one foreign key is a column of this table
       defineTableStore(db, { articles: { table: 'articles', relationships: { author: { type: 'toOne', foreignKey: 'article_id' } } } });
+      // prettier-ignore
       // @ts-expect-error: the to-many foreign key is a column of the related table
       defineTableStore(db, { articles: { table: 'articles', relationships: { comments: { type: 'toMany', table: 'comments', foreignKey: 'tag_id' } } } });
       defineTableStore(db, {

@@ -16,7 +16,11 @@ import { createStore } from '../../examples/blog/store.js';
 
 const JSONAPI = 'application/vnd.api+json';
 const createTag = (name: string) =>
-  new Request('http://localhost/tags', { method: 'POST', headers: { 'content-type': JSONAPI }, body: JSON.stringify({ data: { type: 'tags', attributes: { name } } }) });
+  new Request('http://localhost/tags', {
+    method: 'POST',
+    headers: { 'content-type': JSONAPI },
+    body: JSON.stringify({ data: { type: 'tags', attributes: { name } } }),
+  });
 
 describe('a database that cannot answer', () => {
   it(`SQLite write-locked by another connection for longer than busy_timeout (${SQLITE_BUSY_TIMEOUT_MS} ms): 503, then 201 once it is free`, async () => {
@@ -26,13 +30,19 @@ describe('a database that cannot answer', () => {
     try {
       await migrate(database.db, 'sqlite');
       await seed(database.db, 5);
-      const api = createApi(createStore(database.db), { transaction: kyselyTransaction(database.db), onError: () => {} });
+      const api = createApi(createStore(database.db), {
+        transaction: kyselyTransaction(database.db),
+        onError: () => {},
+      });
       const other = new SQLite(file);
       other.exec('BEGIN IMMEDIATE');
       const busy = await api.fetch(createTag('while locked'));
       expect(busy.status).toBe(503);
       expect(busy.headers.get('retry-after')).toBe('1');
-      expect(((await busy.json()) as { errors: unknown[] }).errors[0]).toMatchObject({ status: '503', code: 'database_unavailable' });
+      expect(((await busy.json()) as { errors: unknown[] }).errors[0]).toMatchObject({
+        status: '503',
+        code: 'database_unavailable',
+      });
       other.exec('ROLLBACK');
       other.close();
       expect((await api.fetch(createTag('after the lock'))).status).toBe(201);
@@ -42,7 +52,7 @@ describe('a database that cannot answer', () => {
     }
   }, 30_000);
 
-  it('SQLite held by another connection\'s BEGIN EXCLUSIVE past busy_timeout, a POST with an Idempotency-Key: 503, and the key stays free', async () => {
+  it("SQLite held by another connection's BEGIN EXCLUSIVE past busy_timeout, a POST with an Idempotency-Key: 503, and the key stays free", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'jsonapi-gen-busy-key-'));
     const file = join(dir, 'blog.sqlite');
     const database = openDatabase({ file });
@@ -64,7 +74,10 @@ describe('a database that cannot answer', () => {
       const busy = await keyed();
       expect(busy.status).toBe(503);
       expect(busy.headers.get('retry-after')).toBe('1');
-      expect(((await busy.json()) as { errors: unknown[] }).errors[0]).toMatchObject({ status: '503', code: 'database_unavailable' });
+      expect(((await busy.json()) as { errors: unknown[] }).errors[0]).toMatchObject({
+        status: '503',
+        code: 'database_unavailable',
+      });
       other.exec('ROLLBACK');
       other.close();
       const retry = await keyed();
@@ -79,7 +92,11 @@ describe('a database that cannot answer', () => {
   it('PostgreSQL refusing connections: 503 on reads, writes and writes with an Idempotency-Key', async () => {
     const database = openDatabase({ databaseUrl: 'postgres://postgres@127.0.0.1:1/nowhere' });
     try {
-      const api = createApi(createStore(database.db), { transaction: kyselyTransaction(database.db), idempotency: { store: kyselyIdempotency(database.db) }, onError: () => {} });
+      const api = createApi(createStore(database.db), {
+        transaction: kyselyTransaction(database.db),
+        idempotency: { store: kyselyIdempotency(database.db) },
+        onError: () => {},
+      });
       const keyed = createTag('nowhere, keyed');
       keyed.headers.set('idempotency-key', 'refused-key');
       for (const request of [new Request('http://localhost/articles/1'), createTag('nowhere'), keyed]) {

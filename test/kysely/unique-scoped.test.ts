@@ -20,7 +20,10 @@ interface Db {
 
 const notes = defineResource({
   type: 'notes',
-  fields: [Attribute.make('slug').type('string').writable().required(), Attribute.make('title').type('string').writable().required()],
+  fields: [
+    Attribute.make('slug').type('string').writable().required(),
+    Attribute.make('title').type('string').writable().required(),
+  ],
   endpoints: [Show.make(), Index.make(), Create.make().clientIds(), Update.make()],
 });
 
@@ -31,27 +34,40 @@ const owner = (ctx: Context) => ctx.getAttribute('user') ?? '';
 const ALICE = { id: 'alice-plans', slug: 'launch-day', title: 'Alice: the secret launch plan' };
 
 describe.each(STORES)('a unique violation against a hidden row (%s, %s runner)', (dialect, runner) => {
-  const suite = tableSuite<Db>(dialect, async (db) => {
-    await db.schema
-      .createTable('notes')
-      .addColumn('id', 'text', (c) => c.primaryKey())
-      .addColumn('owner', 'text', (c) => c.notNull())
-      .addColumn('slug', 'text', (c) => c.notNull().unique())
-      .addColumn('title', 'text', (c) => c.notNull())
-      .execute();
-    const store = defineTableStore(db, {
-      notes: {
-        table: 'notes',
-        parseId: (id) => id,
-        serverColumns: (operation, ctx) => (operation === 'create' ? { owner: owner(ctx) } : {}),
-        scope: (query, ctx) => query.where('notes.owner', '=', owner(ctx)),
-      },
-    });
-    return new JsonApi({ transaction: kyselyTransaction(db), extensions: [atomic()] }).resource({ ...notes, ...store.notes });
-  }, runner);
+  const suite = tableSuite<Db>(
+    dialect,
+    async (db) => {
+      await db.schema
+        .createTable('notes')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('owner', 'text', (c) => c.notNull())
+        .addColumn('slug', 'text', (c) => c.notNull().unique())
+        .addColumn('title', 'text', (c) => c.notNull())
+        .execute();
+      const store = defineTableStore(db, {
+        notes: {
+          table: 'notes',
+          parseId: (id) => id,
+          serverColumns: (operation, ctx) => (operation === 'create' ? { owner: owner(ctx) } : {}),
+          scope: (query, ctx) => query.where('notes.owner', '=', owner(ctx)),
+        },
+      });
+      return new JsonApi({ transaction: kyselyTransaction(db), extensions: [atomic()] }).resource({
+        ...notes,
+        ...store.notes,
+      });
+    },
+    runner,
+  );
   beforeAll(async () => {
     expect((await send('alice', 'POST', '/notes', { data: { type: 'notes', ...attributes(ALICE) } })).status).toBe(201);
-    expect((await send('bob', 'POST', '/notes', { data: { type: 'notes', ...attributes({ id: 'bob-1', slug: 'bob-own', title: 'Bob' }) } })).status).toBe(201);
+    expect(
+      (
+        await send('bob', 'POST', '/notes', {
+          data: { type: 'notes', ...attributes({ id: 'bob-1', slug: 'bob-own', title: 'Bob' }) },
+        })
+      ).status,
+    ).toBe(201);
   });
 
   function attributes(note: { id: string; slug?: string; title?: string }) {
@@ -59,13 +75,25 @@ describe.each(STORES)('a unique violation against a hidden row (%s, %s runner)',
     return { id, attributes: rest };
   }
 
-  async function send(user: string, method: string, path: string, body?: unknown): Promise<{ status: number; text: string; doc: any }> {
-    const media = path === '/operations' ? 'application/vnd.api+json; ext="https://jsonapi.org/ext/atomic"' : 'application/vnd.api+json';
-    const init: RequestInit = body === undefined ? { method } : { method, headers: { 'content-type': media, accept: media }, body: JSON.stringify(body) };
+  async function send(
+    user: string,
+    method: string,
+    path: string,
+    body?: unknown,
+  ): Promise<{ status: number; text: string; doc: any }> {
+    const media =
+      path === '/operations'
+        ? 'application/vnd.api+json; ext="https://jsonapi.org/ext/atomic"'
+        : 'application/vnd.api+json';
+    const init: RequestInit =
+      body === undefined
+        ? { method }
+        : { method, headers: { 'content-type': media, accept: media }, body: JSON.stringify(body) };
     const response = await suite.api.fetch(new Request(`http://localhost${path}`, init), { attributes: { user } });
     const text = await response.text();
     const doc = text === '' ? undefined : JSON.parse(text);
-    if (doc !== undefined) (path === '/operations' && response.ok ? expectValidAtomicDocument : expectValidDocument)(doc);
+    if (doc !== undefined)
+      (path === '/operations' && response.ok ? expectValidAtomicDocument : expectValidDocument)(doc);
     return { status: response.status, text, doc };
   }
 
@@ -80,7 +108,8 @@ describe.each(STORES)('a unique violation against a hidden row (%s, %s runner)',
 
   /** Nothing of Alice's row, nor of the database's own message, is in `text`. */
   const revealsNothing = (text: string) => {
-    for (const secret of [ALICE.id, ALICE.title, 'alice', 'Key (', 'notes.', 'constraint', 'duplicate']) expect(text).not.toContain(secret);
+    for (const secret of [ALICE.id, ALICE.title, 'alice', 'Key (', 'notes.', 'constraint', 'duplicate'])
+      expect(text).not.toContain(secret);
   };
 
   it('Bob cannot see the row that holds the value', async () => {
@@ -89,22 +118,32 @@ describe.each(STORES)('a unique violation against a hidden row (%s, %s runner)',
   });
 
   it('a create with the hidden value is 409 at the member, revealing nothing of the row, and writes nothing', async () => {
-    const answer = await send('bob', 'POST', '/notes', { data: { type: 'notes', ...attributes({ id: 'bob-2', slug: ALICE.slug, title: 'Bob too' }) } });
+    const answer = await send('bob', 'POST', '/notes', {
+      data: { type: 'notes', ...attributes({ id: 'bob-2', slug: ALICE.slug, title: 'Bob too' }) },
+    });
     expect(answer.status).toBe(409);
     expect(answer.doc).toEqual({ jsonapi: answer.doc.jsonapi, errors: [slugTaken()] });
     revealsNothing(answer.text);
-    expect(await suite.db.selectFrom('notes').select('id').where('id', '=', 'bob-2').executeTakeFirst()).toBeUndefined();
+    expect(
+      await suite.db.selectFrom('notes').select('id').where('id', '=', 'bob-2').executeTakeFirst(),
+    ).toBeUndefined();
   });
 
   it('is the same answer as for a value in a row Bob can see', async () => {
-    const hidden = await send('bob', 'POST', '/notes', { data: { type: 'notes', ...attributes({ id: 'bob-3', slug: ALICE.slug, title: 'x' }) } });
-    const visible = await send('bob', 'POST', '/notes', { data: { type: 'notes', ...attributes({ id: 'bob-3', slug: 'bob-own', title: 'x' }) } });
+    const hidden = await send('bob', 'POST', '/notes', {
+      data: { type: 'notes', ...attributes({ id: 'bob-3', slug: ALICE.slug, title: 'x' }) },
+    });
+    const visible = await send('bob', 'POST', '/notes', {
+      data: { type: 'notes', ...attributes({ id: 'bob-3', slug: 'bob-own', title: 'x' }) },
+    });
     expect([hidden.status, visible.status]).toEqual([409, 409]);
     expect(hidden.doc).toEqual(visible.doc);
   });
 
   it('an update to the hidden value is 409 at the member, and Bob’s row keeps its value', async () => {
-    const answer = await send('bob', 'PATCH', '/notes/bob-1', { data: { type: 'notes', id: 'bob-1', attributes: { slug: ALICE.slug } } });
+    const answer = await send('bob', 'PATCH', '/notes/bob-1', {
+      data: { type: 'notes', id: 'bob-1', attributes: { slug: ALICE.slug } },
+    });
     expect(answer.status).toBe(409);
     expect(answer.doc.errors).toEqual([slugTaken()]);
     revealsNothing(answer.text);
@@ -125,13 +164,23 @@ describe.each(STORES)('a unique violation against a hidden row (%s, %s runner)',
   });
 
   it('a client-generated id held by a hidden row is 409 at /data/id, revealing nothing of the row', async () => {
-    const answer = await send('bob', 'POST', '/notes', { data: { type: 'notes', ...attributes({ id: ALICE.id, slug: 'bob-elsewhere', title: 'Bob' }) } });
+    const answer = await send('bob', 'POST', '/notes', {
+      data: { type: 'notes', ...attributes({ id: ALICE.id, slug: 'bob-elsewhere', title: 'Bob' }) },
+    });
     expect(answer.status).toBe(409);
     expect(answer.doc.errors).toEqual([
-      { status: '409', title: 'Conflict', code: 'unique_violation', detail: 'A resource with this id already exists', source: { pointer: '/data/id' } },
+      {
+        status: '409',
+        title: 'Conflict',
+        code: 'unique_violation',
+        detail: 'A resource with this id already exists',
+        source: { pointer: '/data/id' },
+      },
     ]);
     // Bob's own input (the id) is not echoed either; Alice's row is as she wrote it.
     revealsNothing(answer.text);
-    expect(await suite.db.selectFrom('notes').selectAll().where('id', '=', ALICE.id).executeTakeFirstOrThrow()).toEqual({ ...ALICE, owner: 'alice' });
+    expect(await suite.db.selectFrom('notes').selectAll().where('id', '=', ALICE.id).executeTakeFirstOrThrow()).toEqual(
+      { ...ALICE, owner: 'alice' },
+    );
   });
 });

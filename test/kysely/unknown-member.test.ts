@@ -13,14 +13,20 @@ describe.each(STORES)('an unknown attribute (%s, %s runner)', (dialect, runner) 
   });
   afterAll(async () => fixture?.close());
 
-  const shape = (body: { errors: Array<{ status: string; code?: string; source?: { pointer?: string } }> }, prefix = '') =>
-    body.errors.map((e) => ({ status: e.status, code: e.code, pointer: e.source?.pointer?.slice(prefix.length) }));
+  const shape = (
+    body: { errors: Array<{ status: string; code?: string; source?: { pointer?: string } }> },
+    prefix = '',
+  ) => body.errors.map((e) => ({ status: e.status, code: e.code, pointer: e.source?.pointer?.slice(prefix.length) }));
 
   it('is the same error on POST, PATCH and in /operations', async () => {
     const attributes = { title: 'T', views: 3 };
     const relationships = { author: { data: { type: 'people', id: authorOf(1) } } };
-    const post = await fixture.request('POST', '/articles', authorOf(1), { data: { type: 'articles', attributes, relationships } });
-    const patch = await fixture.request('PATCH', '/articles/1', authorOf(1), { data: { type: 'articles', id: '1', attributes } });
+    const post = await fixture.request('POST', '/articles', authorOf(1), {
+      data: { type: 'articles', attributes, relationships },
+    });
+    const patch = await fixture.request('PATCH', '/articles/1', authorOf(1), {
+      data: { type: 'articles', id: '1', attributes },
+    });
     const atomic = await fixture.request('POST', '/operations', authorOf(1), {
       'atomic:operations': [{ op: 'update', data: { type: 'articles', id: '1', attributes } }],
     });

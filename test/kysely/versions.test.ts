@@ -15,9 +15,11 @@ describe.each(STORES)('versioned articles in the Kysely store (%s, %s runner)', 
   });
   afterAll(async () => fixture?.close());
 
-  const context = (ifMatch: boolean) => Object.assign(new Context(new Request('http://localhost/articles/1')), { ifMatch });
+  const context = (ifMatch: boolean) =>
+    Object.assign(new Context(new Request('http://localhost/articles/1')), { ifMatch });
   const version = async (id: number) =>
-    (await fixture.database.db.selectFrom('articles').select('version').where('id', '=', id).executeTakeFirstOrThrow()).version;
+    (await fixture.database.db.selectFrom('articles').select('version').where('id', '=', id).executeTakeFirstOrThrow())
+      .version;
 
   it('a conditional write of a model read before another write is refused by the database; nothing changes', async () => {
     const store = createStore(fixture.database.db).articles;
@@ -29,8 +31,14 @@ describe.each(STORES)('versioned articles in the Kysely store (%s, %s runner)', 
     await expect(stale).rejects.toBeInstanceOf(JsonApiError);
     await expect(stale).rejects.toMatchObject({ status: 412 });
     await expect(store.delete(read, context(true))).rejects.toMatchObject({ status: 412 });
-    await expect(store.addToRelationship(read, { name: 'tags' } as never, [{ type: 'tags', id: '2' }], context(true))).rejects.toMatchObject({ status: 412 });
-    const row = await fixture.database.db.selectFrom('articles').select(['title', 'version']).where('id', '=', 1).executeTakeFirstOrThrow();
+    await expect(
+      store.addToRelationship(read, { name: 'tags' } as never, [{ type: 'tags', id: '2' }], context(true)),
+    ).rejects.toMatchObject({ status: 412 });
+    const row = await fixture.database.db
+      .selectFrom('articles')
+      .select(['title', 'version'])
+      .where('id', '=', 1)
+      .executeTakeFirstOrThrow();
     expect(row).toEqual({ title: 'first writer', version: 2 });
   });
 

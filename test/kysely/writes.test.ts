@@ -4,7 +4,14 @@ import { STORES, type Fixture, openFixture } from './harness.js';
 describe.each(STORES)('Kysely writes on %s, %s runner', (dialect, runner) => {
   let f: Fixture;
   const tagsOf = async (article: number) =>
-    (await f.database.db.selectFrom('article_tags').select('tag_id').where('article_id', '=', article).orderBy('tag_id').execute()).map((r) => String(r.tag_id));
+    (
+      await f.database.db
+        .selectFrom('article_tags')
+        .select('tag_id')
+        .where('article_id', '=', article)
+        .orderBy('tag_id')
+        .execute()
+    ).map((r) => String(r.tag_id));
 
   beforeAll(async () => {
     f = await openFixture(dialect, 30, runner);
@@ -19,7 +26,15 @@ describe.each(STORES)('Kysely writes on %s, %s runner', (dialect, runner) => {
       data: {
         type: 'articles',
         attributes: { title: 'Written through Kysely', body: 'x' },
-        relationships: { author: { data: { type: 'people', id: '2' } }, tags: { data: [{ type: 'tags', id: '3' }, { type: 'tags', id: '5' }] } },
+        relationships: {
+          author: { data: { type: 'people', id: '2' } },
+          tags: {
+            data: [
+              { type: 'tags', id: '3' },
+              { type: 'tags', id: '5' },
+            ],
+          },
+        },
       },
     });
     expect(status).toBe(201);
@@ -34,9 +49,13 @@ describe.each(STORES)('Kysely writes on %s, %s runner', (dialect, runner) => {
     // `include=tags` reads the tags.
     const postgres = f.database.dialect === 'postgres';
     expect(run).toHaveLength(postgres ? 3 : 4);
-    expect(run[0]).toMatch(/^select \(select count\(distinct "people"\."id"\) as "n" from "people" where "people"\."id" in \([?$]1?\)\) as "n0", \(select count\(distinct "tags"\."id"\)/);
+    expect(run[0]).toMatch(
+      /^select \(select count\(distinct "people"\."id"\) as "n" from "people" where "people"\."id" in \([?$]1?\)\) as "n0", \(select count\(distinct "tags"\."id"\)/,
+    );
     if (postgres) {
-      expect(run[1]).toMatch(/^with "new" as \(insert into "articles" .* returning \*\), "m0" as \(insert into "article_tags" .*\) select \* from "new"$/);
+      expect(run[1]).toMatch(
+        /^with "new" as \(insert into "articles" .* returning \*\), "m0" as \(insert into "article_tags" .*\) select \* from "new"$/,
+      );
     } else {
       expect(run[1]).toMatch(/^insert into "articles" .* returning \*$/);
       expect(run[2]).toMatch(/^insert into "article_tags"/);
@@ -45,7 +64,15 @@ describe.each(STORES)('Kysely writes on %s, %s runner', (dialect, runner) => {
   });
 
   it('checks written linkage with one count over all related types, then reads the type that fell short; each missing one is a 404 at its place', async () => {
-    const articles = async () => Number((await f.database.db.selectFrom('articles').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+    const articles = async () =>
+      Number(
+        (
+          await f.database.db
+            .selectFrom('articles')
+            .select((eb) => eb.fn.countAll().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
     const before = await articles();
     f.statements.length = 0;
     const { status, body } = await f.request('POST', '/articles', '2', {
@@ -54,23 +81,44 @@ describe.each(STORES)('Kysely writes on %s, %s runner', (dialect, runner) => {
         attributes: { title: 'Linked to nothing' },
         relationships: {
           author: { data: { type: 'people', id: '2' } },
-          tags: { data: [{ type: 'tags', id: '3' }, { type: 'tags', id: '99' }, { type: 'tags', id: '5' }, { type: 'tags', id: '98' }, { type: 'tags', id: '99' }] },
+          tags: {
+            data: [
+              { type: 'tags', id: '3' },
+              { type: 'tags', id: '99' },
+              { type: 'tags', id: '5' },
+              { type: 'tags', id: '98' },
+              { type: 'tags', id: '99' },
+            ],
+          },
         },
       },
     });
     expect(status).toBe(404);
-    expect(body.errors.map((e: any) => e.source.pointer)).toEqual(['/data/relationships/tags/data/1', '/data/relationships/tags/data/3', '/data/relationships/tags/data/4']);
+    expect(body.errors.map((e: any) => e.source.pointer)).toEqual([
+      '/data/relationships/tags/data/1',
+      '/data/relationships/tags/data/3',
+      '/data/relationships/tags/data/4',
+    ]);
     // The author and the tags counted at once; the tags (four distinct) read to tell which are missing; nothing written.
     const selects = f.statements.filter((s) => /^select/i.test(s));
     expect(selects).toHaveLength(2);
     expect(selects[0]).toMatch(/count\(distinct "people"\."id"\).*count\(distinct "tags"\."id"\)/);
-    expect(selects[1]).toMatch(/^select "tags"\.\* from "tags" where "tags"\."id" in \([?$]1?, [?$]2?, [?$]3?, [?$]4?\)$/);
+    expect(selects[1]).toMatch(
+      /^select "tags"\.\* from "tags" where "tags"\."id" in \([?$]1?, [?$]2?, [?$]3?, [?$]4?\)$/,
+    );
     expect(f.statements.some((s) => /^insert/i.test(s))).toBe(false);
     expect(await articles()).toBe(before);
   });
 
   it('updates only for the author, replacing to-many linkage', async () => {
-    const patch = { data: { type: 'articles', id: '31', attributes: { title: 'Renamed' }, relationships: { tags: { data: [{ type: 'tags', id: '1' }] } } } };
+    const patch = {
+      data: {
+        type: 'articles',
+        id: '31',
+        attributes: { title: 'Renamed' },
+        relationships: { tags: { data: [{ type: 'tags', id: '1' }] } },
+      },
+    };
     expect((await f.request('PATCH', '/articles/31', '3', patch)).status).toBe(403);
     f.statements.length = 0;
     const { status, body } = await f.request('PATCH', '/articles/31', '2', patch);
@@ -85,22 +133,38 @@ describe.each(STORES)('Kysely writes on %s, %s runner', (dialect, runner) => {
   });
 
   it('adds to and removes from a join-table relationship', async () => {
-    const add = await f.request('POST', '/articles/31/relationships/tags', '2', { data: [{ type: 'tags', id: '7' }, { type: 'tags', id: '8' }] });
+    const add = await f.request('POST', '/articles/31/relationships/tags', '2', {
+      data: [
+        { type: 'tags', id: '7' },
+        { type: 'tags', id: '8' },
+      ],
+    });
     expect([200, 204]).toContain(add.status);
     expect(await tagsOf(31)).toEqual(['1', '7', '8']);
-    const remove = await f.request('DELETE', '/articles/31/relationships/tags', '2', { data: [{ type: 'tags', id: '1' }] });
+    const remove = await f.request('DELETE', '/articles/31/relationships/tags', '2', {
+      data: [{ type: 'tags', id: '1' }],
+    });
     expect([200, 204]).toContain(remove.status);
     expect(await tagsOf(31)).toEqual(['7', '8']);
   });
 
   it('a unique violation is a 409 and writes nothing', async () => {
-    const { status, body } = await f.request('POST', '/tags', undefined, { data: { type: 'tags', attributes: { name: 'sqlite' } } });
+    const { status, body } = await f.request('POST', '/tags', undefined, {
+      data: { type: 'tags', attributes: { name: 'sqlite' } },
+    });
     expect(status).toBe(409);
     expect(body.errors[0].status).toBe('409');
   });
 
   it('Atomic Operations run in one transaction: a failing operation undoes the others', async () => {
-    const people = Number((await f.database.db.selectFrom('people').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+    const people = Number(
+      (
+        await f.database.db
+          .selectFrom('people')
+          .select((eb) => eb.fn.countAll().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
     const { status } = await f.request('POST', '/operations', '1', {
       'atomic:operations': [
         { op: 'add', data: { type: 'people', attributes: { name: 'Rolled Back' } } },
@@ -108,12 +172,26 @@ describe.each(STORES)('Kysely writes on %s, %s runner', (dialect, runner) => {
       ],
     });
     expect(status).toBe(409);
-    const after = Number((await f.database.db.selectFrom('people').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+    const after = Number(
+      (
+        await f.database.db
+          .selectFrom('people')
+          .select((eb) => eb.fn.countAll().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
     expect(after).toBe(people);
     const ok = await f.request('POST', '/operations', '1', {
       'atomic:operations': [
         { op: 'add', data: { type: 'people', lid: 'p', attributes: { name: 'Kept' } } },
-        { op: 'add', data: { type: 'articles', attributes: { title: 'By lid' }, relationships: { author: { data: { type: 'people', lid: 'p' } } } } },
+        {
+          op: 'add',
+          data: {
+            type: 'articles',
+            attributes: { title: 'By lid' },
+            relationships: { author: { data: { type: 'people', lid: 'p' } } },
+          },
+        },
       ],
     });
     expect(ok.status).toBe(200);

@@ -37,7 +37,8 @@ describe('package manifests', () => {
   });
 
   it('versions move together', () => {
-    for (const manifest of Object.values(manifests)) expect(`${manifest.name}@${manifest.version}`).toBe(`${manifest.name}@${root.version}`);
+    for (const manifest of Object.values(manifests))
+      expect(`${manifest.name}@${manifest.version}`).toBe(`${manifest.name}@${root.version}`);
     expect(kysely.peerDependencies?.['jsonapi-gen']).toBe(root.version);
     expect(cli.peerDependencies?.['jsonapi-gen']).toBe(root.version);
   });
@@ -57,12 +58,24 @@ describe('package manifests', () => {
 
   it('the Kysely integration takes kysely and its drivers as peers, the drivers optional', () => {
     expect(kysely.dependencies ?? {}).toEqual({});
-    expect(Object.keys(kysely.peerDependencies ?? {}).sort()).toEqual(['better-sqlite3', 'jsonapi-gen', 'kysely', 'pg']);
+    expect(Object.keys(kysely.peerDependencies ?? {}).sort()).toEqual([
+      'better-sqlite3',
+      'jsonapi-gen',
+      'kysely',
+      'pg',
+    ]);
     expect(kysely.peerDependenciesMeta).toEqual({ 'better-sqlite3': { optional: true }, pg: { optional: true } });
   });
 
   it('the CLI carries the generator and the schema loader, and the jsonapi-gen bin', () => {
-    expect(Object.keys(cli.dependencies ?? {}).sort()).toEqual(['commander', 'openapi3-ts', 'prettier', 'ts-morph', 'tsx', 'typescript']);
+    expect(Object.keys(cli.dependencies ?? {}).sort()).toEqual([
+      'commander',
+      'openapi3-ts',
+      'prettier',
+      'ts-morph',
+      'tsx',
+      'typescript',
+    ]);
     expect(cli.bin).toEqual({ 'jsonapi-gen': 'bin/jsonapi-gen.js' });
   });
 
@@ -82,14 +95,24 @@ describe('package manifests', () => {
 
   it('each package ships what its manifest points at: main, types, bin and every export are under `files`', () => {
     const targets = (value: unknown): string[] =>
-      typeof value === 'string' ? [value] : value && typeof value === 'object' ? Object.values(value).flatMap(targets) : [];
+      typeof value === 'string'
+        ? [value]
+        : value && typeof value === 'object'
+          ? Object.values(value).flatMap(targets)
+          : [];
     for (const manifest of Object.values(manifests)) {
       const files = manifest.files as string[];
-      const shipped = (path: string) => files.some((entry) => path.replace(/^\.\//, '') === entry || path.replace(/^\.\//, '').startsWith(`${entry}/`));
+      const shipped = (path: string) =>
+        files.some((entry) => path.replace(/^\.\//, '') === entry || path.replace(/^\.\//, '').startsWith(`${entry}/`));
       // package.json is always in a tarball; everything else only when `files` says so.
-      const pointed = [manifest.main, manifest.types, manifest.bin, manifest.exports].flatMap(targets).filter((path) => path !== './package.json');
+      const pointed = [manifest.main, manifest.types, manifest.bin, manifest.exports]
+        .flatMap(targets)
+        .filter((path) => path !== './package.json');
       expect(pointed.length, manifest.name).toBeGreaterThan(0);
-      expect(pointed.filter((path) => !shipped(path)), manifest.name).toEqual([]);
+      expect(
+        pointed.filter((path) => !shipped(path)),
+        manifest.name,
+      ).toEqual([]);
     }
     // The command reads its templates at run time (init, --stubs): the build copies them in.
     expect(cli.files).toContain('templates');
@@ -103,13 +126,15 @@ describe('package manifests', () => {
     const entry = changelog.slice(start + 1).split(/\n## \[/)[0]!;
     for (const w of WORKSPACES) expect(entry, w.name).toContain(`\`${w.name}\` (${w.folder}/)`);
     // The packages' READMEs send their readers there.
-    for (const w of WORKSPACES) expect(readFileSync(join(ROOT, w.folder, 'README.md'), 'utf8'), w.name).toContain('CHANGELOG.md');
+    for (const w of WORKSPACES)
+      expect(readFileSync(join(ROOT, w.folder, 'README.md'), 'utf8'), w.name).toContain('CHANGELOG.md');
   });
 
   it('init writes the ranges of the packages it scaffolds for', () => {
     expect(HOST_DEPENDENCIES.dependencies.kysely).toBe(kysely.peerDependencies?.kysely);
     expect(HOST_DEPENDENCIES.dependencies['better-sqlite3']).toBe(kysely.peerDependencies?.['better-sqlite3']);
     // The host's tools are the ranges this repository develops and tests with.
-    for (const [name, range] of Object.entries(HOST_DEPENDENCIES.devDependencies)) expect(range, name).toBe(root.devDependencies?.[name]);
+    for (const [name, range] of Object.entries(HOST_DEPENDENCIES.devDependencies))
+      expect(range, name).toBe(root.devDependencies?.[name]);
   });
 });

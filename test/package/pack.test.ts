@@ -44,18 +44,31 @@ describe('the packed packages', () => {
       expect(files.filter((f) => f.includes('.test.') && !f.endsWith('.tpl'))).toEqual([]);
       expect(files).toContain('README.md');
     }
-    expect(packed['jsonapi-gen']!.files).toEqual(expect.arrayContaining(['dist/index.js', 'dist/index.d.ts', 'dist/adapters/node.js', 'dist/adapters/node.d.ts']));
+    expect(packed['jsonapi-gen']!.files).toEqual(
+      expect.arrayContaining(['dist/index.js', 'dist/index.d.ts', 'dist/adapters/node.js', 'dist/adapters/node.d.ts']),
+    );
     expect(packed['@jsonapi-gen/kysely']!.files).toEqual(expect.arrayContaining(['dist/index.js', 'dist/index.d.ts']));
-    expect(packed['@jsonapi-gen/cli']!.files).toEqual(expect.arrayContaining(['bin/jsonapi-gen.js', 'dist/cli.js', 'templates/init/src/schema.ts.tpl', 'templates/data-layer.ts.tpl']));
+    expect(packed['@jsonapi-gen/cli']!.files).toEqual(
+      expect.arrayContaining([
+        'bin/jsonapi-gen.js',
+        'dist/cli.js',
+        'templates/init/src/schema.ts.tpl',
+        'templates/data-layer.ts.tpl',
+      ]),
+    );
   });
 
   it('the runtime installs alone: no dependency at all, and its install size is small', () => {
-    const tree = JSON.parse(npm(['ls', '--all', '--json'], host)) as { dependencies: Record<string, { dependencies?: unknown }> };
+    const tree = JSON.parse(npm(['ls', '--all', '--json'], host)) as {
+      dependencies: Record<string, { dependencies?: unknown }>;
+    };
     expect(Object.keys(tree.dependencies)).toEqual(['jsonapi-gen']);
     expect(tree.dependencies['jsonapi-gen']!.dependencies).toBeUndefined();
     expect(readdirSync(join(host, 'node_modules')).filter((name) => !name.startsWith('.'))).toEqual(['jsonapi-gen']);
     const bytes = sizeOf(join(host, 'node_modules', 'jsonapi-gen'));
-    console.log(`jsonapi-gen installs alone: ${(bytes / 1024).toFixed(0)} kB on disk (tarball ${(packed['jsonapi-gen']!.size / 1024).toFixed(0)} kB, ${packed['jsonapi-gen']!.files.length} files)`);
+    console.log(
+      `jsonapi-gen installs alone: ${(bytes / 1024).toFixed(0)} kB on disk (tarball ${(packed['jsonapi-gen']!.size / 1024).toFixed(0)} kB, ${packed['jsonapi-gen']!.files.length} files)`,
+    );
     // Compiled sources and declarations only come to about 330 kB since the runtime gained declaration
     // rules, describeSchema, the request gate and the cost budget: the bound catches what should not
     // ship (tests, maps) and sudden growth.
@@ -119,7 +132,9 @@ console.log(JSON.stringify({
 }));
 `,
     );
-    const out = JSON.parse(execFileSync(process.execPath, ['countable.mjs'], { cwd: host, encoding: 'utf8' })) as Record<string, { links: Record<string, string | null>; meta?: unknown; ids?: string[] }>;
+    const out = JSON.parse(
+      execFileSync(process.execPath, ['countable.mjs'], { cwd: host, encoding: 'utf8' }),
+    ) as Record<string, { links: Record<string, string | null>; meta?: unknown; ids?: string[] }>;
     const books = out.books!;
     expect(books.meta).toEqual({ total: 5 });
     expect(decodeURIComponent(books.links.last!)).toBe('http://localhost/books?page[offset]=4&page[limit]=2');
@@ -147,16 +162,34 @@ void wrong;
     );
     writeFileSync(
       join(host, 'tsconfig.json'),
-      JSON.stringify({ compilerOptions: { strict: true, module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022', lib: ['ES2023', 'DOM'], noEmit: true, skipLibCheck: false, types: [] }, files: ['host.ts'] }),
+      JSON.stringify({
+        compilerOptions: {
+          strict: true,
+          module: 'NodeNext',
+          moduleResolution: 'NodeNext',
+          target: 'ES2022',
+          lib: ['ES2023', 'DOM'],
+          noEmit: true,
+          skipLibCheck: false,
+          types: [],
+        },
+        files: ['host.ts'],
+      }),
     );
     // The Node adapter's declarations need @types/node, which this host does not have: the core's only.
-    execFileSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], { cwd: host, encoding: 'utf8' });
+    execFileSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], {
+      cwd: host,
+      encoding: 'utf8',
+    });
   });
 
   it('npm publish --dry-run accepts each package (nothing is published)', () => {
     for (const workspace of WORKSPACES) {
       const out = npm(['publish', '--dry-run', '--json', '--ignore-scripts', '--workspace', workspace.folder], ROOT);
-      const report = JSON.parse(out.slice(out.indexOf('{'))) as Record<string, { name: string; version: string; files: unknown[] }>;
+      const report = JSON.parse(out.slice(out.indexOf('{'))) as Record<
+        string,
+        { name: string; version: string; files: unknown[] }
+      >;
       const entry = report[workspace.name]!;
       expect(entry).toMatchObject({ name: workspace.name, version: packed[workspace.name]!.version });
       expect(entry.files.length).toBe(packed[workspace.name]!.files.length);

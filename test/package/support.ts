@@ -17,7 +17,12 @@ export const WORKSPACES = [
  * (third-party dependencies of the packages come from the registry).
  */
 export function npm(args: readonly string[], cwd: string, timeout = 600_000): string {
-  return execFileSync('npm', [...args, '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error'], { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout });
+  return execFileSync('npm', [...args, '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error'], {
+    cwd,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+    timeout,
+  });
 }
 
 export interface Packed {
@@ -32,8 +37,22 @@ export interface Packed {
 
 /** `npm pack` of every workspace into `destination` (each prepack builds its dist/), by package name. */
 export function packWorkspaces(destination: string): Record<string, Packed> {
-  const out = npm(['pack', '--json', '--pack-destination', destination, ...WORKSPACES.flatMap((w) => ['--workspace', w.folder])], ROOT);
+  const out = npm(
+    ['pack', '--json', '--pack-destination', destination, ...WORKSPACES.flatMap((w) => ['--workspace', w.folder])],
+    ROOT,
+  );
   // Each prepack's banner comes before the JSON on stdout.
-  const packed = JSON.parse(out.slice(out.search(/^\[/m))) as Array<{ name: string; version: string; filename: string; size: number; files: Array<{ path: string }> }>;
-  return Object.fromEntries(packed.map((p) => [p.name, { file: join(destination, p.filename), version: p.version, size: p.size, files: p.files.map((f) => f.path) }]));
+  const packed = JSON.parse(out.slice(out.search(/^\[/m))) as Array<{
+    name: string;
+    version: string;
+    filename: string;
+    size: number;
+    files: Array<{ path: string }>;
+  }>;
+  return Object.fromEntries(
+    packed.map((p) => [
+      p.name,
+      { file: join(destination, p.filename), version: p.version, size: p.size, files: p.files.map((f) => f.path) },
+    ]),
+  );
 }

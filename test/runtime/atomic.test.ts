@@ -33,18 +33,28 @@ describe('Atomic Operations', () => {
   it('creates an article and its tags with lids and links them in one request', async () => {
     const { post, tagsOf, tables } = host();
     const response = await post(
-      ops(addTag('t1', 'new'), addTag('t2', 'newer'), {
-        op: 'add',
-        data: {
-          type: 'articles',
-          lid: 'a1',
-          attributes: { title: 'Atomic' },
-          relationships: {
-            author: { data: { type: 'people', id: '1' } },
-            tags: { data: [{ type: 'tags', lid: 't1' }, { type: 'tags', lid: 't2' }] },
+      ops(
+        addTag('t1', 'new'),
+        addTag('t2', 'newer'),
+        {
+          op: 'add',
+          data: {
+            type: 'articles',
+            lid: 'a1',
+            attributes: { title: 'Atomic' },
+            relationships: {
+              author: { data: { type: 'people', id: '1' } },
+              tags: {
+                data: [
+                  { type: 'tags', lid: 't1' },
+                  { type: 'tags', lid: 't2' },
+                ],
+              },
+            },
           },
         },
-      }, { op: 'update', data: { type: 'articles', lid: 'a1', attributes: { body: 'Linked' } } }),
+        { op: 'update', data: { type: 'articles', lid: 'a1', attributes: { body: 'Linked' } } },
+      ),
     );
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe(ATOMIC);
@@ -64,10 +74,22 @@ describe('Atomic Operations', () => {
     const { post, tables } = host();
     const before = structuredClone(tables);
     const response = await post(
-      ops(addTag('t1', 'a'), { op: 'update', ref: { type: 'articles', id: '1' }, data: { type: 'articles', id: '1', attributes: { body: 'changed' } } }, {
-        op: 'add',
-        data: { type: 'articles', attributes: { title: 42 }, relationships: { author: { data: { type: 'people', id: '1' } } } },
-      }),
+      ops(
+        addTag('t1', 'a'),
+        {
+          op: 'update',
+          ref: { type: 'articles', id: '1' },
+          data: { type: 'articles', id: '1', attributes: { body: 'changed' } },
+        },
+        {
+          op: 'add',
+          data: {
+            type: 'articles',
+            attributes: { title: 42 },
+            relationships: { author: { data: { type: 'people', id: '1' } } },
+          },
+        },
+      ),
     );
     expect(response.status).toBe(422);
     const document = await results(response);
@@ -78,14 +100,30 @@ describe('Atomic Operations', () => {
   it.each([
     ['a missing op', ops({ ref: { type: 'articles', id: '1' } }), '/atomic:operations/0'],
     ['an unknown op', ops({ op: 'upsert', data: {} }), '/atomic:operations/0/op'],
-    ['both ref and href', ops({ op: 'remove', ref: { type: 'articles', id: '1' }, href: '/articles/1' }), '/atomic:operations/0'],
+    [
+      'both ref and href',
+      ops({ op: 'remove', ref: { type: 'articles', id: '1' }, href: '/articles/1' }),
+      '/atomic:operations/0',
+    ],
     ['a ref without type', ops({ op: 'remove', ref: { id: '1' } }), '/atomic:operations/0/ref'],
-    ['a ref with id and lid', ops({ op: 'remove', ref: { type: 'articles', id: '1', lid: 'x' } }), '/atomic:operations/0/ref'],
-    ['a ref with an unknown member', ops({ op: 'remove', ref: { type: 'articles', id: '1', rel: 'x' } }), '/atomic:operations/0/ref/rel'],
+    [
+      'a ref with id and lid',
+      ops({ op: 'remove', ref: { type: 'articles', id: '1', lid: 'x' } }),
+      '/atomic:operations/0/ref',
+    ],
+    [
+      'a ref with an unknown member',
+      ops({ op: 'remove', ref: { type: 'articles', id: '1', rel: 'x' } }),
+      '/atomic:operations/0/ref/rel',
+    ],
     ['an operation that is not an object', ops(addTag('t', 'x'), 'remove'), '/atomic:operations/1'],
     ['an add without data', ops({ op: 'add', href: '/tags' }), '/atomic:operations/0'],
     ['an unknown lid', ops({ op: 'remove', ref: { type: 'tags', lid: 'nope' } }), '/atomic:operations/0/ref/lid'],
-    ['a lid used before it is assigned', ops({ op: 'remove', ref: { type: 'tags', lid: 't' } }, addTag('t', 'x')), '/atomic:operations/0/ref/lid'],
+    [
+      'a lid used before it is assigned',
+      ops({ op: 'remove', ref: { type: 'tags', lid: 't' } }, addTag('t', 'x')),
+      '/atomic:operations/0/ref/lid',
+    ],
     ['no operations', ops(), '/atomic:operations'],
     ['data at the top level', { data: {} }, '/data'],
   ])('%s → 400 with the pointer of the operation', async (_name, body, pointer) => {
@@ -116,7 +154,11 @@ describe('Atomic Operations', () => {
 
   it('refuses what the REST endpoint refuses: another author cannot update through an operation', async () => {
     const { post, tables } = host();
-    const response = await post(ops({ op: 'update', data: { type: 'articles', id: '1', attributes: { title: 'Stolen' } } }), {}, '2');
+    const response = await post(
+      ops({ op: 'update', data: { type: 'articles', id: '1', attributes: { title: 'Stolen' } } }),
+      {},
+      '2',
+    );
     expect(response.status).toBe(403);
     expect((await results(response)).errors[0].source.pointer).toBe('/atomic:operations/0');
     expect(tables.articles![0]!.title).toBe('First');
@@ -127,7 +169,11 @@ describe('Atomic Operations', () => {
     const response = await post(ops(...['a', 'b', 'c', 'd'].map((n) => addTag(n, n))));
     expect(response.status).toBe(400);
     const document = await results(response);
-    expect(document.errors[0]).toMatchObject({ code: 'too_many_operations', source: { pointer: '/atomic:operations' }, meta: { limit: 3 } });
+    expect(document.errors[0]).toMatchObject({
+      code: 'too_many_operations',
+      source: { pointer: '/atomic:operations' },
+      meta: { limit: 3 },
+    });
     expect(tables.tags).toHaveLength(2);
   });
 
@@ -143,7 +189,11 @@ describe('Atomic Operations', () => {
   it('is not served, and its media type is refused, when the extension is off', async () => {
     const { api } = store();
     const request = (path: string) =>
-      new Request(`http://localhost${path}`, { method: 'POST', headers: { 'content-type': ATOMIC }, body: JSON.stringify(ops(addTag('t', 'x'))) });
+      new Request(`http://localhost${path}`, {
+        method: 'POST',
+        headers: { 'content-type': ATOMIC },
+        body: JSON.stringify(ops(addTag('t', 'x'))),
+      });
     expect((await api.fetch(request('/operations'))).status).toBe(404);
     expect((await api.fetch(request('/tags'))).status).toBe(415);
   });

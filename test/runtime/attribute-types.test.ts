@@ -40,17 +40,80 @@ new Context(request, { memberId: id });
 
 /** One mistake each, on the line marked `// error:`, and the first line of the error it gives. */
 const MISTAKES: Array<[string, { code: string; want: string }]> = [
-  ['a misspelt name in api.handle', { code: 'await api.handle(request, { attributes: { memberID: id } }); // error:', want: "'memberID' does not exist in type" }],
-  ['a wrong type in api.handle', { code: 'await api.handle(request, { attributes: { memberId: Number(id) } }); // error:', want: "Type 'number' is not assignable to type 'string'" }],
-  ['a misspelt name in api.fetch', { code: 'await api.fetch(request, { attributes: { memberID: id } }); // error:', want: "'memberID' does not exist in type" }],
-  ['a wrong type in api.fetch', { code: 'await api.fetch(request, { attributes: { memberId: 7 } }); // error:', want: "Type 'number' is not assignable to type 'string'" }],
-  ['a misspelt name in api.serve', { code: 'await api.serve(http, { attributes: { memberID: id } }); // error:', want: "'memberID' does not exist in type" }],
-  ['a wrong type in api.serve', { code: 'await api.serve(http, { attributes: { memberId: null } }); // error:', want: "Type 'null' is not assignable to type 'string" }],
-  ['a misspelt name in toNodeHandler', { code: 'toNodeHandler(api, { attributes: () => ({ memberID: id }) }); // error:', want: "Type '() => { memberID: string; }' is not assignable" }],
-  ['a wrong type in toNodeHandler', { code: 'toNodeHandler(api, { attributes: (req) => ({ memberId: req.headers }) }); // error:', want: 'is not assignable to type' }],
-  ['a misspelt name in new Context', { code: 'new Context(request, { memberID: id }); // error:', want: "'memberID' does not exist in type" }],
-  ['a wrong type in new Context', { code: 'new Context(request, { memberId: 7 }); // error:', want: "Type 'number' is not assignable to type 'string'" }],
-  ['a misspelt name in a variable', { code: 'const attributes = { memberID: id };\nawait api.handle(request, { attributes }); // error:', want: "has no properties in common with type" }],
+  [
+    'a misspelt name in api.handle',
+    {
+      code: 'await api.handle(request, { attributes: { memberID: id } }); // error:',
+      want: "'memberID' does not exist in type",
+    },
+  ],
+  [
+    'a wrong type in api.handle',
+    {
+      code: 'await api.handle(request, { attributes: { memberId: Number(id) } }); // error:',
+      want: "Type 'number' is not assignable to type 'string'",
+    },
+  ],
+  [
+    'a misspelt name in api.fetch',
+    {
+      code: 'await api.fetch(request, { attributes: { memberID: id } }); // error:',
+      want: "'memberID' does not exist in type",
+    },
+  ],
+  [
+    'a wrong type in api.fetch',
+    {
+      code: 'await api.fetch(request, { attributes: { memberId: 7 } }); // error:',
+      want: "Type 'number' is not assignable to type 'string'",
+    },
+  ],
+  [
+    'a misspelt name in api.serve',
+    {
+      code: 'await api.serve(http, { attributes: { memberID: id } }); // error:',
+      want: "'memberID' does not exist in type",
+    },
+  ],
+  [
+    'a wrong type in api.serve',
+    {
+      code: 'await api.serve(http, { attributes: { memberId: null } }); // error:',
+      want: "Type 'null' is not assignable to type 'string",
+    },
+  ],
+  [
+    'a misspelt name in toNodeHandler',
+    {
+      code: 'toNodeHandler(api, { attributes: () => ({ memberID: id }) }); // error:',
+      want: "Type '() => { memberID: string; }' is not assignable",
+    },
+  ],
+  [
+    'a wrong type in toNodeHandler',
+    {
+      code: 'toNodeHandler(api, { attributes: (req) => ({ memberId: req.headers }) }); // error:',
+      want: 'is not assignable to type',
+    },
+  ],
+  [
+    'a misspelt name in new Context',
+    { code: 'new Context(request, { memberID: id }); // error:', want: "'memberID' does not exist in type" },
+  ],
+  [
+    'a wrong type in new Context',
+    {
+      code: 'new Context(request, { memberId: 7 }); // error:',
+      want: "Type 'number' is not assignable to type 'string'",
+    },
+  ],
+  [
+    'a misspelt name in a variable',
+    {
+      code: 'const attributes = { memberID: id };\nawait api.handle(request, { attributes }); // error:',
+      want: 'has no properties in common with type',
+    },
+  ],
 ];
 
 const fileOf = (name: string) => `${name.replace(/\W+/g, '-')}.ts`;

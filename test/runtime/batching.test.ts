@@ -9,7 +9,11 @@ async function serve(path: string) {
   const response = await blog.api.fetch(request(path));
   const document = await json(response);
   expect(response.status).toBe(200);
-  const reads = { find: blog.calls.of('find'), results: blog.calls.of('results'), loadRelated: blog.calls.of('loadRelated') };
+  const reads = {
+    find: blog.calls.of('find'),
+    results: blog.calls.of('results'),
+    loadRelated: blog.calls.of('loadRelated'),
+  };
   return { document, reads };
 }
 

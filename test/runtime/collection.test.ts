@@ -1,5 +1,14 @@
 import { describe, expect, test } from 'vitest';
-import { Attribute, CustomFilter, CustomSort, Index, JsonApi, bindResource, defineResource, type FilterValue } from 'jsonapi-gen';
+import {
+  Attribute,
+  CustomFilter,
+  CustomSort,
+  Index,
+  JsonApi,
+  bindResource,
+  defineResource,
+  type FilterValue,
+} from 'jsonapi-gen';
 import { createBlog } from '../support/memory-host.js';
 import { request } from '../support/request.js';
 import { json, jsonError, type Doc } from '../support/validate.js';
@@ -100,7 +109,10 @@ describe('filtering', () => {
   });
 
   test('filter[x]=a mixed with filter[x][]=b is a 400', async () => {
-    await jsonError(await createBlog().api.fetch(request('/articles?filter[status]=draft&filter[status][]=published')), 400);
+    await jsonError(
+      await createBlog().api.fetch(request('/articles?filter[status]=draft&filter[status][]=published')),
+      400,
+    );
   });
 });
 
@@ -152,7 +164,9 @@ describe('pagination', () => {
   });
 
   test('every link keeps the other query parameters', async () => {
-    const document = await get('/articles?filter[status]=published&sort=title&fields[articles]=title&page[limit]=1&page[offset]=1');
+    const document = await get(
+      '/articles?filter[status]=published&sort=title&fields[articles]=title&page[limit]=1&page[offset]=1',
+    );
     const others = { 'filter[status]': 'published', sort: 'title', 'fields[articles]': 'title' };
     expect(params(document.links.first)).toEqual({ ...others, 'page[limit]': '1' });
     expect(params(document.links.prev)).toEqual({ ...others, 'page[limit]': '1' });
@@ -178,7 +192,13 @@ describe('pagination', () => {
   test('a resource with its own default and maximum (5, 10)', async () => {
     const blog = createBlog();
     blog.db.comments.push(
-      ...Array.from({ length: 20 }, (_, i) => ({ id: String(10 + i), body: 'me too', createdAt: new Date(0), articleId: '2', authorId: '3' })),
+      ...Array.from({ length: 20 }, (_, i) => ({
+        id: String(10 + i),
+        body: 'me too',
+        createdAt: new Date(0),
+        articleId: '2',
+        authorId: '3',
+      })),
     );
     expect((await get('/comments', undefined, blog)).data).toHaveLength(5);
     expect((await get('/comments?page[limit]=11', undefined, blog)).data).toHaveLength(10);
@@ -275,7 +295,8 @@ describe('counting: implementing Countable is enough, countable(false) opts out'
   const counting = (counted: string[]) => ({
     find: (id: string) => rows.find((row) => row.id === id),
     query: () => rows,
-    paginate: (query: typeof rows, page: { offset: number; limit: number }) => query.slice(page.offset, page.offset + page.limit),
+    paginate: (query: typeof rows, page: { offset: number; limit: number }) =>
+      query.slice(page.offset, page.offset + page.limit),
     results: (query: typeof rows) => query,
     count: (query: typeof rows) => (counted.push('count'), query.length),
   });
@@ -292,7 +313,9 @@ describe('counting: implementing Countable is enough, countable(false) opts out'
 
   test('countable(false) never counts, even with a data layer that can', async () => {
     const counted: string[] = [];
-    const document = await page(new JsonApi().resource({ ...tags(Index.make().paginate().countable(false)), ...counting(counted) }));
+    const document = await page(
+      new JsonApi().resource({ ...tags(Index.make().paginate().countable(false)), ...counting(counted) }),
+    );
     expect(document.meta).toBeUndefined();
     expect(document.links.last).toBeUndefined();
     expect(document.links.next).toBeDefined();
@@ -303,23 +326,31 @@ describe('counting: implementing Countable is enough, countable(false) opts out'
     const counted: string[] = [];
     const layer = { ...counting(counted), countOnlyWhereDeclared: true };
     expect((await page(new JsonApi().resource({ ...tags(Index.make().paginate()), ...layer }))).meta).toBeUndefined();
-    expect((await page(new JsonApi().resource({ ...tags(Index.make().paginate().countable()), ...layer }))).meta).toEqual({ total: 5 });
+    expect(
+      (await page(new JsonApi().resource({ ...tags(Index.make().paginate().countable()), ...layer }))).meta,
+    ).toEqual({ total: 5 });
     expect(counted).toEqual(['count']);
   });
 
   test('bindResource (what generated code calls): the schema decides, count is bound only where declared countable()', async () => {
     const counted: string[] = [];
-    const undeclared = await page(new JsonApi().resource(bindResource(tags(Index.make().paginate()), counting(counted))));
+    const undeclared = await page(
+      new JsonApi().resource(bindResource(tags(Index.make().paginate()), counting(counted))),
+    );
     expect(undeclared.meta).toBeUndefined();
     expect(counted).toEqual([]);
-    const declared = await page(new JsonApi().resource(bindResource(tags(Index.make().paginate().countable()), counting(counted))));
+    const declared = await page(
+      new JsonApi().resource(bindResource(tags(Index.make().paginate().countable()), counting(counted))),
+    );
     expect(declared.meta).toEqual({ total: 5 });
     expect(counted).toEqual(['count']);
   });
 
   test('an unpaginated list is not counted: the document holds the whole collection', async () => {
     const counted: string[] = [];
-    const document = await json(await new JsonApi().resource({ ...tags(Index.make()), ...counting(counted) }).fetch(request('/tags')));
+    const document = await json(
+      await new JsonApi().resource({ ...tags(Index.make()), ...counting(counted) }).fetch(request('/tags')),
+    );
     expect(document.data).toHaveLength(5);
     expect(document.meta).toBeUndefined();
     expect(counted).toEqual([]);

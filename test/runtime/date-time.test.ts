@@ -2,7 +2,16 @@
  * Date-times are RFC 3339, normalized to UTC with milliseconds on the way in (so the data layer
  * stores, compares and sorts instants) and on the way out (stored text with an offset too).
  */
-import { Attribute, Create, Index, JsonApi, Show, defineResource, normalizeDateTime, type WriteValues } from 'jsonapi-gen';
+import {
+  Attribute,
+  Create,
+  Index,
+  JsonApi,
+  Show,
+  defineResource,
+  normalizeDateTime,
+  type WriteValues,
+} from 'jsonapi-gen';
 import { describe, expect, it } from 'vitest';
 import { request } from '../support/request.js';
 
@@ -30,7 +39,11 @@ function api() {
   return { server, written };
 }
 const post = (attributes: Record<string, unknown>) =>
-  request('/events', { method: 'POST', headers: { 'content-type': 'application/vnd.api+json' }, body: JSON.stringify({ data: { type: 'events', attributes } }) });
+  request('/events', {
+    method: 'POST',
+    headers: { 'content-type': 'application/vnd.api+json' },
+    body: JSON.stringify({ data: { type: 'events', attributes } }),
+  });
 
 describe('date-times', () => {
   it.each([
@@ -45,10 +58,19 @@ describe('date-times', () => {
     expect(((await response.json()) as { data: { attributes: { at: string } } }).data.attributes.at).toBe(stored);
   });
 
-  it.each(['2024-01-01', '2024-01-01T25:00:00Z', '2024-02-30T00:00:00Z', '2024-01-01T10:00:00', '2024-01-01T10:00:60Z', 'yesterday'])('%s is 422 at its pointer', async (given) => {
+  it.each([
+    '2024-01-01',
+    '2024-01-01T25:00:00Z',
+    '2024-02-30T00:00:00Z',
+    '2024-01-01T10:00:00',
+    '2024-01-01T10:00:60Z',
+    'yesterday',
+  ])('%s is 422 at its pointer', async (given) => {
     const response = await api().server.fetch(post({ at: given }));
     expect(response.status).toBe(422);
-    expect(((await response.json()) as { errors: unknown[] }).errors[0]).toMatchObject({ source: { pointer: '/data/attributes/at' } });
+    expect(((await response.json()) as { errors: unknown[] }).errors[0]).toMatchObject({
+      source: { pointer: '/data/attributes/at' },
+    });
   });
 
   it('stored text with an offset is served normalized; a date must be a real calendar date', async () => {
@@ -61,6 +83,10 @@ describe('date-times', () => {
 
   it('normalized texts sort as the instants they name', () => {
     const given = ['2024-01-01T10:00:00+02:00', '2024-01-01T09:00:00Z', '2024-01-01T08:30:00.5Z'];
-    expect(given.map((t) => normalizeDateTime(t)!).sort()).toEqual(['2024-01-01T08:00:00.000Z', '2024-01-01T08:30:00.500Z', '2024-01-01T09:00:00.000Z']);
+    expect(given.map((t) => normalizeDateTime(t)!).sort()).toEqual([
+      '2024-01-01T08:00:00.000Z',
+      '2024-01-01T08:30:00.500Z',
+      '2024-01-01T09:00:00.000Z',
+    ]);
   });
 });

@@ -43,9 +43,24 @@ describe('a single resource', () => {
           wordCount: 4,
         },
         relationships: {
-          author: { links: { self: 'http://localhost/articles/1/relationships/author', related: 'http://localhost/articles/1/author' } },
-          comments: { links: { self: 'http://localhost/articles/1/relationships/comments', related: 'http://localhost/articles/1/comments' } },
-          tags: { links: { self: 'http://localhost/articles/1/relationships/tags', related: 'http://localhost/articles/1/tags' } },
+          author: {
+            links: {
+              self: 'http://localhost/articles/1/relationships/author',
+              related: 'http://localhost/articles/1/author',
+            },
+          },
+          comments: {
+            links: {
+              self: 'http://localhost/articles/1/relationships/comments',
+              related: 'http://localhost/articles/1/comments',
+            },
+          },
+          tags: {
+            links: {
+              self: 'http://localhost/articles/1/relationships/tags',
+              related: 'http://localhost/articles/1/tags',
+            },
+          },
         },
         links: { self: 'http://localhost/articles/1' },
       },
@@ -60,10 +75,13 @@ describe('a single resource', () => {
     await jsonError(await createBlog().api.fetch(request('/articles/999')), 404);
   });
 
-  test.each(['sort=title', 'filter[status]=draft', 'page[limit]=1'])('%s on a single resource is a 400', async (query) => {
-    const document = await jsonError(await createBlog().api.fetch(request(`/articles/1?${query}`)), 400);
-    expect(document.errors[0].source.parameter).toBe(query.split('=')[0]);
-  });
+  test.each(['sort=title', 'filter[status]=draft', 'page[limit]=1'])(
+    '%s on a single resource is a 400',
+    async (query) => {
+      const document = await jsonError(await createBlog().api.fetch(request(`/articles/1?${query}`)), 400);
+      expect(document.errors[0].source.parameter).toBe(query.split('=')[0]);
+    },
+  );
 });
 
 describe('compound documents', () => {
@@ -76,7 +94,14 @@ describe('compound documents', () => {
       { type: 'comments', id: '3' },
     ]);
     // Ada wrote the article and comment 3: she is included once.
-    expect(identify(document.included).sort()).toEqual(['comments:1', 'comments:2', 'comments:3', 'people:1', 'people:2', 'people:3']);
+    expect(identify(document.included).sort()).toEqual([
+      'comments:1',
+      'comments:2',
+      'comments:3',
+      'people:1',
+      'people:2',
+      'people:3',
+    ]);
     const comment3 = document.included.find((r: Doc) => r.type === 'comments' && r.id === '3');
     expect(comment3.relationships.author.data).toEqual({ type: 'people', id: '1' });
     // Relationships nobody asked for carry links only.
@@ -87,7 +112,14 @@ describe('compound documents', () => {
 
   test('a collection includes each related resource once, however many rows share it', async () => {
     const document = await get('/articles?include=author,tags');
-    expect(identify(document.included).sort()).toEqual(['people:1', 'people:2', 'people:3', 'tags:1', 'tags:2', 'tags:3']);
+    expect(identify(document.included).sort()).toEqual([
+      'people:1',
+      'people:2',
+      'people:3',
+      'tags:1',
+      'tags:2',
+      'tags:3',
+    ]);
     expect(document.data.map((a: Doc) => a.relationships.tags.data.length)).toEqual([0, 2, 1, 2]);
     expectFullLinkage(document);
   });
@@ -95,7 +127,8 @@ describe('compound documents', () => {
   test('primary resources are never repeated in included', async () => {
     const document = await get('/articles/1?include=comments.article');
     expect(identify(document.included)).toEqual(['comments:1', 'comments:2', 'comments:3']);
-    for (const comment of document.included) expect(comment.relationships.article.data).toEqual({ type: 'articles', id: '1' });
+    for (const comment of document.included)
+      expect(comment.relationships.article.data).toEqual({ type: 'articles', id: '1' });
   });
 
   test('included resources of a collection that are also primary data stay in data only', async () => {

@@ -1,5 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { Attribute, CustomFilter, CustomSort, Index, JsonApi, Show, ToOne, Update, defineResource, type Context } from 'jsonapi-gen';
+import {
+  Attribute,
+  CustomFilter,
+  CustomSort,
+  Index,
+  JsonApi,
+  Show,
+  ToOne,
+  Update,
+  defineResource,
+  type Context,
+} from 'jsonapi-gen';
 import { json } from '../support/validate.js';
 
 type Person = { id: number; name: string; email: string };
@@ -21,7 +32,9 @@ function host() {
         Attribute.make('name').writable(),
         Attribute.make('email')
           .writable()
-          .visible((person: Person | undefined, ctx) => (person ? String(person.id) === user(ctx) : user(ctx) !== undefined)),
+          .visible((person: Person | undefined, ctx) =>
+            person ? String(person.id) === user(ctx) : user(ctx) !== undefined,
+          ),
       ],
       endpoints: [Show.make(), Index.make(), Update.make()],
       filters: [CustomFilter.make('email', (rows: Person[], value) => rows.filter((p) => p.email === value))],
@@ -39,19 +52,28 @@ function host() {
       fields: [
         Attribute.make('title'),
         ToOne.make('author').type('people').includable(),
-        ToOne.make('reviewer').type('people').includable().visible((_article, ctx) => user(ctx) !== undefined),
+        ToOne.make('reviewer')
+          .type('people')
+          .includable()
+          .visible((_article, ctx) => user(ctx) !== undefined),
       ],
       endpoints: [Show.make(), Index.make()],
     }),
     find: (id) => articles.find((a) => String(a.id) === id),
     query: () => articles,
     results: (rows: Article[]) => rows,
-    loadRelated: (relationship, models: Article[]) => models.map((a) => byId(relationship.name === 'author' ? a.authorId : a.reviewerId)),
+    loadRelated: (relationship, models: Article[]) =>
+      models.map((a) => byId(relationship.name === 'author' ? a.authorId : a.reviewerId)),
   });
-  const get = async (path: string, as?: string) => api.fetch(new Request(`http://localhost${path}`), { attributes: as ? { user: as } : {} });
+  const get = async (path: string, as?: string) =>
+    api.fetch(new Request(`http://localhost${path}`), { attributes: as ? { user: as } : {} });
   const patch = (path: string, body: unknown, as: string) =>
     api.fetch(
-      new Request(`http://localhost${path}`, { method: 'PATCH', headers: { 'content-type': 'application/vnd.api+json' }, body: JSON.stringify(body) }),
+      new Request(`http://localhost${path}`, {
+        method: 'PATCH',
+        headers: { 'content-type': 'application/vnd.api+json' },
+        body: JSON.stringify(body),
+      }),
       { attributes: { user: as } },
     );
   return { get, patch, people };
@@ -65,13 +87,18 @@ describe('field visibility', () => {
     const other = await json(await get('/people/2', '1'));
     expect(other.data.attributes).toEqual({ name: 'Grace' });
     const list = await json(await get('/people', '2'));
-    expect(list.data.map((p: { attributes: object }) => Object.keys(p.attributes))).toEqual([['name'], ['name', 'email']]);
+    expect(list.data.map((p: { attributes: object }) => Object.keys(p.attributes))).toEqual([
+      ['name'],
+      ['name', 'email'],
+    ]);
   });
 
   it('applies per model to included resources', async () => {
     const { get } = host();
     const doc = await json(await get('/articles/1?include=author,reviewer', '1'));
-    const included = Object.fromEntries(doc.included.map((p: { id: string; attributes: object }) => [p.id, p.attributes]));
+    const included = Object.fromEntries(
+      doc.included.map((p: { id: string; attributes: object }) => [p.id, p.attributes]),
+    );
     expect(included).toEqual({ '1': { name: 'Ada', email: 'ada@example.com' }, '2': { name: 'Grace' } });
   });
 
@@ -103,11 +130,22 @@ describe('field visibility', () => {
 
   it('refuses a hidden field in input as if it did not exist, and accepts it where visible', async () => {
     const { patch, people } = host();
-    const refused = await patch('/people/2', { data: { type: 'people', id: '2', attributes: { email: 'x@example.com' } } }, '1');
+    const refused = await patch(
+      '/people/2',
+      { data: { type: 'people', id: '2', attributes: { email: 'x@example.com' } } },
+      '1',
+    );
     expect(refused.status).toBe(422);
-    expect((await json(refused)).errors[0]).toMatchObject({ code: 'unknown_field', source: { pointer: '/data/attributes/email' } });
+    expect((await json(refused)).errors[0]).toMatchObject({
+      code: 'unknown_field',
+      source: { pointer: '/data/attributes/email' },
+    });
     expect(people[1]!.email).toBe('grace@example.com');
-    const accepted = await patch('/people/1', { data: { type: 'people', id: '1', attributes: { email: 'new@example.com' } } }, '1');
+    const accepted = await patch(
+      '/people/1',
+      { data: { type: 'people', id: '1', attributes: { email: 'new@example.com' } } },
+      '1',
+    );
     expect(accepted.status).toBe(200);
     expect(people[0]!.email).toBe('new@example.com');
   });

@@ -1,5 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { Attribute, Create, JsonApi, Show, ToMany, ToOne, defineResource, type ExistenceLookup, type ResourceDefinition, type SharedExistence } from 'jsonapi-gen';
+import {
+  Attribute,
+  Create,
+  JsonApi,
+  Show,
+  ToMany,
+  ToOne,
+  defineResource,
+  type ExistenceLookup,
+  type ResourceDefinition,
+  type SharedExistence,
+} from 'jsonapi-gen';
 import { json } from '../support/validate.js';
 
 /** Serves `notes` (a writable owner and labels) on `api`; `post` creates one with the given linkage (no labels member when undefined). */
@@ -27,7 +38,10 @@ function serveNotes(api: JsonApi) {
         body: JSON.stringify({
           data: {
             type: 'notes',
-            relationships: { owner: { data: { type: 'people', id: owner } }, ...(labels && { labels: { data: labels.map((id) => ({ type: 'labels', id })) } }) },
+            relationships: {
+              owner: { data: { type: 'people', id: owner } },
+              ...(labels && { labels: { data: labels.map((id) => ({ type: 'labels', id })) } }),
+            },
           },
         }),
       }),
@@ -36,7 +50,10 @@ function serveNotes(api: JsonApi) {
 }
 
 /** Notes with an owner and labels; labels (1-150) answer `findMany`, people (1-2) only `find`. */
-function host(findMany: (ids: readonly string[]) => unknown[] = (ids) => ids.map((id) => (Number(id) <= 150 ? { id: Number(id) } : null))) {
+function host(
+  findMany: (ids: readonly string[]) => unknown[] = (ids) =>
+    ids.map((id) => (Number(id) <= 150 ? { id: Number(id) } : null)),
+) {
   const calls: Array<[string, string | readonly string[]]> = [];
   const errors: unknown[] = [];
   const api = new JsonApi({ onError: (e) => errors.push(e) });
@@ -54,7 +71,10 @@ function host(findMany: (ids: readonly string[]) => unknown[] = (ids) => ids.map
       return findMany(ids);
     },
   });
-  api.resource({ ...defineResource({ type: 'people', fields: [Attribute.make('name')], endpoints: [Show.make()] }), ...byId('people', 2) });
+  api.resource({
+    ...defineResource({ type: 'people', fields: [Attribute.make('name')], endpoints: [Show.make()] }),
+    ...byId('people', 2),
+  });
   const { notes, post } = serveNotes(api);
   return { post, calls, errors, notes };
 }
@@ -96,7 +116,10 @@ describe('findMany checks written linkage in batches', () => {
 });
 
 /** Notes linking an owner (people) and labels, both answered by one shared existence check. */
-function sharedHost(exist: (lookups: readonly ExistenceLookup[]) => boolean[][] = (lookups) => lookups.map(({ member, ids }) => ids.map((id) => Number(id) <= (member === 'p' ? 2 : 150)))) {
+function sharedHost(
+  exist: (lookups: readonly ExistenceLookup[]) => boolean[][] = (lookups) =>
+    lookups.map(({ member, ids }) => ids.map((id) => Number(id) <= (member === 'p' ? 2 : 150))),
+) {
   const calls: Array<[string, unknown]> = [];
   const errors: unknown[] = [];
   const check: SharedExistence = {
@@ -114,8 +137,14 @@ function sharedHost(exist: (lookups: readonly ExistenceLookup[]) => boolean[][] 
     },
     existence: { check, member },
   });
-  api.resource({ ...defineResource({ type: 'labels', fields: [Attribute.make('name')], endpoints: [Show.make()] }), ...layer('labels', 'l', 150) });
-  api.resource({ ...defineResource({ type: 'people', fields: [Attribute.make('name')], endpoints: [Show.make()] }), ...layer('people', 'p', 2) });
+  api.resource({
+    ...defineResource({ type: 'labels', fields: [Attribute.make('name')], endpoints: [Show.make()] }),
+    ...layer('labels', 'l', 150),
+  });
+  api.resource({
+    ...defineResource({ type: 'people', fields: [Attribute.make('name')], endpoints: [Show.make()] }),
+    ...layer('people', 'p', 2),
+  });
   const { notes, post } = serveNotes(api);
   return { post, calls, errors, notes };
 }
@@ -128,7 +157,13 @@ describe('a shared existence check answers for several related types at once', (
     expect(response.status).toBe(201);
     expect(notes).toHaveLength(1);
     expect(calls).toEqual([
-      ['exist', [['p', ['1']], ['l', Array.from({ length: 100 }, (_, i) => String(i + 1))]]],
+      [
+        'exist',
+        [
+          ['p', ['1']],
+          ['l', Array.from({ length: 100 }, (_, i) => String(i + 1))],
+        ],
+      ],
       ['exist', [['l', Array.from({ length: 20 }, (_, i) => String(i + 101))]]],
     ]);
   });

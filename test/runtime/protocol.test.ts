@@ -86,7 +86,9 @@ describe('content negotiation', () => {
       create,
     });
     const body = JSON.stringify({ data: { type: 'notes', attributes: { text: 'x' } } });
-    const response = await api.fetch(request('/notes', { method: 'POST', headers: contentType ? { 'content-type': contentType } : {}, body }));
+    const response = await api.fetch(
+      request('/notes', { method: 'POST', headers: contentType ? { 'content-type': contentType } : {}, body }),
+    );
     const document = await jsonError(response, 415);
     expect(document.errors[0].source).toEqual({ header: 'Content-Type' });
     expect(create).not.toHaveBeenCalled();
@@ -94,7 +96,14 @@ describe('content negotiation', () => {
 
   test('every document response says Content-Type: application/vnd.api+json and Vary: Accept', async () => {
     const blog = createBlog();
-    for (const path of ['/articles', '/articles/1', '/articles/1/author', '/articles/1/relationships/tags', '/nothing', '/articles?sort=x']) {
+    for (const path of [
+      '/articles',
+      '/articles/1',
+      '/articles/1/author',
+      '/articles/1/relationships/tags',
+      '/nothing',
+      '/articles?sort=x',
+    ]) {
       const response = await blog.api.fetch(request(path));
       expect(response.headers.get('content-type'), path).toBe(JSON_API);
       expect(response.headers.get('vary'), path).toBe('Accept');
@@ -220,16 +229,25 @@ describe('errors', () => {
   });
 
   test('a JsonApiError thrown by the data layer keeps its status and members, and is not reported', async () => {
-    const { api, onError } = failing(new JsonApiError(409, { detail: 'Locked for review', code: 'locked', meta: { until: 'tomorrow' } }));
+    const { api, onError } = failing(
+      new JsonApiError(409, { detail: 'Locked for review', code: 'locked', meta: { until: 'tomorrow' } }),
+    );
     const document = await jsonError(await api.fetch(request('/notes/1')), 409);
-    expect(document.errors).toEqual([{ status: '409', title: 'Conflict', code: 'locked', detail: 'Locked for review', meta: { until: 'tomorrow' } }]);
+    expect(document.errors).toEqual([
+      { status: '409', title: 'Conflict', code: 'locked', detail: 'Locked for review', meta: { until: 'tomorrow' } },
+    ]);
     expect(onError).not.toHaveBeenCalled();
   });
 
   test('4xx errors carry status, title, detail and a source', async () => {
     const document = await jsonError(await createBlog().api.fetch(request('/articles?filter[nope]=1')), 400);
     expect(document.errors).toEqual([
-      expect.objectContaining({ status: '400', title: 'Bad Request', detail: expect.any(String), source: { parameter: 'filter[nope]' } }),
+      expect.objectContaining({
+        status: '400',
+        title: 'Bad Request',
+        detail: expect.any(String),
+        source: { parameter: 'filter[nope]' },
+      }),
     ]);
   });
 });
@@ -240,7 +258,9 @@ describe('attributes', () => {
       ...defineResource({
         type: 'notes',
         fields: [Attribute.make('text'), ToOne.make('parent').type('notes')],
-        endpoints: [Show.make().visible((ctx) => (seen.push(ctx.getAttribute('user')), ctx.getAttribute('user') === 'ada'))],
+        endpoints: [
+          Show.make().visible((ctx) => (seen.push(ctx.getAttribute('user')), ctx.getAttribute('user') === 'ada')),
+        ],
       }),
       find: (id: string) => ({ id, text: 'hello' }),
       loadRelated: (_relationship, models: readonly unknown[]) => models.map(() => null),

@@ -1,7 +1,10 @@
 // ─── README host: copied verbatim into README.md ──────────────────────────────────────────
 import { Attribute, Index, JsonApi, Show, defineResource } from 'jsonapi-gen';
 
-const tags = [{ id: '1', name: 'typescript' }, { id: '2', name: 'json' }];
+const tags = [
+  { id: '1', name: 'typescript' },
+  { id: '2', name: 'json' },
+];
 
 const api = new JsonApi().resource({
   ...defineResource({
@@ -42,6 +45,11 @@ test('the README host lists, and answers 404 for what it does not have', async (
 test('README.md shows this host verbatim', async () => {
   const { readFileSync } = await import('node:fs');
   const source = readFileSync(new URL(import.meta.url), 'utf8');
-  const host = source.slice(source.indexOf('\n', source.indexOf('README host: copied verbatim')) + 1, source.indexOf('// ─── end of README host')).trimEnd();
+  const host = source
+    .slice(
+      source.indexOf('\n', source.indexOf('README host: copied verbatim')) + 1,
+      source.indexOf('// ─── end of README host'),
+    )
+    .trimEnd();
   expect(readFileSync(new URL('../../README.md', import.meta.url), 'utf8')).toContain(host);
 });

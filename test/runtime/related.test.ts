@@ -22,7 +22,10 @@ describe('to-one', () => {
   test('GET /articles/1/relationships/author is its linkage', async () => {
     expect(await get('/articles/1/relationships/author')).toEqual({
       jsonapi: { version: '1.1' },
-      links: { self: 'http://localhost/articles/1/relationships/author', related: 'http://localhost/articles/1/author' },
+      links: {
+        self: 'http://localhost/articles/1/relationships/author',
+        related: 'http://localhost/articles/1/author',
+      },
       data: { type: 'people', id: '1' },
     });
   });
@@ -64,9 +67,12 @@ describe('to-many without queryRelated (people -> articles)', () => {
     expect((await get('/people/9/relationships/articles', blog)).data).toEqual([]);
   });
 
-  test.each(['sort=title', 'filter[status]=draft', 'page[limit]=1'])('%s is a 400 without queryRelated', async (query) => {
-    await jsonError(await createBlog().api.fetch(request(`/people/1/articles?${query}`)), 400);
-  });
+  test.each(['sort=title', 'filter[status]=draft', 'page[limit]=1'])(
+    '%s is a 400 without queryRelated',
+    async (query) => {
+      await jsonError(await createBlog().api.fetch(request(`/people/1/articles?${query}`)), 400);
+    },
+  );
 });
 
 describe('to-many with queryRelated (articles -> comments, tags)', () => {
@@ -76,13 +82,23 @@ describe('to-many with queryRelated (articles -> comments, tags)', () => {
     expect(document.links.self).toBe('http://localhost/articles/1/comments?sort=-createdAt&page%5Blimit%5D=2');
     const next = new URL(document.links.next);
     expect(next.pathname).toBe('/articles/1/comments');
-    expect(Object.fromEntries(next.searchParams)).toEqual({ sort: '-createdAt', 'page[offset]': '2', 'page[limit]': '2' });
+    expect(Object.fromEntries(next.searchParams)).toEqual({
+      sort: '-createdAt',
+      'page[offset]': '2',
+      'page[limit]': '2',
+    });
   });
 
   test("applies the related type's default page size (comments: 5)", async () => {
     const blog = createBlog();
     blog.db.comments.push(
-      ...Array.from({ length: 8 }, (_, i) => ({ id: String(20 + i), body: '+1', createdAt: new Date(0), articleId: '2', authorId: '2' })),
+      ...Array.from({ length: 8 }, (_, i) => ({
+        id: String(20 + i),
+        body: '+1',
+        createdAt: new Date(0),
+        articleId: '2',
+        authorId: '2',
+      })),
     );
     expect((await get('/articles/2/comments', blog)).data).toHaveLength(5);
   });
@@ -94,7 +110,10 @@ describe('to-many with queryRelated (articles -> comments, tags)', () => {
   });
 
   test('rejects filters and sorts the related type does not have', async () => {
-    const document = await jsonError(await createBlog().api.fetch(request('/articles/1/comments?filter[status]=draft')), 400);
+    const document = await jsonError(
+      await createBlog().api.fetch(request('/articles/1/comments?filter[status]=draft')),
+      400,
+    );
     expect(document.errors[0].source).toEqual({ parameter: 'filter[status]' });
   });
 

@@ -28,17 +28,27 @@ function host() {
       people.push(person);
       return person;
     },
-    update: (person: Person, values: { attributes: Record<string, unknown> }) => Object.assign(person, values.attributes),
+    update: (person: Person, values: { attributes: Record<string, unknown> }) =>
+      Object.assign(person, values.attributes),
   });
   const send = (method: string, path: string, data: unknown) =>
-    api.fetch(new Request(`http://localhost${path}`, { method, headers: { 'content-type': 'application/vnd.api+json' }, body: JSON.stringify({ data }) }));
+    api.fetch(
+      new Request(`http://localhost${path}`, {
+        method,
+        headers: { 'content-type': 'application/vnd.api+json' },
+        body: JSON.stringify({ data }),
+      }),
+    );
   return { people, send };
 }
 
 describe('Standard Schema validation (zod)', () => {
   it('stores the validator output: handle trimmed and lower-cased', async () => {
     const { people, send } = host();
-    const response = await send('POST', '/people', { type: 'people', attributes: { email: 'grace@example.com', handle: '  Grace ' } });
+    const response = await send('POST', '/people', {
+      type: 'people',
+      attributes: { email: 'grace@example.com', handle: '  Grace ' },
+    });
     expect(response.status).toBe(201);
     expect((await json(response)).data.attributes.handle).toBe('grace');
     expect(people[1]).toMatchObject({ email: 'grace@example.com', handle: 'grace' });
@@ -46,7 +56,10 @@ describe('Standard Schema validation (zod)', () => {
 
   it("answers zod's issues as 422s, one per attribute, at its pointer; nothing is stored", async () => {
     const { people, send } = host();
-    const response = await send('POST', '/people', { type: 'people', attributes: { email: 'not an email', handle: ' x ' } });
+    const response = await send('POST', '/people', {
+      type: 'people',
+      attributes: { email: 'not an email', handle: ' x ' },
+    });
     expect(response.status).toBe(422);
     const errors = (await json(response)).errors as Array<{ source: { pointer: string }; detail: string }>;
     expect(errors.map((e) => e.source.pointer)).toEqual(['/data/attributes/email', '/data/attributes/handle']);

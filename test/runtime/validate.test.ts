@@ -5,7 +5,10 @@ import { documentErrors, json } from '../support/validate.js';
 describe('test/support/validate', () => {
   test.each([
     ['a null primary data', { jsonapi: { version: '1.1' }, data: null }],
-    ['a resource object', { data: { type: 'tags', id: '1', attributes: { name: 'x' }, links: { self: 'http://localhost/tags/1' } } }],
+    [
+      'a resource object',
+      { data: { type: 'tags', id: '1', attributes: { name: 'x' }, links: { self: 'http://localhost/tags/1' } } },
+    ],
     ['an errors document', { errors: [{ status: '404', title: 'Not Found' }] }],
   ])('accepts %s', (_, document) => {
     expect(documentErrors(document)).toEqual([]);

@@ -26,16 +26,75 @@ const JSONAPI = 'application/vnd.api+json';
 const ATOMIC = `${JSONAPI}; ext="https://jsonapi.org/ext/atomic"`;
 const RUNS = 200;
 
-const hostileNames = ['__proto__', 'constructor', 'prototype', 'toString', 'valueOf', "a'b", 'a"b', 'a;b', 'x; DROP TABLE articles', '', ' ', '\u0000', 'ä', '😀', '[', ']', '.', '..', '-', ','];
+const hostileNames = [
+  '__proto__',
+  'constructor',
+  'prototype',
+  'toString',
+  'valueOf',
+  "a'b",
+  'a"b',
+  'a;b',
+  'x; DROP TABLE articles',
+  '',
+  ' ',
+  '\u0000',
+  'ä',
+  '😀',
+  '[',
+  ']',
+  '.',
+  '..',
+  '-',
+  ',',
+];
 const typeNames = ['articles', 'people', 'comments', 'tags', 'operations', ...hostileNames];
-const fieldNames = ['title', 'body', 'status', 'createdAt', 'author', 'comments', 'tags', 'articles', 'name', 'email', 'article', 'search', 'id', 'type', ...hostileNames];
+const fieldNames = [
+  'title',
+  'body',
+  'status',
+  'createdAt',
+  'author',
+  'comments',
+  'tags',
+  'articles',
+  'name',
+  'email',
+  'article',
+  'search',
+  'id',
+  'type',
+  ...hostileNames,
+];
 
 /** A name: mostly from the vocabularies, sometimes anything. */
-const name = (vocabulary: readonly string[]) => fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...vocabulary) }, { weight: 1, arbitrary: fc.string({ maxLength: 12 }) });
+const name = (vocabulary: readonly string[]) =>
+  fc.oneof(
+    { weight: 4, arbitrary: fc.constantFrom(...vocabulary) },
+    { weight: 1, arbitrary: fc.string({ maxLength: 12 }) },
+  );
 
 /** A value: ids, numbers at the edges, names, anything. */
 const value = fc.oneof(
-  fc.constantFrom('1', '2', '0', '-1', '-5', '1e99', 'abc', '', '9007199254740993', '99999999999999999999', 'NaN', 'draft', 'published', '%00', '%FF', '%', "1' OR '1'='1"),
+  fc.constantFrom(
+    '1',
+    '2',
+    '0',
+    '-1',
+    '-5',
+    '1e99',
+    'abc',
+    '',
+    '9007199254740993',
+    '99999999999999999999',
+    'NaN',
+    'draft',
+    'published',
+    '%00',
+    '%FF',
+    '%',
+    "1' OR '1'='1",
+  ),
   fc.integer({ min: -10, max: 200 }).map(String),
   name(fieldNames),
   fc.array(name(fieldNames), { maxLength: 6 }).map((names) => names.join(',')),
@@ -65,21 +124,32 @@ const queryString = fc
     pairs
       .map(([key, v, encode]) => {
         // Raw `%XX` escapes stay raw (NUL, invalid UTF-8); everything else is encoded or sent as is.
-        const enc = (s: string) => (encode ? encodeURIComponent(s) : s.replace(/[#&= ]/g, (c) => encodeURIComponent(c)));
+        const enc = (s: string) =>
+          encode ? encodeURIComponent(s) : s.replace(/[#&= ]/g, (c) => encodeURIComponent(c));
         return `${enc(key)}=${enc(v)}`;
       })
       .join('&'),
   );
 
-const segment = fc.oneof(fc.constantFrom('1', '2', '3', '999', '0', '-1', 'abc', '%00', '%FF', '..%2F1', 'relationships'), name(fieldNames).map(encodeURIComponent));
+const segment = fc.oneof(
+  fc.constantFrom('1', '2', '3', '999', '0', '-1', 'abc', '%00', '%FF', '..%2F1', 'relationships'),
+  name(fieldNames).map(encodeURIComponent),
+);
 const path = fc.oneof(
   fc.constantFrom('/articles', '/people', '/comments', '/tags', '/operations', '/'),
   fc.tuple(name(typeNames), segment).map(([t, id]) => `/${encodeURIComponent(t)}/${id}`),
-  fc.tuple(name(typeNames), segment, name(fieldNames)).map(([t, id, r]) => `/${encodeURIComponent(t)}/${id}/${encodeURIComponent(r)}`),
-  fc.tuple(name(typeNames), segment, name(fieldNames)).map(([t, id, r]) => `/${encodeURIComponent(t)}/${id}/relationships/${encodeURIComponent(r)}`),
+  fc
+    .tuple(name(typeNames), segment, name(fieldNames))
+    .map(([t, id, r]) => `/${encodeURIComponent(t)}/${id}/${encodeURIComponent(r)}`),
+  fc
+    .tuple(name(typeNames), segment, name(fieldNames))
+    .map(([t, id, r]) => `/${encodeURIComponent(t)}/${id}/relationships/${encodeURIComponent(r)}`),
 );
 
-const identifier = fc.record({ type: name(typeNames), id: fc.oneof(value, fc.integer(), fc.constant(null)) }, { requiredKeys: [] });
+const identifier = fc.record(
+  { type: name(typeNames), id: fc.oneof(value, fc.integer(), fc.constant(null)) },
+  { requiredKeys: [] },
+);
 const members = fc.dictionary(name(fieldNames), fc.oneof(fc.jsonValue({ maxDepth: 2 }), value), { maxKeys: 5 });
 const resource = fc.record(
   {
@@ -88,7 +158,14 @@ const resource = fc.record(
     lid: fc.string({ maxLength: 4 }),
     attributes: fc.oneof(members, fc.jsonValue({ maxDepth: 2 })),
     relationships: fc.oneof(
-      fc.dictionary(name(fieldNames), fc.record({ data: fc.oneof(identifier, fc.array(identifier, { maxLength: 4 }), fc.constant(null)) }, { requiredKeys: [] }), { maxKeys: 3 }),
+      fc.dictionary(
+        name(fieldNames),
+        fc.record(
+          { data: fc.oneof(identifier, fc.array(identifier, { maxLength: 4 }), fc.constant(null)) },
+          { requiredKeys: [] },
+        ),
+        { maxKeys: 3 },
+      ),
       fc.jsonValue({ maxDepth: 2 }),
     ),
     meta: fc.jsonValue({ maxDepth: 1 }),
@@ -98,7 +175,10 @@ const resource = fc.record(
 const operation = fc.record(
   {
     op: fc.oneof(fc.constantFrom('add', 'update', 'remove'), fc.string({ maxLength: 5 })),
-    ref: fc.record({ type: name(typeNames), id: value, lid: fc.string({ maxLength: 4 }), relationship: name(fieldNames) }, { requiredKeys: [] }),
+    ref: fc.record(
+      { type: name(typeNames), id: value, lid: fc.string({ maxLength: 4 }), relationship: name(fieldNames) },
+      { requiredKeys: [] },
+    ),
     href: path,
     data: fc.oneof(resource, fc.array(identifier, { maxLength: 3 }), identifier, fc.constant(null)),
   },
@@ -106,16 +186,29 @@ const operation = fc.record(
 );
 
 /** Nearly valid: a known type with its own field names, values of any kind, ids that may exist. */
-const attributeValue = fc.oneof(fc.string({ maxLength: 8 }), fc.constantFrom('draft', 'published', 'Caching in practice, part 4', 'databases'), fc.integer(), fc.constant(null), fc.boolean(), fc.jsonValue({ maxDepth: 1 }));
+const attributeValue = fc.oneof(
+  fc.string({ maxLength: 8 }),
+  fc.constantFrom('draft', 'published', 'Caching in practice, part 4', 'databases'),
+  fc.integer(),
+  fc.constant(null),
+  fc.boolean(),
+  fc.jsonValue({ maxDepth: 1 }),
+);
 const knownId = fc.oneof(fc.integer({ min: 1, max: 12 }).map(String), fc.constantFrom('999', 'x', '0'));
 const nearlyValid = fc
   .record({
     type: fc.constantFrom('articles', 'comments', 'tags', 'people'),
     id: fc.option(knownId, { nil: undefined }),
-    attributes: fc.dictionary(fc.constantFrom('title', 'body', 'status', 'name', 'email', 'createdAt', 'id'), attributeValue, { maxKeys: 4 }),
+    attributes: fc.dictionary(
+      fc.constantFrom('title', 'body', 'status', 'name', 'email', 'createdAt', 'id'),
+      attributeValue,
+      { maxKeys: 4 },
+    ),
     author: fc.option(fc.record({ type: fc.constantFrom('people', 'tags'), id: knownId }), { nil: undefined }),
     article: fc.option(fc.record({ type: fc.constant('articles'), id: knownId }), { nil: undefined }),
-    tags: fc.option(fc.array(fc.record({ type: fc.constantFrom('tags', 'articles'), id: knownId }), { maxLength: 4 }), { nil: undefined }),
+    tags: fc.option(fc.array(fc.record({ type: fc.constantFrom('tags', 'articles'), id: knownId }), { maxLength: 4 }), {
+      nil: undefined,
+    }),
   })
   .map(({ type, id, attributes, author, article, tags }) => {
     const relationships: Record<string, unknown> = {};
@@ -129,15 +222,48 @@ const nearlyValid = fc
 const body = fc.oneof(
   { weight: 2, arbitrary: fc.constant(undefined) },
   { weight: 4, arbitrary: nearlyValid.map((data) => JSON.stringify({ data })) },
-  { weight: 2, arbitrary: fc.array(fc.record({ op: fc.constantFrom('add', 'update', 'remove'), data: nearlyValid }), { minLength: 1, maxLength: 3 }).map((ops) => JSON.stringify({ 'atomic:operations': ops })) },
-  { weight: 1, arbitrary: fc.array(fc.record({ type: fc.constantFrom('tags', 'articles'), id: knownId }), { maxLength: 5 }).map((data) => JSON.stringify({ data })) },
-  { weight: 4, arbitrary: fc.record({ data: fc.oneof(resource, fc.array(identifier, { maxLength: 4 }), identifier, fc.constant(null)) }, { requiredKeys: [] }).map((d) => JSON.stringify(d)) },
-  { weight: 2, arbitrary: fc.record({ 'atomic:operations': fc.array(operation, { maxLength: 4 }) }, { requiredKeys: [] }).map((d) => JSON.stringify(d)) },
+  {
+    weight: 2,
+    arbitrary: fc
+      .array(fc.record({ op: fc.constantFrom('add', 'update', 'remove'), data: nearlyValid }), {
+        minLength: 1,
+        maxLength: 3,
+      })
+      .map((ops) => JSON.stringify({ 'atomic:operations': ops })),
+  },
+  {
+    weight: 1,
+    arbitrary: fc
+      .array(fc.record({ type: fc.constantFrom('tags', 'articles'), id: knownId }), { maxLength: 5 })
+      .map((data) => JSON.stringify({ data })),
+  },
+  {
+    weight: 4,
+    arbitrary: fc
+      .record(
+        { data: fc.oneof(resource, fc.array(identifier, { maxLength: 4 }), identifier, fc.constant(null)) },
+        { requiredKeys: [] },
+      )
+      .map((d) => JSON.stringify(d)),
+  },
+  {
+    weight: 2,
+    arbitrary: fc
+      .record({ 'atomic:operations': fc.array(operation, { maxLength: 4 }) }, { requiredKeys: [] })
+      .map((d) => JSON.stringify(d)),
+  },
   { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 4 }).map((d) => JSON.stringify(d)) },
   { weight: 1, arbitrary: fc.string({ maxLength: 40 }) },
   { weight: 1, arbitrary: fc.uint8Array({ maxLength: 40 }) },
   // A prototype member spelled literally (JSON.stringify would not write one).
-  { weight: 1, arbitrary: fc.constantFrom('{"data":{"type":"tags","attributes":{"__proto__":{"polluted":1},"name":"p"}}}', '{"__proto__":{"polluted":1}}', '{"atomic:operations":[{"op":"add","data":{"type":"tags","attributes":{"name":"q","constructor":{"prototype":{"polluted":1}}}}}]}') },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(
+      '{"data":{"type":"tags","attributes":{"__proto__":{"polluted":1},"name":"p"}}}',
+      '{"__proto__":{"polluted":1}}',
+      '{"atomic:operations":[{"op":"add","data":{"type":"tags","attributes":{"name":"q","constructor":{"prototype":{"polluted":1}}}}}]}',
+    ),
+  },
 );
 
 const request = fc.record({
@@ -162,7 +288,11 @@ describe('fuzzing the demo API', () => {
     await migrate(database.db, database.dialect);
     await seed(database.db, 10);
     // As startDemo builds it, with onError recording instead of logging.
-    api = createApi(createStore(database.db), { transaction: kyselyTransaction(database.db), extensions: [atomic()], onError: (e) => unexpected.push(e) });
+    api = createApi(createStore(database.db), {
+      transaction: kyselyTransaction(database.db),
+      extensions: [atomic()],
+      onError: (e) => unexpected.push(e),
+    });
   });
   afterAll(async () => {
     await database?.close();
@@ -205,14 +335,33 @@ describe('fuzzing the demo API', () => {
     }
   };
 
-  it('any request: below 500, a valid errors document on 4xx, nothing written on 4xx', { timeout: 120_000 }, async () => {
-    await fc.assert(fc.asyncProperty(request, check), { numRuns: RUNS, seed: 0x5eed, interruptAfterTimeLimit: 90_000, markInterruptAsFailure: false });
-  });
+  it(
+    'any request: below 500, a valid errors document on 4xx, nothing written on 4xx',
+    { timeout: 120_000 },
+    async () => {
+      await fc.assert(fc.asyncProperty(request, check), {
+        numRuns: RUNS,
+        seed: 0x5eed,
+        interruptAfterTimeLimit: 90_000,
+        markInterruptAsFailure: false,
+      });
+    },
+  );
 
   it('query strings on every read endpoint: below 500, valid documents', { timeout: 120_000 }, async () => {
     const reads = fc.record({
       method: fc.constant('GET'),
-      path: fc.constantFrom('/articles', '/people', '/comments', '/tags', '/articles/1', '/people/1/articles', '/articles/2/relationships/tags', '/comments/1/article', '/tags/1/articles'),
+      path: fc.constantFrom(
+        '/articles',
+        '/people',
+        '/comments',
+        '/tags',
+        '/articles/1',
+        '/people/1/articles',
+        '/articles/2/relationships/tags',
+        '/comments/1/article',
+        '/tags/1/articles',
+      ),
       query: queryString,
       body: fc.constant(undefined),
       contentType: fc.constant(undefined),
@@ -229,18 +378,38 @@ describe('fuzzing the demo API', () => {
   });
 
   it('bodies on every write endpoint, signed in: below 500, nothing written on 4xx', { timeout: 120_000 }, async () => {
-    const writes = fc.record({
-      method: fc.constantFrom('POST', 'PATCH', 'DELETE'),
-      path: fc.constantFrom('/articles', '/comments', '/tags', '/people', '/articles/1', '/comments/2', '/tags/3', '/people/1', '/articles/1/relationships/tags', '/comments/2/relationships/article', '/operations'),
-      query: fc.oneof({ weight: 4, arbitrary: fc.constant('') }, { weight: 1, arbitrary: queryString }),
-      body,
-      contentType: fc.constant(undefined as string | undefined),
-      user: fc.constantFrom('1', '2'),
-    }).map((r) => ({ ...r, contentType: r.path === '/operations' ? ATOMIC : JSONAPI }));
+    const writes = fc
+      .record({
+        method: fc.constantFrom('POST', 'PATCH', 'DELETE'),
+        path: fc.constantFrom(
+          '/articles',
+          '/comments',
+          '/tags',
+          '/people',
+          '/articles/1',
+          '/comments/2',
+          '/tags/3',
+          '/people/1',
+          '/articles/1/relationships/tags',
+          '/comments/2/relationships/article',
+          '/operations',
+        ),
+        query: fc.oneof({ weight: 4, arbitrary: fc.constant('') }, { weight: 1, arbitrary: queryString }),
+        body,
+        contentType: fc.constant(undefined as string | undefined),
+        user: fc.constantFrom('1', '2'),
+      })
+      .map((r) => ({ ...r, contentType: r.path === '/operations' ? ATOMIC : JSONAPI }));
     // Create and update requests whose document matches the endpoint's type and id, so that they
     // reach field validation, linkage checks and the database.
     const targeted = fc
-      .tuple(fc.constantFrom('articles', 'comments', 'tags', 'people'), fc.boolean(), knownId, nearlyValid, fc.constantFrom('1', '2'))
+      .tuple(
+        fc.constantFrom('articles', 'comments', 'tags', 'people'),
+        fc.boolean(),
+        knownId,
+        nearlyValid,
+        fc.constantFrom('1', '2'),
+      )
       .map(([type, create, id, data, user]) => ({
         method: create ? 'POST' : 'PATCH',
         path: create ? `/${type}` : `/${type}/${id}`,
@@ -249,7 +418,12 @@ describe('fuzzing the demo API', () => {
         contentType: JSONAPI,
         user,
       }));
-    await fc.assert(fc.asyncProperty(fc.oneof(writes, targeted), check), { numRuns: RUNS, seed: 0xf00d, interruptAfterTimeLimit: 90_000, markInterruptAsFailure: false });
+    await fc.assert(fc.asyncProperty(fc.oneof(writes, targeted), check), {
+      numRuns: RUNS,
+      seed: 0xf00d,
+      interruptAfterTimeLimit: 90_000,
+      markInterruptAsFailure: false,
+    });
   });
 
   it('the runs were not vacuous: successes, writes and many kinds of refusal', () => {

@@ -5,7 +5,13 @@
  * first, a waiting request whose client left is never started) and the cost budget of a read
  * (400 naming `include` or the page size). The load itself: overload-load.test.ts.
  */
-import { type IncomingMessage, type Server, type ServerResponse, createServer, request as httpRequest } from 'node:http';
+import {
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+  createServer,
+  request as httpRequest,
+} from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Context, DEFAULT_LIMITS, type Limits } from 'jsonapi-gen';
 import { toNodeHandler } from 'jsonapi-gen/node';
@@ -18,7 +24,8 @@ import { createStore } from '../../examples/blog/store.js';
 import { json, jsonError } from '../support/validate.js';
 
 /** Every includable path of articles three relationships deep: the issue's expensive request. */
-const EVERY_PATH = 'author.articles.author,author.articles.comments,author.articles.tags,comments.author.articles,comments.article.author,comments.article.comments,comments.article.tags,tags.articles.author,tags.articles.comments,tags.articles.tags';
+const EVERY_PATH =
+  'author.articles.author,author.articles.comments,author.articles.tags,comments.author.articles,comments.article.author,comments.article.comments,comments.article.tags,tags.articles.author,tags.articles.comments,tags.articles.tags';
 
 /** A promise and what settles it. */
 function deferred<T = void>(): { promise: Promise<T>; resolve: (value: T) => void } {
@@ -28,7 +35,13 @@ function deferred<T = void>(): { promise: Promise<T>; resolve: (value: T) => voi
 }
 
 /** A function that records its calls as `name` and runs through `hook`. */
-function recorded(name: string, f: (...args: unknown[]) => unknown, self: unknown, calls: string[], hook: Hook): (...args: unknown[]) => unknown {
+function recorded(
+  name: string,
+  f: (...args: unknown[]) => unknown,
+  self: unknown,
+  calls: string[],
+  hook: Hook,
+): (...args: unknown[]) => unknown {
   return (...args: unknown[]) => {
     calls.push(name);
     return hook(name, args, (...a) => f.apply(self, a));
@@ -51,9 +64,16 @@ function counted(layers: DataLayers, calls: string[], hook: Hook = (_n, args, re
         if (typeof key !== 'string') return value;
         if (key === 'related' && value) {
           const loaders = value as Record<string, (...args: unknown[]) => unknown>;
-          return Object.fromEntries(Object.entries(loaders).map(([name, load]) => [name, recorded(`${type}.related.${name}`, load, loaders, calls, hook)]));
+          return Object.fromEntries(
+            Object.entries(loaders).map(([name, load]) => [
+              name,
+              recorded(`${type}.related.${name}`, load, loaders, calls, hook),
+            ]),
+          );
         }
-        return typeof value === 'function' ? recorded(`${type}.${key}`, value as (...args: unknown[]) => unknown, target, calls, hook) : value;
+        return typeof value === 'function'
+          ? recorded(`${type}.${key}`, value as (...args: unknown[]) => unknown, target, calls, hook)
+          : value;
       },
     });
   }
@@ -71,7 +91,9 @@ afterEach(async () => {
 });
 
 /** Serves `api` with the Node adapter on a free loopback port; `served` resolves with each request's `res` once the adapter is done with it. */
-async function listen(api: ReturnType<typeof createApi>): Promise<{ origin: string; served: Array<{ res: ServerResponse; done: Promise<void> }> }> {
+async function listen(
+  api: ReturnType<typeof createApi>,
+): Promise<{ origin: string; served: Array<{ res: ServerResponse; done: Promise<void> }> }> {
   const handler = toNodeHandler(api);
   const served: Array<{ res: ServerResponse; done: Promise<void> }> = [];
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
@@ -100,7 +122,9 @@ describe('a client that goes away mid-request (Node adapter, Kysely store on SQL
   /** The demo's API on a seeded SQLite file whose statements are counted; `hook` as in `counted`. */
   async function sqliteApi(hook: Hook) {
     const statements: string[] = [];
-    const database = openDatabase({ log: (event) => void (event.level === 'query' && statements.push(event.query.sql)) });
+    const database = openDatabase({
+      log: (event) => void (event.level === 'query' && statements.push(event.query.sql)),
+    });
     closers.push(() => database.close());
     await migrate(database.db, 'sqlite');
     await seed(database.db, 20);
@@ -256,7 +280,9 @@ describe('the request gate', () => {
   it('heavy requests start one per turn of the event loop; a cheap one at once', async () => {
     const { api, calls } = memoryApi({});
     const started = (name: string) => calls.filter((c) => c === name).length;
-    const heavy = Array.from({ length: 3 }, () => api.fetch(get('/articles?include=author,comments,tags&page[limit]=50'))); // cost 200
+    const heavy = Array.from({ length: 3 }, () =>
+      api.fetch(get('/articles?include=author,comments,tags&page[limit]=50')),
+    ); // cost 200
     const cheap = api.fetch(get('/people/1'));
     // However long the promise chains run, no other turn of the event loop comes in between.
     for (let i = 0; i < 500; i++) await Promise.resolve();
@@ -268,25 +294,36 @@ describe('the request gate', () => {
 });
 
 describe('the cost budget of a read', () => {
-  const api = (limits: Partial<Limits> = {}) => createApi(memoryStore(memoryTables(seedRows(20))).dataLayers, { limits });
+  const api = (limits: Partial<Limits> = {}) =>
+    createApi(memoryStore(memoryTables(seedRows(20))).dataLayers, { limits });
   const get = (path: string) => new Request(`http://localhost${path}`);
 
   it(`every includable path with page[limit]=50: 400 naming include, the cost, the budget (${DEFAULT_LIMITS.requestCost}) and what to do; doing it passes`, async () => {
     const response = await api().fetch(get(`/articles?include=${EVERY_PATH}&page[limit]=50`));
     const error = (await jsonError(response, 400)).errors[0];
-    expect(error).toMatchObject({ code: 'limit_exceeded', source: { parameter: 'include' }, meta: { limit: DEFAULT_LIMITS.requestCost, cost: 18 * 50 } });
+    expect(error).toMatchObject({
+      code: 'limit_exceeded',
+      source: { parameter: 'include' },
+      meta: { limit: DEFAULT_LIMITS.requestCost, cost: 18 * 50 },
+    });
     expect(error.detail).toBe(
       `This request costs 900 ((1 + 17 included relationships) × 50 per page), more than the ${DEFAULT_LIMITS.requestCost} allowed: include fewer relationships or ask for a smaller page[limit]`,
     );
     // As the error says: a smaller page, or the budget raised.
     expect((await api().fetch(get(`/articles?include=${EVERY_PATH}&page[limit]=20`))).status).toBe(200);
-    expect((await api({ requestCost: 1000 }).fetch(get(`/articles?include=${EVERY_PATH}&page[limit]=50`))).status).toBe(200);
+    expect((await api({ requestCost: 1000 }).fetch(get(`/articles?include=${EVERY_PATH}&page[limit]=50`))).status).toBe(
+      200,
+    );
   });
 
   it('a page alone over the budget: 400 naming page[limit] (or page[size])', async () => {
     const small = api({ requestCost: 10 });
-    expect((await jsonError(await small.fetch(get('/articles?page[limit]=20')), 400)).errors[0].source).toEqual({ parameter: 'page[limit]' });
-    expect((await jsonError(await small.fetch(get('/articles?page[size]=20')), 400)).errors[0].source).toEqual({ parameter: 'page[size]' });
+    expect((await jsonError(await small.fetch(get('/articles?page[limit]=20')), 400)).errors[0].source).toEqual({
+      parameter: 'page[limit]',
+    });
+    expect((await jsonError(await small.fetch(get('/articles?page[size]=20')), 400)).errors[0].source).toEqual({
+      parameter: 'page[size]',
+    });
     expect((await small.fetch(get('/articles/1?include=author,tags'))).status).toBe(200);
   });
 });

@@ -14,7 +14,20 @@
  * checks are not vacuous).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Attribute, Create, Delete, Index, JsonApi, Show, SortBy, ToMany, Update, Where, atomic, defineResource } from 'jsonapi-gen';
+import {
+  Attribute,
+  Create,
+  Delete,
+  Index,
+  JsonApi,
+  Show,
+  SortBy,
+  ToMany,
+  Update,
+  Where,
+  atomic,
+  defineResource,
+} from 'jsonapi-gen';
 import { defineTableStore, kyselyTransaction } from '@jsonapi-gen/kysely';
 import { migrate, openDatabase, type OpenDatabase } from '../../examples/blog/db.js';
 import * as schema from '../../examples/blog/schema.js';
@@ -40,11 +53,20 @@ const people = defineResource({
       .type('string')
       .nullable()
       .writable()
-      .visible((person: { id: number } | undefined, ctx) => person !== undefined && String(person.id) === ctx.getAttribute('user')),
+      .visible(
+        (person: { id: number } | undefined, ctx) =>
+          person !== undefined && String(person.id) === ctx.getAttribute('user'),
+      ),
     Attribute.make('createdAt').type('date-time'),
     ToMany.make('articles').type('articles').includable(),
   ],
-  endpoints: [Show.make(), Index.make().paginate(20, 50).defaultSort('name'), Create.make(), Update.make(), Delete.make()],
+  endpoints: [
+    Show.make(),
+    Index.make().paginate(20, 50).defaultSort('name'),
+    Create.make(),
+    Update.make(),
+    Delete.make(),
+  ],
   filters: [Where.make('name'), Where.make('email')],
   sorts: [SortBy.make('name'), SortBy.make('email')],
 });
@@ -52,8 +74,17 @@ const people = defineResource({
 /** tags as in the demo, with `articles` writable: replacing it must keep the members Alice cannot see. */
 const tags = defineResource({
   type: 'tags',
-  fields: [Attribute.make('name').type('string').writable().required(), ToMany.make('articles').type('articles').includable().writable()],
-  endpoints: [Show.make(), Index.make().paginate(20, 50).defaultSort('name'), Create.make(), Update.make(), Delete.make()],
+  fields: [
+    Attribute.make('name').type('string').writable().required(),
+    ToMany.make('articles').type('articles').includable().writable(),
+  ],
+  endpoints: [
+    Show.make(),
+    Index.make().paginate(20, 50).defaultSort('name'),
+    Create.make(),
+    Update.make(),
+    Delete.make(),
+  ],
   filters: [Where.make('name')],
   sorts: [SortBy.make('name')],
 });
@@ -87,14 +118,52 @@ describe.each(['sqlite', 'postgres'] as const)('scope on %s', (dialect) => {
     await migrate(db, database.dialect);
     await seed(db, 30);
     // Mark what Alice must never see, so that any leak shows up as text.
-    await db.updateTable('articles').set({ title: 'SECRET draft', body: 'SECRET body' }).where('status', '=', 'draft').where('author_id', '=', 2).execute();
+    await db
+      .updateTable('articles')
+      .set({ title: 'SECRET draft', body: 'SECRET body' })
+      .where('status', '=', 'draft')
+      .where('author_id', '=', 2)
+      .execute();
     await db.updateTable('people').set({ email: 'SECRET-bob@example.com' }).where('id', '=', 2).execute();
-    const bobDrafts = await db.selectFrom('articles').select('id').where('status', '=', 'draft').where('author_id', '=', 2).orderBy('id').execute();
+    const bobDrafts = await db
+      .selectFrom('articles')
+      .select('id')
+      .where('status', '=', 'draft')
+      .where('author_id', '=', 2)
+      .orderBy('id')
+      .execute();
     hiddenArticles = bobDrafts.map((r) => String(r.id));
-    await db.updateTable('comments').set({ body: 'SECRET comment' }).where('article_id', 'in', bobDrafts.map((r) => r.id)).execute();
-    const comments = await db.selectFrom('comments').select('id').where('article_id', 'in', bobDrafts.map((r) => r.id)).orderBy('id').execute();
+    await db
+      .updateTable('comments')
+      .set({ body: 'SECRET comment' })
+      .where(
+        'article_id',
+        'in',
+        bobDrafts.map((r) => r.id),
+      )
+      .execute();
+    const comments = await db
+      .selectFrom('comments')
+      .select('id')
+      .where(
+        'article_id',
+        'in',
+        bobDrafts.map((r) => r.id),
+      )
+      .orderBy('id')
+      .execute();
     hiddenComments = comments.map((r) => String(r.id));
-    const tagged = await db.selectFrom('article_tags').selectAll().where('article_id', 'in', bobDrafts.map((r) => r.id)).orderBy('article_id').orderBy('tag_id').executeTakeFirstOrThrow();
+    const tagged = await db
+      .selectFrom('article_tags')
+      .selectAll()
+      .where(
+        'article_id',
+        'in',
+        bobDrafts.map((r) => r.id),
+      )
+      .orderBy('article_id')
+      .orderBy('tag_id')
+      .executeTakeFirstOrThrow();
     bobDraft = String(tagged.article_id);
     bobDraftTag = String(tagged.tag_id);
     hiddenComment = hiddenComments[0]!;
@@ -106,13 +175,35 @@ describe.each(['sqlite', 'postgres'] as const)('scope on %s', (dialect) => {
       .orderBy('comments.id')
       .executeTakeFirstOrThrow();
     aliceComment = String(visibleComment.id);
-    const own = await db.selectFrom('articles').select(['id', 'status']).where('author_id', '=', 1).orderBy('id').execute();
+    const own = await db
+      .selectFrom('articles')
+      .select(['id', 'status'])
+      .where('author_id', '=', 1)
+      .orderBy('id')
+      .execute();
     aliceArticle = String(own.find((r) => r.status === 'published')!.id);
     aliceDraft = String(own.find((r) => r.status === 'draft')!.id);
-    bobPublished = String((await db.selectFrom('articles').select('id').where('author_id', '=', 2).where('status', '=', 'published').orderBy('id').executeTakeFirstOrThrow()).id);
-    drafts = (await db.selectFrom('articles').select(['id', 'author_id']).where('status', '=', 'draft').execute()).map((r) => ({ id: String(r.id), author: String(r.author_id) }));
+    bobPublished = String(
+      (
+        await db
+          .selectFrom('articles')
+          .select('id')
+          .where('author_id', '=', 2)
+          .where('status', '=', 'published')
+          .orderBy('id')
+          .executeTakeFirstOrThrow()
+      ).id,
+    );
+    drafts = (await db.selectFrom('articles').select(['id', 'author_id']).where('status', '=', 'draft').execute()).map(
+      (r) => ({ id: String(r.id), author: String(r.author_id) }),
+    );
     draftComments = (
-      await db.selectFrom('comments').innerJoin('articles', 'articles.id', 'comments.article_id').select(['comments.id', 'comments.article_id']).where('articles.status', '=', 'draft').execute()
+      await db
+        .selectFrom('comments')
+        .innerJoin('articles', 'articles.id', 'comments.article_id')
+        .select(['comments.id', 'comments.article_id'])
+        .where('articles.status', '=', 'draft')
+        .execute()
     ).map((r) => ({ id: String(r.id), article: String(r.article_id) }));
     expect(hiddenArticles.length).toBeGreaterThan(0);
     expect(hiddenComments.length).toBeGreaterThan(0);
@@ -136,10 +227,13 @@ describe.each(['sqlite', 'postgres'] as const)('scope on %s', (dialect) => {
       init.body = JSON.stringify(payload);
       init.headers = { 'content-type': type, accept: type };
     }
-    const response = await api.fetch(new Request(`http://localhost${path}`, init), { attributes: user === null ? {} : { user } });
+    const response = await api.fetch(new Request(`http://localhost${path}`, init), {
+      attributes: user === null ? {} : { user },
+    });
     const text = await response.text();
     const body = text === '' ? undefined : JSON.parse(text);
-    if (body !== undefined) (path === '/operations' && response.ok ? expectValidAtomicDocument : expectValidDocument)(body);
+    if (body !== undefined)
+      (path === '/operations' && response.ok ? expectValidAtomicDocument : expectValidDocument)(body);
     expect(response.status, text).toBeLessThan(500);
     return { status: response.status, body, text };
   }
@@ -152,7 +246,8 @@ describe.each(['sqlite', 'postgres'] as const)('scope on %s', (dialect) => {
     const seen = new Set(identifiers(result.body));
     const articles = new Set(drafts.filter((d) => d.author !== user).map((d) => d.id));
     for (const id of articles) expect(seen.has(`articles/${id}`), `articles/${id} reached ${user}`).toBe(false);
-    for (const c of draftComments) if (articles.has(c.article)) expect(seen.has(`comments/${c.id}`), `comments/${c.id} reached ${user}`).toBe(false);
+    for (const c of draftComments)
+      if (articles.has(c.article)) expect(seen.has(`comments/${c.id}`), `comments/${c.id} reached ${user}`).toBe(false);
   }
 
   const get = async (path: string, user: string | null = ALICE) => {
@@ -162,7 +257,13 @@ describe.each(['sqlite', 'postgres'] as const)('scope on %s', (dialect) => {
   };
 
   /** A write that must be refused with `status` and leave every table as it was. */
-  async function refused(status: number, method: string, path: string, payload?: unknown, user = ALICE): Promise<Result> {
+  async function refused(
+    status: number,
+    method: string,
+    path: string,
+    payload?: unknown,
+    user = ALICE,
+  ): Promise<Result> {
     const before = await dump(database.db);
     const result = await call(method, path, user, payload);
     expect(result.status, result.text).toBe(status);
@@ -175,7 +276,9 @@ describe.each(['sqlite', 'postgres'] as const)('scope on %s', (dialect) => {
   async function visibleArticleIds(user: string | null, authorId?: number): Promise<string[]> {
     let query = database.db.selectFrom('articles').select('id');
     query = query.where((eb) =>
-      user === null ? eb('status', '=', 'published') : eb.or([eb('status', '=', 'published'), eb('author_id', '=', Number(user))]),
+      user === null
+        ? eb('status', '=', 'published')
+        : eb.or([eb('status', '=', 'published'), eb('author_id', '=', Number(user))]),
     );
     if (authorId !== undefined) query = query.where('author_id', '=', authorId);
     return (await query.orderBy('id').execute()).map((r) => String(r.id));
@@ -191,7 +294,9 @@ describe.each(['sqlite', 'postgres'] as const)('scope on %s', (dialect) => {
       expect(result.status, result.text).toBe(200);
       total ??= result.body.meta?.total;
       ids.push(...result.body.data.map((r: any) => r.id));
-      next = result.body.links?.next ? new URL(result.body.links.next).pathname + new URL(result.body.links.next).search : null;
+      next = result.body.links?.next
+        ? new URL(result.body.links.next).pathname + new URL(result.body.links.next).search
+        : null;
     }
     return { ids, total };
   }
@@ -214,9 +319,15 @@ describe.each(['sqlite', 'postgres'] as const)('scope on %s', (dialect) => {
       expect(sorted(byBob.ids)).toEqual(await visibleArticleIds(ALICE, 2));
       expect(byBob.total).toBe(byBob.ids.length);
       const drafts = await all('/articles?filter[status]=draft');
-      expect(sorted(drafts.ids)).toEqual((await visibleArticleIds(ALICE)).filter((id) => !hiddenArticles.includes(id) && drafts.ids.includes(id)));
+      expect(sorted(drafts.ids)).toEqual(
+        (await visibleArticleIds(ALICE)).filter((id) => !hiddenArticles.includes(id) && drafts.ids.includes(id)),
+      );
       expect(drafts.ids).toContain(aliceDraft);
-      for (const path of ['/articles?filter[title]=SECRET%20draft', '/articles?filter[search]=secret', '/articles?filter[author][]=2&filter[status]=draft']) {
+      for (const path of [
+        '/articles?filter[title]=SECRET%20draft',
+        '/articles?filter[search]=secret',
+        '/articles?filter[author][]=2&filter[status]=draft',
+      ]) {
         const { ids, total } = await all(path);
         expect(ids, path).toEqual([]);
         expect(total, path).toBe(0);
@@ -282,7 +393,9 @@ describe.each(['sqlite', 'postgres'] as const)('scope on %s', (dialect) => {
       const linkage = await all('/people/2/relationships/articles');
       expect(sorted(linkage.ids)).toEqual(await visibleArticleIds(ALICE, 2));
       const included = await get('/people/2?include=articles');
-      expect(sorted(included.body.data.relationships.articles.data.map((r: any) => r.id))).toEqual(await visibleArticleIds(ALICE, 2));
+      expect(sorted(included.body.data.relationships.articles.data.map((r: any) => r.id))).toEqual(
+        await visibleArticleIds(ALICE, 2),
+      );
       // Bob, through the same include, gets his drafts: the checks above are not vacuous.
       const own = await get('/people/2?include=articles', BOB);
       expect(own.body.data.relationships.articles.data.map((r: any) => r.id)).toContain(bobDraft);
@@ -294,22 +407,37 @@ describe.each(['sqlite', 'postgres'] as const)('scope on %s', (dialect) => {
       const { ids } = await all('/comments');
       for (const id of hiddenComments) expect(ids).not.toContain(id);
       expect((await all(`/comments?filter[article]=${bobDraft}`)).ids).toEqual([]);
-      expect((await all(`/comments?filter[article][]=${bobDraft}&filter[article][]=${aliceArticle}`)).ids.length).toBeGreaterThan(0);
+      expect(
+        (await all(`/comments?filter[article][]=${bobDraft}&filter[article][]=${aliceArticle}`)).ids.length,
+      ).toBeGreaterThan(0);
       expect((await all(`/comments?filter[article]=${bobDraft}`, BOB)).ids.length).toBeGreaterThan(0);
     });
 
     it("field visibility: Bob's email is absent everywhere, and unusable in filters, sorts and fieldsets", async () => {
-      for (const path of ['/people/2', '/people?page[limit]=50', '/articles?include=author&page[limit]=50', `/articles/${bobPublished}/author`, `/comments/${aliceComment}?include=author`]) {
+      for (const path of [
+        '/people/2',
+        '/people?page[limit]=50',
+        '/articles?include=author&page[limit]=50',
+        `/articles/${bobPublished}/author`,
+        `/comments/${aliceComment}?include=author`,
+      ]) {
         const result = await get(path);
         expect(result.status).toBe(200);
       }
-      for (const path of ['/people?filter[email]=SECRET-bob@example.com', '/people?sort=email', '/people?fields[people]=name,email', '/people/2?fields[people]=email']) {
+      for (const path of [
+        '/people?filter[email]=SECRET-bob@example.com',
+        '/people?sort=email',
+        '/people?fields[people]=name,email',
+        '/people/2?fields[people]=email',
+      ]) {
         expect((await get(path)).status, path).toBe(400);
       }
       const self = await get('/people/1');
       expect(self.body.data.attributes).toHaveProperty('email');
       expect((await get('/people/2', BOB)).body.data.attributes.email).toBe('SECRET-bob@example.com');
-      await refused(422, 'PATCH', '/people/2', { data: { type: 'people', id: '2', attributes: { email: 'mine@example.com' } } });
+      await refused(422, 'PATCH', '/people/2', {
+        data: { type: 'people', id: '2', attributes: { email: 'mine@example.com' } },
+      });
     });
   });
 
@@ -318,7 +446,9 @@ describe.each(['sqlite', 'postgres'] as const)('scope on %s', (dialect) => {
       const patch = { data: { type: 'articles', id: bobDraft, attributes: { title: 'mine now' } } };
       expect((await refused(404, 'PATCH', `/articles/${bobDraft}`, patch)).body.errors[0].status).toBe('404');
       await refused(404, 'DELETE', `/articles/${bobDraft}`);
-      await refused(404, 'PATCH', `/comments/${hiddenComment}`, { data: { type: 'comments', id: hiddenComment, attributes: { body: 'x' } } });
+      await refused(404, 'PATCH', `/comments/${hiddenComment}`, {
+        data: { type: 'comments', id: hiddenComment, attributes: { body: 'x' } },
+      });
       await refused(404, 'DELETE', `/comments/${hiddenComment}`);
       await refused(404, 'DELETE', `/articles/${bobDraft}`, undefined, '3');
       // Bob's published article is visible: the policy answers 403 (the endpoint, not the row, is refused).
@@ -330,21 +460,44 @@ describe.each(['sqlite', 'postgres'] as const)('scope on %s', (dialect) => {
         data: {
           type: 'comments',
           attributes: { body: 'hello' },
-          relationships: { author: { data: { type: 'people', id: ALICE } }, article: { data: { type: 'articles', id: article } } },
+          relationships: {
+            author: { data: { type: 'people', id: ALICE } },
+            article: { data: { type: 'articles', id: article } },
+          },
         },
       });
       const created = await refused(404, 'POST', '/comments', comment(bobDraft));
-      expect(created.body.errors[0]).toMatchObject({ code: 'related_not_found', source: { pointer: '/data/relationships/article/data' } });
-      await refused(404, 'PATCH', `/comments/${aliceComment}`, {
-        data: { type: 'comments', id: aliceComment, relationships: { article: { data: { type: 'articles', id: bobDraft } } } },
+      expect(created.body.errors[0]).toMatchObject({
+        code: 'related_not_found',
+        source: { pointer: '/data/relationships/article/data' },
       });
-      await refused(404, 'PATCH', `/comments/${aliceComment}/relationships/article`, { data: { type: 'articles', id: bobDraft } });
+      await refused(404, 'PATCH', `/comments/${aliceComment}`, {
+        data: {
+          type: 'comments',
+          id: aliceComment,
+          relationships: { article: { data: { type: 'articles', id: bobDraft } } },
+        },
+      });
+      await refused(404, 'PATCH', `/comments/${aliceComment}/relationships/article`, {
+        data: { type: 'articles', id: bobDraft },
+      });
       await refused(404, 'PATCH', `/tags/${bobDraftTag}`, {
-        data: { type: 'tags', id: bobDraftTag, relationships: { articles: { data: [{ type: 'articles', id: bobDraft }] } } },
+        data: {
+          type: 'tags',
+          id: bobDraftTag,
+          relationships: { articles: { data: [{ type: 'articles', id: bobDraft }] } },
+        },
       });
       for (const method of ['POST', 'DELETE', 'PATCH']) {
-        await refused(404, method, `/tags/${bobDraftTag}/relationships/articles`, { data: [{ type: 'articles', id: bobDraft }] });
-        await refused(404, method, `/tags/${bobDraftTag}/relationships/articles`, { data: [{ type: 'articles', id: aliceArticle }, { type: 'articles', id: hiddenArticles.at(-1)! }] });
+        await refused(404, method, `/tags/${bobDraftTag}/relationships/articles`, {
+          data: [{ type: 'articles', id: bobDraft }],
+        });
+        await refused(404, method, `/tags/${bobDraftTag}/relationships/articles`, {
+          data: [
+            { type: 'articles', id: aliceArticle },
+            { type: 'articles', id: hiddenArticles.at(-1)! },
+          ],
+        });
       }
       // The target of a relationship write is found through the scope too.
       await refused(404, 'PATCH', `/articles/${bobDraft}/relationships/tags`, { data: [] });
@@ -360,12 +513,19 @@ describe.each(['sqlite', 'postgres'] as const)('scope on %s', (dialect) => {
 
     it('replacing a to-many relationship keeps the members the request cannot see', async () => {
       const members = async () =>
-        (await database.db.selectFrom('article_tags').select('article_id').where('tag_id', '=', Number(bobDraftTag)).orderBy('article_id').execute()).map((r) =>
-          String(r.article_id),
-        );
+        (
+          await database.db
+            .selectFrom('article_tags')
+            .select('article_id')
+            .where('tag_id', '=', Number(bobDraftTag))
+            .orderBy('article_id')
+            .execute()
+        ).map((r) => String(r.article_id));
       const before = await members();
       expect(before).toContain(bobDraft);
-      const replaced = await call('PATCH', `/tags/${bobDraftTag}/relationships/articles`, ALICE, { data: [{ type: 'articles', id: aliceArticle }] });
+      const replaced = await call('PATCH', `/tags/${bobDraftTag}/relationships/articles`, ALICE, {
+        data: [{ type: 'articles', id: aliceArticle }],
+      });
       expect(replaced.status, replaced.text).toBe(204);
       const after = await members();
       expect(after).toContain(bobDraft);
@@ -378,24 +538,78 @@ describe.each(['sqlite', 'postgres'] as const)('scope on %s', (dialect) => {
       expect((await all(`/tags/${bobDraftTag}/relationships/articles`)).ids).toEqual([aliceArticle]);
       // Put the visible members back (as they were), through the API.
       const restore = await call('PATCH', `/tags/${bobDraftTag}`, ALICE, {
-        data: { type: 'tags', id: bobDraftTag, relationships: { articles: { data: before.filter((id) => visible.includes(id)).map((id) => ({ type: 'articles', id })) } } },
+        data: {
+          type: 'tags',
+          id: bobDraftTag,
+          relationships: {
+            articles: { data: before.filter((id) => visible.includes(id)).map((id) => ({ type: 'articles', id })) },
+          },
+        },
       });
       expect(restore.status, restore.text).toBe(200);
       expect(await members()).toEqual(before);
     });
 
     it('Atomic Operations: every one of those writes is refused with a pointer into the operation, and the batch is rolled back', async () => {
-      const valid = { op: 'update', ref: { type: 'articles', id: aliceArticle }, data: { type: 'articles', id: aliceArticle, attributes: { title: 'changed by Alice' } } };
+      const valid = {
+        op: 'update',
+        ref: { type: 'articles', id: aliceArticle },
+        data: { type: 'articles', id: aliceArticle, attributes: { title: 'changed by Alice' } },
+      };
       const attacks: Array<[string, unknown]> = [
-        ['update', { op: 'update', ref: { type: 'articles', id: bobDraft }, data: { type: 'articles', id: bobDraft, attributes: { title: 'x' } } }],
+        [
+          'update',
+          {
+            op: 'update',
+            ref: { type: 'articles', id: bobDraft },
+            data: { type: 'articles', id: bobDraft, attributes: { title: 'x' } },
+          },
+        ],
         ['update by data', { op: 'update', data: { type: 'articles', id: bobDraft, attributes: { title: 'x' } } }],
         ['remove', { op: 'remove', ref: { type: 'articles', id: bobDraft } }],
         ['remove by href', { op: 'remove', href: `/comments/${hiddenComment}` }],
-        ['add linking', { op: 'add', data: { type: 'comments', attributes: { body: 'x' }, relationships: { author: { data: { type: 'people', id: ALICE } }, article: { data: { type: 'articles', id: bobDraft } } } } }],
-        ['relationship add', { op: 'add', ref: { type: 'tags', id: bobDraftTag, relationship: 'articles' }, data: [{ type: 'articles', id: bobDraft }] }],
-        ['relationship remove', { op: 'remove', ref: { type: 'tags', id: bobDraftTag, relationship: 'articles' }, data: [{ type: 'articles', id: bobDraft }] }],
-        ['relationship replace', { op: 'update', ref: { type: 'comments', id: aliceComment, relationship: 'article' }, data: { type: 'articles', id: bobDraft } }],
-        ['relationship of a hidden row', { op: 'update', ref: { type: 'articles', id: bobDraft, relationship: 'tags' }, data: [] }],
+        [
+          'add linking',
+          {
+            op: 'add',
+            data: {
+              type: 'comments',
+              attributes: { body: 'x' },
+              relationships: {
+                author: { data: { type: 'people', id: ALICE } },
+                article: { data: { type: 'articles', id: bobDraft } },
+              },
+            },
+          },
+        ],
+        [
+          'relationship add',
+          {
+            op: 'add',
+            ref: { type: 'tags', id: bobDraftTag, relationship: 'articles' },
+            data: [{ type: 'articles', id: bobDraft }],
+          },
+        ],
+        [
+          'relationship remove',
+          {
+            op: 'remove',
+            ref: { type: 'tags', id: bobDraftTag, relationship: 'articles' },
+            data: [{ type: 'articles', id: bobDraft }],
+          },
+        ],
+        [
+          'relationship replace',
+          {
+            op: 'update',
+            ref: { type: 'comments', id: aliceComment, relationship: 'article' },
+            data: { type: 'articles', id: bobDraft },
+          },
+        ],
+        [
+          'relationship of a hidden row',
+          { op: 'update', ref: { type: 'articles', id: bobDraft, relationship: 'tags' }, data: [] },
+        ],
       ];
       for (const [name, attack] of attacks) {
         const result = await refused(404, 'POST', '/operations', { 'atomic:operations': [valid, attack] });
@@ -411,25 +625,51 @@ describe.each(['sqlite', 'postgres'] as const)('scope on %s', (dialect) => {
       // Comments unscoped here (only articles are), so a visible comment can point at a hidden draft.
       const db = database.db;
       const partial = defineTableStore(db, {
-        people: { table: 'people', columns: { createdAt: 'created_at' }, relationships: { articles: { type: 'toMany', table: 'articles', foreignKey: 'author_id' } } },
+        people: {
+          table: 'people',
+          columns: { createdAt: 'created_at' },
+          relationships: { articles: { type: 'toMany', table: 'articles', foreignKey: 'author_id' } },
+        },
         articles: {
           table: 'articles',
           columns: { createdAt: 'created_at', updatedAt: 'updated_at', authorId: 'author_id' },
           relationships: {
             author: { type: 'toOne', foreignKey: 'author_id' },
             comments: { type: 'toMany', table: 'comments', foreignKey: 'article_id' },
-            tags: { type: 'toMany', table: 'tags', through: { table: 'article_tags', from: 'article_id', to: 'tag_id' } },
+            tags: {
+              type: 'toMany',
+              table: 'tags',
+              through: { table: 'article_tags', from: 'article_id', to: 'tag_id' },
+            },
           },
-          scope: (query, ctx) => query.where((eb) => eb.or([eb('articles.status', '=', 'published'), eb('articles.author_id', '=', Number(ctx.getAttribute('user') ?? 0))])),
+          scope: (query, ctx) =>
+            query.where((eb) =>
+              eb.or([
+                eb('articles.status', '=', 'published'),
+                eb('articles.author_id', '=', Number(ctx.getAttribute('user') ?? 0)),
+              ]),
+            ),
           filters: { search: (query) => query },
           policy: () => true,
         },
         comments: {
           table: 'comments',
           columns: { createdAt: 'created_at', authorId: 'author_id', articleId: 'article_id' },
-          relationships: { author: { type: 'toOne', foreignKey: 'author_id' }, article: { type: 'toOne', foreignKey: 'article_id' } },
+          relationships: {
+            author: { type: 'toOne', foreignKey: 'author_id' },
+            article: { type: 'toOne', foreignKey: 'article_id' },
+          },
         },
-        tags: { table: 'tags', relationships: { articles: { type: 'toMany', table: 'articles', through: { table: 'article_tags', from: 'tag_id', to: 'article_id' } } } },
+        tags: {
+          table: 'tags',
+          relationships: {
+            articles: {
+              type: 'toMany',
+              table: 'articles',
+              through: { table: 'article_tags', from: 'tag_id', to: 'article_id' },
+            },
+          },
+        },
       });
       const open = new JsonApi({ onError: (e) => errors.push(e) })
         .resource({ ...people, ...partial.people })
@@ -442,14 +682,21 @@ describe.each(['sqlite', 'postgres'] as const)('scope on %s', (dialect) => {
         expectValidDocument(body);
         return { status: response.status, body, text: JSON.stringify(body) };
       };
-      for (const path of [`/comments/${hiddenComment}?include=article`, `/comments/${hiddenComment}/relationships/article`, `/comments/${hiddenComment}/article`]) {
+      for (const path of [
+        `/comments/${hiddenComment}?include=article`,
+        `/comments/${hiddenComment}/relationships/article`,
+        `/comments/${hiddenComment}/article`,
+      ]) {
         const result = await fetchAs(path, ALICE);
         expect(result.status, result.text).toBe(200);
         expect(identifiers(result.body)).not.toContain(`articles/${bobDraft}`);
         expect(result.text).not.toContain('SECRET draft');
       }
       expect((await fetchAs(`/comments/${hiddenComment}/relationships/article`, ALICE)).body.data).toBeNull();
-      expect((await fetchAs(`/comments/${hiddenComment}/relationships/article`, BOB)).body.data).toEqual({ type: 'articles', id: bobDraft });
+      expect((await fetchAs(`/comments/${hiddenComment}/relationships/article`, BOB)).body.data).toEqual({
+        type: 'articles',
+        id: bobDraft,
+      });
     });
 
     it('no request in this file was a 500', () => {

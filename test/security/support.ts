@@ -13,7 +13,8 @@ export async function dump(db: Kysely<Database>): Promise<string> {
   const out: Record<string, unknown[]> = {};
   for (const table of TABLES) {
     let query = db.selectFrom(table).selectAll();
-    for (const column of table === 'article_tags' ? ['article_id', 'tag_id'] : ['id']) query = query.orderBy(column as any);
+    for (const column of table === 'article_tags' ? ['article_id', 'tag_id'] : ['id'])
+      query = query.orderBy(column as any);
     const rows = await query.execute();
     out[table] = rows.map((row) =>
       Object.fromEntries(Object.entries(row).map(([k, v]) => [k, v instanceof Date ? v.toISOString() : v])),
@@ -26,7 +27,10 @@ export async function dump(db: Kysely<Database>): Promise<string> {
 export async function counts(db: Kysely<Database>): Promise<Record<string, number>> {
   const out: Record<string, number> = {};
   for (const table of TABLES) {
-    const row = await db.selectFrom(table).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
+    const row = await db
+      .selectFrom(table)
+      .select((eb) => eb.fn.countAll().as('n'))
+      .executeTakeFirstOrThrow();
     out[table] = Number(row.n);
   }
   return out;
@@ -65,7 +69,11 @@ export interface RawResponse {
  * invalid UTF-8 in a path) and reads the first response. `halfClose` ends our side after
  * writing; otherwise the socket stays open until the response (or `timeoutMs`).
  */
-export function rawRequest(url: string, request: string | Buffer, options: { halfClose?: boolean; timeoutMs?: number } = {}): Promise<RawResponse> {
+export function rawRequest(
+  url: string,
+  request: string | Buffer,
+  options: { halfClose?: boolean; timeoutMs?: number } = {},
+): Promise<RawResponse> {
   const { hostname, port } = new URL(url);
   return new Promise((resolve, reject) => {
     const socket = connect({ host: hostname, port: Number(port) });

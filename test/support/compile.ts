@@ -29,7 +29,10 @@ export function compileHosts(dir: string, files: Record<string, string>): Map<st
   rmSync(root, { recursive: true, force: true });
   mkdirSync(root, { recursive: true });
   for (const [name, text] of Object.entries(files)) writeFileSync(join(root, name), text);
-  const program = ts.createProgram(Object.keys(files).map((name) => join(root, name)), repositoryOptions());
+  const program = ts.createProgram(
+    Object.keys(files).map((name) => join(root, name)),
+    repositoryOptions(),
+  );
   const errors = new Map<string, string[]>();
   for (const d of ts.getPreEmitDiagnostics(program)) {
     const file = d.file ? relative(root, d.file.fileName) : '(global)';

@@ -55,15 +55,24 @@ export async function createPostgresDatabase(): Promise<TestDatabase> {
  * @example
  * const { db, close } = await emptyKysely<Db>('postgres', 'direct');
  */
-export async function emptyKysely<DB>(dialect: 'sqlite' | 'postgres', runner: RunnerName = 'kysely'): Promise<{ db: Kysely<DB>; close: () => Promise<void> }> {
+export async function emptyKysely<DB>(
+  dialect: 'sqlite' | 'postgres',
+  runner: RunnerName = 'kysely',
+): Promise<{ db: Kysely<DB>; close: () => Promise<void> }> {
   if (dialect === 'sqlite') {
     const database = new SQLite(':memory:');
-    const db = runner === 'direct' ? sqliteKysely<DB>(database, { runner }) : new Kysely<DB>({ dialect: new SqliteDialect({ database }) });
+    const db =
+      runner === 'direct'
+        ? sqliteKysely<DB>(database, { runner })
+        : new Kysely<DB>({ dialect: new SqliteDialect({ database }) });
     return { db, close: () => db.destroy() };
   }
   const database = await createPostgresDatabase();
   const pool = new pg.Pool({ connectionString: database.url });
-  const db = runner === 'direct' ? postgresKysely<DB>(pool, { runner }) : new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  const db =
+    runner === 'direct'
+      ? postgresKysely<DB>(pool, { runner })
+      : new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
   return {
     db,
     close: async () => {

@@ -124,7 +124,13 @@ export interface StoreOptions {
  * The data layer of one table: Findable, Deletable, Listable, Paginatable, Relatable, and
  * Countable unless told otherwise.
  */
-export function memoryStore(db: Tables, table: TableName, relations: Record<string, Relation>, calls: CallLog, options: StoreOptions = {}) {
+export function memoryStore(
+  db: Tables,
+  table: TableName,
+  relations: Record<string, Relation>,
+  calls: CallLog,
+  options: StoreOptions = {},
+) {
   const rows = (name: TableName) => db[name] as unknown as Row[];
   const relationOf = (relationship: Relationship): Relation => {
     const relation = relations[relationship.name];
@@ -220,8 +226,13 @@ export const articles = defineResource<Article>({
     Attribute.make('status').type('enum', ['draft', 'published']).writable(),
     Attribute.make('views').type('integer'),
     Attribute.make('createdAt').type('date-time'),
-    Attribute.make('publishedOn').type('date').nullable().get((article: Article) => (article.status === 'published' ? article.createdAt : null)),
-    Attribute.make('wordCount').type('integer').get((article: Article) => article.body.split(/\s+/).filter(Boolean).length),
+    Attribute.make('publishedOn')
+      .type('date')
+      .nullable()
+      .get((article: Article) => (article.status === 'published' ? article.createdAt : null)),
+    Attribute.make('wordCount')
+      .type('integer')
+      .get((article: Article) => article.body.split(/\s+/).filter(Boolean).length),
     ToOne.make('author').type('people').includable(),
     ToMany.make('comments').type('comments').includable(),
     ToMany.make('tags').type('tags').includable(),
@@ -232,15 +243,19 @@ export const articles = defineResource<Article>({
     Delete.make().visible((article: Article, context) => article.authorId === context.getAttribute('user')),
   ],
   filters: [
-    CustomFilter.make('status', (query: Query, value) => where(query, (row) => list(value).includes(row.status as string))),
-    CustomFilter.make('author', (query: Query, value) => where(query, (row) => list(value).includes(row.authorId as string))),
+    CustomFilter.make('status', (query: Query, value) =>
+      where(query, (row) => list(value).includes(row.status as string)),
+    ),
+    CustomFilter.make('author', (query: Query, value) =>
+      where(query, (row) => list(value).includes(row.authorId as string)),
+    ),
     CustomFilter.make('title', (query: Query, value) =>
       where(query, (row) => (row.title as string).toLowerCase().includes(String(value).toLowerCase())),
     ),
     // Editors only: how many views an article has at least.
-    CustomFilter.make('minViews', (query: Query, value) => where(query, (row) => (row.views as number) >= Number(value))).hidden(
-      (context) => !isEditor(context),
-    ),
+    CustomFilter.make('minViews', (query: Query, value) =>
+      where(query, (row) => (row.views as number) >= Number(value)),
+    ).hidden((context) => !isEditor(context)),
   ],
   sorts: [
     CustomSort.make('title', (query: Query, direction) => orderBy(query, 'title', direction)),
@@ -258,7 +273,12 @@ export const people = defineResource<Person>({
     // Not includable: a prolific author's articles are for GET /people/{id}/articles.
     ToMany.make('articles').type('articles'),
   ],
-  endpoints: [Show.make(), Index.make().paginate(10, 20).visible((context) => context.getAttribute('user') !== undefined)],
+  endpoints: [
+    Show.make(),
+    Index.make()
+      .paginate(10, 20)
+      .visible((context) => context.getAttribute('user') !== undefined),
+  ],
   sorts: [CustomSort.make('name', (query: Query, direction) => orderBy(query, 'name', direction))],
 });
 
@@ -271,7 +291,11 @@ export const comments = defineResource<Comment>({
     ToOne.make('article').type('articles').includable(),
     ToOne.make('author').type('people').includable(),
   ],
-  endpoints: [Show.make(), Index.make().paginate(5, 10), Delete.make().hidden((_comment, context) => context.getAttribute('user') === undefined)],
+  endpoints: [
+    Show.make(),
+    Index.make().paginate(5, 10),
+    Delete.make().hidden((_comment, context) => context.getAttribute('user') === undefined),
+  ],
   sorts: [CustomSort.make('createdAt', (query: Query, direction) => orderBy(query, 'createdAt', direction))],
 });
 
@@ -280,7 +304,9 @@ export const tags = defineResource<Tag>({
   type: 'tags',
   fields: [Attribute.make('name').type('string')],
   endpoints: [Show.make(), Index.make().defaultSort('name')],
-  filters: [CustomFilter.make('name', (query: Query, value) => where(query, (row) => list(value).includes(row.name as string)))],
+  filters: [
+    CustomFilter.make('name', (query: Query, value) => where(query, (row) => list(value).includes(row.name as string))),
+  ],
   sorts: [CustomSort.make('name', (query: Query, direction) => orderBy(query, 'name', direction))],
 });
 
@@ -300,10 +326,46 @@ export function seed(extraArticles = 0): Tables {
       { id: '3', name: 'http' },
     ],
     articles: [
-      { id: '1', title: 'JSON:API in an afternoon', body: 'Start with one resource.', status: 'published', views: 120, createdAt: day(1), authorId: '1', tagIds: ['1', '2'] },
-      { id: '2', title: 'Compound documents', body: 'Include what you need, once.', status: 'published', views: 300, createdAt: day(3), authorId: '2', tagIds: ['2'] },
-      { id: '3', title: 'Batching relationships', body: 'One query per relationship.', status: 'published', views: 45, createdAt: day(3), authorId: '1', tagIds: ['2', '3'] },
-      { id: '4', title: 'Drafts and reviews', body: 'Not yet.', status: 'draft', views: 0, createdAt: day(5), authorId: '3', tagIds: [] },
+      {
+        id: '1',
+        title: 'JSON:API in an afternoon',
+        body: 'Start with one resource.',
+        status: 'published',
+        views: 120,
+        createdAt: day(1),
+        authorId: '1',
+        tagIds: ['1', '2'],
+      },
+      {
+        id: '2',
+        title: 'Compound documents',
+        body: 'Include what you need, once.',
+        status: 'published',
+        views: 300,
+        createdAt: day(3),
+        authorId: '2',
+        tagIds: ['2'],
+      },
+      {
+        id: '3',
+        title: 'Batching relationships',
+        body: 'One query per relationship.',
+        status: 'published',
+        views: 45,
+        createdAt: day(3),
+        authorId: '1',
+        tagIds: ['2', '3'],
+      },
+      {
+        id: '4',
+        title: 'Drafts and reviews',
+        body: 'Not yet.',
+        status: 'draft',
+        views: 0,
+        createdAt: day(5),
+        authorId: '3',
+        tagIds: [],
+      },
     ],
     comments: [
       { id: '1', body: 'Helpful, thanks.', createdAt: day(2), articleId: '1', authorId: '2' },
@@ -340,22 +402,36 @@ export function createBlog(options: BlogOptions = {}) {
   const api = new JsonApi({ onError: () => {}, ...apiOptions });
   api.resource({
     ...articles,
-    ...memoryStore(db, 'articles', {
-      author: { kind: 'belongsTo', table: 'people', key: 'authorId' },
-      comments: { kind: 'hasMany', table: 'comments', foreignKey: 'articleId' },
-      tags: { kind: 'ids', table: 'tags', key: 'tagIds' },
-    }, calls, { queryRelated: true }),
+    ...memoryStore(
+      db,
+      'articles',
+      {
+        author: { kind: 'belongsTo', table: 'people', key: 'authorId' },
+        comments: { kind: 'hasMany', table: 'comments', foreignKey: 'articleId' },
+        tags: { kind: 'ids', table: 'tags', key: 'tagIds' },
+      },
+      calls,
+      { queryRelated: true },
+    ),
   });
   api.resource({
     ...people,
-    ...memoryStore(db, 'people', { articles: { kind: 'hasMany', table: 'articles', foreignKey: 'authorId' } }, calls, { count: false }),
+    ...memoryStore(db, 'people', { articles: { kind: 'hasMany', table: 'articles', foreignKey: 'authorId' } }, calls, {
+      count: false,
+    }),
   });
   api.resource({
     ...comments,
-    ...memoryStore(db, 'comments', {
-      article: { kind: 'belongsTo', table: 'articles', key: 'articleId' },
-      author: { kind: 'belongsTo', table: 'people', key: 'authorId' },
-    }, calls, { count: false }),
+    ...memoryStore(
+      db,
+      'comments',
+      {
+        article: { kind: 'belongsTo', table: 'articles', key: 'articleId' },
+        author: { kind: 'belongsTo', table: 'people', key: 'authorId' },
+      },
+      calls,
+      { count: false },
+    ),
   });
   api.resource({ ...tags, ...memoryStore(db, 'tags', {}, calls, { count: false }) });
   return { api, db, calls };

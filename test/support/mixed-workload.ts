@@ -115,9 +115,14 @@ const tagDoc = (name: string) => ({ data: { type: 'tags', attributes: { name } }
 const articleDoc = (attributes: Record<string, string>) => ({ data: { type: 'articles', id: '6', attributes } });
 const linkage = (id: string) => ({ data: [{ type: 'tags', id }] });
 const commentDoc = (body: string) => ({
-  data: { type: 'comments', attributes: { body }, relationships: { author: { data: { type: 'people', id: '1' } }, article: { data: { type: 'articles', id: '6' } } } },
+  data: {
+    type: 'comments',
+    attributes: { body },
+    relationships: { author: { data: { type: 'people', id: '1' } }, article: { data: { type: 'articles', id: '6' } } },
+  },
 });
-const one = (answer: Answer): Resource | undefined => (Array.isArray(answer.doc?.data) ? undefined : (answer.doc?.data ?? undefined));
+const one = (answer: Answer): Resource | undefined =>
+  Array.isArray(answer.doc?.data) ? undefined : (answer.doc?.data ?? undefined);
 const many = (answer: Answer): Resource[] => (Array.isArray(answer.doc?.data) ? answer.doc.data : []);
 
 /** Runs the workload against the demo at `url` and reports what it sent and what held. */
@@ -161,7 +166,11 @@ export async function runMixedWorkload(url: string, options: WorkloadOptions = {
     }
     const statuses = byKind.get(kind) ?? new Map<number, number>();
     byKind.set(kind, statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1));
-    check('no 5xx and no request without a response', answer.status > 0 && answer.status < 500, () => `${method} ${path}: ${answer.status} ${JSON.stringify(answer.doc?.errors ?? '')}`);
+    check(
+      'no 5xx and no request without a response',
+      answer.status > 0 && answer.status < 500,
+      () => `${method} ${path}: ${answer.status} ${JSON.stringify(answer.doc?.errors ?? '')}`,
+    );
     return answer;
   };
   const statusesOf = (answers: readonly Answer[]) => answers.map((a) => a.status).join(',');
@@ -185,14 +194,38 @@ export async function runMixedWorkload(url: string, options: WorkloadOptions = {
     const deleting = pendingDeletes;
 
     const [creates, ifMatch, plain, links, retries, batches, comments, deletes, reads] = await Promise.all([
-      Promise.all(names.flatMap((name) => [0, 1, 2, 3].map(() => send('create-tag', 'POST', '/tags', { body: tagDoc(name) }).then((answer) => ({ name, answer }))))),
-      Promise.all(Array.from({ length: 8 }, (_, i) => send('patch-if-match', 'PATCH', ARTICLE, { user: '1', ifMatch: tag0, body: articleDoc({ body: `if-match ${prefix}-${i}` }) }))),
-      Promise.all(Array.from({ length: 8 }, (_, i) => send('patch', 'PATCH', ARTICLE, { user: '1', body: articleDoc({ title: `plain ${prefix}-${i}` }) }))),
+      Promise.all(
+        names.flatMap((name) =>
+          [0, 1, 2, 3].map(() =>
+            send('create-tag', 'POST', '/tags', { body: tagDoc(name) }).then((answer) => ({ name, answer })),
+          ),
+        ),
+      ),
+      Promise.all(
+        Array.from({ length: 8 }, (_, i) =>
+          send('patch-if-match', 'PATCH', ARTICLE, {
+            user: '1',
+            ifMatch: tag0,
+            body: articleDoc({ body: `if-match ${prefix}-${i}` }),
+          }),
+        ),
+      ),
+      Promise.all(
+        Array.from({ length: 8 }, (_, i) =>
+          send('patch', 'PATCH', ARTICLE, { user: '1', body: articleDoc({ title: `plain ${prefix}-${i}` }) }),
+        ),
+      ),
       Promise.all([
-        ...added.map((id) => send('add-tag', 'POST', `${ARTICLE}/relationships/tags`, { user: '1', body: linkage(id) })),
-        ...removed.map((id) => send('remove-tag', 'DELETE', `${ARTICLE}/relationships/tags`, { user: '1', body: linkage(id) })),
+        ...added.map((id) =>
+          send('add-tag', 'POST', `${ARTICLE}/relationships/tags`, { user: '1', body: linkage(id) }),
+        ),
+        ...removed.map((id) =>
+          send('remove-tag', 'DELETE', `${ARTICLE}/relationships/tags`, { user: '1', body: linkage(id) }),
+        ),
       ]),
-      Promise.all(Array.from({ length: 6 }, () => send('retry', 'POST', '/tags', { user: '1', key, body: tagDoc(retried) }))),
+      Promise.all(
+        Array.from({ length: 6 }, () => send('retry', 'POST', '/tags', { user: '1', key, body: tagDoc(retried) })),
+      ),
       Promise.all(
         FAILING_LAST_OPS.map(({ status, op }, i) => {
           const name = `batch ${prefix}-${i}`;
@@ -201,10 +234,18 @@ export async function runMixedWorkload(url: string, options: WorkloadOptions = {
             { op: 'add', ref: { type: 'articles', id: '6', relationship: 'tags' }, data: [{ type: 'tags', lid: 'x' }] },
             op,
           ];
-          return send('failing-batch', 'POST', '/operations', { user: '1', atomic: true, body: { 'atomic:operations': operations } }).then((answer) => ({ name, status, answer }));
+          return send('failing-batch', 'POST', '/operations', {
+            user: '1',
+            atomic: true,
+            body: { 'atomic:operations': operations },
+          }).then((answer) => ({ name, status, answer }));
         }),
       ),
-      Promise.all(Array.from({ length: 4 }, (_, i) => send('create-comment', 'POST', '/comments', { user: '1', body: commentDoc(`comment ${prefix}-${i}`) }))),
+      Promise.all(
+        Array.from({ length: 4 }, (_, i) =>
+          send('create-comment', 'POST', '/comments', { user: '1', body: commentDoc(`comment ${prefix}-${i}`) }),
+        ),
+      ),
       Promise.all(
         deleting.map(async (id) => {
           const path = `/comments/${id}`;
@@ -224,7 +265,9 @@ export async function runMixedWorkload(url: string, options: WorkloadOptions = {
     const createdPaths: string[] = [];
     for (const name of names) {
       const answers = creates.filter((c) => c.name === name).map((c) => c.answer);
-      const ok = answers.filter((a) => a.status === 201).length === 1 && answers.every((a) => a.status === 201 || a.status === 409);
+      const ok =
+        answers.filter((a) => a.status === 201).length === 1 &&
+        answers.every((a) => a.status === 201 || a.status === 409);
       check('colliding creates: one 201 per name, the others 409', ok, () => `${name}: ${statusesOf(answers)}`);
       for (const a of answers) if (a.status === 201) createdPaths.push(`/tags/${one(a)?.id}`);
     }
@@ -237,39 +280,92 @@ export async function runMixedWorkload(url: string, options: WorkloadOptions = {
     // If-Match: of the PATCHes sent with the round's first tag, at most one wins; the row holds
     // the winner's body or, when every one got 412, the body it had before.
     const winners = ifMatch.map((a, i) => ({ a, i })).filter(({ a }) => a.status === 200);
-    check('PATCH with one If-Match: at most one 200, the others 412', winners.length <= 1 && ifMatch.every((a) => a.status === 200 || a.status === 412), () => `round ${r}: ${statusesOf(ifMatch)}`);
-    check('PATCH without If-Match: 200', plain.every((a) => a.status === 200), () => `round ${r}: ${statusesOf(plain)}`);
+    check(
+      'PATCH with one If-Match: at most one 200, the others 412',
+      winners.length <= 1 && ifMatch.every((a) => a.status === 200 || a.status === 412),
+      () => `round ${r}: ${statusesOf(ifMatch)}`,
+    );
+    check(
+      'PATCH without If-Match: 200',
+      plain.every((a) => a.status === 200),
+      () => `round ${r}: ${statusesOf(plain)}`,
+    );
     const after = await send('verify', 'GET', ARTICLE);
     const expectedBody = winners.length === 1 ? `if-match ${prefix}-${winners[0]!.i}` : body0;
     const attributes = one(after)?.attributes ?? {};
-    check('every 412 left the row as it was', attributes.body === expectedBody, () => `round ${r}: body ${JSON.stringify(attributes.body)}, expected ${JSON.stringify(expectedBody)} (${statusesOf(ifMatch)})`);
-    check('the title is that of a PATCH without If-Match', typeof attributes.title === 'string' && attributes.title.startsWith(`plain ${prefix}-`), () => `round ${r}: title ${JSON.stringify(attributes.title)}`);
+    check(
+      'every 412 left the row as it was',
+      attributes.body === expectedBody,
+      () =>
+        `round ${r}: body ${JSON.stringify(attributes.body)}, expected ${JSON.stringify(expectedBody)} (${statusesOf(ifMatch)})`,
+    );
+    check(
+      'the title is that of a PATCH without If-Match',
+      typeof attributes.title === 'string' && attributes.title.startsWith(`plain ${prefix}-`),
+      () => `round ${r}: title ${JSON.stringify(attributes.title)}`,
+    );
     if (plain.some((a) => a.status === 200)) {
       // The round's first tag is stale now: a PATCH with it is 412 and changes nothing, read
       // back (most likely from another process) with the same ETag.
-      const stale = await send('verify', 'PATCH', ARTICLE, { user: '1', ifMatch: tag0, body: articleDoc({ body: `stale ${prefix}` }) });
+      const stale = await send('verify', 'PATCH', ARTICLE, {
+        user: '1',
+        ifMatch: tag0,
+        body: articleDoc({ body: `stale ${prefix}` }),
+      });
       const again = await send('verify', 'GET', ARTICLE);
-      check('every 412 left the row as it was', stale.status === 412 && again.etag === after.etag && JSON.stringify(one(again)?.attributes) === JSON.stringify(attributes), () => `round ${r}: stale PATCH ${stale.status}, ETag ${after.etag} then ${again.etag}`);
+      check(
+        'every 412 left the row as it was',
+        stale.status === 412 &&
+          again.etag === after.etag &&
+          JSON.stringify(one(again)?.attributes) === JSON.stringify(attributes),
+        () => `round ${r}: stale PATCH ${stale.status}, ETag ${after.etag} then ${again.etag}`,
+      );
     }
 
     // To-many: every add and remove took effect, whatever ran beside it.
-    check('to-many adds and removes: 204', links.every((a) => a.status === 204), () => `round ${r}: ${statusesOf(links)}`);
-    const linked = many(await send('verify', 'GET', `${ARTICLE}/relationships/tags`)).map((t) => t.id).sort((a, b) => Number(a) - Number(b));
-    check('no lost to-many change (article 6 has exactly the tags added last)', linked.join(',') === added.join(','), () => `round ${r}: tags ${linked.join(',')}, expected ${added.join(',')}`);
+    check(
+      'to-many adds and removes: 204',
+      links.every((a) => a.status === 204),
+      () => `round ${r}: ${statusesOf(links)}`,
+    );
+    const linked = many(await send('verify', 'GET', `${ARTICLE}/relationships/tags`))
+      .map((t) => t.id)
+      .sort((a, b) => Number(a) - Number(b));
+    check(
+      'no lost to-many change (article 6 has exactly the tags added last)',
+      linked.join(',') === added.join(','),
+      () => `round ${r}: tags ${linked.join(',')}, expected ${added.join(',')}`,
+    );
 
     // Idempotency-Key: one create, whatever the retries; a later retry replays it.
     const ids = new Set(retries.filter((a) => a.status === 201).map((a) => one(a)?.id));
-    check('retries of one Idempotency-Key: 201 (one id) or 409 in flight', ids.size === 1 && retries.every((a) => a.status === 201 || a.status === 409), () => `round ${r}: ${statusesOf(retries)}, ids ${[...ids].join(',')}`);
+    check(
+      'retries of one Idempotency-Key: 201 (one id) or 409 in flight',
+      ids.size === 1 && retries.every((a) => a.status === 201 || a.status === 409),
+      () => `round ${r}: ${statusesOf(retries)}, ids ${[...ids].join(',')}`,
+    );
     const replay = await send('verify', 'POST', '/tags', { user: '1', key, body: tagDoc(retried) });
-    check('a retry after the fact replays the stored 201', replay.status === 201 && replay.replayed && ids.has(one(replay)?.id), () => `round ${r}: ${replay.status}, replayed ${replay.replayed}, id ${one(replay)?.id}`);
+    check(
+      'a retry after the fact replays the stored 201',
+      replay.status === 201 && replay.replayed && ids.has(one(replay)?.id),
+      () => `round ${r}: ${replay.status}, replayed ${replay.replayed}, id ${one(replay)?.id}`,
+    );
     const reused = await send('verify', 'POST', '/tags', { user: '1', key, body: tagDoc(`${retried} (another body)`) });
     check('the same key with another body: 422', reused.status === 422, () => `round ${r}: ${reused.status}`);
     const named = many(await send('verify', 'GET', `/tags?filter[name]=${encodeURIComponent(retried)}`));
-    check('no duplicate from a retried key', named.length === 1, () => `round ${r}: ${named.length} tags named ${retried}`);
+    check(
+      'no duplicate from a retried key',
+      named.length === 1,
+      () => `round ${r}: ${named.length} tags named ${retried}`,
+    );
 
     // Atomic Operations: the batch answers with its last operation's error and leaves nothing.
     for (const batch of batches) {
-      check('failing Atomic batches: the last operation\'s status', batch.answer.status === batch.status, () => `${batch.name}: ${batch.answer.status}, expected ${batch.status}`);
+      check(
+        "failing Atomic batches: the last operation's status",
+        batch.answer.status === batch.status,
+        () => `${batch.name}: ${batch.answer.status}, expected ${batch.status}`,
+      );
       const left = many(await send('verify', 'GET', `/tags?filter[name]=${encodeURIComponent(batch.name)}`));
       check('failed Atomic batches left nothing', left.length === 0, () => `${batch.name}: ${left.length} tag(s) left`);
     }
@@ -279,12 +375,24 @@ export async function runMixedWorkload(url: string, options: WorkloadOptions = {
       // Exactly one removes the row: a delete that finds it but removes nothing (another got
       // there first) is a 404, as the row is gone.
       const statuses = d.deletes.map((a) => a.status);
-      check('racing deletes of one row: exactly one 204, the others 404', statuses.filter((s) => s === 204).length === 1 && statuses.every((s) => s === 204 || s === 404), () => `${d.path}: ${statuses.join(',')}`);
-      check('reads racing deletes: 200 or 404', d.reads.every((a) => a.status === 200 || a.status === 404), () => `${d.path}: ${statusesOf(d.reads)}`);
+      check(
+        'racing deletes of one row: exactly one 204, the others 404',
+        statuses.filter((s) => s === 204).length === 1 && statuses.every((s) => s === 204 || s === 404),
+        () => `${d.path}: ${statuses.join(',')}`,
+      );
+      check(
+        'reads racing deletes: 200 or 404',
+        d.reads.every((a) => a.status === 200 || a.status === 404),
+        () => `${d.path}: ${statusesOf(d.reads)}`,
+      );
       const gone = await send('verify', 'GET', d.path);
       check('a deleted row stays deleted', gone.status === 404, () => `${d.path}: ${gone.status}`);
     }
-    check('reads with includes: 200', reads.every((a) => a.status === 200), () => `round ${r}: ${statusesOf(reads)}`);
+    check(
+      'reads with includes: 200',
+      reads.every((a) => a.status === 200),
+      () => `round ${r}: ${statusesOf(reads)}`,
+    );
     for (const path of createdPaths) {
       const read = await send('verify', 'GET', path);
       check('every 201 readable', read.status === 200, () => `${path}: ${read.status}`);
@@ -292,12 +400,15 @@ export async function runMixedWorkload(url: string, options: WorkloadOptions = {
 
     if (options.log && elapsed() - logged >= 5) {
       logged = elapsed();
-      options.log(`  mixed workload: ${rounds} round(s), ${[...byKind.values()].reduce((n, m) => n + [...m.values()].reduce((a, b) => a + b, 0), 0)} requests, ${logged.toFixed(0)} s`);
+      options.log(
+        `  mixed workload: ${rounds} round(s), ${[...byKind.values()].reduce((n, m) => n + [...m.values()].reduce((a, b) => a + b, 0), 0)} requests, ${logged.toFixed(0)} s`,
+      );
     }
   }
 
   const byStatus = new Map<number, number>();
-  for (const statuses of byKind.values()) for (const [status, n] of statuses) byStatus.set(status, (byStatus.get(status) ?? 0) + n);
+  for (const statuses of byKind.values())
+    for (const [status, n] of statuses) byStatus.set(status, (byStatus.get(status) ?? 0) + n);
   return {
     rounds,
     seconds: elapsed(),

@@ -21,9 +21,13 @@ import { userOf } from '../../examples/blog/server.js';
 import { createStore } from '../../examples/blog/store.js';
 
 const [mode, url] = process.argv.slice(2);
-if ((mode !== 'postgresKysely' && mode !== 'PostgresDialect') || !url) throw new Error('usage: outage-server.ts <postgresKysely|PostgresDialect> <postgres url>');
+if ((mode !== 'postgresKysely' && mode !== 'PostgresDialect') || !url)
+  throw new Error('usage: outage-server.ts <postgresKysely|PostgresDialect> <postgres url>');
 const pool = new pg.Pool({ connectionString: url, max: 10, options: '-c TimeZone=UTC', types: dateTimeText(pg.types) });
-const db = mode === 'postgresKysely' ? postgresKysely<Database>(pool, { runner: 'direct' }) : new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparedPool(pool) }) });
+const db =
+  mode === 'postgresKysely'
+    ? postgresKysely<Database>(pool, { runner: 'direct' })
+    : new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparedPool(pool) }) });
 await migrate(db, 'postgres');
 await seed(db, 20);
 const api = createApi(createStore(db), {
@@ -38,7 +42,9 @@ const serve = toNodeHandler(api, {
   },
 });
 const server = createServer((req, res) => void serve(req, res));
-server.listen(0, '127.0.0.1', () => console.log(`listening on http://127.0.0.1:${(server.address() as AddressInfo).port}`));
+server.listen(0, '127.0.0.1', () =>
+  console.log(`listening on http://127.0.0.1:${(server.address() as AddressInfo).port}`),
+);
 process.once('SIGTERM', () => {
   server.close();
   server.closeAllConnections();

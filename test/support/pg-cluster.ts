@@ -44,7 +44,9 @@ function findBinaries(): string | undefined {
 }
 
 function fail(reason: string): never {
-  throw new Error(`PostgreSQL: ${reason}. Set DATABASE_URL to a server whose role may CREATE DATABASE, or install PostgreSQL (apt-get install postgresql).`);
+  throw new Error(
+    `PostgreSQL: ${reason}. Set DATABASE_URL to a server whose role may CREATE DATABASE, or install PostgreSQL (apt-get install postgresql).`,
+  );
 }
 
 function installBinaries(): string {

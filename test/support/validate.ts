@@ -30,7 +30,9 @@ export type Doc = Record<string, any>;
 /** The schema's complaints about `document`, or an empty list when it is a valid response document. */
 export function documentErrors(document: unknown): string[] {
   if (validateDocument(document)) return [];
-  return (validateDocument.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message ?? ''} ${JSON.stringify(e.params)}`);
+  return (validateDocument.errors ?? []).map(
+    (e) => `${e.instancePath || '/'} ${e.message ?? ''} ${JSON.stringify(e.params)}`,
+  );
 }
 
 /** Fails the test unless `document` is a valid JSON:API 1.1 response document. */

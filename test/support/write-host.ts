@@ -58,7 +58,10 @@ export function store(options: Pick<JsonApiOptions, 'extensions' | 'limits' | 'o
       tables[type] = tables[type]!.filter((r) => r !== model);
     },
     create: (values) => {
-      const row: Row = { id: values.id ? Number(values.id) : Math.max(0, ...tables[type]!.map((r) => r.id)) + 1, ...values.attributes };
+      const row: Row = {
+        id: values.id ? Number(values.id) : Math.max(0, ...tables[type]!.map((r) => r.id)) + 1,
+        ...values.attributes,
+      };
       for (const [name, linkage] of Object.entries(values.relationships)) {
         if (name === 'author') row.authorId = linkage && !Array.isArray(linkage) ? Number(linkage.id) : null;
       }
@@ -74,7 +77,11 @@ export function store(options: Pick<JsonApiOptions, 'extensions' | 'limits' | 'o
       const author = values.relationships.author;
       if (author !== undefined) model.authorId = author && !Array.isArray(author) ? Number(author.id) : null;
       const tags = values.relationships.tags;
-      if (Array.isArray(tags)) articleTags = [...articleTags.filter(([a]) => a !== model.id), ...tags.map((t): [number, number] => [model.id, Number(t.id)])];
+      if (Array.isArray(tags))
+        articleTags = [
+          ...articleTags.filter(([a]) => a !== model.id),
+          ...tags.map((t): [number, number] => [model.id, Number(t.id)]),
+        ];
       return model;
     },
     loadRelated: (relationship, models: Row[]) =>
@@ -97,7 +104,10 @@ export function store(options: Pick<JsonApiOptions, 'extensions' | 'limits' | 'o
     '~standard': {
       version: 1,
       vendor: 'test',
-      validate: (value) => (typeof value === 'string' && value.trim() !== '' ? { value: value.trim() } : { issues: [{ message: 'must not be blank' }] }),
+      validate: (value) =>
+        typeof value === 'string' && value.trim() !== ''
+          ? { value: value.trim() }
+          : { issues: [{ message: 'must not be blank' }] },
     },
   };
   api.resource({
@@ -131,7 +141,11 @@ export function store(options: Pick<JsonApiOptions, 'extensions' | 'limits' | 'o
     ...layer('articles'),
   });
   api.resource({
-    ...defineResource({ type: 'tags', fields: [Attribute.make('name').writable().required()], endpoints: [Show.make(), Index.make(), Create.make()] }),
+    ...defineResource({
+      type: 'tags',
+      fields: [Attribute.make('name').writable().required()],
+      endpoints: [Show.make(), Index.make(), Create.make()],
+    }),
     ...layer('tags'),
   });
   const send = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
@@ -143,6 +157,11 @@ export function store(options: Pick<JsonApiOptions, 'extensions' | 'limits' | 'o
       }),
       { attributes: { user: '1' } },
     );
-  return { api, tables, send, tagsOf: (id: number) => articleTags.filter(([a]) => a === id).map(([, t]) => t), fail: (on: string) => (failOn = on) };
+  return {
+    api,
+    tables,
+    send,
+    tagsOf: (id: number) => articleTags.filter(([a]) => a === id).map(([, t]) => t),
+    fail: (on: string) => (failOn = on),
+  };
 }
-

@@ -8,7 +8,8 @@ export function initial(dialect: Dialect): Migration {
     dialect === 'postgres'
       ? table.addColumn('id', 'serial', (c) => c.primaryKey())
       : table.addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement());
-  const references = (target: string) => (c: ColumnDefinitionBuilder) => c.notNull().references(`${target}.id`).onDelete('cascade');
+  const references = (target: string) => (c: ColumnDefinitionBuilder) =>
+    c.notNull().references(`${target}.id`).onDelete('cascade');
 
   return {
     async up(db: Kysely<unknown>) {
@@ -20,7 +21,12 @@ export function initial(dialect: Dialect): Migration {
       await id(db.schema.createTable('articles'))
         .addColumn('title', 'text', (c) => c.notNull())
         .addColumn('body', 'text')
-        .addColumn('status', 'text', (c) => c.notNull().defaultTo('draft').check(sql<boolean>`status in ('draft', 'published')`))
+        .addColumn('status', 'text', (c) =>
+          c
+            .notNull()
+            .defaultTo('draft')
+            .check(sql<boolean>`status in ('draft', 'published')`),
+        )
         .addColumn('author_id', 'integer', references('people'))
         .addColumn('created_at', timestamp, (c) => c.notNull())
         .addColumn('updated_at', timestamp, (c) => c.notNull())
@@ -59,7 +65,8 @@ export function initial(dialect: Dialect): Migration {
       }
     },
     async down(db: Kysely<unknown>) {
-      for (const table of ['article_tags', 'tags', 'comments', 'articles', 'people']) await db.schema.dropTable(table).execute();
+      for (const table of ['article_tags', 'tags', 'comments', 'articles', 'people'])
+        await db.schema.dropTable(table).execute();
     },
   };
 }

@@ -7,7 +7,10 @@ import type { Kysely, Migration } from 'kysely';
 export function articleVersions(): Migration {
   return {
     async up(db: Kysely<unknown>) {
-      await db.schema.alterTable('articles').addColumn('version', 'integer', (c) => c.notNull().defaultTo(1)).execute();
+      await db.schema
+        .alterTable('articles')
+        .addColumn('version', 'integer', (c) => c.notNull().defaultTo(1))
+        .execute();
     },
     async down(db: Kysely<unknown>) {
       await db.schema.alterTable('articles').dropColumn('version').execute();

@@ -6,5 +6,9 @@ import { idempotencyMigration } from '@jsonapi-gen/kysely';
 
 /** The demo's migrations in order, for Kysely's `Migrator` (names sort in order). */
 export function createMigrations(dialect: Dialect): Record<string, Migration> {
-  return { '0001_initial': initial(dialect), '0002_article_versions': articleVersions(), '0003_idempotency_keys': idempotencyMigration() };
+  return {
+    '0001_initial': initial(dialect),
+    '0002_article_versions': articleVersions(),
+    '0003_idempotency_keys': idempotencyMigration(),
+  };
 }

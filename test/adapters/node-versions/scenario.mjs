@@ -14,7 +14,9 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 const dist = resolve(process.argv[2] ?? 'dist');
-const { Attribute, Create, Index, JsonApi, Show, defineResource } = await import(pathToFileURL(join(dist, 'index.js')).href);
+const { Attribute, Create, Index, JsonApi, Show, defineResource } = await import(
+  pathToFileURL(join(dist, 'index.js')).href
+);
 const { toNodeHandler } = await import(pathToFileURL(join(dist, 'adapters', 'node.js')).href);
 
 const JSON_API = 'application/vnd.api+json';
@@ -103,20 +105,46 @@ async function conversation(origin) {
   const split = headBytes.indexOf('\r\n\r\n');
   if (split < 0) throw new Error(`HEAD: no complete response head in ${JSON.stringify(headBytes.toString('latin1'))}`);
   const headHead = headBytes.subarray(0, split).toString('latin1').split('\r\n');
-  const headHeader = (name) => headHead.find((line) => line.toLowerCase().startsWith(`${name}:`))?.slice(name.length + 1).trim();
+  const headHeader = (name) =>
+    headHead
+      .find((line) => line.toLowerCase().startsWith(`${name}:`))
+      ?.slice(name.length + 1)
+      .trim();
 
   const missing = await fetch(`${origin}/tags/99`, { signal: signal() });
   const missingDoc = await missing.json();
 
   const big = JSON.stringify({ data: { type: 'tags', attributes: { name: 'x'.repeat(BODY_LIMIT * 2) } } });
-  const tooLarge = await fetch(`${origin}/tags`, { method: 'POST', headers: { 'content-type': JSON_API }, body: big, signal: signal() });
+  const tooLarge = await fetch(`${origin}/tags`, {
+    method: 'POST',
+    headers: { 'content-type': JSON_API },
+    body: big,
+    signal: signal(),
+  });
   const tooLargeDoc = await tooLarge.json();
-  const streamed = await fetch(`${origin}/tags`, { method: 'POST', headers: { 'content-type': JSON_API }, body: chunked(big, 4), duplex: 'half', signal: signal() });
+  const streamed = await fetch(`${origin}/tags`, {
+    method: 'POST',
+    headers: { 'content-type': JSON_API },
+    body: chunked(big, 4),
+    duplex: 'half',
+    signal: signal(),
+  });
   const streamedDoc = await streamed.json();
 
   const result = {
-    get: { status: get.status, type: get.headers.get('content-type'), length: get.headers.get('content-length'), data: getDoc.data, self: getDoc.links?.self },
-    post: { status: post.status, type: post.headers.get('content-type'), location: post.headers.get('location'), data: postDoc.data },
+    get: {
+      status: get.status,
+      type: get.headers.get('content-type'),
+      length: get.headers.get('content-length'),
+      data: getDoc.data,
+      self: getDoc.links?.self,
+    },
+    post: {
+      status: post.status,
+      type: post.headers.get('content-type'),
+      location: post.headers.get('location'),
+      data: postDoc.data,
+    },
     head: {
       statusLine: headHead[0],
       type: headHeader('content-type') ?? null,
@@ -124,9 +152,21 @@ async function conversation(origin) {
       etagAsGet: headHeader('etag') === get.headers.get('etag'),
       bodyBytes: headBytes.length - split - 4,
     },
-    notFound: { status: missing.status, type: missing.headers.get('content-type'), errors: missingDoc.errors?.map((e) => e.status) },
-    tooLarge: { status: tooLarge.status, type: tooLarge.headers.get('content-type'), errors: tooLargeDoc.errors?.map((e) => [e.status, e.code, e.meta?.limit]) },
-    tooLargeStreamed: { status: streamed.status, type: streamed.headers.get('content-type'), errors: streamedDoc.errors?.map((e) => [e.status, e.code, e.meta?.limit]) },
+    notFound: {
+      status: missing.status,
+      type: missing.headers.get('content-type'),
+      errors: missingDoc.errors?.map((e) => e.status),
+    },
+    tooLarge: {
+      status: tooLarge.status,
+      type: tooLarge.headers.get('content-type'),
+      errors: tooLargeDoc.errors?.map((e) => [e.status, e.code, e.meta?.limit]),
+    },
+    tooLargeStreamed: {
+      status: streamed.status,
+      type: streamed.headers.get('content-type'),
+      errors: streamedDoc.errors?.map((e) => [e.status, e.code, e.meta?.limit]),
+    },
   };
   // The port differs per server and per run: links name the origin as ORIGIN.
   return JSON.parse(JSON.stringify(result).replaceAll(origin, 'ORIGIN'));
