@@ -62,6 +62,6 @@ export const DEFAULT_LIMITS: Readonly<Limits> = Object.freeze({
   concurrentRequests: 64,
   queuedRequests: 100,
   queueTimeoutMs: 10_000,
-  heavyCost: 100,
+  heavyCost: 250,
   errors: 100,
 });

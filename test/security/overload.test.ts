@@ -278,11 +278,11 @@ describe('the request gate', () => {
   });
 
   it('heavy requests start one per turn of the event loop; a cheap one at once', async () => {
-    const { api, calls } = memoryApi({});
+    const { api, calls } = memoryApi({ heavyCost: 100 });
     const started = (name: string) => calls.filter((c) => c === name).length;
     const heavy = Array.from({ length: 3 }, () =>
       api.fetch(get('/articles?include=author,comments,tags&page[limit]=50')),
-    ); // cost 200
+    ); // cost 200, heavy under heavyCost 100
     const cheap = api.fetch(get('/people/1'));
     // However long the promise chains run, no other turn of the event loop comes in between.
     for (let i = 0; i < 500; i++) await Promise.resolve();
