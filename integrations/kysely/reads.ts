@@ -5,17 +5,8 @@ import { runStatement } from './errors.js';
 import { ListQuery } from './list-query.js';
 import type { SelectQuery } from './select-query.js';
 import type { StoreTables } from './store-tables.js';
-import { type Model, OWNER, type TableResource } from './table-resource.js';
+import { type Model, OWNER, type TableResource, keyText } from './table-resource.js';
 import { executorFor } from './transaction.js';
-
-/**
- * The text by which the store's maps hold a key: that of a key parsed from an id and that of
- * a row's key column must match. A key is a column value as the driver reads it (a number or a
- * string, else a bigint, a Date...), so it is taken as `String` gives it.
- */
-export function keyText(key: unknown): string {
-  return String(key);
-}
 
 /** The keys among `values`, each once, without null or undefined. */
 export function distinct(values: readonly unknown[]): unknown[] {

@@ -4,8 +4,7 @@ import type { AnyDatabase } from './any-database.js';
 import type { CompiledStatements } from './compiled.js';
 import { runStatement } from './errors.js';
 import type { RelationshipMapping, TableName } from './mapping.js';
-import type { Model, Row, TableResource } from './table-resource.js';
-import { keyText } from './reads.js';
+import { type Model, type Row, type TableResource, keyText } from './table-resource.js';
 import { executorFor } from './transaction.js';
 
 /**

@@ -40,10 +40,10 @@ import { ListQuery } from './list-query.js';
 import type { SelectQuery } from './select-query.js';
 import type { AnyTableMapping } from './mapping.js';
 import { changeMembers, insertWithMembers, joinRowsOf, writeToMany } from './members.js';
-import { distinct, keyText, loadRelated, queryRelated } from './reads.js';
+import { distinct, loadRelated, queryRelated } from './reads.js';
 import { StoreTables } from './store-tables.js';
 import { whereQuery } from './where.js';
-import { type Model, type Row, TableResource } from './table-resource.js';
+import { type Model, type Row, TableResource, keyText } from './table-resource.js';
 import { executorFor, stopIfGone } from './transaction.js';
 
 export type { Model } from './table-resource.js';
