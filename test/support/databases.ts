@@ -38,7 +38,19 @@ export async function createPostgresDatabase(): Promise<TestDatabase> {
       const c = new pg.Client({ connectionString: admin });
       await c.connect();
       try {
-        await c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+        // A pool's `end()` resolves before its clients' sockets have closed: dropping WITH (FORCE)
+        // at once would terminate those sessions, and a client told so while closing raises an
+        // error nobody listens to any more. So wait for them to go (55006: still in use), and
+        // force only what is left after two seconds.
+        for (let tries = 0; ; tries++) {
+          try {
+            await c.query(`DROP DATABASE IF EXISTS "${name}"${tries >= 40 ? ' WITH (FORCE)' : ''}`);
+            break;
+          } catch (error) {
+            if ((error as { code?: string }).code !== '55006' || tries >= 40) throw error;
+            await new Promise((resolve) => setTimeout(resolve, 50));
+          }
+        }
       } finally {
         await c.end();
       }
@@ -69,6 +81,9 @@ export async function emptyKysely<DB>(
   }
   const database = await createPostgresDatabase();
   const pool = new pg.Pool({ connectionString: database.url });
+  // As the README asks of a host that hands a raw pool to Kysely: an idle client's error (its
+  // session ended by the server) is the pool's to drop, not a crash of the process.
+  pool.on('error', () => undefined);
   const db =
     runner === 'direct'
       ? postgresKysely<DB>(pool, { runner })
