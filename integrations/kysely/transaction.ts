@@ -355,7 +355,7 @@ function retryable(error: unknown): boolean {
  * context made up by hand (a script's, a test's) has no request to look at.
  */
 export function stopIfGone(context: Context | undefined): void {
-  if (context?.http?.aborted) throw new DOMException('The client went away', 'AbortError');
+  if (context?.http) context.throwIfAborted();
 }
 
 /**

@@ -99,6 +99,16 @@ export class BadRequestError extends JsonApiError {
   }
 }
 
+/**
+ * The 400 of a query parameter that cannot be read (`code: 'invalid_query_parameter'`).
+ *
+ * @example
+ * throw invalidParameter('sort', '"title," has an empty sort field');
+ */
+export function invalidParameter(parameter: string, detail: string): BadRequestError {
+  return new BadRequestError({ detail, source: { parameter }, code: 'invalid_query_parameter' });
+}
+
 /** 403: the action is understood but refused (an invisible endpoint, an unsupported write). */
 export class ForbiddenError extends JsonApiError {
   constructor(init: ErrorInit = {}) {

@@ -32,9 +32,9 @@ const RECORDS = ['related', 'customFilters', 'customSorts', 'existence'] as cons
 /**
  * A resource served by `api.resource()`: the schema's declaration, the data layer's methods
  * and the serializer generated code writes for it. Generated `xResource(dataLayer)` functions
- * call it; the data layer may be a plain object or a class instance. Its `count` is bound only
- * where the schema's Index declares `countable()`: the schema, not the data layer, decides what
- * is counted.
+ * call it; the data layer may be a plain object or a class instance. It is counted only where
+ * the schema's Index declares `countable()` (`countOnlyWhereDeclared`): the schema, not the data
+ * layer, decides what is counted.
  *
  * @example
  * import { tags } from './schema.js';
@@ -53,16 +53,15 @@ export function bindResource<M, Q>(
     endpoints: () => schema.endpoints(),
     filters: () => schema.filters?.() ?? [],
     sorts: () => schema.sorts?.() ?? [],
+    // The schema decides what is counted: the registry counts only where the Index declares countable().
+    countOnlyWhereDeclared: true,
   };
   if (schema.getId) definition.getId = schema.getId.bind(schema);
   if (serializeAttributes)
     definition.serializeAttributes = serializeAttributes as (model: M, context: Context) => Record<string, unknown>;
   const target = definition as unknown as Record<string, unknown>;
   const source = dataLayer as Record<string, unknown>;
-  // The schema decides what is counted: `count` is bound only where its Index declares countable().
-  const countable = schema.endpoints().some((endpoint) => endpoint.kind === 'index' && endpoint.isCountable);
   for (const name of METHODS) {
-    if (name === 'count' && !countable) continue;
     const method = source[name];
     if (typeof method === 'function') target[name] = method.bind(dataLayer);
   }

@@ -2,7 +2,7 @@
  * The sort syntax, which both the `sort` query parameter and `Index.defaultSort` take:
  * comma-separated names, `-` for descending.
  */
-import { BadRequestError } from '../core/errors.js';
+import { invalidParameter } from '../core/errors.js';
 import type { SortDirection } from './filters.js';
 
 /** One term of `sort`. */
@@ -11,16 +11,12 @@ export interface SortTerm {
   readonly direction: SortDirection;
 }
 
-function bad(parameter: string, detail: string): BadRequestError {
-  return new BadRequestError({ detail, source: { parameter }, code: 'invalid_query_parameter' });
-}
-
 /** Parses `sort` syntax: comma-separated names, `-` for descending. */
 export function parseSort(value: string, parameter = 'sort'): SortTerm[] {
   return value.split(',').map((raw) => {
     const descending = raw.startsWith('-');
     const name = descending ? raw.slice(1) : raw;
-    if (name === '') throw bad(parameter, `"${value}" has an empty sort field`);
+    if (name === '') throw invalidParameter(parameter, `"${value}" has an empty sort field`);
     return { name, direction: descending ? 'desc' : 'asc' };
   });
 }

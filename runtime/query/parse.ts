@@ -1,4 +1,4 @@
-import { BadRequestError } from '../core/errors.js';
+import { BadRequestError, invalidParameter } from '../core/errors.js';
 import type { FilterValue } from '../dsl/filters.js';
 import { DEFAULT_LIMITS, type Limits } from '../core/limits.js';
 import { isMemberName } from '../core/member-name.js';
@@ -25,10 +25,6 @@ const KEY = /^([^[\]]+)((?:\[[^[\]]*\])*)$/;
 const ONLY_A_TO_Z = /^[a-z]+$/;
 const UNSIGNED = /^\d+$/;
 
-function bad(parameter: string, detail: string): BadRequestError {
-  return new BadRequestError({ detail, source: { parameter }, code: 'invalid_query_parameter' });
-}
-
 function tooMany(parameter: string, detail: string, limit: number): BadRequestError {
   return new BadRequestError({ detail, source: { parameter }, code: 'limit_exceeded', meta: { limit } });
 }
@@ -49,7 +45,7 @@ function parseInclude(value: string, limits: Limits): IncludeTree {
         limits.includeDepth,
       );
     for (const name of names) {
-      if (name === '') throw bad('include', `include path "${path}" has an empty relationship name`);
+      if (name === '') throw invalidParameter('include', `include path "${path}" has an empty relationship name`);
       let next = node.get(name);
       if (!next) node.set(name, (next = new Map<string, IncludeTree>()));
       node = next;
@@ -61,7 +57,7 @@ function parseInclude(value: string, limits: Limits): IncludeTree {
 function parsePageNumber(key: string, value: string, min: number): number {
   const n = UNSIGNED.test(value) ? Number(value) : NaN;
   if (!Number.isSafeInteger(n) || n < min) {
-    throw bad(key, `${key} must be an integer of at least ${min}, not "${value}"`);
+    throw invalidParameter(key, `${key} must be an integer of at least ${min}, not "${value}"`);
   }
   return n;
 }
@@ -83,7 +79,7 @@ export function checkQueryEncoding(search: string): void {
     const rawKey = eq < 0 ? pair : pair.slice(0, eq);
     const key = strictDecode(rawKey);
     if (key === undefined || (eq >= 0 && strictDecode(pair.slice(eq + 1)) === undefined)) {
-      throw bad(
+      throw invalidParameter(
         key ?? rawKey,
         `${key ?? rawKey} is not validly percent-encoded: every % must start an escape of UTF-8 (%C3%A9 for é)`,
       );
@@ -125,7 +121,7 @@ export function parseQuery(
     const family = match?.[1] ?? key;
     const brackets = match?.[2] ? match[2].slice(1, -1).split('][') : [];
     if (repeated && !(family === 'filter' && brackets.length === 2 && brackets[1] === '')) {
-      throw bad(key, `${key} is given more than once`);
+      throw invalidParameter(key, `${key} is given more than once`);
     }
     if (family === 'include' && brackets.length === 0) {
       query.include = parseInclude(value, limits);
@@ -137,11 +133,12 @@ export function parseQuery(
       query.fields.set(brackets[0]!, new Set(value === '' ? [] : value.split(',')));
     } else if (family === 'filter' && brackets.length === 1 && brackets[0] !== '') {
       if (query.filter.has(brackets[0]!))
-        throw bad(key, `filter[${brackets[0]}] is given both as a list and as a value`);
+        throw invalidParameter(key, `filter[${brackets[0]}] is given both as a list and as a value`);
       query.filter.set(brackets[0]!, value);
     } else if (family === 'filter' && brackets.length === 2 && brackets[0] !== '' && brackets[1] === '') {
       const existing = query.filter.get(brackets[0]!);
-      if (typeof existing === 'string') throw bad(key, `filter[${brackets[0]}] is given both as a value and as a list`);
+      if (typeof existing === 'string')
+        throw invalidParameter(key, `filter[${brackets[0]}] is given both as a value and as a list`);
       if ((existing?.length ?? 0) >= limits.filterValues) {
         throw tooMany(
           key,
@@ -173,11 +170,11 @@ export function parseQuery(
     } else if (family === 'page' && brackets.length === 1 && (brackets[0] === 'after' || brackets[0] === 'before')) {
       query.page[brackets[0]] = value;
     } else if (['include', 'sort', 'fields', 'filter', 'page'].includes(family)) {
-      throw bad(key, `${key} is not a query parameter this API understands`);
+      throw invalidParameter(key, `${key} is not a query parameter this API understands`);
     } else if (!isMemberName(family) || ONLY_A_TO_Z.test(family)) {
-      throw bad(key, `${key} is not a legal JSON:API query parameter name`);
+      throw invalidParameter(key, `${key} is not a legal JSON:API query parameter name`);
     } else if (!allowed.has(family)) {
-      throw bad(key, `${key} is not a query parameter this API understands`);
+      throw invalidParameter(key, `${key} is not a query parameter this API understands`);
     }
   }
   return query;
