@@ -85,7 +85,7 @@ export interface ResourceModel {
 export interface FilterModel {
   readonly name: string;
   /** `where` for `Where.make`, `custom` for `CustomFilter.make`, undefined for a host's own `Filter` subclass. */
-  readonly declares: 'where' | 'custom' | undefined;
+  readonly declares: 'where' | 'count' | 'custom' | undefined;
   /**
    * Whether `filter[name]=a,b` means a or b (the runtime's `takesCommaList`): a filter named
    * `id`, or after a relationship or an enum attribute. Any other takes its value verbatim.

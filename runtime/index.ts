@@ -34,7 +34,9 @@ export {
   Filter,
   Sort,
   SortBy,
+  SortWithCount,
   Where,
+  WhereCount,
   type FilterValue,
   type SortDirection,
 } from './dsl/filters.js';
@@ -42,8 +44,13 @@ export {
   OPERATORS,
   defaultOperators,
   type Condition,
+  type ConditionGroup,
   type ConditionPath,
   type ConditionValue,
+  type CountPath,
+  type CustomCondition,
+  type FilterCondition,
+  isConditionGroup,
   type Operator,
 } from './dsl/operators.js';
 export {
@@ -58,6 +65,7 @@ export {
   type RelatedLoaders,
   type Sortable,
   type Countable,
+  type RelationshipCounts,
   type Creatable,
   type ToManyMutable,
   type Versioned,

@@ -10,10 +10,12 @@ import {
   Index,
   Show,
   SortBy,
+  SortWithCount,
   ToMany,
   ToOne,
   Update,
   Where,
+  WhereCount,
   atomic,
   can,
   defineResource,
@@ -42,7 +44,7 @@ export const people = defineResource({
     Attribute.make('name').type('string').writable().required(),
     Attribute.make('email').type('string').nullable().writable(),
     Attribute.make('createdAt').type('date-time'),
-    ToMany.make('articles').type('articles').includable(),
+    ToMany.make('articles').type('articles').includable().countable(),
   ],
   endpoints: [
     Show.make(),
@@ -51,8 +53,8 @@ export const people = defineResource({
     Update.make(),
     Delete.make(),
   ],
-  filters: [Where.make('name')],
-  sorts: [SortBy.make('name'), SortBy.make('createdAt')],
+  filters: [Where.make('name'), WhereCount.make('articleCount').relationship('articles')],
+  sorts: [SortBy.make('name'), SortBy.make('createdAt'), SortWithCount.make('articleCount').relationship('articles')],
 });
 
 export const articles = defineResource({
@@ -64,8 +66,8 @@ export const articles = defineResource({
     Attribute.make('createdAt').type('date-time'),
     Attribute.make('updatedAt').type('date-time'),
     ToOne.make('author').type('people').includable().writable().required(),
-    ToMany.make('comments').type('comments').includable(),
-    ToMany.make('tags').type('tags').includable().writable(),
+    ToMany.make('comments').type('comments').includable().countable(),
+    ToMany.make('tags').type('tags').includable().writable().countable(),
   ],
   endpoints: [
     Show.make(),
@@ -83,12 +85,22 @@ export const articles = defineResource({
     Where.make('updatedAt').operators('eq', 'ne', 'lt', 'lte', 'gt', 'gte'),
     Where.make('author.name').operators('eq', 'contains'),
     Where.make('tags.name').operators('eq', 'in'),
+    // Counts of to-many relationships (what the request may see): filter[commentCount][gte]=2, sort=-commentCount.
+    WhereCount.make('commentCount').relationship('comments'),
+    WhereCount.make('tagCount').relationship('tags'),
     // The data layer implements it (store.ts); the description goes into the OpenAPI document.
     CustomFilter.make('search').description(
       'Articles whose title contains the value, case-insensitively; `%` and `_` are plain characters, not wildcards.',
     ),
   ],
-  sorts: [SortBy.make('title'), SortBy.make('createdAt'), SortBy.make('updatedAt'), SortBy.make('author.name')],
+  sorts: [
+    SortBy.make('title'),
+    SortBy.make('createdAt'),
+    SortBy.make('updatedAt'),
+    SortBy.make('author.name'),
+    SortWithCount.make('commentCount').relationship('comments'),
+    SortWithCount.make('tagCount').relationship('tags'),
+  ],
 });
 
 export const comments = defineResource({
@@ -114,7 +126,7 @@ export const tags = defineResource({
   type: 'tags',
   fields: [
     Attribute.make('name').type('string').writable().required(),
-    ToMany.make('articles').type('articles').includable(),
+    ToMany.make('articles').type('articles').includable().countable(),
   ],
   endpoints: [
     Show.make(),

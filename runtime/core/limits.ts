@@ -16,6 +16,10 @@ export interface Limits {
   sortKeys: number;
   /** Values of one list filter: `filter[x][]=...`, a comma list `filter[x]=a,b` or `filter[x][in]=a,b`, counted after splitting (400). */
   filterValues: number;
+  /** Clauses of `filter`, every level of its boolean groups counted: each `filter[...][name]` or `filter[...][name][op]` is one (400). */
+  filterClauses: number;
+  /** How deep `filter[and]`, `filter[or]` and `filter[not]` groups nest: `filter[or][0][not][status]` is 2 (400). */
+  filterDepth: number;
   /** Largest `page[offset]` (400): deep offsets make databases scan. */
   pageOffset: number;
   /** Nesting depth of a JSON request body (400). */
@@ -55,6 +59,8 @@ export const DEFAULT_LIMITS: Readonly<Limits> = Object.freeze({
   includeDepth: 4,
   sortKeys: 5,
   filterValues: 100,
+  filterClauses: 32,
+  filterDepth: 6,
   pageOffset: 100_000,
   jsonDepth: 32,
   operations: 100,

@@ -14,6 +14,8 @@ export interface ResourceIdentifier {
 export interface RelationshipObject {
   links: { self: string; related: string };
   data?: ResourceIdentifier | ResourceIdentifier[] | null;
+  /** `count`: the number of related resources, when `withCount` names a countable relationship. */
+  meta?: { count: number };
 }
 
 /** A resource object as the runtime emits it. */

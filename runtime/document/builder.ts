@@ -1,6 +1,6 @@
 import type { Context } from '../dsl/context.js';
 import { dateTimeJson } from '../core/date-time.js';
-import type { AttributeKind, Relationship } from '../dsl/fields.js';
+import { type AttributeKind, type Relationship, ToMany } from '../dsl/fields.js';
 import { BuiltResource } from './serialize.js';
 import { plainInJson } from '../core/json-text.js';
 import type { IncludeTree, QueryParameters } from '../query/parse.js';
@@ -63,11 +63,21 @@ export class DocumentBuilder {
   /** Primary nodes not yet in `#nodes`: only an include needs them there (so that they are not included again). */
   readonly #unregistered: Node[] = [];
   readonly #included: ResourceObject[] = [];
+  /** Every resource object of the document, primary and included, for `withCount`. */
+  readonly #all: Node[] = [];
+  readonly #withCount: readonly string[] | undefined;
   /** The base URL holds nothing JSON escapes: with a resource's `plainLinks`, its links are written without a look. */
   readonly #plainBase: boolean;
 
-  constructor(context: Context, lookup: ResourceLookup, baseUrl: string, fields: QueryParameters['fields']) {
+  constructor(
+    context: Context,
+    lookup: ResourceLookup,
+    baseUrl: string,
+    fields: QueryParameters['fields'],
+    withCount?: readonly string[],
+  ) {
     this.#context = context;
+    this.#withCount = withCount && withCount.length > 0 ? withCount : undefined;
     this.#lookup = lookup;
     this.#baseUrl = baseUrl;
     this.#fields = fields;
@@ -84,6 +94,7 @@ export class DocumentBuilder {
     return models.map((model) => {
       const node = { resource, model, object: this.serialize(resource, model) };
       this.#unregistered.push(node);
+      if (this.#withCount) this.#all.push(node);
       return node;
     });
   }
@@ -96,6 +107,60 @@ export class DocumentBuilder {
   /** The resource identifier of a model. */
   identifier(resource: RegisteredResource, model: unknown): ResourceIdentifier {
     return { type: resource.type, id: resource.getId(model, this.#context) };
+  }
+
+  /**
+   * Completes the document of the primary `nodes`: their includes (`expand`), then the counts
+   * `withCount` asks for (`countRelationships`).
+   */
+  async complete(resource: RegisteredResource, nodes: readonly Node[], tree: IncludeTree | undefined): Promise<void> {
+    await this.expand(resource, nodes, tree);
+    await this.countRelationships();
+  }
+
+  /**
+   * `relationships.<name>.meta.count` on every resource object of the document (primary and
+   * included) whose type has a countable to-many relationship `name` that `withCount` names
+   * and whose relationship object is in the document: one `countRelated` call per type and
+   * relationship, for all of that type's objects at once.
+   */
+  async countRelationships(): Promise<void> {
+    const names = this.#withCount;
+    if (!names) return;
+    const byType = new Map<RegisteredResource, Node[]>();
+    for (const node of this.#all) {
+      let list = byType.get(node.resource);
+      if (!list) byType.set(node.resource, (list = []));
+      list.push(node);
+    }
+    const calls: Array<Promise<void>> = [];
+    for (const [resource, nodes] of byType) {
+      for (const name of names) {
+        const relationship = resource.fields.get(name);
+        if (!(relationship instanceof ToMany) || !relationship.isCountable) continue;
+        const counted = nodes.filter((n) => n.object.relationships?.[name] !== undefined);
+        if (counted.length === 0) continue;
+        calls.push(
+          Promise.resolve(
+            resource.definition.countRelated!(
+              relationship,
+              counted.map((n) => n.model),
+              this.#context,
+            ),
+          ).then((counts) => {
+            if (!Array.isArray(counts) || counts.length !== counted.length)
+              throw new TypeError(
+                `${resource.type}.countRelated(${name}) returned ${Array.isArray(counts) ? counts.length : typeof counts} counts for ${counted.length} models`,
+              );
+            counted.forEach((node, i) => {
+              node.object.relationships![name]!.meta = { count: Number(counts[i]) };
+            });
+          }),
+        );
+      }
+    }
+    this.#context.throwIfAborted();
+    await Promise.all(calls);
   }
 
   /**
@@ -207,6 +272,7 @@ export class DocumentBuilder {
     if (existing) return existing;
     const node = { resource, model, object: this.serialize(resource, model, id) };
     this.#nodes.set(k, node);
+    if (this.#withCount) this.#all.push(node);
     return node;
   }
 

@@ -3,8 +3,8 @@ import type { TopLevelDocument } from '../core/vocabulary.js';
 
 /**
  * A resource object the `DocumentBuilder` made: its members are set in the order the JSON reads
- * (type, id, attributes, relationships, links), its relationship objects hold `links` and then
- * `data` (identifiers the builder made), and nothing else is ever added. `documentJson` writes
+ * (type, id, attributes, relationships, links), its relationship objects hold `links`, then
+ * `data` (identifiers the builder made), then `meta.count` (a number), and nothing else is ever added. `documentJson` writes
  * it by that shape instead of walking it as `JSON.stringify` does.
  */
 export class BuiltResource {
@@ -31,6 +31,7 @@ export class BuiltResource {
 interface BuiltRelationship {
   links: { self: string; related: string };
   data?: { type: string; id: string } | Array<{ type: string; id: string }> | null;
+  meta?: { count: number };
 }
 
 /** A string as JSON: most have nothing to escape and are only quoted. */
@@ -125,16 +126,17 @@ function relationshipsJson(relationships: Record<string, BuiltRelationship>, pla
   let json = '';
   for (const name in relationships) {
     if (!hasOwn(relationships, name)) continue;
-    const { links, data } = relationships[name]!;
+    const { links, data, meta } = relationships[name]!;
     json += `${json === '' ? '{' : ','}${nameJson(name)}{"links":{"self":${linkJson(links.self, plain)},"related":${linkJson(links.related, plain)}}`;
-    if (data === null) json += ',"data":null}';
-    else if (data === undefined) json += '}';
-    else if (!Array.isArray(data)) json += `,"data":${identifierJson(data)}}`;
-    else {
+    if (data === null) json += ',"data":null';
+    else if (data !== undefined && !Array.isArray(data)) json += `,"data":${identifierJson(data)}`;
+    else if (data !== undefined) {
       json += ',"data":[';
       for (let i = 0; i < data.length; i++) json += (i === 0 ? '' : ',') + identifierJson(data[i]!);
-      json += ']}';
+      json += ']';
     }
+    // A count is a finite number (the builder made it with Number()); JSON.stringify writes NaN as null.
+    json += meta === undefined ? '}' : `,"meta":{"count":${JSON.stringify(meta.count)}}}`;
   }
   return json === '' ? '{}' : `${json}}`;
 }

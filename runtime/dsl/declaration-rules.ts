@@ -10,7 +10,14 @@
  * Declarations are read by property, never by `instanceof`: the generator may read a schema
  * built by another copy of this package.
  */
-import { OPERATORS, type ComparedKind, type Operator, isOperator, operatorApplies } from './operators.js';
+import {
+  COUNT_OPERATORS,
+  OPERATORS,
+  type ComparedKind,
+  type Operator,
+  isOperator,
+  operatorApplies,
+} from './operators.js';
 import type { AttributeKind } from './fields.js';
 import { isMemberName } from '../core/member-name.js';
 import { checkKind } from './validation.js';
@@ -148,13 +155,17 @@ export function declarationIssues(schema: DeclarationLike): DeclarationIssue[] {
   eachNamed((schema.filters?.() ?? []) as readonly Members[], 'filters', 'filter', issues, (filter, report) => {
     if (!String(filter.name).split('.').every(isMemberName))
       report(`filter "${String(filter.name)}" is not a legal member name (${LEGAL})`);
+    else if (GROUP_NAME.test(String(filter.name)))
+      report(`filter "${String(filter.name)}": and, or, not and numbers name filter[...] groups, not filters`);
     if (filter.declares === 'where') whereRules(filter, fields, of, report);
+    if (filter.declares === 'count') countRules(filter, 'WhereCount', fields, of, report);
     if (filter.declares === 'custom') implementationRule(filter, 'filter', report);
   });
   eachNamed(sorts, 'sorts', 'sort', issues, (sort, report) => {
     if (!String(sort.name).split('.').every(isMemberName))
       report(`sort "${String(sort.name)}" is not a legal member name (${LEGAL})`);
     if (sort.declares === 'field') sortByRules(sort, fields, of, report);
+    if (sort.declares === 'count') countRules(sort, 'SortWithCount', fields, of, report);
     if (sort.declares === 'custom') implementationRule(sort, 'sort', report);
   });
   return issues;
@@ -393,6 +404,38 @@ function whereRules(filter: Members, fields: readonly Members[], type: string, r
     return;
   }
   operatorRules(filter, field.cardinality === 'one' ? { kind: 'id' } : compared(field), report);
+}
+
+/** Names that open a boolean group in `filter[...]`. */
+const GROUP_NAME = /^(and|or|not|\d+)$/;
+
+/**
+ * A `WhereCount` or `SortWithCount` counts a to-many relationship of the resource, given to
+ * `relationship()`; its own name is not a field's (it is no attribute); a `WhereCount`'s
+ * operators compare integers.
+ */
+function countRules(member: Members, builder: string, fields: readonly Members[], type: string, report: Report): void {
+  const name = String(member.name);
+  const counted = member.countedRelationship;
+  if (fields.some((f) => f.name === name))
+    report(
+      `${builder}.make('${name}') is named after a field of ${type}: name the count otherwise, such as '${name}Count'`,
+    );
+  if (counted === undefined)
+    report(`${builder}.make('${name}') needs relationship(name): the to-many relationship it counts`);
+  else if (!fields.some((f) => f.name === counted && f.cardinality === 'many'))
+    report(
+      `${builder}.make('${name}').relationship(${show(counted)}) names no to-many relationship of ${type}`,
+      'relationship',
+    );
+  const operators = member.declaredOperators;
+  if (operators === undefined) return;
+  const wrong = Array.isArray(operators) ? operators.filter((op) => !COUNT_OPERATORS.includes(op as Operator)) : [];
+  if (!Array.isArray(operators) || operators.length === 0 || wrong.length > 0)
+    report(
+      `filter "${name}": operators() takes one or more of ${COUNT_OPERATORS.join(', ')}${wrong.length > 0 ? `, not ${wrong.map(show).join(', ')}` : ''}`,
+      'operators',
+    );
 }
 
 /** A `SortBy` sort names an attribute, or an attribute of a to-one relationship (`author.name`). */

@@ -73,6 +73,8 @@ export interface RelationshipDescription extends FieldDescription {
   readonly includable: boolean;
   /** Its linkage (`data`) is always sent (`withLinkage()`). */
   readonly linkage: boolean;
+  /** `withCount` may name it (`countable()`, to-many only). */
+  readonly countable: boolean;
 }
 
 /** Any endpoint; `abilities` are what its `can(ability)` callbacks ask the data layer's policy. */
@@ -119,15 +121,20 @@ export interface PathDescription {
 /** Who applies a filter or sort: the schema's own code, or the data layer (`where`, `orderBy`, `customFilters`, `customSorts`). */
 export type AppliedBy = 'schema' | 'data layer';
 
-/** A filter: `where` (`Where.make`), `custom` (`CustomFilter.make`) or `subclass` (a host's own `Filter`). */
+/**
+ * A filter: `where` (`Where.make`), `count` (`WhereCount.make`), `custom` (`CustomFilter.make`)
+ * or `subclass` (a host's own `Filter`).
+ */
 export interface FilterDescription {
   readonly name: string;
-  readonly kind: 'where' | 'custom' | 'subclass';
+  readonly kind: 'where' | 'count' | 'custom' | 'subclass';
   readonly appliedBy: AppliedBy;
   /** A `Where` filter's field (the relationship, for a path). */
   readonly field?: string;
   readonly path?: PathDescription;
-  /** A `Where` filter's `operators(...)`, if declared (else the defaults of its field's kind). */
+  /** A `WhereCount` filter's counted to-many relationship. */
+  readonly counts?: CountDescription;
+  /** A `Where` or `WhereCount` filter's `operators(...)`, if declared (else the defaults of its field's kind, or every count operator). */
   readonly operators?: readonly Operator[];
   /** A `Where` filter's text operators ignore letter case (`caseInsensitive()`). */
   readonly caseInsensitive: boolean;
@@ -137,14 +144,22 @@ export interface FilterDescription {
   readonly description?: string;
 }
 
-/** A sort: `field` (`SortBy.make`), `custom` (`CustomSort.make`) or `subclass` (a host's own `Sort`). */
+/** A sort: `field` (`SortBy.make`), `count` (`SortWithCount.make`), `custom` (`CustomSort.make`) or `subclass` (a host's own `Sort`). */
 export interface SortDescription {
   readonly name: string;
-  readonly kind: 'field' | 'custom' | 'subclass';
+  readonly kind: 'field' | 'count' | 'custom' | 'subclass';
   readonly appliedBy: AppliedBy;
   /** A `SortBy` sort's field (the relationship, for a path). */
   readonly field?: string;
   readonly path?: PathDescription;
+  /** A `SortWithCount` sort's counted to-many relationship. */
+  readonly counts?: CountDescription;
+}
+
+/** The to-many relationship a count filter or sort counts, and its related type. */
+export interface CountDescription {
+  readonly relationship: string;
+  readonly relatedType: string;
 }
 
 type Members = Readonly<Record<string, unknown>>;
@@ -176,7 +191,7 @@ export function describeSchema(schema: ResourceSchema): SchemaDescription {
     relationships: relationships.map(describeRelationship),
     endpoints: (declaration.endpoints() as readonly Members[]).map(describeEndpoint),
     filters: ((declaration.filters?.() ?? []) as readonly Members[]).map((filter) => describeFilter(filter, fieldOf)),
-    sorts: ((declaration.sorts?.() ?? []) as readonly Members[]).map(describeSort),
+    sorts: ((declaration.sorts?.() ?? []) as readonly Members[]).map((sort) => describeSort(sort, fieldOf)),
     getsId: typeof schema.getId === 'function',
   };
 }
@@ -236,6 +251,7 @@ function describeRelationship(relationship: Members): RelationshipDescription {
     relatedType: String(relationship.relatedType),
     includable: relationship.isIncludable === true,
     linkage: relationship.hasLinkage === true,
+    countable: relationship.isCountable === true,
   };
 }
 
@@ -276,7 +292,10 @@ function target(name: string): { field: string; path?: PathDescription } {
 
 function describeFilter(filter: Members, fieldOf: (name: string) => Members | undefined): FilterDescription {
   const name = String(filter.name);
-  const kind = filter.declares === 'where' || filter.declares === 'custom' ? filter.declares : 'subclass';
+  const kind =
+    filter.declares === 'where' || filter.declares === 'count' || filter.declares === 'custom'
+      ? filter.declares
+      : 'subclass';
   const operators = filter.declaredOperators as readonly Operator[] | undefined;
   const description = filter.descriptionText;
   return {
@@ -284,6 +303,7 @@ function describeFilter(filter: Members, fieldOf: (name: string) => Members | un
     kind,
     appliedBy: appliedBy(kind, filter),
     ...(kind === 'where' && target(name)),
+    ...(kind === 'count' && { counts: countOf(filter, fieldOf) }),
     ...(operators !== undefined && { operators: [...operators] }),
     caseInsensitive: filter.isCaseInsensitive === true,
     takesCommaList: isCommaListFilter(name, fieldOf(name)),
@@ -291,13 +311,26 @@ function describeFilter(filter: Members, fieldOf: (name: string) => Members | un
   };
 }
 
-function describeSort(sort: Members): SortDescription {
+function describeSort(sort: Members, fieldOf: (name: string) => Members | undefined): SortDescription {
   const name = String(sort.name);
-  const kind = sort.declares === 'field' || sort.declares === 'custom' ? sort.declares : 'subclass';
-  return { name, kind, appliedBy: appliedBy(kind, sort), ...(kind === 'field' && target(name)) };
+  const kind =
+    sort.declares === 'field' || sort.declares === 'count' || sort.declares === 'custom' ? sort.declares : 'subclass';
+  return {
+    name,
+    kind,
+    appliedBy: appliedBy(kind, sort),
+    ...(kind === 'field' && target(name)),
+    ...(kind === 'count' && { counts: countOf(sort, fieldOf) }),
+  };
 }
 
-/** `Where` and `SortBy` are the data layer's; a custom one is too unless given its function in the schema; a subclass applies itself. */
+/** What a `WhereCount` or `SortWithCount` counts (the declaration's rules made sure it names a to-many relationship). */
+function countOf(member: Members, fieldOf: (name: string) => Members | undefined): CountDescription {
+  const relationship = String(member.countedRelationship);
+  return { relationship, relatedType: String(fieldOf(relationship)?.relatedType) };
+}
+
+/** `Where`, `WhereCount`, `SortBy` and `SortWithCount` are the data layer's; a custom one is too unless given its function in the schema; a subclass applies itself. */
 function appliedBy(kind: string, member: Members): AppliedBy {
   if (kind === 'subclass') return 'schema';
   if (kind === 'custom') return member.implementation === undefined ? 'data layer' : 'schema';

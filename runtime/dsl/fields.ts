@@ -344,9 +344,28 @@ export class ToOne extends Relationship {
  */
 export class ToMany extends Relationship {
   readonly cardinality = 'many' as const;
+  #countable = false;
 
   /** A new to-many relationship named `name`. */
   static make(name: string): ToMany {
     return new ToMany(name);
+  }
+
+  /**
+   * Clients may ask how many related resources each resource has: `withCount=comments` puts
+   * `relationships.comments.meta.count` on every resource of this type in the document, counted
+   * for the whole page at once by the data layer's `countRelated` (only what the request may see).
+   *
+   * @example
+   * ToMany.make('comments').type('comments').includable().countable();
+   */
+  countable(): this {
+    this.#countable = true;
+    return this;
+  }
+
+  /** Whether `withCount` may name it. */
+  get isCountable(): boolean {
+    return this.#countable;
   }
 }

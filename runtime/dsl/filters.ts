@@ -216,6 +216,90 @@ export class SortBy extends Sort<unknown> {
 }
 
 /**
+ * A filter on the number of a to-many relationship's related resources (those the request may
+ * see): `filter[commentCount][gte]=2`, `filter[commentCount]=0` (`eq`). Values are integers;
+ * the operators are `eq`, `ne`, `lt`, `lte`, `gt`, `gte` (or those `operators(...)` keeps). The
+ * data layer's `where` receives a `Condition` whose `count` names the relationship.
+ *
+ * @example
+ * filters: [WhereCount.make('commentCount').relationship('comments')]
+ */
+export class WhereCount extends Filter<unknown> {
+  readonly declares = 'count' as const;
+  #relationship: string | undefined;
+  #operators: readonly Operator[] | undefined;
+
+  /** A count filter named `name` (not a field's name). */
+  static make(name: string): WhereCount {
+    return new WhereCount(name);
+  }
+
+  /** The to-many relationship counted. */
+  relationship(name: string): this {
+    this.#relationship = name;
+    return this;
+  }
+
+  /**
+   * The operators it takes, among `eq`, `ne`, `lt`, `lte`, `gt`, `gte` (all six by default).
+   *
+   * @example
+   * WhereCount.make('commentCount').relationship('comments').operators('gte', 'lte')
+   */
+  operators(...operators: Operator[]): this {
+    this.#operators = Object.freeze([...new Set(operators)]);
+    return this;
+  }
+
+  /** The relationship given to `relationship()`, if any. */
+  get countedRelationship(): string | undefined {
+    return this.#relationship;
+  }
+
+  /** The operators declared with `operators()`, if any. */
+  get declaredOperators(): readonly Operator[] | undefined {
+    return this.#operators;
+  }
+
+  apply(): never {
+    throw new TypeError(`filter "${this.name}": a WhereCount filter is applied by the data layer's where()`);
+  }
+}
+
+/**
+ * A sort by the number of a to-many relationship's related resources (those the request may
+ * see): `sort=-commentCount,title`. The data layer's `orderBy` receives the relationship as its
+ * `path` (a `CountPath`); cursor pages follow it too.
+ *
+ * @example
+ * sorts: [SortWithCount.make('commentCount').relationship('comments')]
+ */
+export class SortWithCount extends Sort<unknown> {
+  readonly declares = 'count' as const;
+  #relationship: string | undefined;
+
+  /** A count sort named `name` (not a field's name). */
+  static make(name: string): SortWithCount {
+    return new SortWithCount(name);
+  }
+
+  /** The to-many relationship counted. */
+  relationship(name: string): this {
+    this.#relationship = name;
+    return this;
+  }
+
+  /** The relationship given to `relationship()`, if any. */
+  get countedRelationship(): string | undefined {
+    return this.#relationship;
+  }
+
+  apply(): never {
+    throw new TypeError(`sort "${this.name}": a SortWithCount sort is applied by the data layer's orderBy()`);
+  }
+}
+
+/**
  * `takesCommaList` on a declaration: `field` is the resource's field named `name`, if any. Read
  * by property (never `instanceof`), so that a tool may ask of a schema built by another copy of
  * the runtime (`describeSchema` carries the answer to the generator).

@@ -26,6 +26,8 @@ export type Operator = (typeof OPERATORS)[number];
 
 /** The operators that compare text. */
 export const TEXT_OPERATORS: readonly Operator[] = ['contains', 'startsWith', 'endsWith'];
+/** The operators a count (`WhereCount`) compares with: equality and ordering of integers. */
+export const COUNT_OPERATORS: readonly Operator[] = ['eq', 'ne', 'lt', 'lte', 'gt', 'gte'];
 /** The operators that take a list of values. */
 export const LIST_OPERATORS: readonly Operator[] = ['in', 'nin'];
 
@@ -50,6 +52,8 @@ export interface Condition<F extends string = string> {
   readonly field: F;
   /** For a path (`author.name`): the relationship, the related resource's type, its attribute compared, and whether the relationship is to-many. */
   readonly path?: ConditionPath;
+  /** For a count filter (`WhereCount`: `commentCount`): the to-many relationship whose related resources are counted; `value` is an integer. */
+  readonly count?: CountPath;
   readonly op: Operator;
   readonly value: ConditionValue | readonly ConditionValue[];
   /** For `contains`, `startsWith`, `endsWith`: whether letter case is ignored (the filter declares it). */
@@ -62,6 +66,62 @@ export interface ConditionPath {
   readonly type: string;
   readonly attribute: string;
   readonly many: boolean;
+}
+
+/**
+ * The to-many relationship a count filter or sort counts (`commentCount`: comments, of type
+ * comments). The count is of the related resources the request may see (the related data
+ * layer's scope), as a correlated subquery or a grouped join.
+ */
+export interface CountPath {
+  readonly relationship: string;
+  readonly type: string;
+}
+
+/**
+ * A custom filter standing in a boolean group (`filter[or][0][search]=ts`): the data layer's
+ * `where` receives it only when it listed the filter in `composableFilters` (it can apply it
+ * as one clause of an `or` or a `not`); elsewhere custom filters go to `customFilters`.
+ */
+export interface CustomCondition<N extends string = string> {
+  readonly op: 'custom';
+  readonly field: N;
+  readonly value: string | readonly string[];
+}
+
+/**
+ * A boolean group of a request's filters (`filter[or][0][status]=draft&filter[or][1][author.name]=Ada`):
+ * `and` holds when every condition holds, `or` when one does, `not` when they do not all hold
+ * (`filter[not][tags.name]=x`: no related tag named x; a resource without tags too). A leaf
+ * whose field is null is false, so `not` of it is true.
+ *
+ * @example
+ * const draftsOrAda: ConditionGroup = {
+ *   op: 'or',
+ *   conditions: [
+ *     { field: 'status', op: 'eq', value: 'draft' },
+ *     { field: 'author.name', op: 'eq', value: 'Ada', path: { relationship: 'author', type: 'people', attribute: 'name', many: false } },
+ *   ],
+ * };
+ */
+export interface ConditionGroup<F extends string = string, N extends string = string> {
+  readonly op: 'and' | 'or' | 'not';
+  readonly conditions: ReadonlyArray<FilterCondition<F, N>>;
+}
+
+/**
+ * What the data layer's `where` receives: one condition, a custom filter inside a group, or a
+ * group of them. The request's top-level clauses come one call each (together they all hold),
+ * so a request without groups gives plain `Condition`s only.
+ */
+export type FilterCondition<F extends string = string, N extends string = string> =
+  Condition<F> | CustomCondition<N> | ConditionGroup<F, N>;
+
+/** Whether `condition` is a group (`and`, `or`, `not`). */
+export function isConditionGroup<F extends string, N extends string>(
+  condition: FilterCondition<F, N>,
+): condition is ConditionGroup<F, N> {
+  return condition.op === 'and' || condition.op === 'or' || condition.op === 'not';
 }
 
 /** What a field compares: the kind of its value, and an enum's members. */

@@ -3,7 +3,7 @@ import type { Ability, AnyEndpoint } from './endpoints.js';
 import type { Attribute, Relationship, ToMany, ToOne } from './fields.js';
 import type { Filter, FilterValue, Sort, SortDirection } from './filters.js';
 import type { MaybePromise } from '../core/types.js';
-import type { Condition, ConditionPath } from './operators.js';
+import type { Condition, ConditionPath, CountPath, FilterCondition } from './operators.js';
 import type { ResourceIdentifier, WriteValues } from '../core/vocabulary.js';
 
 /** Any field of a resource. */
@@ -110,7 +110,12 @@ export type CursorValue = string | number;
  * const page: CursorPage = { sorts: [{ field: 'createdAt', direction: 'desc' }, { field: 'id', direction: 'asc' }], after: ['2024-01-01T08:00:00.000Z', '7'], limit: 21 };
  */
 export interface CursorPage {
-  readonly sorts: ReadonlyArray<{ readonly field: string; readonly direction: SortDirection }>;
+  /** The order, the id last; a count sort (`SortWithCount`) carries the relationship it counts. */
+  readonly sorts: ReadonlyArray<{
+    readonly field: string;
+    readonly direction: SortDirection;
+    readonly count?: CountPath;
+  }>;
   readonly after?: readonly CursorValue[];
   readonly limit: number;
 }
@@ -178,20 +183,50 @@ export interface RelatedLoaders<M, R extends object> {
 }
 
 /**
- * Implements the schema's `Where` filters: narrow `query` by one condition, `field op value`
- * (see `Condition`: a to-one relationship's field compares the related id; a path
- * `relationship.attribute` keeps resources with a related resource that matches, within that
- * resource's own scope). Called once per condition of the request; together they all hold.
+ * Implements the schema's `Where` and `WhereCount` filters and the request's boolean groups:
+ * narrow `query` by one `FilterCondition`. A `Condition` is `field op value` (a to-one
+ * relationship's field compares the related id; a path `relationship.attribute` keeps resources
+ * with a related resource that matches, within that resource's own scope; a `count` compares
+ * the number of related resources the request may see). A group is `and`, `or` or `not` of
+ * conditions (`not` over a to-many path: no related resource matches); a leaf on a null value
+ * is false, so its `not` is true. Called once per top-level clause; together they all hold.
+ * `composableFilters` names the custom filters `where` can also take inside a group (as a
+ * `CustomCondition`); others are refused there (400) rather than applied to the whole query.
  *
  * @example
  * type Article = { title: string; status: string };
  * declare function compare(actual: unknown, op: Operator, value: Condition['value']): boolean;
+ * const holds = (row: Article, c: FilterCondition<'title' | 'status'>): boolean =>
+ *   c.op === 'and' ? c.conditions.every((d) => holds(row, d))
+ *   : c.op === 'or' ? c.conditions.some((d) => holds(row, d))
+ *   : c.op === 'not' ? !c.conditions.every((d) => holds(row, d))
+ *   : c.op === 'custom' ? false
+ *   : compare(row[c.field], c.op, c.value);
  * const layer: Filterable<Article[], 'title' | 'status'> = {
- *   where: (rows, { field, op, value }) => rows.filter((row) => compare(row[field], op, value)),
+ *   where: (rows, condition) => rows.filter((row) => holds(row, condition)),
  * };
  */
-export interface Filterable<Q, F extends string> {
-  where(query: Q, condition: Condition<F>, context: Context): MaybePromise<Q>;
+export interface Filterable<Q, F extends string, N extends string = string> {
+  where(query: Q, condition: FilterCondition<F, N>, context: Context): MaybePromise<Q>;
+  /** The custom filters `where` can apply inside `filter[or]` and `filter[not]` (default: none). */
+  readonly composableFilters?: readonly N[];
+}
+
+/**
+ * Counts each model's related resources of a countable to-many relationship
+ * (`ToMany.countable()`, asked for with `withCount`): in the order of `models`, only what the
+ * request may see of the related resource, for the whole list at once (one statement, never one
+ * per model).
+ *
+ * @example
+ * type Article = { id: string };
+ * declare const comments: Array<{ articleId: string }>;
+ * const layer: RelationshipCounts<Article> = {
+ *   countRelated: (relationship, articles) => articles.map((a) => comments.filter((c) => c.articleId === a.id).length),
+ * };
+ */
+export interface RelationshipCounts<M = unknown> {
+  countRelated(relationship: ToMany, models: readonly M[], context: Context): MaybePromise<readonly number[]>;
 }
 
 /** Implements the schema's `CustomFilter`s, one function each: `F` maps a name to its value type. */
@@ -199,10 +234,20 @@ export interface CustomFilterable<Q, F extends object> {
   customFilters: { [K in keyof F]: Method<(query: Q, value: F[K], context: Context) => MaybePromise<Q>> };
 }
 
-/** Implements the schema's `SortBy` sorts: order `query` by `field`. */
+/**
+ * Implements the schema's `SortBy` and `SortWithCount` sorts: order `query` by `field`. `path`:
+ * for a sort on a to-one relationship's attribute (`author.name`), the relationship, related
+ * type and attribute (a `ConditionPath`); for a count sort (`commentCount`), the to-many
+ * relationship counted (a `CountPath`, which has no `attribute`), counting what the request may see.
+ */
 export interface Sortable<Q, F extends string> {
-  /** `path`: for a sort on a to-one relationship's attribute (`author.name`), the relationship, related type and attribute. */
-  orderBy(query: Q, field: F, direction: SortDirection, context: Context, path?: ConditionPath): MaybePromise<Q>;
+  orderBy(
+    query: Q,
+    field: F,
+    direction: SortDirection,
+    context: Context,
+    path?: ConditionPath | CountPath,
+  ): MaybePromise<Q>;
 }
 
 /** Implements the schema's `CustomSort`s, one function each. */
@@ -325,6 +370,7 @@ export type ResourceDefinition<M = unknown, Q = unknown> = ResourceSchema<M> &
       Updatable<M> &
       ToManyMutable<M> &
       Versioned<M> &
+      RelationshipCounts<M> &
       RelatedLoaders<M, Record<string, unknown>> &
       Filterable<Q, string> &
       CustomFilterable<Q, Record<string, FilterValue>> &

@@ -1,14 +1,55 @@
 import { checkFields, checkInclude } from '../query/checks.js';
 import { matchVersions, staleVersion } from '../http/conditional.js';
-import { ForbiddenError, JsonApiError, NotFoundError } from '../core/errors.js';
+import { BadRequestError, ForbiddenError, JsonApiError, NotFoundError } from '../core/errors.js';
+import { Relationship, ToMany } from '../dsl/fields.js';
+import type { IncludeTree } from '../query/parse.js';
 import type { MaybePromise } from '../core/types.js';
 import type { RegisteredResource } from '../registry/registry.js';
 import type { RequestState } from './state.js';
 
-/** 400 for `include` paths and `fields[type]` names this request may not use. */
+/** 400 for `include` paths, `fields[type]` names and `withCount` names this request may not use. */
 export function checkDocumentParameters(state: RequestState, resource: RegisteredResource): void {
   if (state.query.include) checkInclude(resource, state.query.include, state.lookup, state.context);
   checkFields(state.query.fields, state.lookup, state.context);
+  if (state.query.withCount) checkWithCount(state, resource);
+}
+
+/**
+ * Each name `withCount` gives is a countable to-many relationship (`ToMany.countable()`) the
+ * request may see, of the primary type or of a type the document includes; else 400 at `withCount`.
+ */
+function checkWithCount(state: RequestState, resource: RegisteredResource): void {
+  const types = [resource];
+  const walk = (from: RegisteredResource, tree: IncludeTree) => {
+    for (const [name, subtree] of tree) {
+      const field = from.fields.get(name);
+      const related = field instanceof Relationship ? state.lookup(field.relatedType) : undefined;
+      if (!related) continue;
+      types.push(related);
+      walk(related, subtree);
+    }
+  };
+  if (state.query.include) walk(resource, state.query.include);
+  for (const name of state.query.withCount!) {
+    const countable = types.some((type) => {
+      const field = type.fields.get(name);
+      return field instanceof ToMany && field.isCountable && field.isVisibleFor(undefined, state.context);
+    });
+    if (!countable) {
+      const names = [
+        ...new Set(
+          types.flatMap((type) =>
+            type.relationships.filter((r) => r instanceof ToMany && r.isCountable).map((r) => r.name),
+          ),
+        ),
+      ];
+      throw new BadRequestError({
+        detail: `withCount names "${name}", which is not a countable relationship of ${types.map((t) => t.type).join(' or ')}${names.length > 0 ? `; it may name ${names.join(', ')}` : ''}`,
+        source: { parameter: 'withCount' },
+        code: 'invalid_query_parameter',
+      });
+    }
+  }
 }
 
 /** Finds the model a route's id names, or 404. */

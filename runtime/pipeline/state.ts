@@ -47,7 +47,7 @@ export function requestBody(state: RequestState): unknown {
 
 /** A document builder for this request's links and sparse fieldsets. */
 export function documentBuilder(state: RequestState): DocumentBuilder {
-  return new DocumentBuilder(state.context, state.lookup, state.baseUrl, state.query.fields);
+  return new DocumentBuilder(state.context, state.lookup, state.baseUrl, state.query.fields, state.query.withCount);
 }
 
 /** A promise that never rejects: its value, or what it threw, for whoever asks later. */

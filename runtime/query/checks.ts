@@ -6,6 +6,7 @@ import type { Context } from '../dsl/context.js';
 import { BadRequestError } from '../core/errors.js';
 import type { RegisteredResource, ResourceLookup } from '../registry/registry.js';
 import type { IncludeTree, QueryParameters } from './parse.js';
+import { firstFilterParameter, isEmptyClauses } from './filter-syntax.js';
 
 type Family = 'include' | 'fields' | 'sort' | 'filter' | 'page';
 
@@ -15,7 +16,9 @@ export function onlyParameters(query: QueryParameters, allowed: readonly Family[
   if (query.include && !allowed.includes('include')) refuse('include', where);
   if (query.fields.size > 0 && !allowed.includes('fields')) refuse(`fields[${[...query.fields.keys()][0]}]`, where);
   if (query.sort && !allowed.includes('sort')) refuse('sort', where);
-  if (query.filter.size > 0 && !allowed.includes('filter')) refuse(`filter[${[...query.filter.keys()][0]}]`, where);
+  if (!isEmptyClauses(query.filter) && !allowed.includes('filter')) refuse(firstFilterParameter(query.filter)!, where);
+  // Counts go on resource objects: wherever they may be included.
+  if (query.withCount !== undefined && !allowed.includes('include')) refuse('withCount', where);
   const page =
     query.page.offset !== undefined ? 'page[offset]' : query.page.limit !== undefined ? 'page[limit]' : undefined;
   if (page && !allowed.includes('page')) refuse(page, where);

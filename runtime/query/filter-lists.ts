@@ -34,9 +34,10 @@ export function filterValue(
   name: string,
   value: FilterValue,
   limit: number,
+  parameter = `filter[${name}]`,
 ): FilterValue {
   return typeof value === 'string' && value.includes(',') && takesCommaList(resource, name)
-    ? splitList(value, `filter[${name}]`, limit)
+    ? splitList(value, parameter, limit)
     : value;
 }
 

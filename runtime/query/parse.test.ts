@@ -21,7 +21,7 @@ describe('parseQuery', () => {
       { name: 'createdAt', direction: 'desc' },
       { name: 'title', direction: 'asc' },
     ]);
-    expect(query.filter).toEqual(new Map([['status', 'draft']]));
+    expect(query.filter.values).toEqual(new Map([['status', 'draft']]));
     expect(query.page).toEqual({ offset: 10, limit: 5 });
   });
 
@@ -33,7 +33,7 @@ describe('parseQuery', () => {
     ['filter[x][]=a&filter[x][]=b', ['a', 'b']],
     ['filter%5Bx%5D%5B%5D=a&filter[x][]=b', ['a', 'b']],
   ])('%s gives the filter value %j', (search, value) => {
-    expect(parse(search).filter.get('x')).toEqual(value);
+    expect(parse(search).filter.values.get('x')).toEqual(value);
   });
 
   test('nothing given is nothing parsed', () => {
@@ -41,8 +41,8 @@ describe('parseQuery', () => {
       include: undefined,
       fields: new Map(),
       sort: undefined,
-      filter: new Map(),
-      operators: new Map(),
+      filter: { prefix: 'filter', values: new Map(), operators: new Map(), groups: new Map() },
+      withCount: undefined,
       page: {},
     });
   });

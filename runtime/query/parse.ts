@@ -1,8 +1,8 @@
 import { BadRequestError, invalidParameter } from '../core/errors.js';
-import type { FilterValue } from '../dsl/filters.js';
 import { DEFAULT_LIMITS, type Limits } from '../core/limits.js';
 import { isMemberName } from '../core/member-name.js';
-import { OPERATORS, type Operator, isOperator } from '../dsl/operators.js';
+import { type FilterClauses, addFilterParameter, emptyClauses } from './filter-syntax.js';
+import { splitList } from './filter-lists.js';
 import { type SortTerm, parseSort } from '../dsl/sort-terms.js';
 
 /** Include paths as a tree: `author,comments.author` is `{ author: {}, comments: { author: {} } }`. */
@@ -14,9 +14,10 @@ export interface QueryParameters {
   /** `fields[type]` lists by type. */
   fields: Map<string, Set<string>>;
   sort: SortTerm[] | undefined;
-  filter: Map<string, FilterValue>;
-  /** `filter[name][op]=value`: the operator values by filter name. */
-  operators: Map<string, Map<Operator, string>>;
+  /** `filter[...]`: its clauses, boolean groups included (`filter-syntax.ts`). */
+  filter: FilterClauses;
+  /** `withCount=comments,tags`: the to-many relationships whose counts the resource objects carry. */
+  withCount: string[] | undefined;
   /** Offset pagination (`page[offset]`, `page[limit]`), or cursor pagination (`page[size]`, `page[after]`, `page[before]`). */
   page: { offset?: number; limit?: number; size?: number; after?: string; before?: string };
 }
@@ -109,10 +110,11 @@ export function parseQuery(
     include: undefined,
     fields: new Map(),
     sort: undefined,
-    filter: new Map(),
-    operators: new Map(),
+    filter: emptyClauses(),
+    withCount: undefined,
     page: {},
   };
+  const clauseCount = { clauses: 0 };
   const seen = new Set<string>();
   for (const [key, value] of params) {
     const repeated = seen.has(key);
@@ -120,7 +122,7 @@ export function parseQuery(
     const match = KEY.exec(key);
     const family = match?.[1] ?? key;
     const brackets = match?.[2] ? match[2].slice(1, -1).split('][') : [];
-    if (repeated && !(family === 'filter' && brackets.length === 2 && brackets[1] === '')) {
+    if (repeated && !(family === 'filter' && brackets.length >= 2 && brackets.at(-1) === '')) {
       throw invalidParameter(key, `${key} is given more than once`);
     }
     if (family === 'include' && brackets.length === 0) {
@@ -131,34 +133,10 @@ export function parseQuery(
         throw tooMany(key, `sort may have at most ${limits.sortKeys} keys`, limits.sortKeys);
     } else if (family === 'fields' && brackets.length === 1) {
       query.fields.set(brackets[0]!, new Set(value === '' ? [] : value.split(',')));
-    } else if (family === 'filter' && brackets.length === 1 && brackets[0] !== '') {
-      if (query.filter.has(brackets[0]!))
-        throw invalidParameter(key, `filter[${brackets[0]}] is given both as a list and as a value`);
-      query.filter.set(brackets[0]!, value);
-    } else if (family === 'filter' && brackets.length === 2 && brackets[0] !== '' && brackets[1] === '') {
-      const existing = query.filter.get(brackets[0]!);
-      if (typeof existing === 'string')
-        throw invalidParameter(key, `filter[${brackets[0]}] is given both as a value and as a list`);
-      if ((existing?.length ?? 0) >= limits.filterValues) {
-        throw tooMany(
-          key,
-          `filter[${brackets[0]}] may have at most ${limits.filterValues} values`,
-          limits.filterValues,
-        );
-      }
-      query.filter.set(brackets[0]!, [...(existing ?? []), value]);
-    } else if (family === 'filter' && brackets.length === 2 && brackets[0] !== '' && brackets[1] !== '') {
-      const [name, op] = brackets as [string, string];
-      if (!isOperator(op)) {
-        throw new BadRequestError({
-          detail: `"${op}" is not a filter operator; the operators are ${OPERATORS.join(', ')}`,
-          source: { parameter: key },
-          code: 'unknown_operator',
-        });
-      }
-      let byOperator = query.operators.get(name);
-      if (!byOperator) query.operators.set(name, (byOperator = new Map<Operator, string>()));
-      byOperator.set(op, value);
+    } else if (family === 'filter' && brackets.length > 0 && brackets[0] !== '') {
+      addFilterParameter(query.filter, key, brackets, value, limits, clauseCount);
+    } else if (family === 'withCount' && brackets.length === 0) {
+      query.withCount = value === '' ? [] : splitList(value, 'withCount', limits.includePaths);
     } else if (family === 'page' && brackets.length === 1 && brackets[0] === 'offset') {
       query.page.offset = parsePageNumber(key, value, 0);
       if (query.page.offset > limits.pageOffset)

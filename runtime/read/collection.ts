@@ -121,7 +121,8 @@ async function filtered(
 ): Promise<unknown> {
   let q = await source.start();
   for (const { filter, value } of filters.custom) q = await filter.apply(q, value, context);
-  for (const { filter, condition } of filters.conditions) q = await filter.where(q, condition, context);
+  const where = source.resource.definition.where;
+  for (const condition of filters.conditions) q = await where!(q, condition, context);
   return q;
 }
 
@@ -145,7 +146,7 @@ async function collectionDocument(
     );
   }
   const nodes = builder.primary(resource, models);
-  await builder.expand(resource, nodes, state.query.include);
+  await builder.complete(resource, nodes, state.query.include);
   return respond(
     state,
     {
@@ -183,9 +184,10 @@ async function serveCursorPage(
   const more = read.length > request.size;
   const models = read.slice(0, request.size);
   if (request.before !== undefined) models.reverse();
-  const cursorOf = (model: unknown) => encodeCursor(request, cursorValues(resource, request, model, context));
   const first = models[0];
   const last = models.at(-1);
+  const values = first === undefined ? [] : await cursorValues(resource, request, [first, last], context);
+  const cursorOf = (model: unknown) => encodeCursor(request, values[model === first ? 0 : 1]!);
   const at = cursorLink(context.target, request.size);
   const links: Record<string, string | null> = {
     self: uriOf(context.target),

@@ -1,7 +1,8 @@
 /**
- * From a request's `filter[...]` parameters to what the data layer applies: for each `Where`
- * filter, its conditions (operator checked against what the filter allows, values read by the
- * field's kind); for each custom filter, its value.
+ * From a request's `filter[...]` parameters to what the data layer applies: conditions for its
+ * `where` (each `Where` and `WhereCount` clause, operator checked against what the filter
+ * allows, value read by the field's kind; boolean groups as `and`/`or`/`not` trees of them), and
+ * custom filters' values for its `customFilters`.
  */
 import type { Context } from '../dsl/context.js';
 import { BadRequestError } from '../core/errors.js';
@@ -10,6 +11,9 @@ import {
   type Condition,
   type ConditionPath,
   type ConditionValue,
+  COUNT_OPERATORS,
+  type CountPath,
+  type FilterCondition,
   LIST_OPERATORS,
   type Operator,
   TEXT_OPERATORS,
@@ -20,11 +24,14 @@ import { filterValue, splitList } from '../query/filter-lists.js';
 import type { QueryParameters } from '../query/parse.js';
 import { Attribute, Relationship } from '../dsl/fields.js';
 import type { Filter, FilterValue } from '../dsl/filters.js';
+import type { FilterClauses } from '../query/filter-syntax.js';
 import { BoundWhere, type RegisteredResource, type ResourceLookup } from '../registry/registry.js';
 
-/** The filters of one request, ready to apply. */
+/** The filters of one request, ready to apply: each of them holds. */
 export interface RequestFilters {
-  conditions: Array<{ filter: BoundWhere; condition: Condition }>;
+  /** For the data layer's `where`, one call each: `Where` and count conditions, and boolean groups. */
+  conditions: FilterCondition[];
+  /** For the data layer's `customFilters`: custom filters outside any `or` or `not`. */
   custom: Array<{ filter: Filter; value: FilterValue }>;
 }
 
@@ -44,13 +51,16 @@ export function hiddenField(resource: RegisteredResource, name: string, context:
 
 /**
  * What the field of a `Where` filter compares: an attribute's kind, a to-one relationship's id,
- * or the attribute a path names on the related resource (and whether it may be null).
+ * or the attribute a path names on the related resource (and whether it may be null); for a
+ * `WhereCount`, an integer that is never null, and the relationship counted.
  */
 export function comparedKind(
   resource: RegisteredResource,
-  name: string,
+  filter: BoundWhere,
   lookup: ResourceLookup,
-): ComparedKind & { nullable: boolean; path?: ConditionPath } {
+): ComparedKind & { nullable: boolean; path?: ConditionPath; count?: CountPath } {
+  const name = filter.name;
+  if (filter.counted) return { kind: 'integer', nullable: false, count: filter.counted };
   const [first, path] = name.split('.') as [string, string | undefined];
   const field = resource.fields.get(first);
   if (path !== undefined && field instanceof Relationship) {
@@ -68,19 +78,25 @@ export function comparedKind(
   return { kind: 'id', nullable: !(field as Relationship).isRequired };
 }
 
-/** The operators a `Where` filter takes: as declared, else the defaults of its field's kind. */
+/** The operators a `Where` or `WhereCount` filter takes: as declared, else the defaults of what it compares. */
 export function allowedOperators(
   filter: BoundWhere,
   compared: ComparedKind & { nullable: boolean },
 ): readonly Operator[] {
-  return filter.declaration.declaredOperators ?? defaultOperators(compared.kind, compared.nullable);
+  return (
+    filter.declaration.declaredOperators ??
+    (filter.counted ? COUNT_OPERATORS : defaultOperators(compared.kind, compared.nullable))
+  );
 }
 
 /**
- * Reads every `filter[...]` parameter of `query` against `resource`'s filters: 400 naming the
- * exact parameter for an unknown filter, an operator the filter does not take, an operator on a
- * custom filter, a value its field's kind cannot hold, or a comma list of more than
- * `maxValues` values (`limits.filterValues`, as for `filter[x][]=`).
+ * Reads every `filter[...]` parameter of `query` against `resource`'s filters, boolean groups
+ * included: 400 naming the exact parameter (`filter[or][1][createdAt][gte]`) for an unknown
+ * filter (or one the request may not use), an operator the filter does not take, an operator
+ * on a custom filter, a custom filter inside an `or` or `not` that its data layer cannot apply
+ * there, a value its field's kind cannot hold, or a comma list of more than `maxValues` values
+ * (`limits.filterValues`, as for `filter[x][]=`). Groups of `and` outside any `or` or `not`
+ * are flattened: their clauses are the request's own.
  */
 export async function requestFilters(
   resource: RegisteredResource,
@@ -90,56 +106,102 @@ export async function requestFilters(
   maxValues: number,
 ): Promise<RequestFilters> {
   const result: RequestFilters = { conditions: [], custom: [] };
-  const names = new Set([...query.filter.keys(), ...query.operators.keys()]);
-  for (const name of names) {
-    const value = query.filter.get(name);
-    const operators = query.operators.get(name);
-    const first = value !== undefined ? `filter[${name}]` : `filter[${name}][${operators!.keys().next().value}]`;
-    const filter = resource.filters.get(name);
-    if (!filter || hiddenField(resource, name, context) || !(await filter.permits(context)))
-      throw unknownFilter(resource, name, first);
-    if (!(filter instanceof BoundWhere)) {
-      if (operators) {
-        const op = operators.keys().next().value!;
-        throw new BadRequestError({
-          detail: `filter[${name}] takes no operator`,
-          source: { parameter: `filter[${name}][${op}]` },
-          code: 'unsupported_operator',
-        });
-      }
-      result.custom.push({ filter, value: filterValue(resource, name, value!, maxValues) });
-      continue;
-    }
-    const compared = comparedKind(resource, name, lookup);
-    const allowed = allowedOperators(filter, compared);
-    const add = (op: Operator, parameter: string, text: FilterValue) => {
-      if (!allowed.includes(op)) {
-        throw new BadRequestError({
-          detail: `filter[${name}] does not take the operator ${op}; it takes ${allowed.join(', ')}`,
-          source: { parameter },
-          code: 'unsupported_operator',
-        });
-      }
-      const read = condition(name, op, parameter, compared, text, filter.declaration.isCaseInsensitive, maxValues);
-      result.conditions.push({ filter, condition: compared.path ? { ...read, path: compared.path } : read });
-    };
-    if (value !== undefined) {
-      // `filter[x]=v` is eq; a list (`filter[x][]`, or a comma list where the field holds ids or enum members) is in.
-      const list =
-        typeof value !== 'string'
-          ? value
-          : (compared.kind === 'id' || compared.kind === 'enum') && value.includes(',')
-            ? splitList(value, `filter[${name}]`, maxValues)
-            : undefined;
-      add(
-        list ? 'in' : 'eq',
-        list && typeof value !== 'string' ? `filter[${name}][]` : `filter[${name}]`,
-        list ?? value,
-      );
-    }
-    for (const [op, text] of operators ?? []) add(op, `filter[${name}][${op}]`, text);
-  }
+  const reader = new ClauseReader(resource, lookup, context, maxValues, result);
+  result.conditions = await reader.read(query.filter, true);
   return result;
+}
+
+/** Reads clause sets into conditions; `hoist` while no `or` or `not` is above (custom filters go to `customFilters`). */
+class ClauseReader {
+  constructor(
+    readonly resource: RegisteredResource,
+    readonly lookup: ResourceLookup,
+    readonly context: Context,
+    readonly maxValues: number,
+    readonly result: RequestFilters,
+  ) {}
+
+  async read(clauses: FilterClauses, hoist: boolean): Promise<FilterCondition[]> {
+    const { resource, context, maxValues } = this;
+    const out: FilterCondition[] = [];
+    const { prefix } = clauses;
+    const names = new Set([...clauses.values.keys(), ...clauses.operators.keys()]);
+    for (const name of names) {
+      const value = clauses.values.get(name);
+      const operators = clauses.operators.get(name);
+      const first =
+        value !== undefined
+          ? `${prefix}[${name}]${typeof value === 'string' ? '' : '[]'}`
+          : `${prefix}[${name}][${operators!.keys().next().value}]`;
+      const filter = resource.filters.get(name);
+      if (!filter || hiddenField(resource, name, context) || !(await filter.permits(context)))
+        throw unknownFilter(resource, name, first);
+      if (!(filter instanceof BoundWhere)) {
+        if (operators) {
+          const op = operators.keys().next().value!;
+          throw new BadRequestError({
+            detail: `${prefix}[${name}] takes no operator`,
+            source: { parameter: `${prefix}[${name}][${op}]` },
+            code: 'unsupported_operator',
+          });
+        }
+        const read = filterValue(resource, name, value!, maxValues, `${prefix}[${name}]`);
+        if (hoist) this.result.custom.push({ filter, value: read });
+        else if (resource.composableFilters.has(name)) out.push({ op: 'custom', field: name, value: read });
+        else
+          throw new BadRequestError({
+            detail: `${first}: the filter "${name}" applies to the whole query only; it cannot stand inside filter[or] or filter[not]`,
+            source: { parameter: first },
+            code: 'unsupported_filter',
+          });
+        continue;
+      }
+      const compared = comparedKind(resource, filter, this.lookup);
+      const allowed = allowedOperators(filter, compared);
+      const add = (op: Operator, parameter: string, text: FilterValue) => {
+        if (!allowed.includes(op)) {
+          throw new BadRequestError({
+            detail: `${prefix}[${name}] does not take the operator ${op}; it takes ${allowed.join(', ')}`,
+            source: { parameter },
+            code: 'unsupported_operator',
+          });
+        }
+        const read = condition(name, op, parameter, compared, text, filter.isCaseInsensitive, maxValues);
+        out.push(
+          compared.path ? { ...read, path: compared.path } : compared.count ? { ...read, count: compared.count } : read,
+        );
+      };
+      if (value !== undefined) {
+        // `filter[x]=v` is eq; a list (`filter[x][]`, or a comma list where the field holds ids or enum members) is in.
+        const list =
+          typeof value !== 'string'
+            ? value
+            : (compared.kind === 'id' || compared.kind === 'enum') && value.includes(',')
+              ? splitList(value, `${prefix}[${name}]`, maxValues)
+              : undefined;
+        add(
+          list ? 'in' : 'eq',
+          list && typeof value !== 'string' ? `${prefix}[${name}][]` : `${prefix}[${name}]`,
+          list ?? value,
+        );
+      }
+      for (const [op, text] of operators ?? []) add(op, `${prefix}[${name}][${op}]`, text);
+    }
+    for (const group of clauses.groups.values()) {
+      const flatten = hoist && group.op === 'and';
+      const items: FilterCondition[][] = [];
+      for (const item of group.items.values()) items.push(await this.read(item, flatten));
+      if (flatten) out.push(...items.flat());
+      else if (group.op === 'or') out.push({ op: 'or', conditions: items.map(allOf) });
+      else out.push({ op: group.op, conditions: items.flat() });
+    }
+    return out;
+  }
+}
+
+/** The conditions of one clause set as one: itself when it is one, else their `and`. */
+function allOf(conditions: FilterCondition[]): FilterCondition {
+  return conditions.length === 1 ? conditions[0]! : { op: 'and', conditions };
 }
 
 function condition(

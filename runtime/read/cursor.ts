@@ -8,7 +8,7 @@ import { BadRequestError } from '../core/errors.js';
 import type { QueryParameters } from '../query/parse.js';
 import type { SortTerm } from '../dsl/sort-terms.js';
 import type { Index } from '../dsl/endpoints.js';
-import { Attribute } from '../dsl/fields.js';
+import { Attribute, type ToMany } from '../dsl/fields.js';
 import { BoundSort, type RegisteredResource } from '../registry/registry.js';
 import { SortBy } from '../dsl/filters.js';
 import type { CursorPage, CursorValue } from '../dsl/resource.js';
@@ -73,11 +73,16 @@ export function cursorRequest(
       code: 'range_pagination_not_supported',
     });
   }
-  const sorts: Array<{ field: string; direction: 'asc' | 'desc' }> = [];
+  const sorts: Array<CursorPage['sorts'][number]> = [];
   for (const term of terms) {
     const field = resource.fields.get(term.name);
     const sort = resource.sorts.get(term.name);
     const byField = sort instanceof BoundSort && sort.declaration instanceof SortBy;
+    // A count is never null: its keyset is as sound as an attribute's.
+    if (sort instanceof BoundSort && sort.counted) {
+      sorts.push({ field: term.name, direction: term.direction, count: sort.counted });
+      continue;
+    }
     if (!(field instanceof Attribute) || field.isNullable || field.getter || !byField) {
       throw new BadRequestError({
         detail: `Cursor pagination cannot sort by "${term.name}"${field instanceof Attribute && field.isNullable ? ', which may be null' : ''}`,
@@ -112,18 +117,31 @@ export function dataLayerPage(request: CursorRequest): CursorPage {
   };
 }
 
-/** The values a model's cursor holds: its sort fields as served, then its id. */
-export function cursorValues(
+/**
+ * The values the cursors of `models` hold (a page's first and last, or fewer): each one's sort
+ * fields as served, then its id. A count sort's value is the count the data layer's
+ * `countRelated` gives for those models, one call per counted relationship.
+ */
+export async function cursorValues(
   resource: RegisteredResource,
   request: CursorRequest,
-  model: unknown,
+  models: readonly unknown[],
   context: Context,
-): CursorValue[] {
-  return request.sorts.map(({ field }) => {
-    if (field === 'id') return resource.getId(model, context);
-    const attribute = resource.fields.get(field) as Attribute;
-    return toJsonValue(attribute.kind, (model as Record<string, unknown>)[attribute.name]) as CursorValue;
-  });
+): Promise<CursorValue[][]> {
+  const counts = new Map<string, readonly number[]>();
+  for (const sort of request.sorts) {
+    if (!sort.count || counts.has(sort.field) || models.length === 0) continue;
+    const relationship = resource.fields.get(sort.count.relationship) as ToMany;
+    counts.set(sort.field, await resource.definition.countRelated!(relationship, models, context));
+  }
+  return models.map((model, i) =>
+    request.sorts.map(({ field, count }) => {
+      if (count) return Number(counts.get(field)![i]);
+      if (field === 'id') return resource.getId(model, context);
+      const attribute = resource.fields.get(field) as Attribute;
+      return toJsonValue(attribute.kind, (model as Record<string, unknown>)[attribute.name]) as CursorValue;
+    }),
+  );
 }
 
 /** An opaque cursor: the sort it belongs to and the values of the item it falls on, base64url JSON. */

@@ -55,7 +55,7 @@ export async function serveRelated(state: RequestState, id: string, name: string
     });
   }
   const nodes = builder.primary(related, models);
-  await builder.expand(related, nodes, query.include);
+  await builder.complete(related, nodes, query.include);
   return respond(state, {
     links: { self: uriOf(context.target) },
     data: relationship.cardinality === 'one' ? (nodes[0]?.object ?? null) : nodes.map((n) => n.object),

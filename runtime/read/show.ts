@@ -17,7 +17,7 @@ export async function serveShow(state: RequestState, id: string): Promise<HttpRe
   const model = await findOr404(state, resource, id);
   const builder = documentBuilder(state);
   const nodes = builder.primary(resource, [model]);
-  await builder.expand(resource, nodes, query.include);
+  await builder.complete(resource, nodes, query.include);
   return respond(
     state,
     {

@@ -7,7 +7,9 @@ import {
   Filter,
   Sort,
   SortBy,
+  SortWithCount,
   Where,
+  WhereCount,
   type FilterValue,
   type SortDirection,
 } from '../dsl/filters.js';
@@ -15,7 +17,7 @@ import { plainInJson } from '../core/json-text.js';
 import { declarationIssues } from '../dsl/declaration-rules.js';
 import type { AnyField, ResourceDefinition } from '../dsl/resource.js';
 import type { MaybePromise } from '../core/types.js';
-import type { Condition } from '../dsl/operators.js';
+import type { CountPath, FilterCondition } from '../dsl/operators.js';
 
 const NEEDS: Record<EndpointKind, readonly string[]> = {
   show: ['find'],
@@ -55,6 +57,8 @@ export class RegisteredResource {
    * with a data layer that implements `Countable` (and did not ask to count only where declared).
    */
   readonly counts: boolean;
+  /** The custom filters the data layer's `where` can take inside `filter[or]` and `filter[not]`. */
+  readonly composableFilters: ReadonlySet<string>;
   /** Its type segment and relationship names hold nothing JSON escapes, so its links need no look when written (see `plainInJson`). */
   readonly plainLinks: boolean;
 
@@ -91,11 +95,20 @@ export class RegisteredResource {
     ];
 
     this.filters = new Map(
-      (definition.filters?.() ?? []).map((filter) => [filter.name, boundFilter(definition, filter, where)]),
+      (definition.filters?.() ?? []).map((filter) => [filter.name, boundFilter(definition, filter, where, fields)]),
     );
     this.sorts = new Map(
       (definition.sorts?.() ?? []).map((sort) => [sort.name, boundSort(definition, sort, where, this.fields)]),
     );
+    this.composableFilters = new Set(definition.composableFilters ?? []);
+    for (const name of this.composableFilters) {
+      const filter = this.filters.get(name);
+      if (!filter || filter instanceof BoundWhere)
+        throw new TypeError(
+          `${where}: composableFilters names "${name}", which is not a custom filter of the resource`,
+        );
+      if (!definition.where) throw new TypeError(`${where}: composableFilters needs the data layer's where()`);
+    }
     const related = definition.related;
     const unloaded = related ? this.relationships.filter((r) => typeof related[r.name] !== 'function') : [];
     if (unloaded.length > 0)
@@ -131,6 +144,16 @@ export class RegisteredResource {
           typeof definition.count === 'function' &&
           definition.countOnlyWhereDeclared !== true));
     if (index?.acceptsCursor) require(['paginateCursor'], 'cursor() on the index endpoint (CursorPaginatable)');
+    const countable = this.relationships.filter((r) => r.cardinality === 'many' && r.isCountable);
+    if (countable.length > 0)
+      require(['countRelated'], `countable() on ${countable.map((r) => r.name).join(', ')} (RelationshipCounts)`);
+    const countSorts = [...this.sorts.values()].filter(
+      (s) => s instanceof BoundSort && s.declaration instanceof SortWithCount,
+    );
+    if (countSorts.length > 0 && index?.acceptsCursor)
+      require([
+        'countRelated',
+      ], `sorting cursor pages by ${countSorts.map((s) => s.name).join(', ')} (RelationshipCounts)`);
     if (this.relationships.length > 0 && (endpoints.has('show') || endpoints.has('index'))) {
       require(['loadRelated'], `reading relationships (${this.relationships.map((r) => r.name).join(', ')})`);
     }
@@ -158,11 +181,18 @@ export class RegisteredResource {
 }
 
 /** A declared filter with the implementation this resource's data layer gives it. */
-function boundFilter(definition: ResourceDefinition, filter: Filter, where: string): Filter {
-  if (filter instanceof Where) {
+function boundFilter(
+  definition: ResourceDefinition,
+  filter: Filter,
+  where: string,
+  fields: ReadonlyMap<string, AnyField>,
+): Filter {
+  if (filter instanceof Where || filter instanceof WhereCount) {
     if (!definition.where)
-      throw new TypeError(`${where}: filter "${filter.name}" (Where) needs the data layer's where()`);
-    return new BoundWhere(filter, (query, condition, context) => definition.where!(query, condition, context));
+      throw new TypeError(
+        `${where}: filter "${filter.name}" (${filter instanceof Where ? 'Where' : 'WhereCount'}) needs the data layer's where()`,
+      );
+    return new BoundWhere(filter, countPath(filter, fields));
   }
   if (filter instanceof CustomFilter && filter.implementation && definition.customFilters?.[filter.name]) {
     throw new TypeError(
@@ -201,6 +231,16 @@ function boundSort(
       path
         ? definition.orderBy!(query, sort.name, direction, context, path)
         : definition.orderBy!(query, sort.name, direction, context),
+    );
+  }
+  if (sort instanceof SortWithCount) {
+    if (!definition.orderBy)
+      throw new TypeError(`${where}: sort "${sort.name}" (SortWithCount) needs the data layer's orderBy()`);
+    const path = countPath(sort, fields)!;
+    return new BoundSort(
+      sort,
+      (query, direction, context) => definition.orderBy!(query, sort.name, direction, context, path),
+      path,
     );
   }
   if (sort instanceof CustomSort && sort.implementation && definition.customSorts?.[sort.name]) {
@@ -243,41 +283,50 @@ class BoundFilter extends Filter {
 }
 
 /**
- * A `Where` filter with the data layer's `where`: the declaration's visibility, operators and
- * case rule; the runtime hands it one `Condition` at a time.
+ * A `Where` or `WhereCount` filter: the declaration's visibility, operators and case rule. The
+ * runtime hands its conditions, and the request's groups, to the data layer's `where`.
  */
 export class BoundWhere extends BoundFilter {
-  declare readonly declaration: Where;
-  readonly #where: (query: unknown, condition: Condition, context: Context) => MaybePromise<unknown>;
+  declare readonly declaration: Where | WhereCount;
+  /** For a `WhereCount`: the relationship it counts. */
+  readonly counted: CountPath | undefined;
 
-  constructor(
-    declaration: Where,
-    where: (query: unknown, condition: Condition, context: Context) => MaybePromise<unknown>,
-  ) {
+  constructor(declaration: Where | WhereCount, counted: CountPath | undefined) {
     super(declaration, () => {
       throw new TypeError(`filter "${declaration.name}": a Where filter is applied one condition at a time (where())`);
     });
-    this.#where = where;
+    this.counted = counted;
   }
 
-  /** Narrows `query` by one condition. */
-  where(query: unknown, condition: Condition, context: Context): MaybePromise<unknown> {
-    return this.#where(query, condition, context);
+  /** Whether its text operators ignore letter case. */
+  get isCaseInsensitive(): boolean {
+    return this.declaration instanceof Where && this.declaration.isCaseInsensitive;
   }
+}
+
+/** The relationship a `WhereCount` or `SortWithCount` counts (the declaration's rules made sure it is a to-many one). */
+function countPath(declaration: Filter | Sort, fields: ReadonlyMap<string, AnyField>): CountPath | undefined {
+  if (!(declaration instanceof WhereCount || declaration instanceof SortWithCount)) return undefined;
+  const relationship = fields.get(declaration.countedRelationship!) as ToMany;
+  return { relationship: relationship.name, type: relationship.relatedType };
 }
 
 /** A declared sort applied by the data layer: the declaration's visibility, the data layer's implementation. */
 export class BoundSort extends Sort {
   /** What the schema declared (a `SortBy` is a field the data layer can page by keyset). */
   readonly declaration: Sort;
+  /** For a `SortWithCount`: the relationship it counts. */
+  readonly counted: CountPath | undefined;
   readonly #apply: (query: unknown, direction: SortDirection, context: Context) => MaybePromise<unknown>;
 
   constructor(
     declaration: Sort,
     apply: (query: unknown, direction: SortDirection, context: Context) => MaybePromise<unknown>,
+    counted?: CountPath,
   ) {
     super(declaration.name);
     this.declaration = declaration;
+    this.counted = counted;
     this.#apply = apply;
   }
 

@@ -37,7 +37,7 @@ export async function serveCreate(state: RequestState): Promise<HttpResult> {
   const model = await create.call(resource.definition, values, context);
   const builder = documentBuilder(state);
   const [node] = builder.primary(resource, [model]);
-  await builder.expand(resource, [node!], query.include);
+  await builder.complete(resource, [node!], query.include);
   return respond(
     state,
     {

@@ -40,7 +40,7 @@ export async function serveUpdate(state: RequestState, id: string): Promise<Http
   const updated = await update.call(resource.definition, model, values, context);
   const builder = documentBuilder(state);
   const nodes = builder.primary(resource, [updated]);
-  await builder.expand(resource, nodes, query.include);
+  await builder.complete(resource, nodes, query.include);
   return respond(
     state,
     {

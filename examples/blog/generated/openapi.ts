@@ -94,6 +94,10 @@ export const openapi: OpenAPIObject = JSON.parse(`{
           { "$ref": "#/components/parameters/ArticlesFilterTagsNameList" },
           { "$ref": "#/components/parameters/ArticlesFilterTagsNameEq" },
           { "$ref": "#/components/parameters/ArticlesFilterTagsNameIn" },
+          { "$ref": "#/components/parameters/ArticlesFilterCommentCount" },
+          { "$ref": "#/components/parameters/ArticlesFilterCommentCountList" },
+          { "$ref": "#/components/parameters/ArticlesFilterTagCount" },
+          { "$ref": "#/components/parameters/ArticlesFilterTagCountList" },
           { "$ref": "#/components/parameters/ArticlesFilterSearch" },
           { "$ref": "#/components/parameters/ArticlesFilterSearchList" },
           { "$ref": "#/components/parameters/PageOffset" },
@@ -1145,6 +1149,8 @@ export const openapi: OpenAPIObject = JSON.parse(`{
           { "$ref": "#/components/parameters/PeopleFilterNameContains" },
           { "$ref": "#/components/parameters/PeopleFilterNameStartsWith" },
           { "$ref": "#/components/parameters/PeopleFilterNameEndsWith" },
+          { "$ref": "#/components/parameters/PeopleFilterArticleCount" },
+          { "$ref": "#/components/parameters/PeopleFilterArticleCountList" },
           { "$ref": "#/components/parameters/PageOffset" },
           { "$ref": "#/components/parameters/PeoplePageLimit" }
         ],
@@ -2731,7 +2737,11 @@ export const openapi: OpenAPIObject = JSON.parse(`{
               "updatedAt",
               "-updatedAt",
               "author.name",
-              "-author.name"
+              "-author.name",
+              "commentCount",
+              "-commentCount",
+              "tagCount",
+              "-tagCount"
             ]
           },
           "uniqueItems": true
@@ -3059,6 +3069,42 @@ export const openapi: OpenAPIObject = JSON.parse(`{
           "maxItems": 100
         }
       },
+      "ArticlesFilterCommentCount": {
+        "name": "filter[commentCount]",
+        "in": "query",
+        "description": "Keeps the articles that the server's \`commentCount\` filter selects. The value is taken verbatim, commas included (\`filter[commentCount]=a,b\` is the one value \`a,b\`); for any of several values use \`filter[commentCount][]\`.",
+        "schema": { "type": "string" }
+      },
+      "ArticlesFilterCommentCountList": {
+        "name": "filter[commentCount][]",
+        "in": "query",
+        "description": "Keeps the articles that the server's \`commentCount\` filter selects. Several values, \`filter[commentCount][]=a&filter[commentCount][]=b\`, match any of them; each is taken as it is, never split on commas. Not together with \`filter[commentCount]\`.",
+        "style": "form",
+        "explode": true,
+        "schema": {
+          "type": "array",
+          "items": { "type": "string" },
+          "maxItems": 100
+        }
+      },
+      "ArticlesFilterTagCount": {
+        "name": "filter[tagCount]",
+        "in": "query",
+        "description": "Keeps the articles that the server's \`tagCount\` filter selects. The value is taken verbatim, commas included (\`filter[tagCount]=a,b\` is the one value \`a,b\`); for any of several values use \`filter[tagCount][]\`.",
+        "schema": { "type": "string" }
+      },
+      "ArticlesFilterTagCountList": {
+        "name": "filter[tagCount][]",
+        "in": "query",
+        "description": "Keeps the articles that the server's \`tagCount\` filter selects. Several values, \`filter[tagCount][]=a&filter[tagCount][]=b\`, match any of them; each is taken as it is, never split on commas. Not together with \`filter[tagCount]\`.",
+        "style": "form",
+        "explode": true,
+        "schema": {
+          "type": "array",
+          "items": { "type": "string" },
+          "maxItems": 100
+        }
+      },
       "ArticlesFilterSearch": {
         "name": "filter[search]",
         "in": "query",
@@ -3326,7 +3372,9 @@ export const openapi: OpenAPIObject = JSON.parse(`{
               "name",
               "-name",
               "createdAt",
-              "-createdAt"
+              "-createdAt",
+              "articleCount",
+              "-articleCount"
             ]
           },
           "uniqueItems": true
@@ -3403,6 +3451,24 @@ export const openapi: OpenAPIObject = JSON.parse(`{
         "in": "query",
         "description": "Keeps the people whose \`name\` is ending with the value literally, letter case counting.",
         "schema": { "$ref": "#/components/schemas/PeopleNameValue" }
+      },
+      "PeopleFilterArticleCount": {
+        "name": "filter[articleCount]",
+        "in": "query",
+        "description": "Keeps the people that the server's \`articleCount\` filter selects. The value is taken verbatim, commas included (\`filter[articleCount]=a,b\` is the one value \`a,b\`); for any of several values use \`filter[articleCount][]\`.",
+        "schema": { "type": "string" }
+      },
+      "PeopleFilterArticleCountList": {
+        "name": "filter[articleCount][]",
+        "in": "query",
+        "description": "Keeps the people that the server's \`articleCount\` filter selects. Several values, \`filter[articleCount][]=a&filter[articleCount][]=b\`, match any of them; each is taken as it is, never split on commas. Not together with \`filter[articleCount]\`.",
+        "style": "form",
+        "explode": true,
+        "schema": {
+          "type": "array",
+          "items": { "type": "string" },
+          "maxItems": 100
+        }
       },
       "PeoplePageLimit": {
         "name": "page[limit]",

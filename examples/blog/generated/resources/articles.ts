@@ -98,10 +98,30 @@ export interface ArticlesUpdatePayload {
 
 /** The filters of `GET /articles`: `filter[name]=...`. */
 export type ArticlesFilter =
-  'title' | 'author' | 'status' | 'createdAt' | 'updatedAt' | 'author.name' | 'tags.name' | 'search';
+  | 'title'
+  | 'author'
+  | 'status'
+  | 'createdAt'
+  | 'updatedAt'
+  | 'author.name'
+  | 'tags.name'
+  | 'commentCount'
+  | 'tagCount'
+  | 'search';
 /** The terms of `sort` on `GET /articles`. */
 export type ArticlesSort =
-  'title' | '-title' | 'createdAt' | '-createdAt' | 'updatedAt' | '-updatedAt' | 'author.name' | '-author.name';
+  | 'title'
+  | '-title'
+  | 'createdAt'
+  | '-createdAt'
+  | 'updatedAt'
+  | '-updatedAt'
+  | 'author.name'
+  | '-author.name'
+  | 'commentCount'
+  | '-commentCount'
+  | 'tagCount'
+  | '-tagCount';
 
 /** What the serializer of resources of type `articles` reads from a model: the id and every attribute (date-times as `Date` or RFC 3339 text). */
 export type ArticlesModelFields = {

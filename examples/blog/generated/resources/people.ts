@@ -74,9 +74,9 @@ export interface PeopleUpdatePayload {
 }
 
 /** The filters of `GET /people`: `filter[name]=...`. */
-export type PeopleFilter = 'name';
+export type PeopleFilter = 'name' | 'articleCount';
 /** The terms of `sort` on `GET /people`. */
-export type PeopleSort = 'name' | '-name' | 'createdAt' | '-createdAt';
+export type PeopleSort = 'name' | '-name' | 'createdAt' | '-createdAt' | 'articleCount' | '-articleCount';
 
 /** What the serializer of resources of type `people` reads from a model: the id and every attribute (date-times as `Date` or RFC 3339 text). */
 export type PeopleModelFields = {
