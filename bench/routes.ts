@@ -57,6 +57,14 @@ export const ROUTES: readonly Route[] = [
     path: '/articles?include=author,comments.author&page[limit]=50',
     seconds: 2,
   },
+  // A boolean group of three clauses (a text match, a to-one path, a to-many path) and a count filter.
+  {
+    name: 'g',
+    label:
+      'GET /articles?filter[or][0][title][contains]=Caching&filter[or][1][author.name]=Ada Lovelace&filter[or][2][tags.name]=typescript&filter[commentCount][gte]=5&page[limit]=20',
+    method: 'GET',
+    path: '/articles?filter[or][0][title][contains]=Caching&filter[or][1][author.name]=Ada%20Lovelace&filter[or][2][tags.name]=typescript&filter[commentCount][gte]=5&page[limit]=20',
+  },
 ];
 
 /** Route b at another page size. */

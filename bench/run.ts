@@ -3,7 +3,7 @@
  * (about one). Seeds SQLite files in a temporary directory (removed at the end), then measures:
  *
  * 1. SQL statements per route, demo (Kysely's `log`, in-process) and baseline, at page sizes 10/20/50.
- * 2. HTTP, routes a-f: the demo and the hand-written baseline (bench/baseline) as separate
+ * 2. HTTP, routes a-g: the demo and the hand-written baseline (bench/baseline) as separate
  *    processes on the same file, loaded in turn with autocannon (32 connections, warm-up, then a
  *    fixed duration), alternating servers, repeated; medians. Plus the Node adapter's floor: a
  *    constant document through `toNodeHandler` (as the runtime's response, and as a platform
@@ -187,7 +187,7 @@ async function main(): Promise<void> {
 
   log('SQL statements per request ...');
   const sql = await countStatements(main1k);
-  log('HTTP, routes a-f ...');
+  log('HTTP, routes a-g ...');
   const http = await httpRoutes(ctx, main1k, log);
   log('Node adapter floor ...');
   const floors = await adapterFloor(ctx, log);
@@ -230,7 +230,7 @@ async function main(): Promise<void> {
   log(`written to ${OUT}`);
 }
 
-/** `--db postgres`: routes a-f on a throwaway cluster, demo against the node-postgres baseline. */
+/** `--db postgres`: routes a-g on a throwaway cluster, demo against the node-postgres baseline. */
 async function mainPostgres(): Promise<void> {
   const started = performance.now();
   const log = (line: string) =>
@@ -248,7 +248,7 @@ async function mainPostgres(): Promise<void> {
   log(`seeded ${f0(SEEDED_ARTICLES)} articles into a throwaway cluster`);
   const ctx = context();
   const sql = await countPgStatements(bench);
-  log('HTTP, routes a-f ...');
+  log('HTTP, routes a-g ...');
   const http = await httpRoutes(ctx, bench.url, log, { reset: () => bench.reset(), extraCpu: () => bench.cpu() });
   const load1 = loadavg();
   const lines: string[] = [PG_HEADING, ''];

@@ -1,6 +1,6 @@
 /**
  * The SQLite sections of `npm run bench` (bench/run.ts prints and writes them, bench/report.ts
- * makes their tables): statements per route, routes a-f against the baseline (also on
+ * makes their tables): statements per route, routes a-g against the baseline (also on
  * PostgreSQL), the Node adapter's floor, scale, memory and the in-process pipeline.
  */
 import { spawn } from 'node:child_process';
@@ -121,7 +121,7 @@ export interface HttpRow {
 }
 
 /**
- * Routes a-f, demo against baseline. `db` is the SQLite file or, with `pg`, the PostgreSQL URL
+ * Routes a-g, demo against baseline. `db` is the SQLite file or, with `pg`, the PostgreSQL URL
  * (servers `demo-pg` and `baseline-pg`); `reset` removes route d's rows; `extraCpu` adds CPU
  * time spent elsewhere on the server's behalf (PostgreSQL's backends), µs so far.
  */

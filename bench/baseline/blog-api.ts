@@ -138,8 +138,40 @@ export const readQuery = (
   return { limit, offset, include, params };
 };
 
-/** The filters the baseline's GET /articles takes: the benchmark's filtered route (issue 25). */
-export const ARTICLE_FILTERS = ['filter[createdAt][gte]', 'filter[tags.name]'];
+/**
+ * The filters the baseline's GET /articles takes: the benchmark's filtered route (issue 25), and
+ * route g's "title contains, or by this author, or with this tag; with at least n comments".
+ */
+export const ARTICLE_FILTERS = [
+  'filter[createdAt][gte]',
+  'filter[tags.name]',
+  'filter[or][0][title][contains]',
+  'filter[or][1][author.name]',
+  'filter[or][2][tags.name]',
+  'filter[commentCount][gte]',
+];
+
+/** Route g's filter, hand-written for that one shape: all four parameters, or none. */
+export interface GroupFilter {
+  titleContains: string;
+  authorName: string;
+  tagName: string;
+  minComments: number;
+}
+
+/** Route g's parameters, undefined when absent (400 when only some are given, or the count is not an integer). */
+export const readGroupFilter = (params: URLSearchParams): GroupFilter | undefined => {
+  const values = ARTICLE_FILTERS.slice(2).map((name) => params.get(name));
+  if (values.every((v) => v === null)) return undefined;
+  const [titleContains, authorName, tagName, minComments] = values;
+  if (titleContains == null || authorName == null || tagName == null || minComments == null)
+    throw new HttpError(400, 'this baseline takes the or group and the count filter together', { parameter: 'filter' });
+  if (!/^-?\d+$/.test(minComments))
+    throw new HttpError(400, 'filter[commentCount][gte] must be an integer', {
+      parameter: 'filter[commentCount][gte]',
+    });
+  return { titleContains, authorName, tagName, minComments: Number(minComments) };
+};
 
 /** An RFC 3339 date-time, as the demo accepts it for `filter[createdAt][gte]`. */
 const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i;

@@ -14,12 +14,14 @@
 import pg from 'pg';
 import {
   ARTICLES_PAGE,
+  ARTICLE_FILTERS,
   ARTICLE_INCLUDES,
   type CreateValues,
   HttpError,
   PEOPLE_PAGE,
   type Row,
   pageLinks,
+  readGroupFilter,
   readQuery,
   serializers,
   serveBaseline,
@@ -145,11 +147,24 @@ export async function startPgBaseline(options: PgBaselineOptions): Promise<PgBas
   };
 
   const listArticles = async (base: string, path: string, search: string, selfLink: string) => {
-    const query = readQuery(search, ARTICLES_PAGE, ARTICLE_INCLUDES);
+    const query = readQuery(search, ARTICLES_PAGE, ARTICLE_INCLUDES, ARTICLE_FILTERS.slice(2));
+    // Route g: "title contains, or by this author, or with this tag; with at least n comments".
+    const group = readGroupFilter(query.params);
+    const clause = group
+      ? " where (title like '%' || $1 || '%' or author_id in (select id from people where name = $2)" +
+        ' or id in (select article_id from article_tags join tags on tags.id = article_tags.tag_id where tags.name = $3))' +
+        ' and (select count(*) from comments where comments.article_id = articles.id) >= $4'
+      : '';
+    const params = group ? [group.titleContains, group.authorName, group.tagName, group.minComments] : [];
+    const n = params.length;
     // The count and the page do not depend on each other: both in flight at once.
     const [counted, rows] = await Promise.all([
-      get('select count(*)::int as count from articles', []),
-      all('select * from articles order by created_at desc, id limit $1 offset $2', [query.limit, query.offset]),
+      get(`select count(*)::int as count from articles${clause}`, params),
+      all(`select * from articles${clause} order by created_at desc, id limit $${n + 1} offset $${n + 2}`, [
+        ...params,
+        query.limit,
+        query.offset,
+      ]),
     ]);
     const total = (counted as { count: number }).count;
     const data = rows.map((r) => article(base, r));

@@ -21,6 +21,7 @@ import {
   type Row,
   pageLinks,
   readArticleFilters,
+  readGroupFilter,
   readQuery,
   serializers,
   serveBaseline,
@@ -167,6 +168,16 @@ export async function startBaseline(options: BaselineOptions): Promise<Baseline>
         'id in (select article_id from article_tags join tags on tags.id = article_tags.tag_id where tags.name = ?)',
       );
       params.push(filters.tagName);
+    }
+    const group = readGroupFilter(query.params);
+    if (group) {
+      // Route g: glob is SQLite's case-sensitive match (the title has no glob characters to escape).
+      where.push(
+        '(title glob ? or author_id in (select id from people where name = ?)' +
+          ' or id in (select article_id from article_tags join tags on tags.id = article_tags.tag_id where tags.name = ?))',
+        '(select count(*) from comments where comments.article_id = articles.id) >= ?',
+      );
+      params.push(`*${group.titleContains}*`, group.authorName, group.tagName, group.minComments);
     }
     const clause = where.length > 0 ? ` where ${where.join(' and ')}` : '';
     const total = (get(`select count(*) as count from articles${clause}`, params) as { count: number }).count;

@@ -14,8 +14,11 @@ import {
   JsonApi,
   Show,
   SortBy,
+  SortWithCount,
+  ToMany,
   ToOne,
   Where,
+  WhereCount,
   defineResource,
   type ResourceDefinition,
   type ResourceSpec,
@@ -213,6 +216,48 @@ describe('registration refuses a wrong builder argument, naming the resource, th
       ToOne.make('author').type('books'),
     ];
     expect(register({ fields, filters })).toThrow(message);
+  });
+
+  test.each([
+    [
+      'a filter named like a group',
+      [Where.make('or' as never)],
+      'resource "books": filter "or": and, or, not and numbers name filter[...] groups, not filters',
+    ],
+    [
+      'a count without relationship()',
+      [WhereCount.make('reviewCount')],
+      'resource "books": WhereCount.make(\'reviewCount\') needs relationship(name)',
+    ],
+    [
+      'a count of a to-one relationship',
+      [WhereCount.make('authorCount').relationship('author')],
+      'WhereCount.make(\'authorCount\').relationship(the string "author") names no to-many relationship of books',
+    ],
+    [
+      'a count named after a field',
+      [WhereCount.make('reviews').relationship('reviews')],
+      "WhereCount.make('reviews') is named after a field of books",
+    ],
+    [
+      'a text operator on a count',
+      [WhereCount.make('reviewCount').relationship('reviews').operators('gte', 'contains')],
+      'filter "reviewCount": operators() takes one or more of eq, ne, lt, lte, gt, gte, not the string "contains"',
+    ],
+  ])('filter groups and counts: %s', (_, filters, message) => {
+    const fields = [Attribute.make('title'), ToOne.make('author').type('books'), ToMany.make('reviews').type('books')];
+    expect(register({ fields, filters })).toThrow(message);
+  });
+
+  test('a count sort of a relationship that is not to-many', () => {
+    expect(
+      register({
+        fields: [ToOne.make('author').type('books')],
+        sorts: [SortWithCount.make('authorCount').relationship('author')],
+      }),
+    ).toThrow(
+      'SortWithCount.make(\'authorCount\').relationship(the string "author") names no to-many relationship of books',
+    );
   });
 
   test('a custom sort given no function', () => {

@@ -13,8 +13,11 @@ import {
   Index,
   Show,
   SortBy,
+  SortWithCount,
+  ToMany,
   ToOne,
   Where,
+  WhereCount,
   defineResource,
   describeSchema,
   type ResourceSchema,
@@ -58,6 +61,7 @@ function dataLayerOf(resource: ResourceSchema): object {
     'can',
     'where',
     'orderBy',
+    'countRelated',
   ];
   return { ...Object.fromEntries(methods.map((m) => [m, noop])), customFilters: own(filters), customSorts: own(sorts) };
 }
@@ -105,14 +109,20 @@ describe('describeSchema', () => {
           .type('date-time')
           .default(() => new Date().toISOString()),
         ToOne.make('author').type('people').includable().withLinkage(),
+        ToMany.make('comments').type('comments').countable(),
       ],
       endpoints: [Show.make(), Index.make().paginate(10, 20).countable(false).defaultSort('-createdAt')],
       filters: [
         Where.make('title').caseInsensitive().operators('contains'),
         Where.make('author.name'),
         CustomFilter.make('status').description('By status.'),
+        WhereCount.make('commentCount').relationship('comments').operators('gte'),
       ],
-      sorts: [SortBy.make('createdAt'), SortBy.make('author.name')],
+      sorts: [
+        SortBy.make('createdAt'),
+        SortBy.make('author.name'),
+        SortWithCount.make('commentCount').relationship('comments'),
+      ],
     });
     const description = describeSchema(articles);
     expect(description.attributes[0]).toStrictEqual({
@@ -140,6 +150,19 @@ describe('describeSchema', () => {
         relatedType: 'people',
         includable: true,
         linkage: true,
+        countable: false,
+      },
+      {
+        name: 'comments',
+        writable: false,
+        required: false,
+        getter: false,
+        conditional: false,
+        cardinality: 'many',
+        relatedType: 'comments',
+        includable: false,
+        linkage: false,
+        countable: true,
       },
     ]);
     expect(description.endpoints[1]).toStrictEqual({
@@ -177,7 +200,22 @@ describe('describeSchema', () => {
         takesCommaList: true,
         description: 'By status.',
       },
+      {
+        name: 'commentCount',
+        kind: 'count',
+        appliedBy: 'data layer',
+        counts: { relationship: 'comments', relatedType: 'comments' },
+        operators: ['gte'],
+        caseInsensitive: false,
+        takesCommaList: false,
+      },
     ]);
+    expect(description.sorts[2]).toStrictEqual({
+      name: 'commentCount',
+      kind: 'count',
+      appliedBy: 'data layer',
+      counts: { relationship: 'comments', relatedType: 'comments' },
+    });
     expect(description.sorts[1]).toStrictEqual({
       name: 'author.name',
       kind: 'field',

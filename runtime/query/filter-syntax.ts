@@ -154,8 +154,8 @@ function itemOf(group: FilterGroupSyntax, label: string): FilterClauses {
 
 /** The first parameter of a clause set, as written (for a message about `filter` as a whole). */
 export function firstFilterParameter(clauses: FilterClauses): string | undefined {
-  const [name, value] = clauses.values.entries().next().value ?? [];
-  if (name !== undefined) return `${clauses.prefix}[${name}]${typeof value === 'string' ? '' : '[]'}`;
+  const name = clauses.values.keys().next().value;
+  if (name !== undefined) return `${clauses.prefix}[${name}]`;
   const [opName, ops] = clauses.operators.entries().next().value ?? [];
   if (opName !== undefined) return `${clauses.prefix}[${opName}][${ops!.keys().next().value}]`;
   for (const group of clauses.groups.values())

@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { BadRequestError } from '../core/errors.js';
+import { DEFAULT_LIMITS } from '../core/limits.js';
 import { checkQueryEncoding, parseQuery } from './parse.js';
 import { parseSort } from '../dsl/sort-terms.js';
 
@@ -93,6 +94,98 @@ describe('parseQuery', () => {
 
   test('an all-lowercase name stays reserved even when allowed', () => {
     expect(() => parse('debug=1', ['debug'])).toThrow(BadRequestError);
+  });
+});
+
+describe('filter groups', () => {
+  test('or items, a not and nested groups reach their clause sets, each with its prefix', () => {
+    const { filter } = parse(
+      'filter[or][0][status]=draft&filter[or][1][author.name]=Ada&filter[not][tags.name]=x' +
+        '&filter[and][1][or][1][not][status]=draft&filter[and][0][createdAt][gte]=2024',
+    );
+    const or = filter.groups.get('or')!;
+    expect(or.items.get('0')!.values.get('status')).toBe('draft');
+    expect(or.items.get('1')!.prefix).toBe('filter[or][1]');
+    const not = filter.groups.get('not')!.items.get('')!;
+    expect(not.prefix).toBe('filter[not]');
+    expect(not.values.get('tags.name')).toBe('x');
+    const and = filter.groups.get('and')!;
+    expect(and.items.get('0')!.operators.get('createdAt')).toEqual(new Map([['gte', '2024']]));
+    const deep = and.items.get('1')!.groups.get('or')!.items.get('1')!.groups.get('not')!.items.get('')!;
+    expect(deep.prefix).toBe('filter[and][1][or][1][not]');
+    expect(deep.values.get('status')).toBe('draft');
+  });
+
+  test('items may be labelled by name as well as by index, and lists work inside groups', () => {
+    const { filter } = parse(
+      'filter[or][drafts][status]=draft&filter[or][mine][author][]=1&filter[or][mine][author][]=2',
+    );
+    expect(filter.groups.get('or')!.items.get('mine')!.values.get('author')).toEqual(['1', '2']);
+    expect([...filter.groups.get('or')!.items.keys()]).toEqual(['drafts', 'mine']);
+  });
+
+  test('a number opens an and-item at any level (filter[not][0][a]&filter[not][1][b] is not (a and b))', () => {
+    const { filter } = parse('filter[not][0][status]=draft&filter[not][1][title]=x');
+    const items = filter.groups.get('not')!.items.get('')!.groups.get('digits')!;
+    expect(items.op).toBe('and');
+    expect(items.items.get('1')!.values.get('title')).toBe('x');
+  });
+
+  test.each([
+    ['filter[or][][status]=draft', 'filter[or][][status]'],
+    ['filter[or]=draft', 'filter[or]'],
+    ['filter[or][0]=draft', 'filter[or][0]'],
+    ['filter[or][0][status][eq][x]=a', 'filter[or][0][status][eq][x]'],
+    ['filter[or][0][status][like]=a', 'filter[or][0][status][like]'],
+    ['filter[or][0][x]=a&filter[or][0][x]=b', 'filter[or][0][x]'],
+  ])('%s is a 400 naming %s', (search, parameter) => {
+    expect(() => parse(search)).toThrow(BadRequestError);
+    try {
+      parse(search);
+    } catch (error) {
+      expect((error as BadRequestError).source).toEqual({ parameter });
+    }
+  });
+
+  test('nesting past the depth limit is a 400 naming the parameter, at the limit it is not', () => {
+    const at = (depth: number) => `filter${'[not]'.repeat(depth)}[status]=draft`;
+    expect(() => parse(at(6))).not.toThrow();
+    let thrown: unknown;
+    try {
+      parse(at(7));
+    } catch (error) {
+      thrown = error;
+    }
+    expect((thrown as BadRequestError).source).toEqual({ parameter: `filter${'[not]'.repeat(7)}[status]` });
+    expect((thrown as BadRequestError).code).toBe('limit_exceeded');
+  });
+
+  test('more clauses than the limit, counted at every level, is a 400 naming the first one past it', () => {
+    const clauses = (n: number) => Array.from({ length: n }, (_, i) => `filter[or][${i}][title]=t${i}`).join('&');
+    expect(() => parse(clauses(32))).not.toThrow();
+    let thrown: unknown;
+    try {
+      parse(`${clauses(31)}&filter[not][a]=1&filter[b][gte]=2`);
+    } catch (error) {
+      thrown = error;
+    }
+    expect((thrown as BadRequestError).source).toEqual({ parameter: 'filter[b][gte]' });
+    expect((thrown as BadRequestError).meta).toEqual({ limit: 32 });
+  });
+
+  test('the limits are configurable', () => {
+    const limits = { ...DEFAULT_LIMITS, filterClauses: 2, filterDepth: 1 };
+    const query = (search: string) => parseQuery(new URLSearchParams(search), new Set(), limits);
+    expect(() => query('filter[or][0][a]=1&filter[or][1][b]=2')).not.toThrow();
+    expect(() => query('filter[or][0][a]=1&filter[or][1][b]=2&filter[c]=3')).toThrow(BadRequestError);
+    expect(() => query('filter[or][0][not][a]=1')).toThrow(BadRequestError);
+  });
+});
+
+describe('withCount', () => {
+  test('is a comma list of names, outside the reserved families', () => {
+    expect(parse('withCount=comments,tags').withCount).toEqual(['comments', 'tags']);
+    expect(parse('withCount=').withCount).toEqual([]);
   });
 });
 

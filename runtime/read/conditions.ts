@@ -130,9 +130,7 @@ class ClauseReader {
       const value = clauses.values.get(name);
       const operators = clauses.operators.get(name);
       const first =
-        value !== undefined
-          ? `${prefix}[${name}]${typeof value === 'string' ? '' : '[]'}`
-          : `${prefix}[${name}][${operators!.keys().next().value}]`;
+        value !== undefined ? `${prefix}[${name}]` : `${prefix}[${name}][${operators!.keys().next().value}]`;
       const filter = resource.filters.get(name);
       if (!filter || hiddenField(resource, name, context) || !(await filter.permits(context)))
         throw unknownFilter(resource, name, first);
