@@ -24,10 +24,11 @@ const METHODS = [
   'orderBy',
   'can',
   'versionOf',
+  'countRelated',
 ] as const;
 
 /** Records a data layer may have, taken as they are (`existence` is shared by identity). */
-const RECORDS = ['related', 'customFilters', 'customSorts', 'existence'] as const;
+const RECORDS = ['related', 'customFilters', 'customSorts', 'existence', 'composableFilters'] as const;
 
 /**
  * A resource served by `api.resource()`: the schema's declaration, the data layer's methods

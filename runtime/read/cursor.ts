@@ -111,7 +111,10 @@ export function dataLayerPage(request: CursorRequest): CursorPage {
   if (request.before === undefined)
     return { sorts: request.sorts, ...(request.after && { after: request.after }), limit: request.size + 1 };
   return {
-    sorts: request.sorts.map((s) => ({ field: s.field, direction: s.direction === 'asc' ? 'desc' : 'asc' })),
+    sorts: request.sorts.map((s) => ({
+      ...s,
+      direction: s.direction === 'asc' ? ('desc' as const) : ('asc' as const),
+    })),
     after: request.before,
     limit: request.size + 1,
   };
