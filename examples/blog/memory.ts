@@ -14,8 +14,8 @@ import {
   type CountPath,
   type CursorPage,
   type CursorValue,
+  type CustomCondition,
   type FilterCondition,
-  type FilterValue,
   type IdempotencyStore,
   isConditionGroup,
   type SortDirection,
@@ -128,7 +128,7 @@ function table<M extends { id: number }>(
   rows: () => M[],
   column: (field: string) => keyof M & string,
   related: (row: M, relationship: string) => readonly object[] = () => [],
-  composable: Record<string, (row: M, value: FilterValue) => boolean> = {},
+  composable: Record<string, (row: M, value: CustomCondition['value']) => boolean> = {},
 ) {
   /** Whether `row` meets `condition`: a leaf on a null value is false, so its `not` is true. */
   const holds = (row: M, condition: FilterCondition): boolean => {
@@ -194,20 +194,19 @@ function table<M extends { id: number }>(
     results: (query: Query<M>): M[] => {
       if (query.keyset) {
         const { order, after, limit } = query.keyset;
+        const valuesOf = (row: M) => order.map(([read]) => read(row));
         // A cursor holds ids as text, counts as numbers, the rest as served: each read as the row's value is.
-        const compare = (a: M, b: M | readonly CursorValue[]) => {
+        const compare = (xs: readonly unknown[], ys: readonly unknown[]) => {
           for (let i = 0; i < order.length; i++) {
-            const [read, direction] = order[i]!;
-            const x = read(a);
-            const y = Array.isArray(b) ? (typeof x === 'number' ? Number(b[i]) : b[i]) : read(b as M);
-            const difference = compareValues(x, y);
-            if (difference !== 0) return difference * (direction === 'asc' ? 1 : -1);
+            const x = xs[i];
+            const difference = compareValues(x, typeof x === 'number' ? Number(ys[i]) : ys[i]);
+            if (difference !== 0) return difference * (order[i]![1] === 'asc' ? 1 : -1);
           }
           return 0;
         };
         return query.rows
-          .filter((row) => after === undefined || compare(row, after) > 0)
-          .sort(compare)
+          .filter((row) => after === undefined || compare(valuesOf(row), after) > 0)
+          .sort((a, b) => compare(valuesOf(a), valuesOf(b)))
           .slice(0, limit);
       }
       const sorted = [...query.rows].sort((a, b) => {
@@ -260,7 +259,7 @@ export function memoryStore(db: Tables) {
   const articlesBy = (person: number) => db.articles.filter((a) => a.authorId === person);
   const commentsOn = (article: number) => db.comments.filter((c) => c.articleId === article);
   // Case-insensitive and literal, as the store's `like` with escaped wildcards; any of the terms.
-  const searched = (article: Article, value: FilterValue) =>
+  const searched = (article: Article, value: CustomCondition['value']) =>
     [value].flat().some((term) => article.title.toLowerCase().includes(term.toLowerCase()));
   const setTags = (article: number, ids: readonly number[]) => {
     if (new Set(ids).size !== ids.length) throw duplicate();

@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Demo } from '../../examples/blog/server.js';
 import { BACKENDS, startDemoOn } from '../support/demo.js';
-import { type BlogArticle, allPages, blogArticles, get, idsOf, varyCommentCounts } from '../support/blog-articles.js';
+import { type BlogArticle, allPages, blogArticles, idsOf, varyCommentCounts } from '../support/blog-articles.js';
 
 const SEED = 30;
 
