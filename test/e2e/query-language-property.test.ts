@@ -236,14 +236,17 @@ describe.each(BACKENDS)('the query language, property-based, on %s', (backend) =
     );
   });
 
-  it('serves the computed order across cursor pages, for sorts by a count and tie-breakers', async () => {
+  it('serves the computed order across cursor pages, forward and back, for sorts by a count and tie-breakers', async () => {
     // Cursor pages sort by attributes that are never null and by counts, not through a relationship.
     const names = Object.keys(SORTS).filter((n) => n !== 'author.name');
     await fc.assert(
       fc.asyncProperty(sortTerms(names), fc.integer({ min: 3, max: 11 }), async (terms, size) => {
         const sort = sortParameter(terms);
-        const { data } = await allPages(`${demo.url}/articles?sort=${sort}&page[size]=${size}`);
-        expect(idsOf(data), sort).toEqual(order(terms));
+        const forward = await allPages(`${demo.url}/articles?sort=${sort}&page[size]=${size}`);
+        expect(idsOf(forward.data), sort).toEqual(order(terms));
+        // Back from the last page by page[before] (the data layer reads every direction reversed).
+        const backward = await allPages(forward.last, 'prev');
+        expect(idsOf(backward.data), `${sort}, backward`).toEqual(order(terms));
       }),
       { numRuns: 25 },
     );

@@ -30,7 +30,7 @@ interface Resource {
 export interface ListDocument {
   data: Resource[];
   included?: Resource[];
-  links?: { next?: string | null };
+  links?: { next?: string | null; prev?: string | null };
   errors?: Array<{ source?: { parameter?: string }; detail?: string }>;
 }
 
@@ -40,19 +40,29 @@ export async function get(url: string): Promise<{ status: number; body: ListDocu
   return { status: response.status, body: (await response.json()) as ListDocument };
 }
 
-/** Every page of a list, following `links.next`: the resources in the order served, and the included ones. */
-export async function allPages(url: string): Promise<{ data: Resource[]; included: Resource[] }> {
+/**
+ * Every page of a list from `url` on, following `links.next` (or back, `links.prev`): the resources
+ * in the order served (pages read backward are put in front), the included ones, and the URL of
+ * the page read last.
+ */
+export async function allPages(
+  url: string,
+  follow: 'next' | 'prev' = 'next',
+): Promise<{ data: Resource[]; included: Resource[]; last: string }> {
   const data: Resource[] = [];
   const included: Resource[] = [];
+  let last = url;
   for (let next: string | null | undefined = url, pages = 0; next; pages++) {
     if (pages > 100) throw new Error(`more than 100 pages from ${url}`);
     const { status, body } = await get(next);
     if (status !== 200) throw new Error(`${status} from ${next}: ${JSON.stringify(body.errors)}`);
-    data.push(...body.data);
+    if (follow === 'next') data.push(...body.data);
+    else data.unshift(...body.data);
     included.push(...(body.included ?? []));
-    next = body.links?.next;
+    last = next;
+    next = body.links?.[follow];
   }
-  return { data, included };
+  return { data, included, last };
 }
 
 /**
