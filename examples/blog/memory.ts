@@ -118,18 +118,22 @@ function satisfies(stored: unknown, { op, value, caseInsensitive }: Condition): 
   }
 }
 
+/** A custom filter applied to one row (for `where`, inside a group). */
+type RowTest<M> = (row: M, value: CustomCondition['value']) => boolean;
+
 /**
  * List and read members every table shares; `column` maps a filter or sort field to the model's
  * property, `related` gives a row's related rows by relationship (for a path filter, `author.name`:
  * any match; for a count, `commentCount`: how many), `composable` the custom filters `where` also
  * takes inside a group, as a test of one row.
  */
-function table<M extends { id: number }>(
+function table<M extends { id: number }, N extends string = never>(
   rows: () => M[],
   column: (field: string) => keyof M & string,
   related: (row: M, relationship: string) => readonly object[] = () => [],
-  composable: Record<string, (row: M, value: CustomCondition['value']) => boolean> = {},
+  composable = {} as Record<N, RowTest<M>>,
 ) {
+  const tests = new Map<string, RowTest<M>>(Object.entries(composable));
   /** Whether `row` meets `condition`: a leaf on a null value is false, so its `not` is true. */
   const holds = (row: M, condition: FilterCondition): boolean => {
     if (isConditionGroup(condition)) {
@@ -139,7 +143,7 @@ function table<M extends { id: number }>(
       return condition.op === 'and' ? all : !all;
     }
     if (condition.op === 'custom') {
-      const test = composable[condition.field];
+      const test = tests.get(condition.field);
       // The runtime passes only the filters listed in `composableFilters`, which are these.
       if (!test) throw new TypeError(`no composable filter "${condition.field}"`);
       return test(row, condition.value);
@@ -161,7 +165,7 @@ function table<M extends { id: number }>(
     return (row) => row[column(field)];
   };
   return {
-    composableFilters: Object.keys(composable),
+    composableFilters: [...tests.keys()] as N[],
     find: (id: string) => {
       const k = key(id);
       return k === undefined ? null : byId(rows(), k);
