@@ -11,11 +11,16 @@ import {
   type ConditionValue,
   ConflictError,
   type Context,
+  type CountPath,
   type CursorPage,
   type CursorValue,
+  type CustomCondition,
+  type FilterCondition,
   type IdempotencyStore,
+  isConditionGroup,
   type SortDirection,
   type StoredResponse,
+  type ToMany,
   type WriteValues,
 } from 'jsonapi-gen';
 import type {
@@ -48,11 +53,18 @@ interface Tables {
 /** A list query: the rows left by filters, and the sorts to apply (first is primary). */
 interface Query<M> {
   rows: M[];
-  /** How to read each sort's value from a row (a property, or a related row's: `author.name`), and its direction. */
+  /** How to read each sort's value from a row (a property, a related row's: `author.name`, a count), and its direction. */
   sorts: Array<[(row: M) => unknown, SortDirection]>;
   page?: { offset: number; limit: number };
   /** Cursor pagination: the whole order (the id last), the values the page starts after, how many. */
-  keyset?: { order: Array<[keyof M & string, SortDirection]>; after?: readonly CursorValue[]; limit: number };
+  keyset?: { order: Array<[(row: M) => unknown, SortDirection]>; after?: readonly CursorValue[]; limit: number };
+}
+
+/** Two sort values in the database's order: numbers (ids, counts) as numbers, everything else as text. */
+function compareValues(x: unknown, y: unknown): number {
+  if (typeof x === 'number' && typeof y === 'number') return x - y;
+  const [a, b] = [String(x), String(y)];
+  return a === b ? 0 : a < b ? -1 : 1;
 }
 
 const now = () => new Date().toISOString();
@@ -106,77 +118,105 @@ function satisfies(stored: unknown, { op, value, caseInsensitive }: Condition): 
   }
 }
 
+/** A custom filter applied to one row (for `where`, inside a group). */
+type RowTest<M> = (row: M, value: CustomCondition['value']) => boolean;
+
 /**
  * List and read members every table shares; `column` maps a filter or sort field to the model's
- * property, `related` gives a row's related rows for a path filter (`author.name`: any match).
+ * property, `related` gives a row's related rows by relationship (for a path filter, `author.name`:
+ * any match; for a count, `commentCount`: how many), `composable` the custom filters `where` also
+ * takes inside a group, as a test of one row.
  */
-function table<M extends { id: number }>(
+function table<M extends { id: number }, N extends string = never>(
   rows: () => M[],
   column: (field: string) => keyof M & string,
   related: (row: M, relationship: string) => readonly object[] = () => [],
+  composable = {} as Record<N, RowTest<M>>,
 ) {
+  const tests = new Map<string, RowTest<M>>(Object.entries(composable));
+  /** Whether `row` meets `condition`: a leaf on a null value is false, so its `not` is true. */
+  const holds = (row: M, condition: FilterCondition): boolean => {
+    if (isConditionGroup(condition)) {
+      const each = (c: FilterCondition) => holds(row, c);
+      if (condition.op === 'or') return condition.conditions.some(each);
+      const all = condition.conditions.every(each);
+      return condition.op === 'and' ? all : !all;
+    }
+    if (condition.op === 'custom') {
+      const test = tests.get(condition.field);
+      // The runtime passes only the filters listed in `composableFilters`, which are these.
+      if (!test) throw new TypeError(`no composable filter "${condition.field}"`);
+      return test(row, condition.value);
+    }
+    const { path, count } = condition;
+    if (count) return satisfies(related(row, count.relationship).length, condition);
+    if (path)
+      return related(row, path.relationship).some((other) =>
+        satisfies((other as Record<string, unknown>)[path.attribute], condition),
+      );
+    return satisfies(row[column(condition.field)], condition);
+  };
+  /** How a sort or cursor field reads a row: the id, a count of related rows, a related row's attribute, a property. */
+  const reader = (field: string, path?: ConditionPath | CountPath): ((row: M) => unknown) => {
+    if (field === 'id') return (row) => row.id;
+    if (path && !('attribute' in path)) return (row) => related(row, path.relationship).length;
+    if (path)
+      return (row) => (related(row, path.relationship)[0] as Record<string, unknown> | undefined)?.[path.attribute];
+    return (row) => row[column(field)];
+  };
   return {
+    composableFilters: [...tests.keys()] as N[],
     find: (id: string) => {
       const k = key(id);
       return k === undefined ? null : byId(rows(), k);
     },
     query: (): Query<M> => ({ rows: rows(), sorts: [] }),
-    where: (query: Query<M>, condition: Condition): Query<M> => ({
+    where: (query: Query<M>, condition: FilterCondition): Query<M> => ({
       ...query,
-      rows: query.rows.filter((row) =>
-        condition.path
-          ? related(row, condition.path.relationship).some((other) =>
-              satisfies((other as Record<string, unknown>)[condition.path!.attribute], condition),
-            )
-          : satisfies(row[column(condition.field)], condition),
-      ),
+      rows: query.rows.filter((row) => holds(row, condition)),
     }),
     orderBy: (
       query: Query<M>,
       field: string,
       direction: SortDirection,
       _context: Context,
-      path?: ConditionPath,
-    ): Query<M> => {
-      const read = path
-        ? (row: M) => (related(row, path.relationship)[0] as Record<string, unknown> | undefined)?.[path.attribute]
-        : (row: M) => row[column(field)];
-      return { ...query, sorts: [...query.sorts, [read, direction]] };
-    },
+      path?: ConditionPath | CountPath,
+    ): Query<M> => ({ ...query, sorts: [...query.sorts, [reader(field, path), direction]] }),
     paginate: (query: Query<M>, page: { offset: number; limit: number }): Query<M> => ({ ...query, page }),
     paginateCursor: (query: Query<M>, page: CursorPage): Query<M> => ({
       ...query,
       keyset: {
-        order: page.sorts.map(({ field, direction }) => [field === 'id' ? 'id' : column(field), direction]),
+        order: page.sorts.map(({ field, direction, count }) => [reader(field, count), direction]),
         after: page.after,
         limit: page.limit,
       },
     }),
     count: (query: Query<M>) => query.rows.length,
+    /** The number of each model's related rows (every row is visible: the memory store has no scopes). */
+    countRelated: (relationship: ToMany, models: readonly M[]): number[] =>
+      models.map((model) => related(model, relationship.name).length),
     results: (query: Query<M>): M[] => {
       if (query.keyset) {
         const { order, after, limit } = query.keyset;
-        // Compared as the database does: ids and numbers as numbers, the rest (normalized text) as text.
-        const value = (row: M | readonly CursorValue[], i: number) => {
-          const v: unknown = Array.isArray(row) ? row[i] : (row as M)[order[i]![0]];
-          return order[i]![0] === 'id' || typeof v === 'number' ? Number(v) : String(v);
-        };
-        const compare = (a: M | readonly CursorValue[], b: M | readonly CursorValue[]) => {
+        const valuesOf = (row: M) => order.map(([read]) => read(row));
+        // A cursor holds ids as text, counts as numbers, the rest as served: each read as the row's value is.
+        const compare = (xs: readonly unknown[], ys: readonly unknown[]) => {
           for (let i = 0; i < order.length; i++) {
-            const [x, y] = [value(a, i), value(b, i)];
-            if (x !== y) return (x < y ? -1 : 1) * (order[i]![1] === 'asc' ? 1 : -1);
+            const x = xs[i];
+            const difference = compareValues(x, typeof x === 'number' ? Number(ys[i]) : ys[i]);
+            if (difference !== 0) return difference * (order[i]![1] === 'asc' ? 1 : -1);
           }
           return 0;
         };
         return query.rows
-          .filter((row) => after === undefined || compare(row, after) > 0)
-          .sort(compare)
+          .filter((row) => after === undefined || compare(valuesOf(row), after) > 0)
+          .sort((a, b) => compare(valuesOf(a), valuesOf(b)))
           .slice(0, limit);
       }
       const sorted = [...query.rows].sort((a, b) => {
         for (const [read, direction] of query.sorts) {
-          const [x, y] = [String(read(a)), String(read(b))];
-          if (x !== y) return (x < y ? -1 : 1) * (direction === 'asc' ? 1 : -1);
+          const difference = compareValues(read(a), read(b));
+          if (difference !== 0) return difference * (direction === 'asc' ? 1 : -1);
         }
         return a.id - b.id;
       });
@@ -220,6 +260,11 @@ export function memoryStore(db: Tables) {
       .sort((x, y) => x.id - y.id);
   const articlesTagged = (tag: number) =>
     db.articles.filter((a) => db.articleTags.some(([x, y]) => x === a.id && y === tag));
+  const articlesBy = (person: number) => db.articles.filter((a) => a.authorId === person);
+  const commentsOn = (article: number) => db.comments.filter((c) => c.articleId === article);
+  // Case-insensitive and literal, as the store's `like` with escaped wildcards; any of the terms.
+  const searched = (article: Article, value: CustomCondition['value']) =>
+    [value].flat().some((term) => article.title.toLowerCase().includes(term.toLowerCase()));
   const setTags = (article: number, ids: readonly number[]) => {
     if (new Set(ids).size !== ids.length) throw duplicate();
     db.articleTags = [
@@ -248,12 +293,10 @@ export function memoryStore(db: Tables) {
     ...table(
       () => db.people,
       (field) => (field === 'createdAt' ? 'createdAt' : 'name'),
+      (person) => articlesBy(person.id),
     ),
-    related: { articles: (models) => models.map((p) => db.articles.filter((a) => a.authorId === p.id)) },
-    queryRelated: (_relationship, person): Query<Article> => ({
-      rows: db.articles.filter((a) => a.authorId === person.id),
-      sorts: [],
-    }),
+    related: { articles: (models) => models.map((p) => articlesBy(p.id)) },
+    queryRelated: (_relationship, person): Query<Article> => ({ rows: articlesBy(person.id), sorts: [] }),
     create: (values) => {
       const person: Person = {
         id: nextId(db.people),
@@ -277,26 +320,26 @@ export function memoryStore(db: Tables) {
       () => db.articles,
       (field) => (field === 'author' ? 'authorId' : (field as 'title' | 'status' | 'createdAt' | 'updatedAt')),
       (article, relationship): readonly object[] =>
-        relationship === 'author' ? [byId(db.people, article.authorId)].filter((p) => p !== null) : tagsOf(article.id),
+        relationship === 'author'
+          ? [byId(db.people, article.authorId)].filter((p) => p !== null)
+          : relationship === 'comments'
+            ? commentsOn(article.id)
+            : tagsOf(article.id),
+      // `filter[search]` also inside `filter[or]` and `filter[not]`.
+      { search: searched },
     ),
     related: {
       author: (models) => models.map((a) => byId(db.people, a.authorId)),
-      comments: (models) => models.map((a) => db.comments.filter((c) => c.articleId === a.id)),
+      comments: (models) => models.map((a) => commentsOn(a.id)),
       tags: (models) => models.map((a) => tagsOf(a.id)),
     },
     // The related endpoints of to-many relationships as queries of the related tables.
     queryRelated: (relationship, article): Query<Comment> | Query<Tag> =>
       relationship.name === 'comments'
-        ? { rows: db.comments.filter((c) => c.articleId === article.id), sorts: [] }
+        ? { rows: commentsOn(article.id), sorts: [] }
         : { rows: tagsOf(article.id), sorts: [] },
     customFilters: {
-      // Case-insensitive and literal, as the store's `like` with escaped wildcards.
-      search: (query, value) => ({
-        ...query,
-        rows: query.rows.filter((a) =>
-          [value].flat().some((term) => a.title.toLowerCase().includes(term.toLowerCase())),
-        ),
-      }),
+      search: (query, value) => ({ ...query, rows: query.rows.filter((a) => searched(a, value)) }),
     },
     can: (ability, article, ctx: Context) =>
       ability === 'update' || ability === 'delete' ? String(article.authorId) === ctx.getAttribute('user') : true,
@@ -381,6 +424,7 @@ export function memoryStore(db: Tables) {
     ...table(
       () => db.tags,
       () => 'name',
+      (tag) => articlesTagged(tag.id),
     ),
     related: { articles: (models) => models.map((t) => articlesTagged(t.id)) },
     queryRelated: (_relationship, tag): Query<Article> => ({ rows: articlesTagged(tag.id), sorts: [] }),
