@@ -185,7 +185,11 @@ export class ListQuery {
   keyset(order: ReadonlyArray<KeysetKey>, after: readonly unknown[] | undefined, limit: number): ListQuery {
     const keys = order.map((o) =>
       'column' in o
-        ? { shape: JSON.stringify(this.#qualify(o.column)), ref: constantRef(this.#qualify(o.column)), direction: o.direction }
+        ? {
+            shape: JSON.stringify(this.#qualify(o.column)),
+            ref: constantRef(this.#qualify(o.column)),
+            direction: o.direction,
+          }
         : { shape: o.shape === undefined ? undefined : `(${o.shape})`, ref: o.expression, direction: o.direction },
     );
     // A bound on the first key alone leads: it is what lets the database seek in an index on

@@ -147,8 +147,7 @@ export interface CustomWhere {
 
 /** A custom filter of a mapping: a function of the whole query, or a composable `CustomWhere`. */
 export type CustomFilterImplementation =
-  | ((query: SelectQuery, value: FilterValue, context: Context) => SelectQuery)
-  | CustomWhere;
+  ((query: SelectQuery, value: FilterValue, context: Context) => SelectQuery) | CustomWhere;
 
 /** A mapping of any table of `DB`. */
 export type AnyTableMapping<DB> = { [T in TableName<DB>]: TableMapping<DB, T> }[TableName<DB>];

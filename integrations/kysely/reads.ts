@@ -127,7 +127,9 @@ export async function countRelated(
   const keys = distinct(models.map((m) => resource.key(m)));
   if (keys.length === 0) return models.map(() => 0);
   const through = 'through' in mapping ? mapping.through : undefined;
-  const owner = through ? `${through.table}.${through.from}` : `${related.table}.${(mapping as { foreignKey: string }).foreignKey}`;
+  const owner = through
+    ? `${through.table}.${through.from}`
+    : `${related.table}.${(mapping as { foreignKey: string }).foreignKey}`;
   const counts = (start: SelectQuery) =>
     (through ? start.innerJoin(through.table, `${through.table}.${through.to}`, related.qualifiedId) : start)
       .select([`${owner} as ${OWNER}`, (eb) => eb.fn.countAll().as('n')])

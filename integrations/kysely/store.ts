@@ -2,7 +2,6 @@ import { type Kysely, sql } from 'kysely';
 import type { AnyDatabase } from './any-database.js';
 import type {
   Authorizable,
-  Condition,
   ConditionPath,
   CountPath,
   CursorPage,
@@ -478,7 +477,9 @@ function dataLayer(t: StoreTables, resource: TableResource, check: SharedExisten
         name,
         (query: ListQuery, value: FilterValue, context: Context) =>
           query.apply((q) =>
-            typeof filter === 'function' ? filter(q, value, context) : q.where((eb) => filter.where(eb, value, context)),
+            typeof filter === 'function'
+              ? filter(q, value, context)
+              : q.where((eb) => filter.where(eb, value, context)),
           ),
       ]),
     ),

@@ -149,7 +149,8 @@ describe.each(STORES)('boolean groups and counts on %s, %s runner', (dialect, ru
   it('sorts by a count by offset: ties by the next term, then id', async () => {
     const { body } = await f.request('GET', '/articles?page[limit]=50&sort=-commentCount,title');
     const order = [...rows].sort(
-      (x, y) => y.comments - x.comments || (x.title < y.title ? -1 : x.title > y.title ? 1 : 0) || Number(x.id) - Number(y.id),
+      (x, y) =>
+        y.comments - x.comments || (x.title < y.title ? -1 : x.title > y.title ? 1 : 0) || Number(x.id) - Number(y.id),
     );
     expect(body.data.map((a: { id: string }) => a.id)).toEqual(order.map((r) => r.id));
   });
@@ -174,7 +175,11 @@ describe.each(STORES)('boolean groups and counts on %s, %s runner', (dialect, ru
 
   it('withCount puts each article’s counts in relationships meta', async () => {
     const { body } = await f.request('GET', '/articles?page[limit]=50&withCount=comments,tags');
-    const counts = body.data.map((a: any) => [a.id, a.relationships.comments.meta.count, a.relationships.tags.meta.count]);
+    const counts = body.data.map((a: any) => [
+      a.id,
+      a.relationships.comments.meta.count,
+      a.relationships.tags.meta.count,
+    ]);
     expect(counts).toEqual(
       body.data.map((a: { id: string }) => {
         const r = rows.find((x) => x.id === a.id)!;
@@ -188,7 +193,7 @@ describe.each(STORES)('boolean groups and counts on %s, %s runner', (dialect, ru
       const response = await scoped.fetch(new Request(`http://localhost/people?page[limit]=50&${query}`), {
         attributes: user === undefined ? {} : { user },
       });
-      const body = (await response.json()) as any;
+      const body = (await response.json());
       expectValidDocument(body);
       expect(response.status, JSON.stringify(body.errors)).toBe(200);
       return body.data as Array<{ id: string; relationships: { articles: { meta?: { count: number } } } }>;
@@ -298,12 +303,7 @@ const notes = defineResource({
   type: 'notes',
   fields: [Attribute.make('title').type('string').nullable(), ToOne.make('owner').type('owners')],
   endpoints: [Show.make(), Index.make()],
-  filters: [
-    Where.make('title'),
-    Where.make('owner.name'),
-    CustomFilter.make('titled'),
-    CustomFilter.make('untitled'),
-  ],
+  filters: [Where.make('title'), Where.make('owner.name'), CustomFilter.make('titled'), CustomFilter.make('untitled')],
 });
 /** id, title, owner: NULL titles and notes without an owner. */
 const NOTES: Array<[number, string | null, number | null]> = [
@@ -359,7 +359,7 @@ describe.each(DIALECTS)('not over NULL columns and a nullable to-one on %s', (di
 
   const get = async (query: string) => {
     const response = await suite.api.fetch(new Request(`http://localhost/notes?${query}`));
-    const body = (await response.json()) as any;
+    const body = (await response.json());
     expectValidDocument(body);
     return { status: response.status, body };
   };
