@@ -193,7 +193,7 @@ describe.each(STORES)('boolean groups and counts on %s, %s runner', (dialect, ru
       const response = await scoped.fetch(new Request(`http://localhost/people?page[limit]=50&${query}`), {
         attributes: user === undefined ? {} : { user },
       });
-      const body = (await response.json());
+      const body = await response.json();
       expectValidDocument(body);
       expect(response.status, JSON.stringify(body.errors)).toBe(200);
       return body.data as Array<{ id: string; relationships: { articles: { meta?: { count: number } } } }>;
@@ -359,7 +359,7 @@ describe.each(DIALECTS)('not over NULL columns and a nullable to-one on %s', (di
 
   const get = async (query: string) => {
     const response = await suite.api.fetch(new Request(`http://localhost/notes?${query}`));
-    const body = (await response.json());
+    const body = await response.json();
     expectValidDocument(body);
     return { status: response.status, body };
   };
