@@ -46,15 +46,19 @@ const commentsScope = (query: SelectQuery, ctx: Context) =>
       .where((inner) => visibleArticle(inner, ctx)),
   );
 
-/** `filter[search]`: articles whose title contains any of the terms, case-insensitively and literally (`%` and `_` too). */
-const search = (query: SelectQuery, value: FilterValue) =>
-  query.where((eb) =>
+/**
+ * `filter[search]`: articles whose title contains any of the terms, case-insensitively and
+ * literally (`%` and `_` too). One condition (`{ where }`), so it may also stand inside
+ * `filter[or]` and `filter[not]`.
+ */
+const search = {
+  where: (eb: ExpressionBuilder<Database, 'articles'>, value: FilterValue) =>
     eb.or(
       [value]
         .flat()
         .map((term) => eb(eb.fn('lower', ['articles.title']), 'like', likePattern(term.toLowerCase(), 'contains'))),
     ),
-  );
+};
 
 /** createdAt and updatedAt are server-set. */
 const timestamps = (operation: 'create' | 'update') => {

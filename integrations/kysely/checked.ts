@@ -7,6 +7,8 @@
  */
 import type { Selectable } from 'kysely';
 import type { Ability, Context, FilterValue, MaybePromise, ResourceTypes, SortDirection } from 'jsonapi-gen';
+import type { Expression, SqlBool } from 'kysely';
+import type { AnyExpressionBuilder } from './any-database.js';
 import type { SelectQuery } from './select-query.js';
 import type { ColumnName, TableMapping, TableName, ThroughMapping, ToManyMapping, ToOneMapping } from './mapping.js';
 
@@ -52,9 +54,20 @@ type Member<K extends string, Needed extends boolean, V> = Needed extends true ?
 /** A model of `R` as the store reads it: the generated model, plus every other column it maps. */
 export type StoreModel<R extends ResourceTypes> = R['model'] & Record<string, unknown>;
 
-/** The implementations of `R`'s custom filters named `N`, by name. */
+/**
+ * The implementations of `R`'s custom filters named `N`, by name: a function of the whole query,
+ * or `{ where }`, one condition that may also stand inside `filter[or]` and `filter[not]`.
+ */
 type FilterImplementations<R extends ResourceTypes, N extends keyof R['customFilters']> = {
-  [F in N]: (query: SelectQuery, value: R['customFilters'][F] & FilterValue, context: Context) => SelectQuery;
+  [F in N]:
+    | ((query: SelectQuery, value: R['customFilters'][F] & FilterValue, context: Context) => SelectQuery)
+    | {
+        where: (
+          eb: AnyExpressionBuilder,
+          value: R['customFilters'][F] & FilterValue,
+          context: Context,
+        ) => Expression<SqlBool>;
+      };
 };
 
 /** The implementations of `R`'s custom sorts named `N`, by name. */

@@ -55,6 +55,8 @@ export type { KyselyDataLayer, Model, Store } from './store.js';
 export type {
   AnyTableMapping,
   ColumnName,
+  CustomFilterImplementation,
+  CustomWhere,
   RelationshipMapping,
   TableMapping,
   TableName,

@@ -1,8 +1,25 @@
 import type { Condition, SortDirection } from 'jsonapi-gen';
 import { conditionShape, conditionValues, whereCondition } from './conditions.js';
-import type { Kysely } from 'kysely';
-import type { AnyDatabase } from './any-database.js';
+import type { Expression, Kysely, SqlBool } from 'kysely';
+import type { AnyDatabase, AnyExpressionBuilder } from './any-database.js';
 import type { SelectQuery } from './select-query.js';
+
+/**
+ * A sort key of `ListQuery.keyset`: a column of the table (or qualified), or an expression each
+ * row has a value of (a count), with the shape of its SQL (undefined when it may vary).
+ */
+export type KeysetKey =
+  | { readonly column: string; readonly direction: SortDirection }
+  | {
+      readonly expression: (on: Kysely<AnyDatabase>) => Expression<unknown>;
+      readonly shape: string | undefined;
+      readonly direction: SortDirection;
+    };
+
+/** A column reference that does not depend on the database it is built on. */
+function constantRef(column: string): (on: Kysely<AnyDatabase>) => string {
+  return () => column;
+}
 
 /**
  * The query value of a Kysely-backed resource's Index (and related collections): a collection
@@ -98,6 +115,35 @@ export class ListQuery {
   }
 
   /**
+   * Rows for which `expression` holds (a count, a boolean group: see `compileCondition`).
+   * `shape` names everything its SQL text depends on, or is undefined when it may vary;
+   * `values` are what it binds, in order.
+   */
+  whereExpression(
+    shape: string | undefined,
+    values: readonly unknown[],
+    expression: (eb: AnyExpressionBuilder, on: Kysely<AnyDatabase>) => Expression<SqlBool>,
+  ): ListQuery {
+    return this.#step(shape === undefined ? undefined : `where ${shape}`, values, (q, on) =>
+      q.where((eb) => expression(eb, on)),
+    );
+  }
+
+  /**
+   * Ordered by the value `expression` gives each row (a count of related rows); `shape` as for
+   * `whereExpression`.
+   */
+  orderByExpression(
+    shape: string | undefined,
+    expression: (on: Kysely<AnyDatabase>) => Expression<unknown>,
+    direction: SortDirection,
+  ): ListQuery {
+    return this.#step(shape === undefined ? undefined : `order (${shape}) ${direction}`, [], (q, on) =>
+      q.orderBy(expression(on), direction),
+    );
+  }
+
+  /**
    * Ordered by `column` of a to-one related table: a left join on `foreignKey` (under an alias of
    * its own, so the related table may be the resource's too), rows without a related row last
    * or first as the database sorts nulls.
@@ -131,42 +177,50 @@ export class ListQuery {
 
   /**
    * One page by keyset: ordered by `order` (the key last, so the order is total), the rows after
-   * the row whose values of those columns are `after` (none: from the first), at most `limit`.
-   * "After" follows each column's direction: `(a > x) or (a = x and b > y) or ...` (`<` for a
-   * descending column), which an index on the sort columns serves without scanning the skipped rows.
+   * the row whose values of those sort keys are `after` (none: from the first), at most `limit`.
+   * A sort key is a column, or an expression (a count) with the shape of its SQL. "After"
+   * follows each key's direction: `(a > x) or (a = x and b > y) or ...` (`<` for a descending
+   * key), which an index on the sort columns serves without scanning the skipped rows.
    */
-  keyset(
-    order: ReadonlyArray<{ column: string; direction: SortDirection }>,
-    after: readonly unknown[] | undefined,
-    limit: number,
-  ): ListQuery {
-    const columns = order.map((o) => ({ column: this.#qualify(o.column), direction: o.direction }));
-    // A bound on the first column alone leads: it is what lets the database seek in an index on
+  keyset(order: ReadonlyArray<KeysetKey>, after: readonly unknown[] | undefined, limit: number): ListQuery {
+    const keys = order.map((o) =>
+      'column' in o
+        ? {
+            shape: JSON.stringify(this.#qualify(o.column)),
+            ref: constantRef(this.#qualify(o.column)),
+            direction: o.direction,
+          }
+        : { shape: o.shape === undefined ? undefined : `(${o.shape})`, ref: o.expression, direction: o.direction },
+    );
+    // A bound on the first key alone leads: it is what lets the database seek in an index on
     // that column instead of scanning it from the start (bench/results.md has the measurement).
     const values: unknown[] = [];
     if (after) {
       values.push(after[0]);
-      for (let i = 0; i < columns.length; i++) values.push(...after.slice(0, i + 1));
+      for (let i = 0; i < keys.length; i++) values.push(...after.slice(0, i + 1));
     }
     values.push(limit);
-    const shape = `keyset ${JSON.stringify(columns.map((c) => `${c.column} ${c.direction}`))} ${after ? 'after' : 'first'}`;
-    return this.#then(shape, values, (q) => {
+    const shape = keys.some((k) => k.shape === undefined)
+      ? undefined
+      : `keyset ${JSON.stringify(keys.map((k) => `${k.shape!} ${k.direction}`))} ${after ? 'after' : 'first'}`;
+    return this.#step(shape, values, (q, on) => {
       let query = q;
+      const refs = keys.map((k) => ({ ref: k.ref(on), direction: k.direction }));
       if (after) {
-        const [first] = columns;
-        query = query.where(first!.column, first!.direction === 'asc' ? '>=' : '<=', after[0]);
+        const [first] = refs;
+        query = query.where((eb) => eb(first!.ref, first!.direction === 'asc' ? '>=' : '<=', after[0]));
         query = query.where((eb) =>
           eb.or(
-            columns.map((c, i) =>
+            refs.map((c, i) =>
               eb.and([
-                ...columns.slice(0, i).map((p, j) => eb(p.column, '=', after[j])),
-                eb(c.column, c.direction === 'asc' ? '>' : '<', after[i]),
+                ...refs.slice(0, i).map((p, j) => eb(p.ref, '=', after[j])),
+                eb(c.ref, c.direction === 'asc' ? '>' : '<', after[i]),
               ]),
             ),
           ),
         );
       }
-      for (const c of columns) query = query.orderBy(c.column, c.direction);
+      for (const c of refs) query = query.orderBy(c.ref, c.direction);
       return query.limit(limit);
     });
   }
@@ -186,13 +240,22 @@ export class ListQuery {
   }
 
   #then(shape: string, values: readonly unknown[], step: (query: SelectQuery) => SelectQuery): ListQuery {
+    return this.#step(shape, values, step);
+  }
+
+  /** The query with one more step; its shape undefined when `shape` is (the step's SQL may vary). */
+  #step(
+    shape: string | undefined,
+    values: readonly unknown[],
+    step: (query: SelectQuery, on: Kysely<AnyDatabase>) => SelectQuery,
+  ): ListQuery {
     const build = this.#build;
     return new ListQuery(
       this.table,
       this.executor,
-      this.shape === undefined ? undefined : `${this.shape} ${shape}`,
+      this.shape === undefined || shape === undefined ? undefined : `${this.shape} ${shape}`,
       values.length === 0 ? this.values : [...this.values, ...values],
-      (on) => step(build(on)),
+      (on) => step(build(on), on),
     );
   }
 

@@ -1,4 +1,6 @@
 import type { Ability, Context, FilterValue, MaybePromise, SortDirection } from 'jsonapi-gen';
+import type { Expression, SqlBool } from 'kysely';
+import type { AnyExpressionBuilder } from './any-database.js';
 import type { SelectQuery } from './select-query.js';
 
 /** The table names of a Kysely `Database` type. */
@@ -93,8 +95,12 @@ export interface TableMapping<DB, T extends TableName<DB>> {
   version?: ColumnName<DB, T>;
   /** The policy the schema's `can(ability)` callbacks consult for this resource's models. */
   policy?: (ability: Ability, model: Record<string, unknown>, context: Context) => MaybePromise<boolean>;
-  /** The schema's custom filters (`CustomFilter.make(name)`), by name. */
-  filters?: Record<string, (query: SelectQuery, value: FilterValue, context: Context) => SelectQuery>;
+  /**
+   * The schema's custom filters (`CustomFilter.make(name)`), by name: a function of the whole
+   * query (applied to the whole query only: refused inside `filter[or]` and `filter[not]`), or a
+   * `CustomWhere` (one condition, which may also stand inside `filter[or]` and `filter[not]`).
+   */
+  filters?: Record<string, CustomFilterImplementation>;
   /** The schema's custom sorts (`CustomSort.make(name)`), by name. */
   sorts?: Record<string, (query: SelectQuery, direction: SortDirection, context: Context) => SelectQuery>;
   /**
@@ -123,6 +129,25 @@ export interface TableMapping<DB, T extends TableName<DB>> {
    */
   scope?: (query: SelectQuery, context: Context) => SelectQuery;
 }
+
+/**
+ * A custom filter as one condition on the resource's row: `where` gives the expression that
+ * holds for the rows the filter keeps (columns qualified with the table). Unlike a function of
+ * the whole query, it composes: `filter[or][0][search]=ts&filter[or][1][status]=draft` works,
+ * and so does `filter[not][search]=ts`.
+ *
+ * @example
+ * const search: CustomWhere = {
+ *   where: (eb, value) => eb.or([value].flat().map((term) => eb('articles.title', 'like', likePattern(term, 'contains')))),
+ * };
+ */
+export interface CustomWhere {
+  where: (eb: AnyExpressionBuilder, value: FilterValue, context: Context) => Expression<SqlBool>;
+}
+
+/** A custom filter of a mapping: a function of the whole query, or a composable `CustomWhere`. */
+export type CustomFilterImplementation =
+  ((query: SelectQuery, value: FilterValue, context: Context) => SelectQuery) | CustomWhere;
 
 /** A mapping of any table of `DB`. */
 export type AnyTableMapping<DB> = { [T in TableName<DB>]: TableMapping<DB, T> }[TableName<DB>];

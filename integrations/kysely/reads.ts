@@ -107,3 +107,42 @@ export function queryRelated(
   const shape = related.scope ? undefined : `${resource.type}.${relationship.name} related`;
   return ListQuery.from(related.table, executorFor(t.db, context), members, shape, [key]);
 }
+
+/**
+ * The number of related rows of each model for a to-many relationship, in the models' order (0
+ * for none): one grouped statement, `select fk, count(*) ... where fk in (...) group by fk`
+ * (through the join table, joined to the related table, for a many-to-many relationship),
+ * counting only the related rows in the related resource's scope.
+ */
+export async function countRelated(
+  t: StoreTables,
+  resource: TableResource,
+  relationship: Relationship,
+  models: readonly Model[],
+  context: Context,
+): Promise<number[]> {
+  const { mapping, related } = t.relation(resource, relationship);
+  if (mapping.type === 'toOne')
+    throw new TypeError(`defineStore: ${resource.type}.${relationship.name} is counted but mapped as toOne`);
+  const keys = distinct(models.map((m) => resource.key(m)));
+  if (keys.length === 0) return models.map(() => 0);
+  const through = 'through' in mapping ? mapping.through : undefined;
+  const owner = through
+    ? `${through.table}.${through.from}`
+    : `${related.table}.${(mapping as { foreignKey: string }).foreignKey}`;
+  const counts = (start: SelectQuery) =>
+    (through ? start.innerJoin(through.table, `${through.table}.${through.to}`, related.qualifiedId) : start)
+      .select([`${owner} as ${OWNER}`, (eb) => eb.fn.countAll().as('n')])
+      .where(owner, 'in', keys)
+      .groupBy(owner);
+  const ex = executorFor(t.db, context);
+  const rows = await runStatement(() =>
+    related.scope
+      ? counts(related.select(ex, context).clearSelect()).execute()
+      : t.statements.rows(ex, `${resource.type}.${relationship.name} count in ${keys.length}`, keys, (on) =>
+          counts(on.selectFrom(related.table)),
+        ),
+  );
+  const byKey = new Map(rows.map((row) => [keyText(row[OWNER]), Number(row.n)]));
+  return models.map((m) => byKey.get(keyText(resource.key(m))) ?? 0);
+}

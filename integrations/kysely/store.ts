@@ -2,8 +2,8 @@ import { type Kysely, sql } from 'kysely';
 import type { AnyDatabase } from './any-database.js';
 import type {
   Authorizable,
-  Condition,
   ConditionPath,
+  CountPath,
   CursorPage,
   CursorPaginatable,
   Context,
@@ -11,6 +11,7 @@ import type {
   CustomFilterable,
   CustomSortable,
   Deletable,
+  FilterCondition,
   Filterable,
   Findable,
   Listable,
@@ -19,6 +20,7 @@ import type {
   Creatable,
   RelatedLoaders,
   Relationship,
+  RelationshipCounts,
   ResourceIdentifier,
   ResourceTypes,
   FilterValue,
@@ -36,11 +38,12 @@ import { runStatement, type Written } from './errors.js';
 import type { StoreMapping, StoreModel } from './checked.js';
 import { CompiledStatements } from './compiled.js';
 import { storeExistence } from './existence.js';
-import { ListQuery } from './list-query.js';
+import { type KeysetKey, ListQuery } from './list-query.js';
 import type { SelectQuery } from './select-query.js';
 import type { AnyTableMapping } from './mapping.js';
 import { changeMembers, insertWithMembers, joinRowsOf, writeToMany } from './members.js';
-import { distinct, loadRelated, queryRelated } from './reads.js';
+import { countRelated, distinct, loadRelated, queryRelated } from './reads.js';
+import { type ComposableWhere, countSubquery } from './condition-tree.js';
 import { StoreTables } from './store-tables.js';
 import { whereQuery } from './where.js';
 import { type Model, type Row, TableResource, keyText } from './table-resource.js';
@@ -61,6 +64,7 @@ export type KyselyDataLayer<R extends ResourceTypes = ResourceTypes> = Findable<
   CursorPaginatable<ListQuery> &
   Countable<ListQuery> &
   RelatedLoaders<StoreModel<R>, R['related']> &
+  RelationshipCounts<StoreModel<R>> &
   Creatable<StoreModel<R>> &
   Updatable<StoreModel<R>> &
   ToManyMutable<StoreModel<R>> &
@@ -405,11 +409,12 @@ function dataLayer(t: StoreTables, resource: TableResource, check: SharedExisten
       return query.page(resource.qualifiedId, limit, offset);
     },
 
-    paginateCursor(query: ListQuery, { sorts, after, limit }: CursorPage, _context: Context) {
-      const order = sorts.map(({ field, direction }) => ({
-        column: field === 'id' ? resource.idColumn : resource.column(field),
-        direction,
-      }));
+    paginateCursor(query: ListQuery, { sorts, after, limit }: CursorPage, context: Context) {
+      const order = sorts.map(({ field, direction, count }): KeysetKey => {
+        if (!count) return { column: field === 'id' ? resource.idColumn : resource.column(field), direction };
+        const { shape, build } = countSubquery(t, resource, count, context);
+        return { expression: build, shape, direction };
+      });
       // The id as stored (an integer key is compared as one).
       const boundary = after?.map((value, i) => (sorts[i]!.field === 'id' ? resource.parseId(String(value)) : value));
       return query.keyset(order, boundary, limit);
@@ -417,6 +422,10 @@ function dataLayer(t: StoreTables, resource: TableResource, check: SharedExisten
   };
   const methods = layer;
   const mapping = resource.mapping;
+  /** The mapping's custom filters given as `{ where }`: they may stand inside `or` and `not`. */
+  const composable = new Map<string, ComposableWhere>();
+  for (const [name, filter] of Object.entries(mapping.filters ?? {}))
+    if (typeof filter !== 'function') composable.set(name, filter.where);
   /** A list query's rows (counted, with `step`): compiled once for its shape, else built anew. */
   const runList = (query: ListQuery, shape: string | undefined, step: (q: SelectQuery) => SelectQuery) =>
     shape === undefined
@@ -432,10 +441,21 @@ function dataLayer(t: StoreTables, resource: TableResource, check: SharedExisten
   return {
     ...methods,
     related,
-    where: (query: ListQuery, condition: Condition, context: Context) =>
-      whereQuery(t, resource, query, condition, context),
-    orderBy: (query: ListQuery, field: string, direction: SortDirection, _context: Context, path?: ConditionPath) => {
+    where: (query: ListQuery, condition: FilterCondition, context: Context) =>
+      whereQuery(t, resource, query, condition, context, composable),
+    composableFilters: [...composable.keys()],
+    orderBy: (
+      query: ListQuery,
+      field: string,
+      direction: SortDirection,
+      context: Context,
+      path?: ConditionPath | CountPath,
+    ) => {
       if (!path) return query.orderBy(resource.column(field), direction);
+      if (!('attribute' in path)) {
+        const { shape, build } = countSubquery(t, resource, path, context);
+        return query.orderByExpression(shape, build, direction);
+      }
       const mapping = resource.relationships[path.relationship];
       const related = t.tables.get(path.type);
       if (mapping?.type !== 'toOne' || !related)
@@ -449,11 +469,18 @@ function dataLayer(t: StoreTables, resource: TableResource, check: SharedExisten
         direction,
       );
     },
+    countRelated: (relationship: ToMany, models: readonly Model[], context: Context) =>
+      countRelated(t, resource, relationship, models, context),
     // The mapping's own filters and sorts get the Kysely builder itself.
     customFilters: Object.fromEntries(
       Object.entries(mapping.filters ?? {}).map(([name, filter]) => [
         name,
-        (query: ListQuery, value: FilterValue, context: Context) => query.apply((q) => filter(q, value, context)),
+        (query: ListQuery, value: FilterValue, context: Context) =>
+          query.apply((q) =>
+            typeof filter === 'function'
+              ? filter(q, value, context)
+              : q.where((eb) => filter.where(eb, value, context)),
+          ),
       ]),
     ),
     customSorts: Object.fromEntries(

@@ -19,6 +19,12 @@ const CASES: Array<[string, RegExp]> = [
   ['/articles?filter[author.name]=Ada%20Lovelace', /people_name_index/],
   ['/articles?filter[tags.name]=typescript', /article_tags_tag_id_index|tags_name_key|sqlite_autoindex_tags_1/],
   ['/articles?filter[createdAt][gte]=2024-01-01T00:00:00Z&sort=createdAt', /articles_created_at_index/],
+  // A count is a correlated subquery: each article's comments found by the foreign key's index.
+  ['/articles?filter[commentCount][gte]=2', /comments_article_id_index/],
+  ['/articles?filter[tagCount]=0', /article_tags_pk|sqlite_autoindex_article_tags_1/],
+  // A group with a path: the related rows that match found by their index.
+  ['/articles?filter[or][0][author.name]=Ada%20Lovelace&filter[or][1][title]=x', /people_name_index/],
+  ['/articles?filter[not][tags.name]=typescript', /article_tags_tag_id_index|tags_name_key|sqlite_autoindex_tags_1/],
 ];
 
 describe.each(DIALECTS)('query plans on %s', (dialect) => {
