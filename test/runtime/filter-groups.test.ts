@@ -160,7 +160,7 @@ const signedIn = (ctx: Context) => ctx.getAttribute('user') !== undefined;
 
 function api(composable: string[] = []): { api: JsonApi; calls: Calls } {
   const calls: Calls = { where: [], countRelated: [] };
-  const api = new JsonApi({ baseUrl: 'http://localhost' });
+  const api = new JsonApi();
   api.resource({
     ...defineResource({
       type: 'people',
