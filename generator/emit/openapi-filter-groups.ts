@@ -12,6 +12,9 @@ import { parameterRef, ref } from './openapi-vocabulary.js';
 
 type ByType = ReadonlyMap<string, ResourceModel>;
 
+/** JSON Schema 2020-12 as OpenAPI 3.1 takes it; openapi3-ts's type lacks `patternProperties`. */
+type JsonSchema = SchemaObject & { patternProperties?: Record<string, SchemaObject | ReferenceObject> };
+
 const GROUPS = ['and', 'or', 'not'] as const;
 
 const names = {
@@ -52,22 +55,21 @@ function clauseSchema(resource: ResourceModel, byType: ByType, filter: FilterMod
 /** `XFilterClauses` and `XFilterItems`: what one level of a group holds, each referring to the other. */
 export function filterGroupSchemas(resource: ResourceModel, byType: ByType): Array<[string, SchemaObject]> {
   if (!hasFilterGroups(resource)) return [];
+  const example = resource.filterDetails[0]!.name;
+  const clauses: JsonSchema = {
+    type: 'object',
+    description: `Clauses on ${resource.type}, all of which must hold: filters (\`[${example}]=a\`, \`[${example}][op]=a\`) and nested groups (\`[and]\`, \`[or]\`, \`[not]\`, and \`[0]\`, \`[1]\`, ... ANDed).`,
+    properties: {
+      ...Object.fromEntries(resource.filterDetails.map((f) => [f.name, clauseSchema(resource, byType, f)])),
+      and: ref(names.items(resource)),
+      or: ref(names.items(resource)),
+      not: ref(names.clauses(resource)),
+    },
+    patternProperties: { '^[0-9]+$': ref(names.clauses(resource)) },
+    additionalProperties: false,
+  };
   return [
-    [
-      names.clauses(resource),
-      {
-        type: 'object',
-        description: `Clauses on ${resource.type}, all of which must hold: filters (\`[title]=a\`, \`[title][contains]=a\`) and nested groups (\`[and]\`, \`[or]\`, \`[not]\`, and \`[0]\`, \`[1]\`, ... ANDed).`,
-        properties: {
-          ...Object.fromEntries(resource.filterDetails.map((f) => [f.name, clauseSchema(resource, byType, f)])),
-          and: ref(names.items(resource)),
-          or: ref(names.items(resource)),
-          not: ref(names.clauses(resource)),
-        },
-        patternProperties: { '^[0-9]+$': ref(names.clauses(resource)) },
-        additionalProperties: false,
-      },
-    ],
+    [names.clauses(resource), clauses],
     [
       names.items(resource),
       {

@@ -2049,7 +2049,7 @@ export const openapi: OpenAPIObject = JSON.parse(`{
       },
       "ArticlesFilterClauses": {
         "type": "object",
-        "description": "Clauses on articles, all of which must hold: filters (\`[title]=a\`, \`[title][contains]=a\`) and nested groups (\`[and]\`, \`[or]\`, \`[not]\`, and \`[0]\`, \`[1]\`, ... ANDed).",
+        "description": "Clauses on articles, all of which must hold: filters (\`[title]=a\`, \`[title][op]=a\`) and nested groups (\`[and]\`, \`[or]\`, \`[not]\`, and \`[0]\`, \`[1]\`, ... ANDed).",
         "properties": {
           "title": {
             "anyOf": [
@@ -2446,7 +2446,7 @@ export const openapi: OpenAPIObject = JSON.parse(`{
       },
       "CommentsFilterClauses": {
         "type": "object",
-        "description": "Clauses on comments, all of which must hold: filters (\`[title]=a\`, \`[title][contains]=a\`) and nested groups (\`[and]\`, \`[or]\`, \`[not]\`, and \`[0]\`, \`[1]\`, ... ANDed).",
+        "description": "Clauses on comments, all of which must hold: filters (\`[article]=a\`, \`[article][op]=a\`) and nested groups (\`[and]\`, \`[or]\`, \`[not]\`, and \`[0]\`, \`[1]\`, ... ANDed).",
         "properties": {
           "article": {
             "anyOf": [
@@ -2656,7 +2656,7 @@ export const openapi: OpenAPIObject = JSON.parse(`{
       },
       "PeopleFilterClauses": {
         "type": "object",
-        "description": "Clauses on people, all of which must hold: filters (\`[title]=a\`, \`[title][contains]=a\`) and nested groups (\`[and]\`, \`[or]\`, \`[not]\`, and \`[0]\`, \`[1]\`, ... ANDed).",
+        "description": "Clauses on people, all of which must hold: filters (\`[name]=a\`, \`[name][op]=a\`) and nested groups (\`[and]\`, \`[or]\`, \`[not]\`, and \`[0]\`, \`[1]\`, ... ANDed).",
         "properties": {
           "name": {
             "anyOf": [
@@ -2865,7 +2865,7 @@ export const openapi: OpenAPIObject = JSON.parse(`{
       },
       "TagsFilterClauses": {
         "type": "object",
-        "description": "Clauses on tags, all of which must hold: filters (\`[title]=a\`, \`[title][contains]=a\`) and nested groups (\`[and]\`, \`[or]\`, \`[not]\`, and \`[0]\`, \`[1]\`, ... ANDed).",
+        "description": "Clauses on tags, all of which must hold: filters (\`[name]=a\`, \`[name][op]=a\`) and nested groups (\`[and]\`, \`[or]\`, \`[not]\`, and \`[0]\`, \`[1]\`, ... ANDed).",
         "properties": {
           "name": {
             "anyOf": [
