@@ -122,6 +122,7 @@ export function memoryDataLayers(file: string): DataLayers {
         [K in keyof R]: (list: readonly M[]) => Promise<Array<ReturnType<R[K]>>>;
       },
       where: unsupported,
+      countRelated: unsupported,
       orderBy: (query: MemoryQuery<M>, field: string, direction: 'asc' | 'desc') => query.orderBy(field, direction),
       customFilters: { search: unsupported },
       can: unsupported,

@@ -16,6 +16,7 @@ export type Capability =
   | 'Creatable'
   | 'Updatable'
   | 'ToManyMutable'
+  | 'RelationshipCounts'
   | 'Filterable'
   | 'CustomFilterable'
   | 'Sortable'
@@ -65,10 +66,14 @@ export interface ResourceModel {
   readonly sorts: readonly string[];
   /** `Where` filters: the fields the data layer's `where` compares. */
   readonly whereFilters: readonly string[];
+  /** `WhereCount` filters: the counts the data layer's `where` compares (`commentCount`). */
+  readonly countFilters: readonly string[];
   /** `CustomFilter`s declared without an implementation: the data layer's `customFilters`. */
   readonly customFilters: readonly string[];
   /** `SortBy` sorts: the fields the data layer's `orderBy` orders by. */
   readonly sortFields: readonly string[];
+  /** `SortWithCount` sorts: the counts the data layer's `orderBy` orders by. */
+  readonly countSorts: readonly string[];
   /** `CustomSort`s declared without an implementation: the data layer's `customSorts`. */
   readonly customSorts: readonly string[];
   /** Whether an endpoint asks the data layer's policy (`can(ability)`). */
@@ -84,8 +89,10 @@ export interface ResourceModel {
 /** A filter as the OpenAPI document describes it. */
 export interface FilterModel {
   readonly name: string;
-  /** `where` for `Where.make`, `custom` for `CustomFilter.make`, undefined for a host's own `Filter` subclass. */
+  /** `where` for `Where.make`, `count` for `WhereCount.make`, `custom` for `CustomFilter.make`, undefined for a host's own `Filter` subclass. */
   readonly declares: 'where' | 'count' | 'custom' | undefined;
+  /** A `WhereCount` filter's counted to-many relationship and its related type. */
+  readonly counts: { readonly relationship: string; readonly relatedType: string } | undefined;
   /**
    * Whether `filter[name]=a,b` means a or b (the runtime's `takesCommaList`): a filter named
    * `id`, or after a relationship or an enum attribute. Any other takes its value verbatim.
@@ -93,7 +100,7 @@ export interface FilterModel {
   readonly commaList: boolean;
   /** The schema's `.description(text)`, if given. */
   readonly description: string | undefined;
-  /** A `Where` filter's `.operators(...)`, if declared (else the defaults of its field's kind). */
+  /** A `Where` or `WhereCount` filter's `.operators(...)`, if declared (else the defaults of its field's kind, or every count operator). */
   readonly operators: readonly Operator[] | undefined;
   /** Whether a `Where` filter's text operators ignore letter case. */
   readonly caseInsensitive: boolean;
@@ -131,6 +138,8 @@ export interface RelationshipModel {
   readonly linkage: boolean;
   readonly writable: boolean;
   readonly required: boolean;
+  /** A to-many relationship `withCount` may name (`countable()`): the data layer then counts (`RelationshipCounts`). */
+  readonly countable: boolean;
 }
 
 export interface IndexModel {

@@ -85,8 +85,10 @@ export function resourceModel(exportName: string, description: SchemaDescription
   const usesPolicy = description.endpoints.some((e) => e.abilities.length > 0);
   const queries = {
     whereFilters: ofDataLayer(filters, 'where'),
+    countFilters: ofDataLayer(filters, 'count'),
     customFilters: ofDataLayer(filters, 'custom'),
     sortFields: ofDataLayer(sorts, 'field'),
+    countSorts: ofDataLayer(sorts, 'count'),
     customSorts: ofDataLayer(sorts, 'custom'),
   };
   return {
@@ -104,10 +106,10 @@ export function resourceModel(exportName: string, description: SchemaDescription
     hasGetId: description.getsId,
     clientIds: description.endpoints.some((e) => e.kind === 'create' && e.clientIds),
     capabilities: [
-      ...capabilities(endpoints, relationships),
-      ...(queries.whereFilters.length > 0 ? (['Filterable'] as const) : []),
+      ...capabilities(endpoints, relationships, queries.countSorts),
+      ...(queries.whereFilters.length + queries.countFilters.length > 0 ? (['Filterable'] as const) : []),
       ...(queries.customFilters.length > 0 ? (['CustomFilterable'] as const) : []),
-      ...(queries.sortFields.length > 0 ? (['Sortable'] as const) : []),
+      ...(queries.sortFields.length + queries.countSorts.length > 0 ? (['Sortable'] as const) : []),
       ...(queries.customSorts.length > 0 ? (['CustomSortable'] as const) : []),
       ...(usesPolicy ? (['Authorizable'] as const) : []),
     ],
@@ -122,6 +124,7 @@ function toFilter(filter: FilterDescription): FilterModel {
     name: filter.name,
     declares,
     commaList: filter.takesCommaList,
+    counts: filter.counts && { relationship: filter.counts.relationship, relatedType: filter.counts.relatedType },
     description,
     operators: filter.operators,
     caseInsensitive: filter.caseInsensitive,
@@ -163,6 +166,7 @@ function toRelationship(relationship: RelationshipDescription): RelationshipMode
     linkage: relationship.linkage,
     writable: relationship.writable,
     required: relationship.required,
+    countable: relationship.cardinality === 'many' && relationship.countable,
   };
 }
 
@@ -187,8 +191,15 @@ function toEndpoints(list: readonly EndpointDescription[]): EndpointsModel {
   };
 }
 
-/** What the runtime checks at registration, in the order the data-layer interface lists it. */
-export function capabilities(endpoints: EndpointsModel, relationships: readonly RelationshipModel[]): Capability[] {
+/**
+ * What the runtime checks at registration, in the order the data-layer interface lists it;
+ * `countSorts` are the resource's `SortWithCount` sorts (a cursor page sorted by one needs counts).
+ */
+export function capabilities(
+  endpoints: EndpointsModel,
+  relationships: readonly RelationshipModel[],
+  countSorts: readonly string[] = [],
+): Capability[] {
   const needs: Capability[] = [];
   const writableToMany = endpoints.update && relationships.some((r) => r.cardinality === 'many' && r.writable);
   if (endpoints.show || endpoints.update || endpoints.delete) needs.push('Findable');
@@ -201,6 +212,9 @@ export function capabilities(endpoints: EndpointsModel, relationships: readonly 
   if (endpoints.create) needs.push('Creatable');
   if (endpoints.update) needs.push('Updatable');
   if (writableToMany) needs.push('ToManyMutable');
+  // As the registry: counts on request (withCount), and the cursor values of a count sort.
+  if (relationships.some((r) => r.countable) || (endpoints.index?.cursor && countSorts.length > 0))
+    needs.push('RelationshipCounts');
   // A data layer may give versions wherever writes are (If-Match); must, where an endpoint requires it.
   if (endpoints.requiresIfMatch) needs.push('Versioned');
   else if (endpoints.update || endpoints.delete) needs.push('OptionallyVersioned');

@@ -47,6 +47,7 @@ const STUB_MEMBERS: Record<
   Creatable: () => ['create'],
   Updatable: () => ['update'],
   ToManyMutable: () => ['addToRelationship', 'removeFromRelationship'],
+  RelationshipCounts: () => ['countRelated'],
   Filterable: () => ['where'],
   CustomFilterable: (r) => [{ record: 'customFilters', names: r.customFilters, params: 'query, value, context' }],
   Sortable: () => ['orderBy'],

@@ -46,13 +46,21 @@
   },
 //# where
   where(query, condition, context) {
-    // Keep the resources whose `condition.field` satisfies `condition.op` with `condition.value`
-    // (a to-one relationship: its related id; a path such as `author.name`: any related match).
-    throw new Error(`{{type}}: where(${condition.field} ${condition.op}) is not implemented`);
+    // A condition: keep the resources whose `condition.field` satisfies `condition.op` with
+    // `condition.value` (a to-one relationship: its related id; a path such as `author.name`: any
+    // related match; `condition.count`: the number of related resources). A group
+    // (`condition.op` is 'and', 'or' or 'not') holds `condition.conditions` together.
+    throw new Error(`{{type}}: where(${condition.op}) is not implemented`);
   },
 //# orderBy
   orderBy(query, field, direction, context) {
     throw new Error(`{{type}}: orderBy(${field}) is not implemented`);
+  },
+//# countRelated
+  countRelated(relationship, models, context) {
+    // How many related resources of `relationship` each model has (those the request may see),
+    // in the order of `models`, for the whole list in one query.
+    throw new Error(`{{type}}: countRelated(${relationship.name}) is not implemented`);
   },
 //# can
   can(ability, model, context) {

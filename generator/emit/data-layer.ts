@@ -18,7 +18,7 @@ import {
 } from './helpers.js';
 
 /** The runtime interface of each capability and the type arguments it takes. */
-const CAPABILITY_TYPES: Record<Capability, (pascal: string) => string> = {
+const CAPABILITY_TYPES: Record<Capability, (pascal: string, composable?: boolean) => string> = {
   Findable: () => 'Findable<M>',
   Listable: () => 'Listable<M, Q>',
   Paginatable: () => 'Paginatable<Q>',
@@ -29,7 +29,8 @@ const CAPABILITY_TYPES: Record<Capability, (pascal: string) => string> = {
   Creatable: (p) => `Creatable<M, ${p}CreateValues>`,
   Updatable: (p) => `Updatable<M, ${p}UpdateValues>`,
   ToManyMutable: () => 'ToManyMutable<M>',
-  Filterable: (p) => `Filterable<Q, ${p}WhereField>`,
+  RelationshipCounts: () => 'RelationshipCounts<M>',
+  Filterable: (p, composable) => `Filterable<Q, ${p}WhereField, ${composable ? `${p}ComposableFilter` : 'never'}>`,
   CustomFilterable: (p) => `CustomFilterable<Q, ${p}CustomFilters>`,
   Sortable: (p) => `Sortable<Q, ${p}SortField>`,
   CustomSortable: (p) => `CustomSortable<Q, ${p}CustomSort>`,
@@ -68,6 +69,8 @@ export function dataLayerTypes(
 ): StatementStructures[] {
   const { pascal } = resource.names;
   const has = (c: Capability) => resource.capabilities.includes(c);
+  // Custom filters the data layer applies may also stand in groups, if it lists them in `composableFilters`.
+  const composable = resource.customFilters.length > 0;
   const plain = resource.attributes.filter((a) => !a.hasGetter);
   const getters = resource.attributes.flatMap((a, i) => (a.hasGetter ? [i] : []));
   const modelMembers: Member[] = [
@@ -153,8 +156,24 @@ export function dataLayerTypes(
       ? [
           typeAliasOf(
             `${pascal}WhereField`,
-            union(resource.whereFilters.map(literal)),
-            'The fields `where` compares (`Where` filters).',
+            union([...resource.whereFilters, ...resource.countFilters].map(literal)),
+            resource.countFilters.length > 0
+              ? 'The fields `where` compares: `Where` filters, and `WhereCount` filters (their `condition.count` names the relationship counted).'
+              : 'The fields `where` compares (`Where` filters).',
+          ),
+          ...(composable
+            ? [
+                typeAliasOf(
+                  `${pascal}ComposableFilter`,
+                  union(resource.customFilters.map(literal)),
+                  "The custom filters `where` may receive inside `filter[or]` and `filter[not]` (`op: 'custom'`): those the data layer lists in `composableFilters`.",
+                ),
+              ]
+            : []),
+          typeAliasOf(
+            `${pascal}FilterCondition`,
+            `FilterCondition<${pascal}WhereField, ${composable ? `${pascal}ComposableFilter` : 'never'}>`,
+            'What `where` receives, once per top-level clause: a condition, a custom filter inside a group, or an `and`, `or` or `not` group of them.',
           ),
         ]
       : []),
@@ -175,8 +194,10 @@ export function dataLayerTypes(
       ? [
           typeAliasOf(
             `${pascal}SortField`,
-            union(resource.sortFields.map(literal)),
-            'The fields `orderBy` orders by (`SortBy` sorts).',
+            union([...resource.sortFields, ...resource.countSorts].map(literal)),
+            resource.countSorts.length > 0
+              ? 'The fields `orderBy` orders by: `SortBy` sorts, and `SortWithCount` sorts (their `path` is the `CountPath` counted).'
+              : 'The fields `orderBy` orders by (`SortBy` sorts).',
           ),
         ]
       : []),
@@ -202,7 +223,7 @@ export function dataLayerTypes(
         resource.capabilities.length > 0
           ? `What the data layer of resources of type \`${resource.type}\` implements. \`M\` is the host's model (at least \`${pascal}Model\`), \`Q\` its query.`
           : `Resources of type \`${resource.type}\` enable no endpoint that reads data: its data layer implements nothing.`,
-      extends: resource.capabilities.map((c) => CAPABILITY_TYPES[c](pascal)),
+      extends: resource.capabilities.map((c) => CAPABILITY_TYPES[c](pascal, composable)),
       typeParameters: [`M extends ${pascal}Model = ${pascal}Model`, 'Q = unknown'],
     }),
   ];

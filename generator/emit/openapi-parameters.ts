@@ -80,7 +80,26 @@ const names = {
   /** The schema (in `components.schemas`) of one value a filter on this attribute compares. */
   value: (r: ResourceModel, attribute: AttributeModel) => `${r.names.pascal}${pascalCase(attribute.name)}Value`,
   pageSize: (r: ResourceModel) => `${r.names.pascal}PageSize`,
+  withCount: (r: ResourceModel) => `${r.names.pascal}WithCount`,
 };
+
+/** The operators a `WhereCount` filter takes unless declared: the runtime's `COUNT_OPERATORS` (equality and ordering of integers). */
+export const COUNT_OPERATORS: readonly Operator[] = ['eq', 'ne', 'lt', 'lte', 'gt', 'gte'];
+
+/** The schema of a count a `WhereCount` filter compares. */
+const COUNT_SCHEMA: SchemaObject = { type: 'integer' };
+
+/**
+ * The names `withCount` may give on a GET returning `resource`: the countable to-many
+ * relationships of its type and of every type its includes reach (the runtime checks them
+ * against the types the request's `include` reaches).
+ */
+export function withCountNames(resource: ResourceModel, byType: ByType): string[] {
+  const names = reachableTypes(resource, byType).flatMap((type) =>
+    (byType.get(type)?.relationships ?? []).filter((r) => r.countable).map((r) => r.name),
+  );
+  return [...new Set(names)].sort();
+}
 
 /** The parameters resources share: the path's `id`, `page[offset]`, and the cursors when an Index pages by cursor. */
 export function sharedParameters(cursors: boolean): Array<[string, ParameterObject]> {
@@ -134,6 +153,20 @@ export function resourceParameters(resource: ResourceModel, byType: ByType): Arr
         style: 'form',
         explode: false,
         schema: list(paths),
+      },
+    ]);
+  }
+  const counted = withCountNames(resource, byType);
+  if (counted.length > 0) {
+    parameters.push([
+      names.withCount(resource),
+      {
+        name: 'withCount',
+        in: 'query',
+        description: `Countable relationships, comma-separated, whose number of related resources (those the request may see) each resource object of these types carries as \`relationships.<name>.meta.count\`: of ${resource.type}, or of a type \`include\` brings in. Another name is a 400.`,
+        style: 'form',
+        explode: false,
+        schema: list(counted),
       },
     ]);
   }
@@ -212,6 +245,11 @@ export function resourceParameters(resource: ResourceModel, byType: ByType): Arr
 export function filterParameters(resource: ResourceModel, filter: FilterModel): Array<[string, ParameterObject]> {
   const { name } = filter;
   const what = sentence(filter.description ?? keeps(resource, filter));
+  // A count compares one integer; the runtime refuses a list of them (it is no `in`).
+  if (filter.declares === 'count')
+    return [
+      [names.filter(resource, name), { name: `filter[${name}]`, in: 'query', description: what, schema: COUNT_SCHEMA }],
+    ];
   const item = filterItem(resource, filter);
   const single: ParameterObject = filter.commaList
     ? {
@@ -269,8 +307,9 @@ function comparedAttribute(
   return owner && attribute && { owner, attribute };
 }
 
-/** The operators a `Where` filter takes, as the runtime decides them (declared, else by the field's kind). */
+/** The operators a `Where` or `WhereCount` filter takes, as the runtime decides them (declared, else by the field's kind, or every count operator). */
 export function filterOperators(resource: ResourceModel, filter: FilterModel, byType: ByType): readonly Operator[] {
+  if (filter.declares === 'count') return filter.operators ?? COUNT_OPERATORS;
   if (filter.declares !== 'where') return [];
   if (filter.operators) return filter.operators;
   const compared = comparedAttribute(resource, filter.name, byType);
@@ -295,8 +334,9 @@ export function valueSchemas(resources: readonly ResourceModel[], byType: ByType
   return [...schemas].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
 }
 
-/** The JSON Schema of one value a condition takes: its attribute's value schema, or text (an id). */
+/** The JSON Schema of one value a condition takes: its attribute's value schema, an integer (a count), or text (an id). */
 function valueSchema(resource: ResourceModel, filter: FilterModel, byType: ByType): SchemaObject | ReferenceObject {
+  if (filter.declares === 'count') return COUNT_SCHEMA;
   const compared = comparedAttribute(resource, filter.name, byType);
   return compared ? ref(names.value(compared.owner, compared.attribute)) : { type: 'string' };
 }
@@ -316,8 +356,21 @@ const OPERATOR_WORDS: Record<Operator, string> = {
   null: 'null (`true`) or not null (`false`)',
 };
 
+/** The schema of the value of `filter[name][op]`: a list for `in` and `nin`, a boolean for `null`, else one value. */
+export function operatorSchema(
+  resource: ResourceModel,
+  filter: FilterModel,
+  byType: ByType,
+  op: Operator,
+): SchemaObject | ReferenceObject {
+  const one = valueSchema(resource, filter, byType);
+  if (op === 'null') return { type: 'boolean' };
+  if (op === 'in' || op === 'nin') return { type: 'array', items: one, maxItems: DEFAULT_LIMITS.filterValues };
+  return one;
+}
+
 /**
- * The `filter[name][op]` parameters of a `Where` filter, one per operator it takes, each with
+ * The `filter[name][op]` parameters of a `Where` or `WhereCount` filter, one per operator it takes, each with
  * the schema of its value (by the compared attribute's kind: `format: date-time`, enum members,
  * integers), so that a generated client offers exactly what the server accepts.
  */
@@ -327,18 +380,13 @@ export function operatorParameters(
   byType: ByType,
 ): Array<[string, ParameterObject]> {
   const [first, path] = filter.name.split('.');
-  const subject =
-    path === undefined
+  const subject = filter.counts
+    ? `number of related \`${filter.counts.relationship}\` (\`${filter.name}\`, counting those the request may see)`
+    : path === undefined
       ? `\`${filter.name}\``
       : `\`${filter.name}\` (the \`${path}\` of the related \`${first}\`, any of them for a to-many relationship)`;
   return filterOperators(resource, filter, byType).map((op): [string, ParameterObject] => {
-    const one = valueSchema(resource, filter, byType);
-    const schema: SchemaObject | ReferenceObject =
-      op === 'null'
-        ? { type: 'boolean' }
-        : op === 'in' || op === 'nin'
-          ? { type: 'array', items: one, maxItems: DEFAULT_LIMITS.filterValues }
-          : one;
+    const schema = operatorSchema(resource, filter, byType, op);
     const caseRule =
       op === 'contains' || op === 'startsWith' || op === 'endsWith'
         ? filter.caseInsensitive
@@ -362,6 +410,8 @@ export function operatorParameters(
 function keeps(resource: ResourceModel, filter: FilterModel): string {
   const code = (text: string) => `\`${text}\``;
   const the = `Keeps the ${resource.type}`;
+  if (filter.counts)
+    return `${the} whose number of related ${code(filter.counts.relationship)} (those the request may see) equals the value, an integer`;
   if (filter.declares === 'where') {
     const relationship = resource.relationships.find((r) => r.name === filter.name);
     if (relationship)
@@ -379,10 +429,11 @@ function sentence(text: string): string {
   return /[.!?]$/.test(text) ? text : `${text}.`;
 }
 
-/** What a GET returning `resource` takes: its `include`, and `fields[...]` of each type the response can hold. */
+/** What a GET returning `resource` takes: its `include`, `withCount`, and `fields[...]` of each type the response can hold. */
 export function readParameters(resource: ResourceModel, byType: ByType): ReferenceObject[] {
   const refs: ReferenceObject[] = [];
   if (includePaths(resource, byType).length > 0) refs.push(parameterRef(names.include(resource)));
+  if (withCountNames(resource, byType).length > 0) refs.push(parameterRef(names.withCount(resource)));
   for (const type of reachableTypes(resource, byType)) refs.push(parameterRef(names.fields(byType.get(type)!)));
   return refs;
 }
@@ -393,7 +444,8 @@ export function collectionParameters(resource: ResourceModel, byType: ByType): R
   const refs: ReferenceObject[] = [];
   if (resource.sorts.length > 0) refs.push(parameterRef(names.sort(resource)));
   for (const filter of resource.filterDetails) {
-    refs.push(parameterRef(names.filter(resource, filter.name)), parameterRef(names.filterList(resource, filter.name)));
+    refs.push(parameterRef(names.filter(resource, filter.name)));
+    if (filter.declares !== 'count') refs.push(parameterRef(names.filterList(resource, filter.name)));
     for (const op of filterOperators(resource, filter, byType))
       refs.push(parameterRef(names.filterOperator(resource, filter.name, op)));
   }

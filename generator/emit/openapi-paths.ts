@@ -12,6 +12,7 @@ import type {
 } from 'openapi3-ts/oas31';
 import type { ResourceModel } from '../ir.js';
 import { pascalCase } from '../naming.js';
+import { filterGroupRefs } from './openapi-filter-groups.js';
 import { collectionParameters, readParameters } from './openapi-parameters.js';
 import { documentSchema, linkageSchema } from './openapi-schemas.js';
 import { type ErrorStatus, content, parameterRef, ref, responses } from './openapi-vocabulary.js';
@@ -47,7 +48,11 @@ export function pathItems(
       operationId: `list${pascal}`,
       summary: `List resources of type \`${type}\``,
       tags,
-      parameters: [...readParameters(resource, byType), ...collectionParameters(resource, byType)],
+      parameters: [
+        ...readParameters(resource, byType),
+        ...collectionParameters(resource, byType),
+        ...filterGroupRefs(resource),
+      ],
       responses: responses(ok(`A page of resources of type \`${type}\`.`, ref(`${pascal}CollectionDocument`)), [
         '400',
         '403',

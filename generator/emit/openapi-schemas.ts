@@ -108,6 +108,19 @@ export function linkageSchema(relationship: RelationshipModel, nullable = true):
   return nullable ? { oneOf: [identifier, { type: 'null' }] } : identifier;
 }
 
+/** A countable relationship's `meta`: its `count` when `withCount` names it. */
+const COUNT_META: SchemaObject = {
+  type: 'object',
+  properties: {
+    count: {
+      type: 'integer',
+      minimum: 0,
+      description:
+        'How many related resources there are (those the request may see), when `withCount` names the relationship.',
+    },
+  },
+};
+
 /** The schemas of one resource, named after it (`ArticlesResource`, `ArticlesDocument`, ...). */
 export function resourceSchemas(resource: ResourceModel): Array<[string, SchemaObject]> {
   const { pascal } = resource.names;
@@ -124,7 +137,14 @@ export function resourceSchemas(resource: ResourceModel): Array<[string, SchemaO
         properties: Object.fromEntries(
           resource.relationships.map((r) => [
             r.name,
-            { type: 'object', properties: { links: ref('RelationshipLinks'), data: linkageSchema(r) } },
+            {
+              type: 'object',
+              properties: {
+                links: ref('RelationshipLinks'),
+                data: linkageSchema(r),
+                ...(r.countable && { meta: COUNT_META }),
+              },
+            },
           ]),
         ),
       },

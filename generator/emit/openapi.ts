@@ -8,6 +8,7 @@ import { OpenApiBuilder, type OpenAPIObject } from 'openapi3-ts/oas31';
 import type { ApiModel } from '../ir.js';
 import { jsonHeader } from './helpers.js';
 import { atomicOperation, atomicSchemas } from './openapi-atomic.js';
+import { filterGroupParameters, filterGroupSchemas } from './openapi-filter-groups.js';
 import { resourceParameters, sharedParameters, valueSchemas } from './openapi-parameters.js';
 import { pathItems } from './openapi-paths.js';
 import { commonSchemas, resourceSchemas } from './openapi-schemas.js';
@@ -44,6 +45,8 @@ export function emitOpenApi(model: ApiModel, options: OpenApiOptions = {}): Open
   for (const resource of model.resources) {
     for (const [name, schema] of resourceSchemas(resource)) builder.addSchema(name, schema);
     for (const [name, parameter] of resourceParameters(resource, byType)) builder.addParameter(name, parameter);
+    for (const [name, schema] of filterGroupSchemas(resource, byType)) builder.addSchema(name, schema);
+    for (const [name, parameter] of filterGroupParameters(resource)) builder.addParameter(name, parameter);
   }
   for (const [name, schema] of valueSchemas(model.resources, byType)) builder.addSchema(name, schema);
   for (const [name, description] of Object.values(ERROR_RESPONSES)) {

@@ -52,6 +52,7 @@ export function emitResource(model: ApiModel, resource: ResourceModel): SourceFi
     'ResourceTypes',
     ...(getters ? ['Context', 'GetterModel'] : []),
     ...(resource.customFilters.length > 0 ? ['FilterValue'] : []),
+    ...(resource.capabilities.includes('Filterable') ? ['FilterCondition'] : []),
   ];
   const imports = sortImports([
     importOf('jsonapi-gen', ['bindResource', ...runtimeTypes.map((t) => `type ${t}`)]),

@@ -33,6 +33,12 @@ export function emitSupport(model: ApiModel): SourceFileStructure {
         [
           { name: 'links', type: 'RelationshipLinks' },
           { name: 'data', type: 'I[]', optional: true },
+          {
+            name: 'meta',
+            type: '{ count?: number }',
+            optional: true,
+            docs: '`count`: how many related resources there are, when `withCount` names a countable relationship.',
+          },
         ],
         { docs: 'A to-many relationship object of a response.', typeParameters: ['I'] },
       ),

@@ -14,6 +14,7 @@ const METHODS = [
   'paginate',
   'paginateCursor',
   'count',
+  'countRelated',
   'loadRelated',
   'queryRelated',
   'create',
@@ -24,11 +25,10 @@ const METHODS = [
   'orderBy',
   'can',
   'versionOf',
-  'countRelated',
 ] as const;
 
 /** Records a data layer may have, taken as they are (`existence` is shared by identity). */
-const RECORDS = ['related', 'customFilters', 'customSorts', 'existence', 'composableFilters'] as const;
+const RECORDS = ['related', 'customFilters', 'customSorts', 'composableFilters', 'existence'] as const;
 
 /**
  * A resource served by `api.resource()`: the schema's declaration, the data layer's methods

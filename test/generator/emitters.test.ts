@@ -155,13 +155,14 @@ describe('data-layer capabilities', () => {
     linkage: false,
     writable: true,
     required: false,
+    countable: false,
   };
   const toMany: RelationshipModel = { ...toOne, name: 'tags', cardinality: 'many', relatedType: 'tags' };
   const cases: Array<
     [
       string,
       {
-        given: { endpoints: Partial<EndpointsModel>; relationships: RelationshipModel[] };
+        given: { endpoints: Partial<EndpointsModel>; relationships: RelationshipModel[]; countSorts?: string[] };
         want: { capabilities: string[] };
       },
     ]
@@ -214,6 +215,27 @@ describe('data-layer capabilities', () => {
       },
     ],
     [
+      'a countable to-many relationship (withCount)',
+      {
+        given: { endpoints: { show: true }, relationships: [{ ...toMany, writable: false, countable: true }] },
+        want: { capabilities: ['Findable', 'Relatable', 'RelationshipCounts'] },
+      },
+    ],
+    [
+      'a cursor index sorted by a count (its cursor values)',
+      {
+        given: { endpoints: { index: { ...index, cursor: true } }, relationships: [], countSorts: ['tagCount'] },
+        want: { capabilities: ['Listable', 'CursorPaginatable', 'RelationshipCounts'] },
+      },
+    ],
+    [
+      'an offset-paged index sorted by a count',
+      {
+        given: { endpoints: { index }, relationships: [], countSorts: ['tagCount'] },
+        want: { capabilities: ['Listable'] },
+      },
+    ],
+    [
       'update that requires If-Match',
       {
         given: { endpoints: { update: true, requiresIfMatch: true }, relationships: [] },
@@ -222,7 +244,7 @@ describe('data-layer capabilities', () => {
     ],
   ];
   it.each(cases)('%s', (_, { given, want }) => {
-    const caps = capabilities({ ...none, ...given.endpoints }, given.relationships);
+    const caps = capabilities({ ...none, ...given.endpoints }, given.relationships, given.countSorts);
     expect(caps).toEqual(want.capabilities);
   });
 });

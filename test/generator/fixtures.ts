@@ -39,13 +39,16 @@ export function concatenate(generation: Generation): string {
 
 /**
  * `value` with every `{ $ref: '#/components/schemas/X' }` replaced by the schema it names, so a
- * test can read a parameter's schema whole (filters refer to their attribute's value schema).
+ * test can read a parameter's schema whole (filters refer to their attribute's value schema). A
+ * reference inside the schema it names (the recursive clause sets of filter groups) stays a reference.
  */
-export function inlineSchemas<T>(value: T, schemas: Record<string, unknown>): T {
-  if (Array.isArray(value)) return value.map((item: unknown) => inlineSchemas(item, schemas)) as T;
+export function inlineSchemas<T>(value: T, schemas: Record<string, unknown>, within: readonly string[] = []): T {
+  if (Array.isArray(value)) return value.map((item: unknown) => inlineSchemas(item, schemas, within)) as T;
   if (value === null || typeof value !== 'object') return value;
   const ref = (value as { $ref?: unknown }).$ref;
-  if (typeof ref === 'string' && ref.startsWith('#/components/schemas/'))
-    return inlineSchemas(schemas[ref.slice('#/components/schemas/'.length)] as T, schemas);
-  return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, inlineSchemas(item, schemas)])) as T;
+  if (typeof ref === 'string' && ref.startsWith('#/components/schemas/') && !within.includes(ref))
+    return inlineSchemas(schemas[ref.slice('#/components/schemas/'.length)] as T, schemas, [...within, ref]);
+  return Object.fromEntries(
+    Object.entries(value).map(([key, item]) => [key, inlineSchemas(item, schemas, within)]),
+  ) as T;
 }

@@ -60,6 +60,7 @@ function layerOf(resource: ResourceSchema, rows: Json[]): Json {
     paginate: keep,
     paginateCursor: keep,
     count: (query: Json[]) => query.length,
+    countRelated: (_relationship: unknown, models: Json[]) => models.map(() => 2),
     where: keep,
     orderBy: keep,
     // Only for the custom filters and sorts the schema declares without a function.
@@ -122,12 +123,18 @@ describe.each(['minimal', 'blog', 'kitchen-sink'])(
         const title = type.replace(/(^|-)([a-z])/g, (_, _dash, c: string) => c.toUpperCase());
         const listed = new Set(Object.keys(components[`${title}Attributes`]?.properties ?? {}));
         const endpoints = resource.endpoints().map((e) => e.constructor.name);
-        const urls = [
+        // With the counts of its countable relationships too (`relationships.<name>.meta.count`).
+        const counted = resource
+          .fields()
+          .filter((f) => f instanceof ToMany && f.isCountable)
+          .map((f) => f.name);
+        const queries = ['', ...(counted.length > 0 ? [`?withCount=${counted.join(',')}`] : [])];
+        const urls = queries.flatMap((query) => [
           ...(endpoints.includes('Show')
-            ? rows[type]!.map((row) => [`/${type}/${String(row.id)}`, `${title}Document`] as const)
+            ? rows[type]!.map((row) => [`/${type}/${String(row.id)}${query}`, `${title}Document`] as const)
             : []),
-          ...(endpoints.includes('Index') ? [[`/${type}`, `${title}CollectionDocument`] as const] : []),
-        ];
+          ...(endpoints.includes('Index') ? [[`/${type}${query}`, `${title}CollectionDocument`] as const] : []),
+        ]);
         for (const [url, schema] of urls) {
           for (const [server, api] of [
             ['generated', generated.createApi(layers)],

@@ -128,3 +128,53 @@ describe('the generated kitchen-sink API', () => {
     });
   });
 });
+
+describe('the generated blog API', () => {
+  it('binds countRelated and composableFilters: withCount counts, a custom filter inside filter[or] reaches where', async () => {
+    const { createApi } = await import(await generateInto('blog'));
+    const article = {
+      id: '1',
+      title: 'ts tips',
+      body: null,
+      status: 'published',
+      createdAt: '2024-01-01T00:00:00.000Z',
+      updatedAt: '2024-01-01T00:00:00.000Z',
+    };
+    const conditions: unknown[] = [];
+    const layer = (rows: Array<Record<string, unknown>>) => ({
+      ...memory(rows, { author: () => null, comments: () => [], tags: () => [], articles: () => [] }),
+      paginateCursor: (query: unknown) => query,
+      where: (query: unknown, condition: unknown) => (conditions.push(condition), query),
+      orderBy: (query: unknown) => query,
+      countRelated: (relationship: { name: string }, models: readonly unknown[]) =>
+        models.map(() => (relationship.name === 'comments' ? 3 : 0)),
+      can: () => true,
+    });
+    const api: JsonApi = createApi({
+      people: layer([]),
+      articles: {
+        ...layer([article]),
+        customFilters: { search: (query: unknown) => query },
+        composableFilters: ['search'],
+      },
+      comments: layer([]),
+      tags: layer([]),
+    });
+    const shown = await api.handle(new Request('http://localhost/articles/1?withCount=comments'));
+    expect(shown.status).toBe(200);
+    expect((await shown.json()).data.relationships.comments.meta).toEqual({ count: 3 });
+    const listed = await api.handle(
+      new Request('http://localhost/articles?filter[or][0][search]=ts&filter[or][1][title]=x'),
+    );
+    expect(listed.status).toBe(200);
+    expect(conditions).toEqual([
+      {
+        op: 'or',
+        conditions: [
+          { op: 'custom', field: 'search', value: 'ts' },
+          { field: 'title', op: 'eq', value: 'x' },
+        ],
+      },
+    ]);
+  });
+});

@@ -18,13 +18,24 @@ const DIR = join(TMP, 'typecheck');
  * and must fail to compile where `want` says, with that text.
  */
 const LAYERS = `
-import type { Condition, Context, CursorPage, FilterValue, SortDirection } from 'jsonapi-gen';
+import type { Context, CursorPage, FilterCondition, FilterValue, SortDirection } from 'jsonapi-gen';
 import type { ArticlesDataLayer, ArticlesModel, CommentsDataLayer, CommentsModel, PeopleDataLayer, PeopleModel, TagsDataLayer, TagsModel } from './generated/index.js';
 
 export type Person = PeopleModel & { id: number };
 export type Article = ArticlesModel & { id: number; authorId: number };
 export type Comment = CommentsModel & { id: number; authorId: number; articleId: number };
 export type Tag = TagsModel & { id: number };
+
+/** Whether \`row\` satisfies \`condition\`: a comparison (equality here), or an and/or/not group of them. */
+function holds(row: Record<string, unknown>, condition: FilterCondition): boolean {
+  switch (condition.op) {
+    case 'and': return condition.conditions.every((c) => holds(row, c));
+    case 'or': return condition.conditions.some((c) => holds(row, c));
+    case 'not': return !condition.conditions.every((c) => holds(row, c));
+    case 'custom': return String(row.title).includes(String(condition.value));
+    default: return [condition.value].flat().map(String).includes(String(row[condition.field]));
+  }
+}
 
 /** One table in memory: rows by id, and the query a list builds (the rows left, in order). */
 export function table<M extends { id: number }>(rows: M[]) {
@@ -38,7 +49,7 @@ export function table<M extends { id: number }>(rows: M[]) {
     paginateCursor: (query: M[], { limit }: CursorPage) => query.slice(0, limit),
     count: (query: M[]) => query.length,
     delete: (model: M) => void rows.splice(rows.indexOf(model), 1),
-    where: (query: M[], { field, value }: Condition) => query.filter((row) => [value].flat().map(String).includes(String((row as Record<string, unknown>)[field]))),
+    where: (query: M[], condition: FilterCondition) => query.filter((row) => holds(row as Record<string, unknown>, condition)),
     orderBy: (query: M[], field: string, direction: SortDirection) =>
       [...query].sort((a, b) => (String((a as Record<string, unknown>)[field]) < String((b as Record<string, unknown>)[field]) ? -1 : 1) * (direction === 'asc' ? 1 : -1)),
     addToRelationship: () => {},
@@ -69,6 +80,7 @@ export function layers(): Layers {
     people: {
       ...p,
       related: { articles: (models) => models.map((person) => articles.filter((x) => x.authorId === person.id)) },
+      countRelated: (_relationship, models) => models.map((person) => articles.filter((x) => x.authorId === person.id).length),
       create: (values) => { const row: Person = { id: people.length + 1, name: values.attributes.name, email: values.attributes.email ?? null, createdAt: p.now() }; people.push(row); return row; },
       update: (model, values) => Object.assign(model, values.attributes),
     },
@@ -79,7 +91,10 @@ export function layers(): Layers {
         comments: (models) => models.map((article) => comments.filter((x) => x.articleId === article.id)),
         tags: (models) => models.map(() => tags),
       },
+      countRelated: (relationship, models) =>
+        models.map((article) => (relationship.name === 'comments' ? comments.filter((x) => x.articleId === article.id).length : tags.length)),
       customFilters: { search: (query: Article[], value: FilterValue) => query.filter((x) => [value].flat().some((term) => x.title.includes(term))) },
+      composableFilters: ['search'],
       can: (_ability, article, ctx: Context) => String(article.authorId) === ctx.getAttribute('user'),
       create: (values) => {
         const row: Article = { id: articles.length + 1, title: values.attributes.title, body: values.attributes.body ?? null, status: values.attributes.status,
@@ -105,6 +120,7 @@ export function layers(): Layers {
     tags: {
       ...t,
       related: { articles: (models) => models.map(() => articles) },
+      countRelated: (_relationship, models) => models.map(() => articles.length),
       create: (values) => { const row: Tag = { id: tags.length + 1, name: values.attributes.name }; tags.push(row); return row; },
       update: (model, values) => Object.assign(model, values.attributes),
     },
@@ -115,7 +131,7 @@ export function layers(): Layers {
 const HOSTS: Record<string, string> = {
   'layers.ts': LAYERS,
   'good.ts': `
-import { createApi, type ArticlesCreatePayload, type ArticlesResource, type ArticlesUpdatePayload } from './generated/index.js';
+import { createApi, type ArticlesCreatePayload, type ArticlesFilterCondition, type ArticlesResource, type ArticlesUpdatePayload } from './generated/index.js';
 import { layers } from './layers.js';
 
 export const api = createApi(layers(), { basePath: '/api' });
@@ -127,6 +143,30 @@ export const article: ArticlesResource = {
 };
 export const create: ArticlesCreatePayload = { data: { type: 'articles', attributes: { title: 'T' }, relationships: { author: { data: { type: 'people', id: '1' } } } } };
 export const update: ArticlesUpdatePayload = { data: { type: 'articles', id: '1' } };
+// What where() receives: a group of conditions, count conditions and a composable custom filter among them.
+export const draftsOrBusy: ArticlesFilterCondition = {
+  op: 'or',
+  conditions: [
+    { field: 'status', op: 'eq', value: 'draft' },
+    { op: 'not', conditions: [{ field: 'commentCount', op: 'lt', value: 2, count: { relationship: 'comments', type: 'comments' } }] },
+    { op: 'custom', field: 'search', value: 'ts' },
+  ],
+};
+`,
+  'missing-count.ts': `
+import { layers } from './layers.js';
+import type { DataLayers } from './generated/index.js';
+const { countRelated: _, ...articles } = layers().articles;
+export const broken: DataLayers['articles'] = articles; // error: countRelated
+`,
+  'unknown-condition-field.ts': `
+import type { ArticlesFilterCondition } from './generated/index.js';
+export const c: ArticlesFilterCondition = { op: 'or', conditions: [{ field: 'wordCount', op: 'gt', value: 2 }] }; // error: wordCount
+`,
+  'composable-not-custom.ts': `
+import { layers } from './layers.js';
+import type { DataLayers } from './generated/index.js';
+export const broken: DataLayers['articles'] = { ...layers().articles, composableFilters: ['title'] }; // error: title
 `,
   'model-missing-attribute.ts': `
 import { createApi } from './generated/index.js';
@@ -292,6 +332,18 @@ describe('generated TypeScript', () => {
         given: 'blog/context-attribute.ts',
         want: "Type 'string | undefined' is not assignable to type 'number | undefined'",
       },
+    ],
+    [
+      'a data layer without countRelated for countable relationships',
+      { given: 'blog/missing-count.ts', want: "Property 'countRelated' is missing" },
+    ],
+    [
+      'a condition on a field where does not compare',
+      { given: 'blog/unknown-condition-field.ts', want: `Type '"wordCount"' is not assignable` },
+    ],
+    [
+      'composableFilters naming a filter that is not custom',
+      { given: 'blog/composable-not-custom.ts', want: `Type '"title"' is not assignable to type '"search"'` },
     ],
     ['createApi without a resource', { given: 'blog/missing-resource.ts', want: "Property 'tags' is missing" }],
     [

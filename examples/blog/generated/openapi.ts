@@ -49,6 +49,7 @@ export const openapi: OpenAPIObject = JSON.parse(`{
         ],
         "parameters": [
           { "$ref": "#/components/parameters/ArticlesInclude" },
+          { "$ref": "#/components/parameters/ArticlesWithCount" },
           { "$ref": "#/components/parameters/ArticlesFields" },
           { "$ref": "#/components/parameters/CommentsFields" },
           { "$ref": "#/components/parameters/PeopleFields" },
@@ -95,16 +96,29 @@ export const openapi: OpenAPIObject = JSON.parse(`{
           { "$ref": "#/components/parameters/ArticlesFilterTagsNameEq" },
           { "$ref": "#/components/parameters/ArticlesFilterTagsNameIn" },
           { "$ref": "#/components/parameters/ArticlesFilterCommentCount" },
-          { "$ref": "#/components/parameters/ArticlesFilterCommentCountList" },
+          { "$ref": "#/components/parameters/ArticlesFilterCommentCountEq" },
+          { "$ref": "#/components/parameters/ArticlesFilterCommentCountNe" },
+          { "$ref": "#/components/parameters/ArticlesFilterCommentCountLt" },
+          { "$ref": "#/components/parameters/ArticlesFilterCommentCountLte" },
+          { "$ref": "#/components/parameters/ArticlesFilterCommentCountGt" },
+          { "$ref": "#/components/parameters/ArticlesFilterCommentCountGte" },
           { "$ref": "#/components/parameters/ArticlesFilterTagCount" },
-          { "$ref": "#/components/parameters/ArticlesFilterTagCountList" },
+          { "$ref": "#/components/parameters/ArticlesFilterTagCountEq" },
+          { "$ref": "#/components/parameters/ArticlesFilterTagCountNe" },
+          { "$ref": "#/components/parameters/ArticlesFilterTagCountLt" },
+          { "$ref": "#/components/parameters/ArticlesFilterTagCountLte" },
+          { "$ref": "#/components/parameters/ArticlesFilterTagCountGt" },
+          { "$ref": "#/components/parameters/ArticlesFilterTagCountGte" },
           { "$ref": "#/components/parameters/ArticlesFilterSearch" },
           { "$ref": "#/components/parameters/ArticlesFilterSearchList" },
           { "$ref": "#/components/parameters/PageOffset" },
           { "$ref": "#/components/parameters/ArticlesPageLimit" },
           { "$ref": "#/components/parameters/ArticlesPageSize" },
           { "$ref": "#/components/parameters/PageAfter" },
-          { "$ref": "#/components/parameters/PageBefore" }
+          { "$ref": "#/components/parameters/PageBefore" },
+          { "$ref": "#/components/parameters/ArticlesFilterGroupAnd" },
+          { "$ref": "#/components/parameters/ArticlesFilterGroupOr" },
+          { "$ref": "#/components/parameters/ArticlesFilterGroupNot" }
         ],
         "responses": {
           "200": {
@@ -177,6 +191,7 @@ export const openapi: OpenAPIObject = JSON.parse(`{
         ],
         "parameters": [
           { "$ref": "#/components/parameters/ArticlesInclude" },
+          { "$ref": "#/components/parameters/ArticlesWithCount" },
           { "$ref": "#/components/parameters/ArticlesFields" },
           { "$ref": "#/components/parameters/CommentsFields" },
           { "$ref": "#/components/parameters/PeopleFields" },
@@ -260,6 +275,7 @@ export const openapi: OpenAPIObject = JSON.parse(`{
         ],
         "parameters": [
           { "$ref": "#/components/parameters/PeopleInclude" },
+          { "$ref": "#/components/parameters/PeopleWithCount" },
           { "$ref": "#/components/parameters/ArticlesFields" },
           { "$ref": "#/components/parameters/CommentsFields" },
           { "$ref": "#/components/parameters/PeopleFields" },
@@ -394,6 +410,7 @@ export const openapi: OpenAPIObject = JSON.parse(`{
         ],
         "parameters": [
           { "$ref": "#/components/parameters/CommentsInclude" },
+          { "$ref": "#/components/parameters/CommentsWithCount" },
           { "$ref": "#/components/parameters/ArticlesFields" },
           { "$ref": "#/components/parameters/CommentsFields" },
           { "$ref": "#/components/parameters/PeopleFields" },
@@ -487,6 +504,7 @@ export const openapi: OpenAPIObject = JSON.parse(`{
         ],
         "parameters": [
           { "$ref": "#/components/parameters/TagsInclude" },
+          { "$ref": "#/components/parameters/TagsWithCount" },
           { "$ref": "#/components/parameters/ArticlesFields" },
           { "$ref": "#/components/parameters/CommentsFields" },
           { "$ref": "#/components/parameters/PeopleFields" },
@@ -697,6 +715,7 @@ export const openapi: OpenAPIObject = JSON.parse(`{
         ],
         "parameters": [
           { "$ref": "#/components/parameters/CommentsInclude" },
+          { "$ref": "#/components/parameters/CommentsWithCount" },
           { "$ref": "#/components/parameters/ArticlesFields" },
           { "$ref": "#/components/parameters/CommentsFields" },
           { "$ref": "#/components/parameters/PeopleFields" },
@@ -714,7 +733,10 @@ export const openapi: OpenAPIObject = JSON.parse(`{
           { "$ref": "#/components/parameters/CommentsPageLimit" },
           { "$ref": "#/components/parameters/CommentsPageSize" },
           { "$ref": "#/components/parameters/PageAfter" },
-          { "$ref": "#/components/parameters/PageBefore" }
+          { "$ref": "#/components/parameters/PageBefore" },
+          { "$ref": "#/components/parameters/CommentsFilterGroupAnd" },
+          { "$ref": "#/components/parameters/CommentsFilterGroupOr" },
+          { "$ref": "#/components/parameters/CommentsFilterGroupNot" }
         ],
         "responses": {
           "200": {
@@ -787,6 +809,7 @@ export const openapi: OpenAPIObject = JSON.parse(`{
         ],
         "parameters": [
           { "$ref": "#/components/parameters/CommentsInclude" },
+          { "$ref": "#/components/parameters/CommentsWithCount" },
           { "$ref": "#/components/parameters/ArticlesFields" },
           { "$ref": "#/components/parameters/CommentsFields" },
           { "$ref": "#/components/parameters/PeopleFields" },
@@ -870,6 +893,7 @@ export const openapi: OpenAPIObject = JSON.parse(`{
         ],
         "parameters": [
           { "$ref": "#/components/parameters/PeopleInclude" },
+          { "$ref": "#/components/parameters/PeopleWithCount" },
           { "$ref": "#/components/parameters/ArticlesFields" },
           { "$ref": "#/components/parameters/CommentsFields" },
           { "$ref": "#/components/parameters/PeopleFields" },
@@ -1004,6 +1028,7 @@ export const openapi: OpenAPIObject = JSON.parse(`{
         ],
         "parameters": [
           { "$ref": "#/components/parameters/ArticlesInclude" },
+          { "$ref": "#/components/parameters/ArticlesWithCount" },
           { "$ref": "#/components/parameters/ArticlesFields" },
           { "$ref": "#/components/parameters/CommentsFields" },
           { "$ref": "#/components/parameters/PeopleFields" },
@@ -1135,6 +1160,7 @@ export const openapi: OpenAPIObject = JSON.parse(`{
         ],
         "parameters": [
           { "$ref": "#/components/parameters/PeopleInclude" },
+          { "$ref": "#/components/parameters/PeopleWithCount" },
           { "$ref": "#/components/parameters/ArticlesFields" },
           { "$ref": "#/components/parameters/CommentsFields" },
           { "$ref": "#/components/parameters/PeopleFields" },
@@ -1150,9 +1176,17 @@ export const openapi: OpenAPIObject = JSON.parse(`{
           { "$ref": "#/components/parameters/PeopleFilterNameStartsWith" },
           { "$ref": "#/components/parameters/PeopleFilterNameEndsWith" },
           { "$ref": "#/components/parameters/PeopleFilterArticleCount" },
-          { "$ref": "#/components/parameters/PeopleFilterArticleCountList" },
+          { "$ref": "#/components/parameters/PeopleFilterArticleCountEq" },
+          { "$ref": "#/components/parameters/PeopleFilterArticleCountNe" },
+          { "$ref": "#/components/parameters/PeopleFilterArticleCountLt" },
+          { "$ref": "#/components/parameters/PeopleFilterArticleCountLte" },
+          { "$ref": "#/components/parameters/PeopleFilterArticleCountGt" },
+          { "$ref": "#/components/parameters/PeopleFilterArticleCountGte" },
           { "$ref": "#/components/parameters/PageOffset" },
-          { "$ref": "#/components/parameters/PeoplePageLimit" }
+          { "$ref": "#/components/parameters/PeoplePageLimit" },
+          { "$ref": "#/components/parameters/PeopleFilterGroupAnd" },
+          { "$ref": "#/components/parameters/PeopleFilterGroupOr" },
+          { "$ref": "#/components/parameters/PeopleFilterGroupNot" }
         ],
         "responses": {
           "200": {
@@ -1225,6 +1259,7 @@ export const openapi: OpenAPIObject = JSON.parse(`{
         ],
         "parameters": [
           { "$ref": "#/components/parameters/PeopleInclude" },
+          { "$ref": "#/components/parameters/PeopleWithCount" },
           { "$ref": "#/components/parameters/ArticlesFields" },
           { "$ref": "#/components/parameters/CommentsFields" },
           { "$ref": "#/components/parameters/PeopleFields" },
@@ -1308,6 +1343,7 @@ export const openapi: OpenAPIObject = JSON.parse(`{
         ],
         "parameters": [
           { "$ref": "#/components/parameters/ArticlesInclude" },
+          { "$ref": "#/components/parameters/ArticlesWithCount" },
           { "$ref": "#/components/parameters/ArticlesFields" },
           { "$ref": "#/components/parameters/CommentsFields" },
           { "$ref": "#/components/parameters/PeopleFields" },
@@ -1398,6 +1434,7 @@ export const openapi: OpenAPIObject = JSON.parse(`{
         ],
         "parameters": [
           { "$ref": "#/components/parameters/TagsInclude" },
+          { "$ref": "#/components/parameters/TagsWithCount" },
           { "$ref": "#/components/parameters/ArticlesFields" },
           { "$ref": "#/components/parameters/CommentsFields" },
           { "$ref": "#/components/parameters/PeopleFields" },
@@ -1413,7 +1450,10 @@ export const openapi: OpenAPIObject = JSON.parse(`{
           { "$ref": "#/components/parameters/TagsFilterNameStartsWith" },
           { "$ref": "#/components/parameters/TagsFilterNameEndsWith" },
           { "$ref": "#/components/parameters/PageOffset" },
-          { "$ref": "#/components/parameters/TagsPageLimit" }
+          { "$ref": "#/components/parameters/TagsPageLimit" },
+          { "$ref": "#/components/parameters/TagsFilterGroupAnd" },
+          { "$ref": "#/components/parameters/TagsFilterGroupOr" },
+          { "$ref": "#/components/parameters/TagsFilterGroupNot" }
         ],
         "responses": {
           "200": {
@@ -1486,6 +1526,7 @@ export const openapi: OpenAPIObject = JSON.parse(`{
         ],
         "parameters": [
           { "$ref": "#/components/parameters/TagsInclude" },
+          { "$ref": "#/components/parameters/TagsWithCount" },
           { "$ref": "#/components/parameters/ArticlesFields" },
           { "$ref": "#/components/parameters/CommentsFields" },
           { "$ref": "#/components/parameters/PeopleFields" },
@@ -1569,6 +1610,7 @@ export const openapi: OpenAPIObject = JSON.parse(`{
         ],
         "parameters": [
           { "$ref": "#/components/parameters/ArticlesInclude" },
+          { "$ref": "#/components/parameters/ArticlesWithCount" },
           { "$ref": "#/components/parameters/ArticlesFields" },
           { "$ref": "#/components/parameters/CommentsFields" },
           { "$ref": "#/components/parameters/PeopleFields" },
@@ -1805,6 +1847,16 @@ export const openapi: OpenAPIObject = JSON.parse(`{
               "data": {
                 "type": "array",
                 "items": { "$ref": "#/components/schemas/CommentsIdentifier" }
+              },
+              "meta": {
+                "type": "object",
+                "properties": {
+                  "count": {
+                    "type": "integer",
+                    "minimum": 0,
+                    "description": "How many related resources there are (those the request may see), when \`withCount\` names the relationship."
+                  }
+                }
               }
             }
           },
@@ -1815,6 +1867,16 @@ export const openapi: OpenAPIObject = JSON.parse(`{
               "data": {
                 "type": "array",
                 "items": { "$ref": "#/components/schemas/TagsIdentifier" }
+              },
+              "meta": {
+                "type": "object",
+                "properties": {
+                  "count": {
+                    "type": "integer",
+                    "minimum": 0,
+                    "description": "How many related resources there are (those the request may see), when \`withCount\` names the relationship."
+                  }
+                }
               }
             }
           }
@@ -1984,6 +2046,200 @@ export const openapi: OpenAPIObject = JSON.parse(`{
             }
           }
         }
+      },
+      "ArticlesFilterClauses": {
+        "type": "object",
+        "description": "Clauses on articles, all of which must hold: filters (\`[title]=a\`, \`[title][op]=a\`) and nested groups (\`[and]\`, \`[or]\`, \`[not]\`, and \`[0]\`, \`[1]\`, ... ANDed).",
+        "properties": {
+          "title": {
+            "anyOf": [
+              { "type": "string" },
+              {
+                "type": "object",
+                "properties": {
+                  "eq": { "$ref": "#/components/schemas/ArticlesTitleValue" },
+                  "contains": { "$ref": "#/components/schemas/ArticlesTitleValue" },
+                  "startsWith": { "$ref": "#/components/schemas/ArticlesTitleValue" },
+                  "endsWith": { "$ref": "#/components/schemas/ArticlesTitleValue" }
+                },
+                "additionalProperties": false,
+                "minProperties": 1
+              }
+            ]
+          },
+          "author": {
+            "anyOf": [
+              {
+                "type": "array",
+                "items": { "type": "string" }
+              },
+              {
+                "type": "object",
+                "properties": {
+                  "eq": { "type": "string" },
+                  "in": {
+                    "type": "array",
+                    "items": { "type": "string" },
+                    "maxItems": 100
+                  }
+                },
+                "additionalProperties": false,
+                "minProperties": 1
+              }
+            ]
+          },
+          "status": {
+            "anyOf": [
+              {
+                "anyOf": [
+                  { "$ref": "#/components/schemas/ArticlesStatusValue" },
+                  {
+                    "type": "array",
+                    "items": { "$ref": "#/components/schemas/ArticlesStatusValue" },
+                    "minItems": 1
+                  }
+                ]
+              },
+              {
+                "type": "object",
+                "properties": {
+                  "eq": { "$ref": "#/components/schemas/ArticlesStatusValue" },
+                  "ne": { "$ref": "#/components/schemas/ArticlesStatusValue" },
+                  "in": {
+                    "type": "array",
+                    "items": { "$ref": "#/components/schemas/ArticlesStatusValue" },
+                    "maxItems": 100
+                  },
+                  "nin": {
+                    "type": "array",
+                    "items": { "$ref": "#/components/schemas/ArticlesStatusValue" },
+                    "maxItems": 100
+                  }
+                },
+                "additionalProperties": false,
+                "minProperties": 1
+              }
+            ]
+          },
+          "createdAt": {
+            "anyOf": [
+              { "type": "string" },
+              {
+                "type": "object",
+                "properties": {
+                  "eq": { "$ref": "#/components/schemas/ArticlesCreatedAtValue" },
+                  "ne": { "$ref": "#/components/schemas/ArticlesCreatedAtValue" },
+                  "lt": { "$ref": "#/components/schemas/ArticlesCreatedAtValue" },
+                  "lte": { "$ref": "#/components/schemas/ArticlesCreatedAtValue" },
+                  "gt": { "$ref": "#/components/schemas/ArticlesCreatedAtValue" },
+                  "gte": { "$ref": "#/components/schemas/ArticlesCreatedAtValue" }
+                },
+                "additionalProperties": false,
+                "minProperties": 1
+              }
+            ]
+          },
+          "updatedAt": {
+            "anyOf": [
+              { "type": "string" },
+              {
+                "type": "object",
+                "properties": {
+                  "eq": { "$ref": "#/components/schemas/ArticlesUpdatedAtValue" },
+                  "ne": { "$ref": "#/components/schemas/ArticlesUpdatedAtValue" },
+                  "lt": { "$ref": "#/components/schemas/ArticlesUpdatedAtValue" },
+                  "lte": { "$ref": "#/components/schemas/ArticlesUpdatedAtValue" },
+                  "gt": { "$ref": "#/components/schemas/ArticlesUpdatedAtValue" },
+                  "gte": { "$ref": "#/components/schemas/ArticlesUpdatedAtValue" }
+                },
+                "additionalProperties": false,
+                "minProperties": 1
+              }
+            ]
+          },
+          "author.name": {
+            "anyOf": [
+              { "type": "string" },
+              {
+                "type": "object",
+                "properties": {
+                  "eq": { "$ref": "#/components/schemas/PeopleNameValue" },
+                  "contains": { "$ref": "#/components/schemas/PeopleNameValue" }
+                },
+                "additionalProperties": false,
+                "minProperties": 1
+              }
+            ]
+          },
+          "tags.name": {
+            "anyOf": [
+              { "type": "string" },
+              {
+                "type": "object",
+                "properties": {
+                  "eq": { "$ref": "#/components/schemas/TagsNameValue" },
+                  "in": {
+                    "type": "array",
+                    "items": { "$ref": "#/components/schemas/TagsNameValue" },
+                    "maxItems": 100
+                  }
+                },
+                "additionalProperties": false,
+                "minProperties": 1
+              }
+            ]
+          },
+          "commentCount": {
+            "anyOf": [
+              { "type": "integer" },
+              {
+                "type": "object",
+                "properties": {
+                  "eq": { "type": "integer" },
+                  "ne": { "type": "integer" },
+                  "lt": { "type": "integer" },
+                  "lte": { "type": "integer" },
+                  "gt": { "type": "integer" },
+                  "gte": { "type": "integer" }
+                },
+                "additionalProperties": false,
+                "minProperties": 1
+              }
+            ]
+          },
+          "tagCount": {
+            "anyOf": [
+              { "type": "integer" },
+              {
+                "type": "object",
+                "properties": {
+                  "eq": { "type": "integer" },
+                  "ne": { "type": "integer" },
+                  "lt": { "type": "integer" },
+                  "lte": { "type": "integer" },
+                  "gt": { "type": "integer" },
+                  "gte": { "type": "integer" }
+                },
+                "additionalProperties": false,
+                "minProperties": 1
+              }
+            ]
+          },
+          "search": { "type": "string" },
+          "and": { "$ref": "#/components/schemas/ArticlesFilterItems" },
+          "or": { "$ref": "#/components/schemas/ArticlesFilterItems" },
+          "not": { "$ref": "#/components/schemas/ArticlesFilterClauses" }
+        },
+        "patternProperties": {
+          "^[0-9]+$": { "$ref": "#/components/schemas/ArticlesFilterClauses" }
+        },
+        "additionalProperties": false
+      },
+      "ArticlesFilterItems": {
+        "type": "object",
+        "description": "The clause sets of an \`and\` or \`or\` group, each under an index (\`[0]\`, \`[1]\`, ...) or a label.",
+        "additionalProperties": { "$ref": "#/components/schemas/ArticlesFilterClauses" },
+        "minProperties": 1
       },
       "CommentsIdentifier": {
         "type": "object",
@@ -2188,6 +2444,67 @@ export const openapi: OpenAPIObject = JSON.parse(`{
           }
         }
       },
+      "CommentsFilterClauses": {
+        "type": "object",
+        "description": "Clauses on comments, all of which must hold: filters (\`[article]=a\`, \`[article][op]=a\`) and nested groups (\`[and]\`, \`[or]\`, \`[not]\`, and \`[0]\`, \`[1]\`, ... ANDed).",
+        "properties": {
+          "article": {
+            "anyOf": [
+              {
+                "type": "array",
+                "items": { "type": "string" }
+              },
+              {
+                "type": "object",
+                "properties": {
+                  "eq": { "type": "string" },
+                  "in": {
+                    "type": "array",
+                    "items": { "type": "string" },
+                    "maxItems": 100
+                  }
+                },
+                "additionalProperties": false,
+                "minProperties": 1
+              }
+            ]
+          },
+          "author": {
+            "anyOf": [
+              {
+                "type": "array",
+                "items": { "type": "string" }
+              },
+              {
+                "type": "object",
+                "properties": {
+                  "eq": { "type": "string" },
+                  "in": {
+                    "type": "array",
+                    "items": { "type": "string" },
+                    "maxItems": 100
+                  }
+                },
+                "additionalProperties": false,
+                "minProperties": 1
+              }
+            ]
+          },
+          "and": { "$ref": "#/components/schemas/CommentsFilterItems" },
+          "or": { "$ref": "#/components/schemas/CommentsFilterItems" },
+          "not": { "$ref": "#/components/schemas/CommentsFilterClauses" }
+        },
+        "patternProperties": {
+          "^[0-9]+$": { "$ref": "#/components/schemas/CommentsFilterClauses" }
+        },
+        "additionalProperties": false
+      },
+      "CommentsFilterItems": {
+        "type": "object",
+        "description": "The clause sets of an \`and\` or \`or\` group, each under an index (\`[0]\`, \`[1]\`, ...) or a label.",
+        "additionalProperties": { "$ref": "#/components/schemas/CommentsFilterClauses" },
+        "minProperties": 1
+      },
       "PeopleIdentifier": {
         "type": "object",
         "required": [
@@ -2217,6 +2534,16 @@ export const openapi: OpenAPIObject = JSON.parse(`{
               "data": {
                 "type": "array",
                 "items": { "$ref": "#/components/schemas/ArticlesIdentifier" }
+              },
+              "meta": {
+                "type": "object",
+                "properties": {
+                  "count": {
+                    "type": "integer",
+                    "minimum": 0,
+                    "description": "How many related resources there are (those the request may see), when \`withCount\` names the relationship."
+                  }
+                }
               }
             }
           }
@@ -2327,6 +2654,70 @@ export const openapi: OpenAPIObject = JSON.parse(`{
           }
         }
       },
+      "PeopleFilterClauses": {
+        "type": "object",
+        "description": "Clauses on people, all of which must hold: filters (\`[name]=a\`, \`[name][op]=a\`) and nested groups (\`[and]\`, \`[or]\`, \`[not]\`, and \`[0]\`, \`[1]\`, ... ANDed).",
+        "properties": {
+          "name": {
+            "anyOf": [
+              { "type": "string" },
+              {
+                "type": "object",
+                "properties": {
+                  "eq": { "$ref": "#/components/schemas/PeopleNameValue" },
+                  "in": {
+                    "type": "array",
+                    "items": { "$ref": "#/components/schemas/PeopleNameValue" },
+                    "maxItems": 100
+                  },
+                  "ne": { "$ref": "#/components/schemas/PeopleNameValue" },
+                  "nin": {
+                    "type": "array",
+                    "items": { "$ref": "#/components/schemas/PeopleNameValue" },
+                    "maxItems": 100
+                  },
+                  "contains": { "$ref": "#/components/schemas/PeopleNameValue" },
+                  "startsWith": { "$ref": "#/components/schemas/PeopleNameValue" },
+                  "endsWith": { "$ref": "#/components/schemas/PeopleNameValue" }
+                },
+                "additionalProperties": false,
+                "minProperties": 1
+              }
+            ]
+          },
+          "articleCount": {
+            "anyOf": [
+              { "type": "integer" },
+              {
+                "type": "object",
+                "properties": {
+                  "eq": { "type": "integer" },
+                  "ne": { "type": "integer" },
+                  "lt": { "type": "integer" },
+                  "lte": { "type": "integer" },
+                  "gt": { "type": "integer" },
+                  "gte": { "type": "integer" }
+                },
+                "additionalProperties": false,
+                "minProperties": 1
+              }
+            ]
+          },
+          "and": { "$ref": "#/components/schemas/PeopleFilterItems" },
+          "or": { "$ref": "#/components/schemas/PeopleFilterItems" },
+          "not": { "$ref": "#/components/schemas/PeopleFilterClauses" }
+        },
+        "patternProperties": {
+          "^[0-9]+$": { "$ref": "#/components/schemas/PeopleFilterClauses" }
+        },
+        "additionalProperties": false
+      },
+      "PeopleFilterItems": {
+        "type": "object",
+        "description": "The clause sets of an \`and\` or \`or\` group, each under an index (\`[0]\`, \`[1]\`, ...) or a label.",
+        "additionalProperties": { "$ref": "#/components/schemas/PeopleFilterClauses" },
+        "minProperties": 1
+      },
       "TagsIdentifier": {
         "type": "object",
         "required": [
@@ -2354,6 +2745,16 @@ export const openapi: OpenAPIObject = JSON.parse(`{
               "data": {
                 "type": "array",
                 "items": { "$ref": "#/components/schemas/ArticlesIdentifier" }
+              },
+              "meta": {
+                "type": "object",
+                "properties": {
+                  "count": {
+                    "type": "integer",
+                    "minimum": 0,
+                    "description": "How many related resources there are (those the request may see), when \`withCount\` names the relationship."
+                  }
+                }
               }
             }
           }
@@ -2461,6 +2862,52 @@ export const openapi: OpenAPIObject = JSON.parse(`{
             }
           }
         }
+      },
+      "TagsFilterClauses": {
+        "type": "object",
+        "description": "Clauses on tags, all of which must hold: filters (\`[name]=a\`, \`[name][op]=a\`) and nested groups (\`[and]\`, \`[or]\`, \`[not]\`, and \`[0]\`, \`[1]\`, ... ANDed).",
+        "properties": {
+          "name": {
+            "anyOf": [
+              { "type": "string" },
+              {
+                "type": "object",
+                "properties": {
+                  "eq": { "$ref": "#/components/schemas/TagsNameValue" },
+                  "in": {
+                    "type": "array",
+                    "items": { "$ref": "#/components/schemas/TagsNameValue" },
+                    "maxItems": 100
+                  },
+                  "ne": { "$ref": "#/components/schemas/TagsNameValue" },
+                  "nin": {
+                    "type": "array",
+                    "items": { "$ref": "#/components/schemas/TagsNameValue" },
+                    "maxItems": 100
+                  },
+                  "contains": { "$ref": "#/components/schemas/TagsNameValue" },
+                  "startsWith": { "$ref": "#/components/schemas/TagsNameValue" },
+                  "endsWith": { "$ref": "#/components/schemas/TagsNameValue" }
+                },
+                "additionalProperties": false,
+                "minProperties": 1
+              }
+            ]
+          },
+          "and": { "$ref": "#/components/schemas/TagsFilterItems" },
+          "or": { "$ref": "#/components/schemas/TagsFilterItems" },
+          "not": { "$ref": "#/components/schemas/TagsFilterClauses" }
+        },
+        "patternProperties": {
+          "^[0-9]+$": { "$ref": "#/components/schemas/TagsFilterClauses" }
+        },
+        "additionalProperties": false
+      },
+      "TagsFilterItems": {
+        "type": "object",
+        "description": "The clause sets of an \`and\` or \`or\` group, each under an index (\`[0]\`, \`[1]\`, ...) or a label.",
+        "additionalProperties": { "$ref": "#/components/schemas/TagsFilterClauses" },
+        "minProperties": 1
       },
       "ArticlesCreatedAtValue": { "type": "string", "format": "date-time" },
       "ArticlesStatusValue": { "type": "string", "enum": ["draft", "published"] },
@@ -2690,6 +3137,25 @@ export const openapi: OpenAPIObject = JSON.parse(`{
               "tags.articles",
               "tags.articles.author",
               "tags.articles.comments"
+            ]
+          },
+          "uniqueItems": true
+        }
+      },
+      "ArticlesWithCount": {
+        "name": "withCount",
+        "in": "query",
+        "description": "Countable relationships, comma-separated, whose number of related resources (those the request may see) each resource object of these types carries as \`relationships.<name>.meta.count\`: of articles, or of a type \`include\` brings in. Another name is a 400.",
+        "style": "form",
+        "explode": false,
+        "schema": {
+          "type": "array",
+          "items": {
+            "type": "string",
+            "enum": [
+              "articles",
+              "comments",
+              "tags"
             ]
           },
           "uniqueItems": true
@@ -3072,38 +3538,86 @@ export const openapi: OpenAPIObject = JSON.parse(`{
       "ArticlesFilterCommentCount": {
         "name": "filter[commentCount]",
         "in": "query",
-        "description": "Keeps the articles that the server's \`commentCount\` filter selects. The value is taken verbatim, commas included (\`filter[commentCount]=a,b\` is the one value \`a,b\`); for any of several values use \`filter[commentCount][]\`.",
-        "schema": { "type": "string" }
+        "description": "Keeps the articles whose number of related \`comments\` (those the request may see) equals the value, an integer.",
+        "schema": { "type": "integer" }
       },
-      "ArticlesFilterCommentCountList": {
-        "name": "filter[commentCount][]",
+      "ArticlesFilterCommentCountEq": {
+        "name": "filter[commentCount][eq]",
         "in": "query",
-        "description": "Keeps the articles that the server's \`commentCount\` filter selects. Several values, \`filter[commentCount][]=a&filter[commentCount][]=b\`, match any of them; each is taken as it is, never split on commas. Not together with \`filter[commentCount]\`.",
-        "style": "form",
-        "explode": true,
-        "schema": {
-          "type": "array",
-          "items": { "type": "string" },
-          "maxItems": 100
-        }
+        "description": "Keeps the articles whose number of related \`comments\` (\`commentCount\`, counting those the request may see) is equal to the value.",
+        "schema": { "type": "integer" }
+      },
+      "ArticlesFilterCommentCountNe": {
+        "name": "filter[commentCount][ne]",
+        "in": "query",
+        "description": "Keeps the articles whose number of related \`comments\` (\`commentCount\`, counting those the request may see) is not equal to the value (a null matches neither).",
+        "schema": { "type": "integer" }
+      },
+      "ArticlesFilterCommentCountLt": {
+        "name": "filter[commentCount][lt]",
+        "in": "query",
+        "description": "Keeps the articles whose number of related \`comments\` (\`commentCount\`, counting those the request may see) is less than the value.",
+        "schema": { "type": "integer" }
+      },
+      "ArticlesFilterCommentCountLte": {
+        "name": "filter[commentCount][lte]",
+        "in": "query",
+        "description": "Keeps the articles whose number of related \`comments\` (\`commentCount\`, counting those the request may see) is at most the value.",
+        "schema": { "type": "integer" }
+      },
+      "ArticlesFilterCommentCountGt": {
+        "name": "filter[commentCount][gt]",
+        "in": "query",
+        "description": "Keeps the articles whose number of related \`comments\` (\`commentCount\`, counting those the request may see) is greater than the value.",
+        "schema": { "type": "integer" }
+      },
+      "ArticlesFilterCommentCountGte": {
+        "name": "filter[commentCount][gte]",
+        "in": "query",
+        "description": "Keeps the articles whose number of related \`comments\` (\`commentCount\`, counting those the request may see) is at least the value.",
+        "schema": { "type": "integer" }
       },
       "ArticlesFilterTagCount": {
         "name": "filter[tagCount]",
         "in": "query",
-        "description": "Keeps the articles that the server's \`tagCount\` filter selects. The value is taken verbatim, commas included (\`filter[tagCount]=a,b\` is the one value \`a,b\`); for any of several values use \`filter[tagCount][]\`.",
-        "schema": { "type": "string" }
+        "description": "Keeps the articles whose number of related \`tags\` (those the request may see) equals the value, an integer.",
+        "schema": { "type": "integer" }
       },
-      "ArticlesFilterTagCountList": {
-        "name": "filter[tagCount][]",
+      "ArticlesFilterTagCountEq": {
+        "name": "filter[tagCount][eq]",
         "in": "query",
-        "description": "Keeps the articles that the server's \`tagCount\` filter selects. Several values, \`filter[tagCount][]=a&filter[tagCount][]=b\`, match any of them; each is taken as it is, never split on commas. Not together with \`filter[tagCount]\`.",
-        "style": "form",
-        "explode": true,
-        "schema": {
-          "type": "array",
-          "items": { "type": "string" },
-          "maxItems": 100
-        }
+        "description": "Keeps the articles whose number of related \`tags\` (\`tagCount\`, counting those the request may see) is equal to the value.",
+        "schema": { "type": "integer" }
+      },
+      "ArticlesFilterTagCountNe": {
+        "name": "filter[tagCount][ne]",
+        "in": "query",
+        "description": "Keeps the articles whose number of related \`tags\` (\`tagCount\`, counting those the request may see) is not equal to the value (a null matches neither).",
+        "schema": { "type": "integer" }
+      },
+      "ArticlesFilterTagCountLt": {
+        "name": "filter[tagCount][lt]",
+        "in": "query",
+        "description": "Keeps the articles whose number of related \`tags\` (\`tagCount\`, counting those the request may see) is less than the value.",
+        "schema": { "type": "integer" }
+      },
+      "ArticlesFilterTagCountLte": {
+        "name": "filter[tagCount][lte]",
+        "in": "query",
+        "description": "Keeps the articles whose number of related \`tags\` (\`tagCount\`, counting those the request may see) is at most the value.",
+        "schema": { "type": "integer" }
+      },
+      "ArticlesFilterTagCountGt": {
+        "name": "filter[tagCount][gt]",
+        "in": "query",
+        "description": "Keeps the articles whose number of related \`tags\` (\`tagCount\`, counting those the request may see) is greater than the value.",
+        "schema": { "type": "integer" }
+      },
+      "ArticlesFilterTagCountGte": {
+        "name": "filter[tagCount][gte]",
+        "in": "query",
+        "description": "Keeps the articles whose number of related \`tags\` (\`tagCount\`, counting those the request may see) is at least the value.",
+        "schema": { "type": "integer" }
       },
       "ArticlesFilterSearch": {
         "name": "filter[search]",
@@ -3145,6 +3659,30 @@ export const openapi: OpenAPIObject = JSON.parse(`{
           "default": 20
         }
       },
+      "ArticlesFilterGroupAnd": {
+        "name": "filter[and]",
+        "in": "query",
+        "description": "Keeps the articles matching every clause set of the group, each under an index: \`filter[and][0][title]=a&filter[and][1][or][0][title]=b\`. A clause set holds filters as the top-level \`filter\` does (\`[name]=v\`, \`[name][op]=v\`) and may nest groups; sibling clauses are ANDed. At most 32 clauses in the whole \`filter\`, groups nested at most 6 deep (the server's defaults; past them a 400). A custom filter stands inside \`filter[or]\` or \`filter[not]\` only where the server can apply it there (else a 400).",
+        "style": "deepObject",
+        "explode": true,
+        "schema": { "$ref": "#/components/schemas/ArticlesFilterItems" }
+      },
+      "ArticlesFilterGroupOr": {
+        "name": "filter[or]",
+        "in": "query",
+        "description": "Keeps the articles matching any clause set of the group, each under an index: \`filter[or][0][title]=a&filter[or][1][title]=b\`. A clause set holds filters as the top-level \`filter\` does (\`[name]=v\`, \`[name][op]=v\`) and may nest groups; sibling clauses are ANDed. At most 32 clauses in the whole \`filter\`, groups nested at most 6 deep (the server's defaults; past them a 400). A custom filter stands inside \`filter[or]\` or \`filter[not]\` only where the server can apply it there (else a 400).",
+        "style": "deepObject",
+        "explode": true,
+        "schema": { "$ref": "#/components/schemas/ArticlesFilterItems" }
+      },
+      "ArticlesFilterGroupNot": {
+        "name": "filter[not]",
+        "in": "query",
+        "description": "Keeps the articles not matching the clause set (all of its clauses together): \`filter[not][title]=a\`. A comparison on a null value does not match, so \`not\` keeps it; on a to-many path, \`not\` keeps the articles with no related resource that matches. A clause set holds filters as the top-level \`filter\` does (\`[name]=v\`, \`[name][op]=v\`) and may nest groups; sibling clauses are ANDed. At most 32 clauses in the whole \`filter\`, groups nested at most 6 deep (the server's defaults; past them a 400). A custom filter stands inside \`filter[or]\` or \`filter[not]\` only where the server can apply it there (else a 400).",
+        "style": "deepObject",
+        "explode": true,
+        "schema": { "$ref": "#/components/schemas/ArticlesFilterClauses" }
+      },
       "CommentsInclude": {
         "name": "include",
         "in": "query",
@@ -3168,6 +3706,25 @@ export const openapi: OpenAPIObject = JSON.parse(`{
               "author.articles.author",
               "author.articles.comments",
               "author.articles.tags"
+            ]
+          },
+          "uniqueItems": true
+        }
+      },
+      "CommentsWithCount": {
+        "name": "withCount",
+        "in": "query",
+        "description": "Countable relationships, comma-separated, whose number of related resources (those the request may see) each resource object of these types carries as \`relationships.<name>.meta.count\`: of comments, or of a type \`include\` brings in. Another name is a 400.",
+        "style": "form",
+        "explode": false,
+        "schema": {
+          "type": "array",
+          "items": {
+            "type": "string",
+            "enum": [
+              "articles",
+              "comments",
+              "tags"
             ]
           },
           "uniqueItems": true
@@ -3315,6 +3872,30 @@ export const openapi: OpenAPIObject = JSON.parse(`{
           "default": 10
         }
       },
+      "CommentsFilterGroupAnd": {
+        "name": "filter[and]",
+        "in": "query",
+        "description": "Keeps the comments matching every clause set of the group, each under an index: \`filter[and][0][article]=a&filter[and][1][or][0][article]=b\`. A clause set holds filters as the top-level \`filter\` does (\`[name]=v\`, \`[name][op]=v\`) and may nest groups; sibling clauses are ANDed. At most 32 clauses in the whole \`filter\`, groups nested at most 6 deep (the server's defaults; past them a 400).",
+        "style": "deepObject",
+        "explode": true,
+        "schema": { "$ref": "#/components/schemas/CommentsFilterItems" }
+      },
+      "CommentsFilterGroupOr": {
+        "name": "filter[or]",
+        "in": "query",
+        "description": "Keeps the comments matching any clause set of the group, each under an index: \`filter[or][0][article]=a&filter[or][1][article]=b\`. A clause set holds filters as the top-level \`filter\` does (\`[name]=v\`, \`[name][op]=v\`) and may nest groups; sibling clauses are ANDed. At most 32 clauses in the whole \`filter\`, groups nested at most 6 deep (the server's defaults; past them a 400).",
+        "style": "deepObject",
+        "explode": true,
+        "schema": { "$ref": "#/components/schemas/CommentsFilterItems" }
+      },
+      "CommentsFilterGroupNot": {
+        "name": "filter[not]",
+        "in": "query",
+        "description": "Keeps the comments not matching the clause set (all of its clauses together): \`filter[not][article]=a\`. A comparison on a null value does not match, so \`not\` keeps it; on a to-many path, \`not\` keeps the comments with no related resource that matches. A clause set holds filters as the top-level \`filter\` does (\`[name]=v\`, \`[name][op]=v\`) and may nest groups; sibling clauses are ANDed. At most 32 clauses in the whole \`filter\`, groups nested at most 6 deep (the server's defaults; past them a 400).",
+        "style": "deepObject",
+        "explode": true,
+        "schema": { "$ref": "#/components/schemas/CommentsFilterClauses" }
+      },
       "PeopleInclude": {
         "name": "include",
         "in": "query",
@@ -3333,6 +3914,25 @@ export const openapi: OpenAPIObject = JSON.parse(`{
               "articles.comments.author",
               "articles.tags",
               "articles.tags.articles"
+            ]
+          },
+          "uniqueItems": true
+        }
+      },
+      "PeopleWithCount": {
+        "name": "withCount",
+        "in": "query",
+        "description": "Countable relationships, comma-separated, whose number of related resources (those the request may see) each resource object of these types carries as \`relationships.<name>.meta.count\`: of people, or of a type \`include\` brings in. Another name is a 400.",
+        "style": "form",
+        "explode": false,
+        "schema": {
+          "type": "array",
+          "items": {
+            "type": "string",
+            "enum": [
+              "articles",
+              "comments",
+              "tags"
             ]
           },
           "uniqueItems": true
@@ -3455,20 +4055,44 @@ export const openapi: OpenAPIObject = JSON.parse(`{
       "PeopleFilterArticleCount": {
         "name": "filter[articleCount]",
         "in": "query",
-        "description": "Keeps the people that the server's \`articleCount\` filter selects. The value is taken verbatim, commas included (\`filter[articleCount]=a,b\` is the one value \`a,b\`); for any of several values use \`filter[articleCount][]\`.",
-        "schema": { "type": "string" }
+        "description": "Keeps the people whose number of related \`articles\` (those the request may see) equals the value, an integer.",
+        "schema": { "type": "integer" }
       },
-      "PeopleFilterArticleCountList": {
-        "name": "filter[articleCount][]",
+      "PeopleFilterArticleCountEq": {
+        "name": "filter[articleCount][eq]",
         "in": "query",
-        "description": "Keeps the people that the server's \`articleCount\` filter selects. Several values, \`filter[articleCount][]=a&filter[articleCount][]=b\`, match any of them; each is taken as it is, never split on commas. Not together with \`filter[articleCount]\`.",
-        "style": "form",
-        "explode": true,
-        "schema": {
-          "type": "array",
-          "items": { "type": "string" },
-          "maxItems": 100
-        }
+        "description": "Keeps the people whose number of related \`articles\` (\`articleCount\`, counting those the request may see) is equal to the value.",
+        "schema": { "type": "integer" }
+      },
+      "PeopleFilterArticleCountNe": {
+        "name": "filter[articleCount][ne]",
+        "in": "query",
+        "description": "Keeps the people whose number of related \`articles\` (\`articleCount\`, counting those the request may see) is not equal to the value (a null matches neither).",
+        "schema": { "type": "integer" }
+      },
+      "PeopleFilterArticleCountLt": {
+        "name": "filter[articleCount][lt]",
+        "in": "query",
+        "description": "Keeps the people whose number of related \`articles\` (\`articleCount\`, counting those the request may see) is less than the value.",
+        "schema": { "type": "integer" }
+      },
+      "PeopleFilterArticleCountLte": {
+        "name": "filter[articleCount][lte]",
+        "in": "query",
+        "description": "Keeps the people whose number of related \`articles\` (\`articleCount\`, counting those the request may see) is at most the value.",
+        "schema": { "type": "integer" }
+      },
+      "PeopleFilterArticleCountGt": {
+        "name": "filter[articleCount][gt]",
+        "in": "query",
+        "description": "Keeps the people whose number of related \`articles\` (\`articleCount\`, counting those the request may see) is greater than the value.",
+        "schema": { "type": "integer" }
+      },
+      "PeopleFilterArticleCountGte": {
+        "name": "filter[articleCount][gte]",
+        "in": "query",
+        "description": "Keeps the people whose number of related \`articles\` (\`articleCount\`, counting those the request may see) is at least the value.",
+        "schema": { "type": "integer" }
       },
       "PeoplePageLimit": {
         "name": "page[limit]",
@@ -3480,6 +4104,30 @@ export const openapi: OpenAPIObject = JSON.parse(`{
           "maximum": 50,
           "default": 20
         }
+      },
+      "PeopleFilterGroupAnd": {
+        "name": "filter[and]",
+        "in": "query",
+        "description": "Keeps the people matching every clause set of the group, each under an index: \`filter[and][0][name]=a&filter[and][1][or][0][name]=b\`. A clause set holds filters as the top-level \`filter\` does (\`[name]=v\`, \`[name][op]=v\`) and may nest groups; sibling clauses are ANDed. At most 32 clauses in the whole \`filter\`, groups nested at most 6 deep (the server's defaults; past them a 400).",
+        "style": "deepObject",
+        "explode": true,
+        "schema": { "$ref": "#/components/schemas/PeopleFilterItems" }
+      },
+      "PeopleFilterGroupOr": {
+        "name": "filter[or]",
+        "in": "query",
+        "description": "Keeps the people matching any clause set of the group, each under an index: \`filter[or][0][name]=a&filter[or][1][name]=b\`. A clause set holds filters as the top-level \`filter\` does (\`[name]=v\`, \`[name][op]=v\`) and may nest groups; sibling clauses are ANDed. At most 32 clauses in the whole \`filter\`, groups nested at most 6 deep (the server's defaults; past them a 400).",
+        "style": "deepObject",
+        "explode": true,
+        "schema": { "$ref": "#/components/schemas/PeopleFilterItems" }
+      },
+      "PeopleFilterGroupNot": {
+        "name": "filter[not]",
+        "in": "query",
+        "description": "Keeps the people not matching the clause set (all of its clauses together): \`filter[not][name]=a\`. A comparison on a null value does not match, so \`not\` keeps it; on a to-many path, \`not\` keeps the people with no related resource that matches. A clause set holds filters as the top-level \`filter\` does (\`[name]=v\`, \`[name][op]=v\`) and may nest groups; sibling clauses are ANDed. At most 32 clauses in the whole \`filter\`, groups nested at most 6 deep (the server's defaults; past them a 400).",
+        "style": "deepObject",
+        "explode": true,
+        "schema": { "$ref": "#/components/schemas/PeopleFilterClauses" }
       },
       "TagsInclude": {
         "name": "include",
@@ -3499,6 +4147,25 @@ export const openapi: OpenAPIObject = JSON.parse(`{
               "articles.comments.article",
               "articles.comments.author",
               "articles.tags"
+            ]
+          },
+          "uniqueItems": true
+        }
+      },
+      "TagsWithCount": {
+        "name": "withCount",
+        "in": "query",
+        "description": "Countable relationships, comma-separated, whose number of related resources (those the request may see) each resource object of these types carries as \`relationships.<name>.meta.count\`: of tags, or of a type \`include\` brings in. Another name is a 400.",
+        "style": "form",
+        "explode": false,
+        "schema": {
+          "type": "array",
+          "items": {
+            "type": "string",
+            "enum": [
+              "articles",
+              "comments",
+              "tags"
             ]
           },
           "uniqueItems": true
@@ -3622,6 +4289,30 @@ export const openapi: OpenAPIObject = JSON.parse(`{
           "maximum": 50,
           "default": 20
         }
+      },
+      "TagsFilterGroupAnd": {
+        "name": "filter[and]",
+        "in": "query",
+        "description": "Keeps the tags matching every clause set of the group, each under an index: \`filter[and][0][name]=a&filter[and][1][or][0][name]=b\`. A clause set holds filters as the top-level \`filter\` does (\`[name]=v\`, \`[name][op]=v\`) and may nest groups; sibling clauses are ANDed. At most 32 clauses in the whole \`filter\`, groups nested at most 6 deep (the server's defaults; past them a 400).",
+        "style": "deepObject",
+        "explode": true,
+        "schema": { "$ref": "#/components/schemas/TagsFilterItems" }
+      },
+      "TagsFilterGroupOr": {
+        "name": "filter[or]",
+        "in": "query",
+        "description": "Keeps the tags matching any clause set of the group, each under an index: \`filter[or][0][name]=a&filter[or][1][name]=b\`. A clause set holds filters as the top-level \`filter\` does (\`[name]=v\`, \`[name][op]=v\`) and may nest groups; sibling clauses are ANDed. At most 32 clauses in the whole \`filter\`, groups nested at most 6 deep (the server's defaults; past them a 400).",
+        "style": "deepObject",
+        "explode": true,
+        "schema": { "$ref": "#/components/schemas/TagsFilterItems" }
+      },
+      "TagsFilterGroupNot": {
+        "name": "filter[not]",
+        "in": "query",
+        "description": "Keeps the tags not matching the clause set (all of its clauses together): \`filter[not][name]=a\`. A comparison on a null value does not match, so \`not\` keeps it; on a to-many path, \`not\` keeps the tags with no related resource that matches. A clause set holds filters as the top-level \`filter\` does (\`[name]=v\`, \`[name][op]=v\`) and may nest groups; sibling clauses are ANDed. At most 32 clauses in the whole \`filter\`, groups nested at most 6 deep (the server's defaults; past them a 400).",
+        "style": "deepObject",
+        "explode": true,
+        "schema": { "$ref": "#/components/schemas/TagsFilterClauses" }
       }
     }
   }

@@ -19,6 +19,8 @@ export interface ToOneRelationship<I> {
 export interface ToManyRelationship<I> {
   links: RelationshipLinks;
   data?: I[];
+  /** `count`: how many related resources there are, when `withCount` names a countable relationship. */
+  meta?: { count?: number };
 }
 
 /** A getter's value in its JSON form: dates as RFC 3339 date-times (`YYYY-MM-DD` for `date` attributes), `undefined` as `null`. */

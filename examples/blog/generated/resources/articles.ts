@@ -9,11 +9,13 @@ import {
   type CustomFilterable,
   type Deletable,
   type Filterable,
+  type FilterCondition,
   type FilterValue,
   type Findable,
   type Listable,
   type Paginatable,
   type RelatedLoaders,
+  type RelationshipCounts,
   type ResourceDefinition,
   type ResourceTypes,
   type Sortable,
@@ -168,9 +170,13 @@ export interface ArticlesRelated {
   tags: readonly TagsModel[];
 }
 
-/** The fields `where` compares (`Where` filters). */
+/** The fields `where` compares: `Where` filters, and `WhereCount` filters (their `condition.count` names the relationship counted). */
 export type ArticlesWhereField =
-  'title' | 'author' | 'status' | 'createdAt' | 'updatedAt' | 'author.name' | 'tags.name';
+  'title' | 'author' | 'status' | 'createdAt' | 'updatedAt' | 'author.name' | 'tags.name' | 'commentCount' | 'tagCount';
+/** The custom filters `where` may receive inside `filter[or]` and `filter[not]` (`op: 'custom'`): those the data layer lists in `composableFilters`. */
+export type ArticlesComposableFilter = 'search';
+/** What `where` receives, once per top-level clause: a condition, a custom filter inside a group, or an `and`, `or` or `not` group of them. */
+export type ArticlesFilterCondition = FilterCondition<ArticlesWhereField, ArticlesComposableFilter>;
 
 /** The custom filters and the value each receives. */
 export interface ArticlesCustomFilters {
@@ -178,8 +184,8 @@ export interface ArticlesCustomFilters {
   search: FilterValue;
 }
 
-/** The fields `orderBy` orders by (`SortBy` sorts). */
-export type ArticlesSortField = 'title' | 'createdAt' | 'updatedAt' | 'author.name';
+/** The fields `orderBy` orders by: `SortBy` sorts, and `SortWithCount` sorts (their `path` is the `CountPath` counted). */
+export type ArticlesSortField = 'title' | 'createdAt' | 'updatedAt' | 'author.name' | 'commentCount' | 'tagCount';
 
 /** The types of resources of type `articles` in one place, for typed integrations (the Kysely store checks its mapping against them). */
 export interface ArticlesTypes extends ResourceTypes {
@@ -203,8 +209,9 @@ export interface ArticlesDataLayer<M extends ArticlesModel = ArticlesModel, Q = 
     Creatable<M, ArticlesCreateValues>,
     Updatable<M, ArticlesUpdateValues>,
     ToManyMutable<M>,
+    RelationshipCounts<M>,
     Partial<Versioned<M>>,
-    Filterable<Q, ArticlesWhereField>,
+    Filterable<Q, ArticlesWhereField, ArticlesComposableFilter>,
     CustomFilterable<Q, ArticlesCustomFilters>,
     Sortable<Q, ArticlesSortField>,
     Authorizable<M> {}

@@ -6,6 +6,7 @@ import {
   type CursorPaginatable,
   type Deletable,
   type Filterable,
+  type FilterCondition,
   type Findable,
   type Listable,
   type Paginatable,
@@ -125,6 +126,8 @@ export interface CommentsRelated {
 
 /** The fields `where` compares (`Where` filters). */
 export type CommentsWhereField = 'article' | 'author';
+/** What `where` receives, once per top-level clause: a condition, a custom filter inside a group, or an `and`, `or` or `not` group of them. */
+export type CommentsFilterCondition = FilterCondition<CommentsWhereField, never>;
 /** The fields `orderBy` orders by (`SortBy` sorts). */
 export type CommentsSortField = 'createdAt';
 
@@ -149,7 +152,7 @@ export interface CommentsDataLayer<M extends CommentsModel = CommentsModel, Q = 
     Creatable<M, CommentsCreateValues>,
     Updatable<M, CommentsUpdateValues>,
     Partial<Versioned<M>>,
-    Filterable<Q, CommentsWhereField>,
+    Filterable<Q, CommentsWhereField, never>,
     Sortable<Q, CommentsSortField> {}
 
 /** Serializes a model of a resource of type `comments`: its attributes as responses carry them. */

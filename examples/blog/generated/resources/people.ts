@@ -5,10 +5,12 @@ import {
   type Creatable,
   type Deletable,
   type Filterable,
+  type FilterCondition,
   type Findable,
   type Listable,
   type Paginatable,
   type RelatedLoaders,
+  type RelationshipCounts,
   type ResourceDefinition,
   type ResourceTypes,
   type Sortable,
@@ -111,10 +113,12 @@ export interface PeopleRelated {
   articles: readonly ArticlesModel[];
 }
 
-/** The fields `where` compares (`Where` filters). */
-export type PeopleWhereField = 'name';
-/** The fields `orderBy` orders by (`SortBy` sorts). */
-export type PeopleSortField = 'name' | 'createdAt';
+/** The fields `where` compares: `Where` filters, and `WhereCount` filters (their `condition.count` names the relationship counted). */
+export type PeopleWhereField = 'name' | 'articleCount';
+/** What `where` receives, once per top-level clause: a condition, a custom filter inside a group, or an `and`, `or` or `not` group of them. */
+export type PeopleFilterCondition = FilterCondition<PeopleWhereField, never>;
+/** The fields `orderBy` orders by: `SortBy` sorts, and `SortWithCount` sorts (their `path` is the `CountPath` counted). */
+export type PeopleSortField = 'name' | 'createdAt' | 'articleCount';
 
 /** The types of resources of type `people` in one place, for typed integrations (the Kysely store checks its mapping against them). */
 export interface PeopleTypes extends ResourceTypes {
@@ -135,8 +139,9 @@ export interface PeopleDataLayer<M extends PeopleModel = PeopleModel, Q = unknow
     RelatedLoaders<M, PeopleRelated>,
     Creatable<M, PeopleCreateValues>,
     Updatable<M, PeopleUpdateValues>,
+    RelationshipCounts<M>,
     Partial<Versioned<M>>,
-    Filterable<Q, PeopleWhereField>,
+    Filterable<Q, PeopleWhereField, never>,
     Sortable<Q, PeopleSortField> {}
 
 /** Serializes a model of a resource of type `people`: its attributes as responses carry them. */

@@ -5,10 +5,12 @@ import {
   type Creatable,
   type Deletable,
   type Filterable,
+  type FilterCondition,
   type Findable,
   type Listable,
   type Paginatable,
   type RelatedLoaders,
+  type RelationshipCounts,
   type ResourceDefinition,
   type ResourceTypes,
   type Sortable,
@@ -104,6 +106,8 @@ export interface TagsRelated {
 
 /** The fields `where` compares (`Where` filters). */
 export type TagsWhereField = 'name';
+/** What `where` receives, once per top-level clause: a condition, a custom filter inside a group, or an `and`, `or` or `not` group of them. */
+export type TagsFilterCondition = FilterCondition<TagsWhereField, never>;
 /** The fields `orderBy` orders by (`SortBy` sorts). */
 export type TagsSortField = 'name';
 
@@ -126,8 +130,9 @@ export interface TagsDataLayer<M extends TagsModel = TagsModel, Q = unknown>
     RelatedLoaders<M, TagsRelated>,
     Creatable<M, TagsCreateValues>,
     Updatable<M, TagsUpdateValues>,
+    RelationshipCounts<M>,
     Partial<Versioned<M>>,
-    Filterable<Q, TagsWhereField>,
+    Filterable<Q, TagsWhereField, never>,
     Sortable<Q, TagsSortField> {}
 
 /** Serializes a model of a resource of type `tags`: its attributes as responses carry them. */
