@@ -69,11 +69,14 @@ export type KyselyDataLayer<R extends ResourceTypes = ResourceTypes> = Findable<
   Updatable<StoreModel<R>> &
   ToManyMutable<StoreModel<R>> &
   Partial<Versioned<StoreModel<R>>> &
-  Filterable<ListQuery, string> &
+  Filterable<ListQuery, string, FilterNames<R>> &
   CustomFilterable<ListQuery, R['customFilters']> &
   Sortable<ListQuery, string> &
   CustomSortable<ListQuery, R['customSorts']> &
   (R['policy'] extends true ? Authorizable<StoreModel<R>> : Partial<Authorizable<StoreModel<R>>>);
+
+/** The custom filters of `R` by name; any name for the untyped default (`KyselyDataLayer` of no resource in particular). */
+type FilterNames<R extends ResourceTypes> = ResourceTypes extends R ? string : keyof R['customFilters'] & string;
 
 /** The data layers of a store, by resource type. */
 export type Store<R extends { [K in keyof R]: ResourceTypes }> = { readonly [K in keyof R]: KyselyDataLayer<R[K]> };
@@ -443,7 +446,8 @@ function dataLayer(t: StoreTables, resource: TableResource, check: SharedExisten
     related,
     where: (query: ListQuery, condition: FilterCondition, context: Context) =>
       whereQuery(t, resource, query, condition, context, composable),
-    composableFilters: [...composable.keys()],
+    // The mapping's own filter names, which `Store<R>` types as the resource's custom filters.
+    composableFilters: [...composable.keys()] as never[],
     orderBy: (
       query: ListQuery,
       field: string,

@@ -221,7 +221,7 @@ describe('registration refuses a wrong builder argument, naming the resource, th
   test.each([
     [
       'a filter named like a group',
-      [Where.make('or' as never)],
+      [Where.make('or')],
       'resource "books": filter "or": and, or, not and numbers name filter[...] groups, not filters',
     ],
     [

@@ -3,7 +3,7 @@ import type { Ability, AnyEndpoint } from './endpoints.js';
 import type { Attribute, Relationship, ToMany, ToOne } from './fields.js';
 import type { Filter, FilterValue, Sort, SortDirection } from './filters.js';
 import type { MaybePromise } from '../core/types.js';
-import type { Condition, ConditionPath, CountPath, FilterCondition } from './operators.js';
+import type { ConditionPath, CountPath, FilterCondition } from './operators.js';
 import type { ResourceIdentifier, WriteValues } from '../core/vocabulary.js';
 
 /** Any field of a resource. */
@@ -196,12 +196,13 @@ export interface RelatedLoaders<M, R extends object> {
  * @example
  * type Article = { title: string; status: string };
  * declare function compare(actual: unknown, op: Operator, value: Condition['value']): boolean;
- * const holds = (row: Article, c: FilterCondition<'title' | 'status'>): boolean =>
- *   c.op === 'and' ? c.conditions.every((d) => holds(row, d))
- *   : c.op === 'or' ? c.conditions.some((d) => holds(row, d))
- *   : c.op === 'not' ? !c.conditions.every((d) => holds(row, d))
- *   : c.op === 'custom' ? false
- *   : compare(row[c.field], c.op, c.value);
+ * const holds = (row: Article, c: FilterCondition<'title' | 'status'>): boolean => {
+ *   if (isConditionGroup(c)) {
+ *     const each = c.conditions.map((d) => holds(row, d));
+ *     return c.op === 'or' ? each.some(Boolean) : c.op === 'and' ? each.every(Boolean) : !each.every(Boolean);
+ *   }
+ *   return c.op !== 'custom' && compare(row[c.field], c.op, c.value);
+ * };
  * const layer: Filterable<Article[], 'title' | 'status'> = {
  *   where: (rows, condition) => rows.filter((row) => holds(row, condition)),
  * };

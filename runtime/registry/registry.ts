@@ -17,7 +17,7 @@ import { plainInJson } from '../core/json-text.js';
 import { declarationIssues } from '../dsl/declaration-rules.js';
 import type { AnyField, ResourceDefinition } from '../dsl/resource.js';
 import type { MaybePromise } from '../core/types.js';
-import type { CountPath, FilterCondition } from '../dsl/operators.js';
+import type { CountPath } from '../dsl/operators.js';
 
 const NEEDS: Record<EndpointKind, readonly string[]> = {
   show: ['find'],

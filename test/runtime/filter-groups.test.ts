@@ -73,7 +73,7 @@ function holds(type: string, row: Row, condition: FilterCondition): boolean {
     if (condition.op === 'in') return (value as readonly unknown[]).includes(v);
     if (condition.op === 'gte') return (v as number) >= (value as number);
     if (condition.op === 'lt') return (v as number) < (value as number);
-    if (condition.op === 'contains') return String(v).includes(String(value));
+    if (condition.op === 'contains') return typeof v === 'string' && v.includes(String(value));
     throw new Error(`operator ${condition.op} is not needed here`);
   });
 }
