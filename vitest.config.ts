@@ -11,6 +11,7 @@ export default defineConfig({
       { find: /^jsonapi-gen\/node$/, replacement: here('./runtime/adapters/node.ts') },
       { find: /^jsonapi-gen\/internal$/, replacement: here('./runtime/internal.ts') },
       { find: /^@jsonapi-gen\/kysely$/, replacement: here('./integrations/kysely/index.ts') },
+      { find: /^@jsonapi-gen\/prisma$/, replacement: here('./integrations/prisma/index.ts') },
     ],
   },
   test: {
@@ -18,6 +19,6 @@ export default defineConfig({
     exclude: ['**/node_modules/**', '**/dist/**', 'generator/templates/**', '**/.tmp/**'],
     testTimeout: 20_000,
     hookTimeout: 120_000,
-    globalSetup: ['./test/support/postgres.ts'],
+    globalSetup: ['./test/support/postgres.ts', './test/support/prisma-clients.ts'],
   },
 });

@@ -18,6 +18,7 @@ import { ROOT } from './support.js';
 const WORKSPACES: Record<string, string> = {
   'jsonapi-gen': 'runtime',
   '@jsonapi-gen/kysely': 'integrations/kysely',
+  '@jsonapi-gen/prisma': 'integrations/prisma',
   '@jsonapi-gen/cli': 'generator',
 };
 

@@ -27,6 +27,7 @@ const root = read('.');
 const manifests = Object.fromEntries(WORKSPACES.map((w) => [w.name, read(w.folder)]));
 const runtime = manifests['jsonapi-gen']!;
 const kysely = manifests['@jsonapi-gen/kysely']!;
+const prisma = manifests['@jsonapi-gen/prisma']!;
 const cli = manifests['@jsonapi-gen/cli']!;
 
 describe('package manifests', () => {
@@ -40,6 +41,7 @@ describe('package manifests', () => {
     for (const manifest of Object.values(manifests))
       expect(`${manifest.name}@${manifest.version}`).toBe(`${manifest.name}@${root.version}`);
     expect(kysely.peerDependencies?.['jsonapi-gen']).toBe(root.version);
+    expect(prisma.peerDependencies?.['jsonapi-gen']).toBe(root.version);
     expect(cli.peerDependencies?.['jsonapi-gen']).toBe(root.version);
   });
 
@@ -48,7 +50,7 @@ describe('package manifests', () => {
     expect(runtime.peerDependencies ?? {}).toEqual({});
     expect(runtime.sideEffects).toBe(false);
     expect(Object.keys(runtime.exports ?? {})).toEqual(['.', './node', './internal', './package.json']);
-    for (const manifest of [runtime, kysely]) {
+    for (const manifest of [runtime, kysely, prisma]) {
       for (const [path, target] of Object.entries(manifest.exports ?? {})) {
         if (path === './package.json') continue;
         expect(Object.keys(target as object), `${manifest.name} ${path}`).toEqual(['types', 'default']);
@@ -65,6 +67,24 @@ describe('package manifests', () => {
       'pg',
     ]);
     expect(kysely.peerDependenciesMeta).toEqual({ 'better-sqlite3': { optional: true }, pg: { optional: true } });
+  });
+
+  it('the Prisma integration takes Prisma Client and its adapters as peers, the adapters optional, in the versions developed with', () => {
+    expect(prisma.dependencies ?? {}).toEqual({});
+    expect(Object.keys(prisma.peerDependencies ?? {}).sort()).toEqual([
+      '@prisma/adapter-better-sqlite3',
+      '@prisma/adapter-pg',
+      '@prisma/client',
+      'jsonapi-gen',
+    ]);
+    expect(prisma.peerDependenciesMeta).toEqual({
+      '@prisma/adapter-better-sqlite3': { optional: true },
+      '@prisma/adapter-pg': { optional: true },
+    });
+    // The repository develops and tests with one Prisma version (CLI, client and adapters alike),
+    // the lowest the peer ranges allow.
+    for (const name of ['prisma', '@prisma/client', '@prisma/adapter-better-sqlite3', '@prisma/adapter-pg'])
+      expect(`^${root.devDependencies?.[name]}`, name).toBe(prisma.peerDependencies?.['@prisma/client']);
   });
 
   it('the CLI carries the generator and the schema loader, and the jsonapi-gen bin', () => {

@@ -9,6 +9,7 @@ export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const WORKSPACES = [
   { name: 'jsonapi-gen', folder: 'runtime' },
   { name: '@jsonapi-gen/kysely', folder: 'integrations/kysely' },
+  { name: '@jsonapi-gen/prisma', folder: 'integrations/prisma' },
   { name: '@jsonapi-gen/cli', folder: 'generator' },
 ] as const;
 

@@ -1,0 +1,13 @@
+/**
+ * Prisma integration: back JSON:API resources by the models of a Prisma Client 7 (driver
+ * adapters, no query engine). In progress: so far the translation of filter conditions into a
+ * Prisma `where` (README.md lists what it holds).
+ */
+export {
+  prismaWhere,
+  type PrismaWhere,
+  type WhereMapping,
+  type WhereOptions,
+  type WhereProvider,
+  type WhereRelationship,
+} from './conditions.js';
