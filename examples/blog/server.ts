@@ -1,7 +1,7 @@
 /**
  * The blog demo: migrates and seeds a database, then serves the API of examples/blog/README.md on
  * node:http. `npm run demo -- --db FILE --seed N --workers N`; PostgreSQL when DATABASE_URL is set;
- * `--memory` serves the hand-written in-memory data layers of memory.ts instead.
+ * `--store memory` (or `--memory`) serves the hand-written in-memory data layers of memory.ts instead.
  */
 import cluster from 'node:cluster';
 import { readFile } from 'node:fs/promises';
@@ -190,6 +190,15 @@ function flag(args: readonly string[], name: string): string | undefined {
   return value;
 }
 
+/** The data layers the demo serves from: `--store kysely|memory` (`--memory` is `--store memory`). */
+function storeFlag(args: readonly string[]): 'kysely' | 'memory' {
+  const store = flag(args, '--store') ?? (args.includes('--memory') ? 'memory' : 'kysely');
+  if (store === 'kysely' || store === 'memory') return store;
+  if (store === 'prisma' || store === 'drizzle')
+    throw new Error(`--store ${store} is not served yet: the demo serves --store kysely (the default) or memory`);
+  throw new Error(`--store takes kysely or memory, not "${store}"`);
+}
+
 async function main(args: readonly string[]): Promise<void> {
   const seedValue = flag(args, '--seed');
   const articles = seedValue === undefined ? 120 : Number(seedValue);
@@ -199,11 +208,13 @@ async function main(args: readonly string[]): Promise<void> {
   const workers = workersValue === undefined ? 1 : Number(workersValue);
   if (!Number.isSafeInteger(workers) || workers < 1)
     throw new Error(`--workers takes a positive integer, not "${workersValue}"`);
-  const where = args.includes('--memory')
-    ? 'memory, hand-written data layers'
-    : process.env.DATABASE_URL
-      ? 'PostgreSQL ($DATABASE_URL)'
-      : (flag(args, '--db') ?? 'a temporary SQLite file');
+  const store = storeFlag(args);
+  const where =
+    store === 'memory'
+      ? 'memory, hand-written data layers'
+      : process.env.DATABASE_URL
+        ? 'PostgreSQL ($DATABASE_URL)'
+        : (flag(args, '--db') ?? 'a temporary SQLite file');
   if (cluster.isWorker) {
     const demo = await startDemo({ db: workerDatabase(), seed: articles });
     const stop = () =>
@@ -216,8 +227,8 @@ async function main(args: readonly string[]): Promise<void> {
     return;
   }
   const url = workers > 1 ? await startWorkers({ workers, seed: articles, db: flag(args, '--db') }) : undefined;
-  const memory = args.includes('--memory');
-  if (memory && workers > 1) throw new Error('--memory serves from one process: it cannot go with --workers');
+  const memory = store === 'memory';
+  if (memory && workers > 1) throw new Error('--store memory serves from one process: it cannot go with --workers');
   const demo = url ? undefined : await startDemo({ db: flag(args, '--db'), seed: articles, memory });
   printWelcome(demo?.url ?? url!, where, workers);
   if (!demo) return;
