@@ -3,7 +3,7 @@
  * `where` will hand to `findMany`. Conditions Prisma cannot say in a `where` throw a
  * `TypeError` naming them (see `prismaWhere`).
  */
-import type { Condition, ConditionValue, FilterCondition } from 'jsonapi-gen';
+import type { Condition, ConditionValue, CustomCondition, FilterCondition } from 'jsonapi-gen';
 
 /** A Prisma `where` object, of any model. */
 export type PrismaWhere = { readonly [field: string]: unknown };
@@ -50,6 +50,14 @@ export interface WhereOptions {
    * from a grouped count. Without it such a count throws.
    */
   readonly count?: (condition: Condition) => PrismaWhere;
+  /**
+   * A text condition Prisma cannot say on SQLite (case-sensitive, or a value with `%` or `_`)
+   * as a where on the model it is on (the related model's, for a path) the store worked out,
+   * e.g. `{ id: { in: ids } }`. Without it such a condition throws.
+   */
+  readonly text?: (condition: Condition) => PrismaWhere;
+  /** A custom filter's condition as a where (the mapping's). Without it a custom condition throws. */
+  readonly custom?: (condition: CustomCondition) => PrismaWhere;
 }
 
 const ORDERING = { lt: 'lt', lte: 'lte', gt: 'gt', gte: 'gte' } as const;
@@ -90,6 +98,8 @@ function leaf(
     case 'startsWith':
     case 'endsWith': {
       const text = String(value);
+      if (options.provider === 'sqlite' && options.text && (!condition.caseInsensitive || /[%_]/.test(text)))
+        return options.text(condition);
       if (options.provider === 'sqlite') {
         // Prisma writes SQLite's LIKE without ESCAPE and LIKE ignores ASCII case: neither a
         // literal `%`/`_` nor a case-sensitive match can be said.
@@ -154,6 +164,7 @@ function translate(type: string, condition: FilterCondition, options: WhereOptio
       return condition.op === 'or' ? { OR: parts } : condition.op === 'and' ? { AND: parts } : { NOT: { AND: parts } };
     }
     case 'custom':
+      if (options.custom) return options.custom(condition);
       throw new TypeError(`prismaWhere: the custom filter ${condition.field} is the store's to apply`);
   }
   if (condition.count) {
