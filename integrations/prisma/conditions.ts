@@ -51,11 +51,12 @@ export interface WhereOptions {
    */
   readonly count?: (condition: Condition) => PrismaWhere;
   /**
-   * A text condition Prisma cannot say on SQLite (case-sensitive, or a value with `%` or `_`)
-   * as a where on the model it is on (the related model's, for a path) the store worked out,
-   * e.g. `{ id: { in: ids } }`. Without it such a condition throws.
+   * A leaf's where worked out by the store (the where on the model it is on: the related
+   * model's, for a path), or undefined for the default. What Prisma cannot say (on SQLite a
+   * case-sensitive text operator, or `%` or `_` in its value) throws unless this gives a where,
+   * e.g. `{ id: { in: ids } }`. A nullable field's guard under a negation still applies.
    */
-  readonly text?: (condition: Condition) => PrismaWhere;
+  readonly leaf?: (condition: Condition) => PrismaWhere | undefined;
   /** A custom filter's condition as a where (the mapping's). Without it a custom condition throws. */
   readonly custom?: (condition: CustomCondition) => PrismaWhere;
 }
@@ -84,6 +85,10 @@ function leaf(
   const field = mapping.fields?.[attribute] ?? attribute;
   const convert = (v: ConditionValue) => (mapping.value ? mapping.value(attribute, v) : v);
   const { op, value } = condition;
+  const guard = (where: PrismaWhere) =>
+    negated && mapping.nullable?.includes(field) ? { AND: [{ [field]: { not: null } }, where] } : where;
+  const worked = options.leaf?.(condition);
+  if (worked) return guard(worked);
   let where: PrismaWhere;
   switch (op) {
     case 'null':
@@ -98,8 +103,6 @@ function leaf(
     case 'startsWith':
     case 'endsWith': {
       const text = String(value);
-      if (options.provider === 'sqlite' && options.text && (!condition.caseInsensitive || /[%_]/.test(text)))
-        return options.text(condition);
       if (options.provider === 'sqlite') {
         // Prisma writes SQLite's LIKE without ESCAPE and LIKE ignores ASCII case: neither a
         // literal `%`/`_` nor a case-sensitive match can be said.
@@ -123,7 +126,7 @@ function leaf(
     default:
       where = { [field]: { [ORDERING[op]]: convert(value as ConditionValue) } };
   }
-  return negated && mapping.nullable?.includes(field) ? { AND: [{ [field]: { not: null } }, where] } : where;
+  return guard(where);
 }
 
 /** `inner` (a where on the related model) through relationship `name` of `mapping`, with `quantifier` for to-many. */

@@ -108,6 +108,42 @@ export async function textWhere(
   return { [target.idField]: { in: ids } };
 }
 
+/**
+ * A date-time condition on SQLite, where date-times are ISO 8601 text: the demo's (and the
+ * Kysely store's) end in `Z`, Prisma's adapter binds and writes `+00:00`. Both forms of one
+ * millisecond sort before the next millisecond's, so each comparison becomes a range of
+ * whole milliseconds, bound as Prisma binds them (`= t` is `>= t and < t + 1ms`).
+ */
+export function sqliteDateTime(field: string, condition: Pick<Condition, 'op' | 'value'>): PrismaWhere | undefined {
+  const at = (value: unknown) => new Date(String(value));
+  const next = (value: unknown) => new Date(at(value).getTime() + 1);
+  const equal = (value: unknown) => ({ [field]: { gte: at(value), lt: next(value) } });
+  const unequal = (value: unknown) => ({ OR: [{ [field]: { lt: at(value) } }, { [field]: { gte: next(value) } }] });
+  const { op, value } = condition;
+  switch (op) {
+    case 'eq':
+      return equal(value);
+    case 'ne':
+      return unequal(value);
+    case 'lt':
+      return { [field]: { lt: at(value) } };
+    case 'lte':
+      return { [field]: { lt: next(value) } };
+    case 'gt':
+      return { [field]: { gte: next(value) } };
+    case 'gte':
+      return { [field]: { gte: at(value) } };
+    case 'in':
+    case 'nin': {
+      const list = value as readonly unknown[];
+      if (list.length === 0) return undefined;
+      return op === 'in' ? { OR: list.map(equal) } : { AND: list.map(unequal) };
+    }
+    default:
+      return undefined;
+  }
+}
+
 /** The leaves of `condition` Prisma's where cannot say, each once. */
 function unsayable(condition: FilterCondition, sqlite: boolean, out: Condition[]): Condition[] {
   if (condition.op === 'and' || condition.op === 'or' || condition.op === 'not') {
@@ -156,6 +192,13 @@ export async function conditionWhere(
         ? await countWhere(resources, resource, leaf.count, leaf.op as CountOp, Number(leaf.value), context)
         : await textWhere(resources, resource, leaf, context),
     );
+  const leaf = (c: Condition): PrismaWhere | undefined => {
+    if (resolved.has(c)) return resolved.get(c);
+    if (!sqlite || c.count) return undefined;
+    const target = c.path ? resources.get(c.path.type) : resource;
+    const field = target?.field(c.path ? c.path.attribute : c.field);
+    return field !== undefined && target!.isDateTime(field, context) ? sqliteDateTime(field, c) : undefined;
+  };
   const types = Object.fromEntries([...resources].map(([type, r]) => [type, r.whereMapping()]));
   const found = (leaf: Condition) => {
     const where = resolved.get(leaf);
@@ -167,7 +210,7 @@ export async function conditionWhere(
     types,
     scope: (type) => resources.get(type)?.scope(context),
     count: found,
-    text: found,
+    leaf,
     custom: (custom) => {
       const filter = resource.mapping.filters?.[custom.field];
       if (!filter) throw new TypeError(`defineStore: ${resource.type} has no custom filter ${custom.field}`);

@@ -90,6 +90,12 @@ export class ModelResource {
     return delegate;
   }
 
+  /** Whether `field` is a DateTime field (Prisma's public field references say). */
+  isDateTime(field: string, context: Context): boolean {
+    const fields = (this.delegate(context) as { fields?: Record<string, { typeName?: string } | undefined> }).fields;
+    return fields?.[field]?.typeName === 'DateTime';
+  }
+
   scope(context: Context): PrismaWhere | undefined {
     return this.mapping.scope?.(context);
   }

@@ -37,6 +37,7 @@ import {
   countWhere,
   distinct,
   orderEntry,
+  sqliteDateTime,
   queryWhere,
 } from './query.js';
 import { countRelated, loadRelated, queryRelated } from './reads.js';
@@ -207,6 +208,9 @@ async function keyset(
     const value = after[i]!;
     if (count) return countWhere(resources, resource, count, op, Number(value), context);
     const key = field === 'id' ? resource.parseId(String(value)) : value;
+    const name = resource.field(field);
+    if (resource.provider === 'sqlite' && resource.isDateTime(name, context))
+      return sqliteDateTime(name, { op, value })!;
     return { [resource.field(field)]: op === 'eq' ? { equals: key } : { [op]: key } };
   };
   const alternatives: PrismaWhere[] = [];

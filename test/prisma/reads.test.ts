@@ -114,7 +114,7 @@ const PATHS = [
   '/articles?filter[title][startsWith]=Types',
   '/articles?filter[title][startsWith]=types',
   '/articles?filter[title][endsWith]=part 1',
-  '/articles?filter[title][contains]=50%',
+  '/articles?filter[title][contains]=%25 part 1',
   '/articles?filter[title][contains]=part_1',
   '/articles?filter[author]=3',
   '/articles?filter[author]=3,4',
@@ -183,6 +183,9 @@ const PATHS = [
   '/tags/1/articles?filter[commentCount][gte]=5',
 ];
 
+/** The paths of PATHS that name no resource. */
+const MISSING = ['/articles/999', '/articles/abc'];
+
 interface Served {
   prisma: JsonApi;
   kysely: JsonApi;
@@ -235,8 +238,9 @@ describe.each(['sqlite', 'postgres'] as const)('the Prisma store reads as the Ky
 
   it.each(PATHS)('GET %s', async (path) => {
     const [expected, actual] = [await read(served.kysely, path), await read(served.prisma, path)];
-    expect(actual[0], actual[1]).toBe(expected[0]);
     expect(actual[1]).toBe(expected[1]);
+    // Real reads, not the same error twice.
+    expect(actual[0], actual[1]).toBe(MISSING.includes(path) ? 404 : 200);
   });
 
   it.each([
