@@ -79,7 +79,8 @@ export type ThroughRelation<C, M extends ModelName<C>> = {
 }[ModelName<C>];
 
 /** How one relationship is stored. */
-export type RelationMapping<C, M extends ModelName<C>> = ToOneRelation<C, M> | ToManyRelation<C, M> | ThroughRelation<C, M>;
+export type RelationMapping<C, M extends ModelName<C>> =
+  ToOneRelation<C, M> | ToManyRelation<C, M> | ThroughRelation<C, M>;
 
 /** The operations `serverFields` is asked for. */
 export type WriteOperation = 'create' | 'update';

@@ -104,7 +104,9 @@ export async function textWhere(
   });
   const holds = (text: string) =>
     op === 'contains' ? text.includes(term) : op === 'startsWith' ? text.startsWith(term) : text.endsWith(term);
-  const ids = rows.filter((row) => typeof row[field] === 'string' && holds(fold(row[field]))).map((r) => r[target.idField]);
+  const ids = rows
+    .filter((row) => typeof row[field] === 'string' && holds(fold(row[field])))
+    .map((r) => r[target.idField]);
   return { [target.idField]: { in: ids } };
 }
 
@@ -149,10 +151,10 @@ function unsayable(condition: FilterCondition, sqlite: boolean, out: Condition[]
   if (condition.op === 'and' || condition.op === 'or' || condition.op === 'not') {
     for (const c of condition.conditions) unsayable(c, sqlite, out);
   } else if (condition.op !== 'custom') {
-    const text = condition.op === 'contains' || condition.op === 'startsWith' || condition.op === 'endsWith';
-    if (condition.count && !existence(condition)) out.push(condition);
-    else if (text && sqlite && (!condition.caseInsensitive || /[%_]/.test(String(condition.value))))
-      out.push(condition);
+    const leaf = condition as Condition;
+    const text = leaf.op === 'contains' || leaf.op === 'startsWith' || leaf.op === 'endsWith';
+    if (leaf.count && !existence(leaf)) out.push(leaf);
+    else if (text && sqlite && (!leaf.caseInsensitive || /[%_]/.test(String(leaf.value)))) out.push(leaf);
   }
   return out;
 }

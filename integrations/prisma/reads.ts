@@ -10,7 +10,9 @@ import { type Model, type ModelResource, allOf, keyText } from './resource.js';
 function relatedOf(resources: Resources, resource: ModelResource, relationship: Relationship): ModelResource {
   const related = resources.get(relationship.relatedType);
   if (!related)
-    throw new TypeError(`defineStore: ${resource.type}.${relationship.name} relates to ${relationship.relatedType}, not in the store`);
+    throw new TypeError(
+      `defineStore: ${resource.type}.${relationship.name} relates to ${relationship.relatedType}, not in the store`,
+    );
   return related;
 }
 

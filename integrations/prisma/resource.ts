@@ -23,7 +23,12 @@ export type Relation =
   | { readonly field: string; readonly model: string; readonly foreignKey: string; readonly through?: undefined }
   | {
       readonly field: string;
-      readonly through: { readonly model: string; readonly from: string; readonly to: string; readonly relation: string };
+      readonly through: {
+        readonly model: string;
+        readonly from: string;
+        readonly to: string;
+        readonly relation: string;
+      };
     };
 
 /** The mapping without the client's types: every name a string. */

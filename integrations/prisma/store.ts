@@ -41,7 +41,7 @@ import {
   queryWhere,
 } from './query.js';
 import { countRelated, loadRelated, queryRelated } from './reads.js';
-import { type LooseMapping, type Model, ModelResource, allOf, keyText } from './resource.js';
+import { type Model, ModelResource, allOf, keyText } from './resource.js';
 
 export type { PrismaQuery } from './query.js';
 export type { Model } from './resource.js';
@@ -104,7 +104,7 @@ export function defineStore<C extends object, const M extends Record<string, Any
   const clientFor = options.clientFor ?? (() => client);
   const resources = new Map<string, ModelResource>();
   for (const [type, mapping] of Object.entries(mappings))
-    resources.set(type, new ModelResource(type, mapping as unknown as LooseMapping, options.provider, clientFor));
+    resources.set(type, new ModelResource(type, mapping, options.provider, clientFor));
   const layers: Record<string, PrismaDataLayer> = {};
   for (const resource of resources.values()) layers[resource.type] = dataLayer(resources, resource);
   return layers as { readonly [K in keyof M]: PrismaDataLayer };

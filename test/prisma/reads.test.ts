@@ -223,7 +223,11 @@ async function serve(dialect: 'sqlite' | 'postgres', cleanups: Array<() => Promi
   (prisma as unknown as { $on(event: 'query', f: (e: { query: string }) => void): void }).$on('query', (e) =>
     queries.push(e.query),
   );
-  return { prisma: apiOf(prismaStore(prisma, dialect === 'sqlite' ? 'sqlite' : 'postgresql')), kysely: apiOf(createStore(database.db)), queries };
+  return {
+    prisma: apiOf(prismaStore(prisma, dialect === 'sqlite' ? 'sqlite' : 'postgresql')),
+    kysely: apiOf(createStore(database.db)),
+    queries,
+  };
 }
 
 describe.each(['sqlite', 'postgres'] as const)('the Prisma store reads as the Kysely store on %s', (dialect) => {
@@ -252,10 +256,11 @@ describe.each(['sqlite', 'postgres'] as const)('the Prisma store reads as the Ky
     let path: string | null = first;
     let pages = 0;
     while (path !== null) {
-      const [expected, actual] = [await read(served.kysely, path), await read(served.prisma, path)];
+      const expected: [number, string] = await read(served.kysely, path);
+      const actual: [number, string] = await read(served.prisma, path);
       expect(actual[1]).toBe(expected[1]);
       expect(actual[0], actual[1]).toBe(200);
-      const next = (JSON.parse(actual[1]) as { links: { next?: string | null } }).links.next ?? null;
+      const next: string | null = (JSON.parse(actual[1]) as { links: { next?: string | null } }).links.next ?? null;
       path = next === null ? null : next.replace('http://localhost', '');
       pages++;
     }
@@ -275,5 +280,27 @@ describe.each(['sqlite', 'postgres'] as const)('the Prisma store reads as the Ky
     const twenty = await count(20);
     expect(twenty).toBeGreaterThan(0);
     expect(await count(50)).toBe(twenty);
+  });
+});
+
+describe("the mapping's types", () => {
+  it("refuses at compile time a model or field the client's types do not have (tsc checks this file)", () => {
+    const sqlite = { provider: 'sqlite' } as const;
+    // One call per line, so that each error stands on the line its directive names.
+    // prettier-ignore
+    const mappings = (prisma: Client) => [
+      // @ts-expect-error: the client has no model `articel`
+      defineStore(prisma, { articles: { model: 'articel' } }, sqlite),
+      // @ts-expect-error: `versoin` is no field of Article
+      defineStore(prisma, { articles: { model: 'article', version: 'versoin' } }, sqlite),
+      // @ts-expect-error: `authorID` is no field of Article
+      defineStore(prisma, { articles: { model: 'article', relationships: { author: { field: 'author', foreignKey: 'authorID' } } } }, sqlite),
+      // @ts-expect-error: `postId` is no field of Comment
+      defineStore(prisma, { articles: { model: 'article', relationships: { comments: { field: 'comments', model: 'comment', foreignKey: 'postId' } } } }, sqlite),
+      // @ts-expect-error: `created` names no field of Article
+      defineStore(prisma, { articles: { model: 'article', fields: { createdAt: 'created' } } }, sqlite),
+      defineStore(prisma, { articles: { model: 'article', version: 'version', fields: { created: 'createdAt' } } }, sqlite),
+    ];
+    expect(mappings).toBeTypeOf('function');
   });
 });
