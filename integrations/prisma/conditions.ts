@@ -3,7 +3,7 @@
  * `where` will hand to `findMany`. Conditions Prisma cannot say in a `where` throw a
  * `TypeError` naming them (see `prismaWhere`).
  */
-import type { Condition, ConditionValue, FilterCondition } from 'jsonapi-gen';
+import type { Condition, ConditionValue, CustomCondition, FilterCondition } from 'jsonapi-gen';
 
 /** A Prisma `where` object, of any model. */
 export type PrismaWhere = { readonly [field: string]: unknown };
@@ -50,6 +50,15 @@ export interface WhereOptions {
    * from a grouped count. Without it such a count throws.
    */
   readonly count?: (condition: Condition) => PrismaWhere;
+  /**
+   * A leaf's where worked out by the store (the where on the model it is on: the related
+   * model's, for a path), or undefined for the default. What Prisma cannot say (on SQLite a
+   * case-sensitive text operator, or `%` or `_` in its value) throws unless this gives a where,
+   * e.g. `{ id: { in: ids } }`. A nullable field's guard under a negation still applies.
+   */
+  readonly leaf?: (condition: Condition) => PrismaWhere | undefined;
+  /** A custom filter's condition as a where (the mapping's). Without it a custom condition throws. */
+  readonly custom?: (condition: CustomCondition) => PrismaWhere;
 }
 
 const ORDERING = { lt: 'lt', lte: 'lte', gt: 'gt', gte: 'gte' } as const;
@@ -76,6 +85,10 @@ function leaf(
   const field = mapping.fields?.[attribute] ?? attribute;
   const convert = (v: ConditionValue) => (mapping.value ? mapping.value(attribute, v) : v);
   const { op, value } = condition;
+  const guard = (where: PrismaWhere) =>
+    negated && mapping.nullable?.includes(field) ? { AND: [{ [field]: { not: null } }, where] } : where;
+  const worked = options.leaf?.(condition);
+  if (worked) return guard(worked);
   let where: PrismaWhere;
   switch (op) {
     case 'null':
@@ -113,7 +126,7 @@ function leaf(
     default:
       where = { [field]: { [ORDERING[op]]: convert(value as ConditionValue) } };
   }
-  return negated && mapping.nullable?.includes(field) ? { AND: [{ [field]: { not: null } }, where] } : where;
+  return guard(where);
 }
 
 /** `inner` (a where on the related model) through relationship `name` of `mapping`, with `quantifier` for to-many. */
@@ -154,6 +167,7 @@ function translate(type: string, condition: FilterCondition, options: WhereOptio
       return condition.op === 'or' ? { OR: parts } : condition.op === 'and' ? { AND: parts } : { NOT: { AND: parts } };
     }
     case 'custom':
+      if (options.custom) return options.custom(condition);
       throw new TypeError(`prismaWhere: the custom filter ${condition.field} is the store's to apply`);
   }
   if (condition.count) {

@@ -11,3 +11,17 @@ export {
   type WhereProvider,
   type WhereRelationship,
 } from './conditions.js';
+export {
+  type AnyModelMapping,
+  type ModelMapping,
+  type ModelName,
+  type RelationField,
+  type RelationMapping,
+  type ScalarField,
+  type ThroughRelation,
+  type ToManyRelation,
+  type ToOneRelation,
+  type WriteOperation,
+  parseIntegerId,
+} from './mapping.js';
+export { defineStore, type PrismaDataLayer, type PrismaQuery, type PrismaStoreOptions } from './store.js';

@@ -1,0 +1,153 @@
+/**
+ * The mapping of one resource type to a model of a generated Prisma Client: which model
+ * (its delegate on the client), the scalar field of each attribute, the relation of each
+ * relationship, custom filters and sorts, the read scope, the policy, the version field and
+ * the fields the server sets. Checked against the client's types: the model must be one of the
+ * client's, and every field, key and relation name one of that model's (or of the related
+ * model's, for a to-many key).
+ */
+import type { Ability, Context, FilterValue, MaybePromise, SortDirection } from 'jsonapi-gen';
+import type { PrismaWhere } from './conditions.js';
+
+/** The models of client `C`, by their delegate's key (`article` for `prisma.article`). */
+export type ModelName<C> = {
+  [K in keyof C]: K extends `$${string}` | `_${string}`
+    ? never
+    : C[K] extends { findMany: unknown; fields: object }
+      ? K
+      : never;
+}[keyof C] &
+  string;
+
+/** The scalar fields of model `M` of client `C` (the keys of its delegate's `fields`). */
+export type ScalarField<C, M extends ModelName<C>> = C[M] extends { fields: infer F } ? keyof F & string : never;
+
+/** The argument of `findMany` on model `M`, as Prisma types it. */
+type FindManyArgs<C, M extends ModelName<C>> = C[M] extends { findMany: (args?: infer A) => unknown }
+  ? NonNullable<A>
+  : never;
+
+/** The relation fields of model `M` (what `include` takes, `_count` aside). */
+export type RelationField<C, M extends ModelName<C>> =
+  FindManyArgs<C, M> extends { include?: infer I } ? Exclude<keyof NonNullable<I>, '_count'> & string : string;
+
+/**
+ * A to-one relationship whose foreign key is a field of this model: `author` of articles is
+ * `{ field: 'author', foreignKey: 'authorId' }`.
+ */
+export interface ToOneRelation<C, M extends ModelName<C>> {
+  /** The model's relation field. */
+  readonly field: RelationField<C, M>;
+  /** The model's scalar field holding the related row's id. */
+  readonly foreignKey: ScalarField<C, M>;
+}
+
+/**
+ * A to-many relationship whose foreign key is a field of the related model: `comments` of
+ * articles is `{ field: 'comments', model: 'comment', foreignKey: 'articleId' }`.
+ */
+export type ToManyRelation<C, M extends ModelName<C>> = {
+  [R in ModelName<C>]: {
+    /** The model's relation field. */
+    readonly field: RelationField<C, M>;
+    /** The related model. */
+    readonly model: R;
+    /** Its scalar field holding this row's id. */
+    readonly foreignKey: ScalarField<C, R>;
+  };
+}[ModelName<C>];
+
+/**
+ * A to-many relationship through an explicit join model: `tags` of articles is
+ * `{ field: 'tags', through: { model: 'articleTag', from: 'articleId', to: 'tagId', relation: 'tag' } }`.
+ */
+export type ThroughRelation<C, M extends ModelName<C>> = {
+  [J in ModelName<C>]: {
+    /** The model's relation field to the join model. */
+    readonly field: RelationField<C, M>;
+    readonly through: {
+      /** The join model. */
+      readonly model: J;
+      /** Its scalar field holding this row's id. */
+      readonly from: ScalarField<C, J>;
+      /** Its scalar field holding the related row's id. */
+      readonly to: ScalarField<C, J>;
+      /** Its relation field to the related model. */
+      readonly relation: RelationField<C, J>;
+    };
+  };
+}[ModelName<C>];
+
+/** How one relationship is stored. */
+export type RelationMapping<C, M extends ModelName<C>> =
+  ToOneRelation<C, M> | ToManyRelation<C, M> | ThroughRelation<C, M>;
+
+/** The operations `serverFields` is asked for. */
+export type WriteOperation = 'create' | 'update';
+
+/**
+ * How one resource type is stored in model `M` of client `C`.
+ *
+ * @example
+ * import type { PrismaClient } from './generated/sqlite/client.js';
+ * const articles: ModelMapping<PrismaClient, 'article'> = {
+ *   model: 'article',
+ *   relationships: {
+ *     author: { field: 'author', foreignKey: 'authorId' },
+ *     comments: { field: 'comments', model: 'comment', foreignKey: 'articleId' },
+ *     tags: { field: 'tags', through: { model: 'articleTag', from: 'articleId', to: 'tagId', relation: 'tag' } },
+ *   },
+ *   version: 'version',
+ *   scope: (ctx) => ({ OR: [{ status: 'published' }, { authorId: Number(ctx.getAttribute('user') ?? 0) }] }),
+ * };
+ */
+export interface ModelMapping<C, M extends ModelName<C>> {
+  /** The model, by its delegate's key on the client. */
+  readonly model: M;
+  /** The id field. Default: `'id'`. */
+  readonly id?: ScalarField<C, M>;
+  /** Attribute → scalar field, for attributes whose field has another name. Default: the same name. */
+  readonly fields?: Readonly<Record<string, ScalarField<C, M>>>;
+  /** The scalar fields that may be null (a negated condition on them is guarded, see `prismaWhere`). */
+  readonly nullable?: readonly ScalarField<C, M>[];
+  /** Relationship name → its relation. */
+  readonly relationships?: Readonly<Record<string, RelationMapping<C, M>>>;
+  /**
+   * Turns a URL id into the id field's value, or `undefined` when it cannot be one (then 404).
+   * Default: integer ids (decimal digits, up to 2^31 - 1).
+   */
+  readonly parseId?: (id: string) => unknown;
+  /**
+   * Row-level read authorization, as a `where` on the model: every read of the resource
+   * (show, lists and their counts, includes, related endpoints, relationship counts, paths and
+   * counts of filters through relationships to it) sees only the rows it matches. A count sort
+   * (`sort=-commentCount`) over a scoped related type is refused: Prisma's `_count` order takes
+   * no `where`.
+   */
+  readonly scope?: (context: Context) => PrismaWhere;
+  /** The policy the schema's `can(ability)` callbacks consult. */
+  readonly policy?: (ability: Ability, model: Record<string, unknown>, context: Context) => MaybePromise<boolean>;
+  /**
+   * The schema's custom filters, by name: the `where` that holds for the rows the filter keeps.
+   * Each is one condition, so it may also stand inside `filter[or]` and `filter[not]`.
+   */
+  readonly filters?: Readonly<Record<string, (value: FilterValue, context: Context) => PrismaWhere>>;
+  /** The schema's custom sorts, by name: the `orderBy` entries of the sort. */
+  readonly sorts?: Readonly<Record<string, (direction: SortDirection, context: Context) => readonly PrismaWhere[]>>;
+  /** An integer field holding the row's version (the writes add one; reads carry it in their `ETag`). */
+  readonly version?: ScalarField<C, M>;
+  /** The fields the server sets on every write (timestamps), merged over the client's values. */
+  readonly serverFields?: (operation: WriteOperation, context: Context) => Record<string, unknown>;
+}
+
+/** A mapping to any one model of client `C`. */
+export type AnyModelMapping<C> = { [M in ModelName<C>]: ModelMapping<C, M> }[ModelName<C>];
+
+const INTEGER = /^(0|[1-9][0-9]{0,9})$/;
+
+/** The default `parseId`: integer keys that fit a 32-bit signed integer field. */
+export function parseIntegerId(id: string): number | undefined {
+  if (!INTEGER.test(id)) return undefined;
+  const n = Number(id);
+  return n <= 2_147_483_647 ? n : undefined;
+}

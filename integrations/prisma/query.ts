@@ -1,0 +1,259 @@
+/**
+ * An Index query of the Prisma store as a plain value (`PrismaQuery`), and what the runtime's
+ * conditions and counts become on it: `where` parts, `orderBy` entries, a page.
+ */
+import type { Condition, Context, CountPath, FilterCondition } from 'jsonapi-gen';
+import { type PrismaWhere, prismaWhere } from './conditions.js';
+import { type ModelResource, allOf, keyText } from './resource.js';
+
+/**
+ * A list query of one model: `where` parts that all hold (the scope is added when it runs),
+ * `orderBy` entries in order, and a page (`skip`/`take`). Every step returns a new value.
+ *
+ * @example
+ * const page: PrismaQuery = { where: [{ status: { equals: 'published' } }], orderBy: [{ createdAt: 'desc' }, { id: 'asc' }], take: 20 };
+ */
+export interface PrismaQuery {
+  readonly where: readonly PrismaWhere[];
+  readonly orderBy: readonly PrismaWhere[];
+  readonly skip?: number;
+  readonly take?: number;
+}
+
+/** The store's resources by type, as conditions through relationships reach them. */
+export type Resources = ReadonlyMap<string, ModelResource>;
+
+/** The Prisma filter of a count compared by `op` (`having` of a grouped count). */
+const NEGATED = { eq: 'not', ne: 'equals', lt: 'gte', lte: 'gt', gt: 'lte', gte: 'lt' } as const;
+const PRISMA_OP = { eq: 'equals', ne: 'not', lt: 'lt', lte: 'lte', gt: 'gt', gte: 'gte' } as const;
+type CountOp = keyof typeof PRISMA_OP;
+
+function compare(a: number, op: CountOp, b: number): boolean {
+  return op === 'eq'
+    ? a === b
+    : op === 'ne'
+      ? a !== b
+      : op === 'lt'
+        ? a < b
+        : op === 'lte'
+          ? a <= b
+          : op === 'gt'
+            ? a > b
+            : a >= b;
+}
+
+/**
+ * The rows of `resource` whose number of related rows (through `count`, within the related
+ * type's scope) compares with `n` by `op`, as `{ id: { in | notIn: ids } }`: one `groupBy` of
+ * the related (or join) model by its foreign key, `having` the count. Owners with no related
+ * row are in no group: when `0 op n` holds, the ids of the groups where it does not are left out.
+ */
+export async function countWhere(
+  resources: Resources,
+  resource: ModelResource,
+  count: CountPath,
+  op: CountOp,
+  n: number,
+  context: Context,
+): Promise<PrismaWhere> {
+  const relation = resource.relation(count.relationship);
+  const related = resources.get(count.type);
+  if (!related) throw new TypeError(`defineStore: ${count.type} is not in the store`);
+  if (!relation.through && relation.model === undefined)
+    throw new TypeError(`defineStore: ${resource.type}.${count.relationship} is counted but is a to-one relation`);
+  const scope = related.scope(context);
+  const [model, key, where] = relation.through
+    ? [relation.through.model, relation.through.from, scope && { [relation.through.relation]: { is: scope } }]
+    : [relation.model, relation.foreignKey, scope];
+  const zero = compare(0, op, n);
+  const rows = await related.delegate(context, model).groupBy({
+    by: [key],
+    ...(where && { where }),
+    having: { [key]: { _count: { [zero ? NEGATED[op] : PRISMA_OP[op]]: n } } },
+  });
+  const ids = rows.map((row) => row[key]);
+  return { [resource.idField]: zero ? { notIn: ids } : { in: ids } };
+}
+
+/** ASCII letters lowered, as SQLite's `lower` and `LIKE` have them. */
+function asciiLower(text: string): string {
+  return text.replace(/[A-Z]/g, (c) => c.toLowerCase());
+}
+
+/**
+ * A text condition Prisma cannot say on SQLite (case-sensitive, or `%`/`_` in the value) as
+ * `{ id: { in: ids } }` on the model it is on: Prisma's `LIKE` (ASCII case ignored, `%` and `_`
+ * wildcards) reads a superset of the matching rows' ids and text, which the exact comparison
+ * then narrows.
+ */
+export async function textWhere(
+  resources: Resources,
+  resource: ModelResource,
+  condition: Condition,
+  context: Context,
+): Promise<PrismaWhere> {
+  const target = condition.path ? resources.get(condition.path.type) : resource;
+  if (!target) throw new TypeError(`defineStore: ${condition.path!.type} is not in the store`);
+  const field = target.field(condition.path ? condition.path.attribute : condition.field);
+  const op = condition.op as 'contains' | 'startsWith' | 'endsWith';
+  const fold = condition.caseInsensitive ? asciiLower : (text: string) => text;
+  const term = fold(String(condition.value));
+  const rows = await target.delegate(context).findMany({
+    where: { [field]: { [op]: String(condition.value) } },
+    select: { [target.idField]: true, [field]: true },
+  });
+  const holds = (text: string) =>
+    op === 'contains' ? text.includes(term) : op === 'startsWith' ? text.startsWith(term) : text.endsWith(term);
+  const ids = rows
+    .filter((row) => typeof row[field] === 'string' && holds(fold(row[field])))
+    .map((r) => r[target.idField]);
+  return { [target.idField]: { in: ids } };
+}
+
+/**
+ * A date-time condition on SQLite, where date-times are ISO 8601 text: the demo's (and the
+ * Kysely store's) end in `Z`, Prisma's adapter binds and writes `+00:00`. Both forms of one
+ * millisecond sort before the next millisecond's, so each comparison becomes a range of
+ * whole milliseconds, bound as Prisma binds them (`= t` is `>= t and < t + 1ms`).
+ */
+export function sqliteDateTime(field: string, condition: Pick<Condition, 'op' | 'value'>): PrismaWhere | undefined {
+  const at = (value: unknown) => new Date(String(value));
+  const next = (value: unknown) => new Date(at(value).getTime() + 1);
+  const equal = (value: unknown) => ({ [field]: { gte: at(value), lt: next(value) } });
+  const unequal = (value: unknown) => ({ OR: [{ [field]: { lt: at(value) } }, { [field]: { gte: next(value) } }] });
+  const { op, value } = condition;
+  switch (op) {
+    case 'eq':
+      return equal(value);
+    case 'ne':
+      return unequal(value);
+    case 'lt':
+      return { [field]: { lt: at(value) } };
+    case 'lte':
+      return { [field]: { lt: next(value) } };
+    case 'gt':
+      return { [field]: { gte: next(value) } };
+    case 'gte':
+      return { [field]: { gte: at(value) } };
+    case 'in':
+    case 'nin': {
+      const list = value as readonly unknown[];
+      if (list.length === 0) return undefined;
+      return op === 'in' ? { OR: list.map(equal) } : { AND: list.map(unequal) };
+    }
+    default:
+      return undefined;
+  }
+}
+
+/** The leaves of `condition` Prisma's where cannot say, each once. */
+function unsayable(condition: FilterCondition, sqlite: boolean, out: Condition[]): Condition[] {
+  if (condition.op === 'and' || condition.op === 'or' || condition.op === 'not') {
+    for (const c of condition.conditions) unsayable(c, sqlite, out);
+  } else if (condition.op !== 'custom') {
+    const leaf = condition as Condition;
+    const text = leaf.op === 'contains' || leaf.op === 'startsWith' || leaf.op === 'endsWith';
+    if (leaf.count && !existence(leaf)) out.push(leaf);
+    else if (text && sqlite && (!leaf.caseInsensitive || /[%_]/.test(String(leaf.value)))) out.push(leaf);
+  }
+  return out;
+}
+
+/** Whether a count condition asks for existence only (`> 0`, `= 0`), which Prisma's `some`/`none` say. */
+function existence(condition: Condition): boolean {
+  const n = Number(condition.value);
+  const { op } = condition;
+  return (
+    (op === 'gt' && n === 0) ||
+    (op === 'gte' && n === 1) ||
+    (op === 'ne' && n === 0) ||
+    (op === 'eq' && n === 0) ||
+    (op === 'lt' && n === 1) ||
+    (op === 'lte' && n === 0)
+  );
+}
+
+/**
+ * The where of a filter condition on `resource`: `prismaWhere`, with the counts and (on SQLite)
+ * text leaves it cannot say worked out first (`countWhere`, `textWhere`: one query each), and
+ * the mapping's custom filters.
+ */
+export async function conditionWhere(
+  resources: Resources,
+  resource: ModelResource,
+  condition: FilterCondition,
+  context: Context,
+): Promise<PrismaWhere> {
+  const sqlite = resource.provider === 'sqlite';
+  const leaves = unsayable(condition, sqlite, []);
+  const resolved = new Map<Condition, PrismaWhere>();
+  for (const leaf of leaves)
+    resolved.set(
+      leaf,
+      leaf.count
+        ? await countWhere(resources, resource, leaf.count, leaf.op as CountOp, Number(leaf.value), context)
+        : await textWhere(resources, resource, leaf, context),
+    );
+  const leaf = (c: Condition): PrismaWhere | undefined => {
+    if (resolved.has(c)) return resolved.get(c);
+    if (!sqlite || c.count) return undefined;
+    const target = c.path ? resources.get(c.path.type) : resource;
+    const field = target?.field(c.path ? c.path.attribute : c.field);
+    return field !== undefined && target!.isDateTime(field, context) ? sqliteDateTime(field, c) : undefined;
+  };
+  const types = Object.fromEntries([...resources].map(([type, r]) => [type, r.whereMapping()]));
+  const found = (leaf: Condition) => {
+    const where = resolved.get(leaf);
+    if (!where) throw new TypeError(`defineStore: ${leaf.field} ${leaf.op} was not worked out`);
+    return where;
+  };
+  return prismaWhere(resource.type, condition, {
+    provider: resource.provider,
+    types,
+    scope: (type) => resources.get(type)?.scope(context),
+    count: found,
+    leaf,
+    custom: (custom) => {
+      const filter = resource.mapping.filters?.[custom.field];
+      if (!filter) throw new TypeError(`defineStore: ${resource.type} has no custom filter ${custom.field}`);
+      return filter(custom.value as string | string[], context);
+    },
+  });
+}
+
+/** The `orderBy` entry of one sort: an attribute, a to-one relation's attribute, or a relation count. */
+export function orderEntry(
+  resources: Resources,
+  resource: ModelResource,
+  field: string,
+  direction: 'asc' | 'desc',
+  path: { relationship: string; type: string; attribute?: string } | undefined,
+): PrismaWhere {
+  if (!path) return { [resource.field(field)]: direction };
+  const relation = resource.relation(path.relationship);
+  const related = resources.get(path.type);
+  if (!related) throw new TypeError(`defineStore: ${path.type} is not in the store`);
+  if (path.attribute === undefined) {
+    // Prisma's `_count` order takes no where: a scoped related type cannot be counted in it.
+    if (related.mapping.scope)
+      throw new TypeError(
+        `defineStore: ${resource.type} cannot be sorted by ${field}: ${path.type} has a scope, which Prisma's _count order cannot apply`,
+      );
+    return { [relation.field]: { _count: direction } };
+  }
+  if (relation.through || relation.model !== undefined)
+    throw new TypeError(`defineStore: ${resource.type}.${path.relationship} is sorted by but is not a to-one relation`);
+  return { [relation.field]: { [related.field(path.attribute)]: direction } };
+}
+
+/** The keys of `values` without null or undefined, each once. */
+export function distinct(values: readonly unknown[]): unknown[] {
+  const seen = new Map<string, unknown>();
+  for (const value of values) if (value !== null && value !== undefined) seen.set(keyText(value), value);
+  return [...seen.values()];
+}
+
+/** The where a query runs with: the scope, then its parts. */
+export function queryWhere(resource: ModelResource, query: PrismaQuery, context: Context): PrismaWhere {
+  return allOf([resource.scope(context), ...query.where]);
+}
