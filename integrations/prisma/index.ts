@@ -11,3 +11,32 @@ export {
   type WhereProvider,
   type WhereRelationship,
 } from './conditions.js';
+export {
+  prismaError,
+  retryable,
+  runPrisma,
+  unavailable,
+  unavailableError,
+  whenUnavailable,
+  type Written,
+} from './errors.js';
+export {
+  clientFor,
+  prismaTransaction,
+  withPrismaTransaction,
+  type PrismaTransactional,
+  type PrismaTransactionOptions,
+} from './transaction.js';
+export {
+  changeToMany,
+  createRecord,
+  deleteRecord,
+  integerId,
+  prismaExistence,
+  updateRecord,
+  type ExistenceMember,
+  type Row,
+  type ToManyWrite,
+  type WriteModel,
+} from './writes.js';
+export { prismaIdempotency, type PrismaIdempotencyOptions } from './idempotency.js';
