@@ -25,3 +25,32 @@ export {
   parseIntegerId,
 } from './mapping.js';
 export { defineStore, type PrismaDataLayer, type PrismaQuery, type PrismaStoreOptions } from './store.js';
+export {
+  prismaError,
+  retryable,
+  runPrisma,
+  unavailable,
+  unavailableError,
+  whenUnavailable,
+  type Written,
+} from './errors.js';
+export {
+  clientFor,
+  prismaTransaction,
+  withPrismaTransaction,
+  type PrismaTransactional,
+  type PrismaTransactionOptions,
+} from './transaction.js';
+export {
+  changeToMany,
+  createRecord,
+  deleteRecord,
+  integerId,
+  prismaExistence,
+  updateRecord,
+  type ExistenceMember,
+  type Row,
+  type ToManyWrite,
+  type WriteModel,
+} from './writes.js';
+export { prismaIdempotency, type PrismaIdempotencyOptions } from './idempotency.js';
