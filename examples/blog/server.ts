@@ -1,7 +1,8 @@
 /**
  * The blog demo: migrates and seeds a database, then serves the API of examples/blog/README.md on
  * node:http. `npm run demo -- --db FILE --seed N --workers N`; PostgreSQL when DATABASE_URL is set;
- * `--store memory` (or `--memory`) serves the hand-written in-memory data layers of memory.ts instead.
+ * `--store memory` (or `--memory`) serves the hand-written in-memory data layers of memory.ts instead,
+ * `--store prisma` the same tables through the Prisma store of prisma-store.ts.
  */
 import cluster from 'node:cluster';
 import { readFile } from 'node:fs/promises';
@@ -14,7 +15,7 @@ import type { Context, JsonApi } from 'jsonapi-gen';
 import { toNodeHandler } from 'jsonapi-gen/node';
 import { kyselyIdempotency, kyselyTransaction } from '@jsonapi-gen/kysely';
 import type { LogConfig } from 'kysely';
-import { migrate, openDatabase } from './db.js';
+import { migrate, type OpenDatabase, openDatabase } from './db.js';
 import { createApi, openapi } from './generated/index.js';
 import { memoryIdempotency, memoryStore, memoryTables } from './memory.js';
 import { seed, seedRows } from './seed.js';
@@ -69,6 +70,8 @@ export interface DemoOptions {
   log?: LogConfig;
   /** Serve from memory through the hand-written data layers of `memory.ts` instead of a database. */
   memory?: boolean;
+  /** The data layers on the database: the Kysely store (`store.ts`, the default) or the Prisma store (`prisma-store.ts`). */
+  store?: 'kysely' | 'prisma';
 }
 
 export interface Demo {
@@ -109,6 +112,7 @@ async function openApi(options: DemoOptions): Promise<{ api: JsonApi; close: () 
     await database.close();
     throw error;
   }
+  if (options.store === 'prisma') return prismaApi(database);
   // The generated API bound to the Kysely data layers, with the schema's extensions (Atomic
   // Operations). Every write request, and every Atomic Operations batch, is one transaction.
   // POST retries with an Idempotency-Key are answered from the keys table, per signed-in user.
@@ -117,6 +121,31 @@ async function openApi(options: DemoOptions): Promise<{ api: JsonApi; close: () 
     idempotency: { store: kyselyIdempotency(db), scope },
   });
   return { api, close: () => database.close() };
+}
+
+/**
+ * The generated API on the Prisma store, over the database the Kysely migrations made and the
+ * seed filled: one interactive transaction per write request and per Atomic Operations batch,
+ * Idempotency-Keys in the same table as the Kysely store's.
+ */
+async function prismaApi(database: OpenDatabase): Promise<{ api: JsonApi; close: () => Promise<void> }> {
+  const scope = (ctx: Context) => ctx.getAttribute('user');
+  // Loaded only here: the generated Prisma clients exist once `npm run prisma:generate` ran.
+  const { createPrismaStore, openPrisma } = await import('./prisma-store.js');
+  const { prismaIdempotency, prismaTransaction } = await import('@jsonapi-gen/prisma');
+  const postgres = database.dialect === 'postgres';
+  const prisma = openPrisma(postgres ? { databaseUrl: database.location } : { file: database.location });
+  const api = createApi(createPrismaStore(prisma, postgres ? 'postgresql' : 'sqlite'), {
+    transaction: prismaTransaction(prisma),
+    idempotency: { store: prismaIdempotency(prisma), scope },
+  });
+  return {
+    api,
+    close: async () => {
+      await prisma.$disconnect();
+      await database.close();
+    },
+  };
 }
 
 export async function startDemo(options: DemoOptions = {}): Promise<Demo> {
@@ -190,13 +219,13 @@ function flag(args: readonly string[], name: string): string | undefined {
   return value;
 }
 
-/** The data layers the demo serves from: `--store kysely|memory` (`--memory` is `--store memory`). */
-function storeFlag(args: readonly string[]): 'kysely' | 'memory' {
+/** The data layers the demo serves from: `--store kysely|prisma|memory` (`--memory` is `--store memory`). */
+function storeFlag(args: readonly string[]): 'kysely' | 'prisma' | 'memory' {
   const store = flag(args, '--store') ?? (args.includes('--memory') ? 'memory' : 'kysely');
-  if (store === 'kysely' || store === 'memory') return store;
-  if (store === 'prisma' || store === 'drizzle')
-    throw new Error(`--store ${store} is not served yet: the demo serves --store kysely (the default) or memory`);
-  throw new Error(`--store takes kysely or memory, not "${store}"`);
+  if (store === 'kysely' || store === 'prisma' || store === 'memory') return store;
+  if (store === 'drizzle')
+    throw new Error(`--store ${store} is not served yet: the demo serves --store kysely (the default), prisma or memory`);
+  throw new Error(`--store takes kysely, prisma or memory, not "${store}"`);
 }
 
 async function main(args: readonly string[]): Promise<void> {
@@ -212,11 +241,12 @@ async function main(args: readonly string[]): Promise<void> {
   const where =
     store === 'memory'
       ? 'memory, hand-written data layers'
-      : process.env.DATABASE_URL
-        ? 'PostgreSQL ($DATABASE_URL)'
-        : (flag(args, '--db') ?? 'a temporary SQLite file');
+      : `${
+          process.env.DATABASE_URL ? 'PostgreSQL ($DATABASE_URL)' : (flag(args, '--db') ?? 'a temporary SQLite file')
+        }${store === 'prisma' ? ', Prisma store' : ''}`;
+  const onDatabase = store === 'prisma' ? 'prisma' : 'kysely';
   if (cluster.isWorker) {
-    const demo = await startDemo({ db: workerDatabase(), seed: articles });
+    const demo = await startDemo({ db: workerDatabase(), seed: articles, store: onDatabase });
     const stop = () =>
       void demo.close().then(
         () => process.exit(0),
@@ -229,7 +259,7 @@ async function main(args: readonly string[]): Promise<void> {
   const url = workers > 1 ? await startWorkers({ workers, seed: articles, db: flag(args, '--db') }) : undefined;
   const memory = store === 'memory';
   if (memory && workers > 1) throw new Error('--store memory serves from one process: it cannot go with --workers');
-  const demo = url ? undefined : await startDemo({ db: flag(args, '--db'), seed: articles, memory });
+  const demo = url ? undefined : await startDemo({ db: flag(args, '--db'), seed: articles, memory, store: onDatabase });
   printWelcome(demo?.url ?? url!, where, workers);
   if (!demo) return;
   const stop = () => {

@@ -54,3 +54,4 @@ export {
   type WriteModel,
 } from './writes.js';
 export { prismaIdempotency, type PrismaIdempotencyOptions } from './idempotency.js';
+export { zuluDateTimes } from './sqlite-dates.js';

@@ -104,6 +104,13 @@ export type WriteOperation = 'create' | 'update';
 export interface ModelMapping<C, M extends ModelName<C>> {
   /** The model, by its delegate's key on the client. */
   readonly model: M;
+  /**
+   * The model's table (`@@map`), and its fields' columns where `@map` renames them: the names
+   * a database's constraint errors carry, so that a unique violation points at its attribute.
+   * Default: the model's name, and each field's own.
+   */
+  readonly table?: string;
+  readonly columns?: Readonly<Partial<Record<ScalarField<C, M>, string>>>;
   /** The id field. Default: `'id'`. */
   readonly id?: ScalarField<C, M>;
   /** Attribute → scalar field, for attributes whose field has another name. Default: the same name. */

@@ -34,6 +34,8 @@ export type Relation =
 /** The mapping without the client's types: every name a string. */
 export interface LooseMapping {
   readonly model: string;
+  readonly table?: string;
+  readonly columns?: Readonly<Record<string, string | undefined>>;
   readonly id?: string;
   readonly fields?: Readonly<Record<string, string>>;
   readonly nullable?: readonly string[];

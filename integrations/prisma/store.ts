@@ -1,7 +1,7 @@
 /**
  * `defineStore`: data layers on the models of a generated Prisma Client, one per resource
- * type, from a typed mapping (`mapping.ts`). This file holds the reads; the writes (create,
- * update, delete, to-many changes, transactions) are filled in by `writes.ts`.
+ * type, from a typed mapping (`mapping.ts`): the reads here (`query.ts`, `reads.ts`), the writes
+ * through `writes.ts`, every call on the request's transaction (`transaction.ts`).
  */
 import type {
   Authorizable,
@@ -11,7 +11,9 @@ import type {
   CountPath,
   CursorPage,
   CursorPaginatable,
+  Creatable,
   CustomFilterable,
+  Deletable,
   CustomSortable,
   FilterCondition,
   Filterable,
@@ -23,10 +25,14 @@ import type {
   RelatedLoaders,
   Relationship,
   RelationshipCounts,
+  ResourceIdentifier,
   Sortable,
   SortDirection,
   ToMany,
+  ToManyMutable,
+  Updatable,
   Versioned,
+  WriteValues,
 } from 'jsonapi-gen';
 import type { PrismaWhere, WhereProvider } from './conditions.js';
 import type { AnyModelMapping } from './mapping.js';
@@ -42,12 +48,26 @@ import {
 } from './query.js';
 import { countRelated, loadRelated, queryRelated } from './reads.js';
 import { type Model, ModelResource, allOf, keyText } from './resource.js';
+import { clientFor as transactionClient } from './transaction.js';
+import {
+  type ToManyWrite,
+  type WriteModel,
+  changeToMany,
+  createRecord,
+  deleteRecord,
+  prismaExistence,
+  updateRecord,
+} from './writes.js';
 
 export type { PrismaQuery } from './query.js';
 export type { Model } from './resource.js';
 
-/** The read side of a Prisma-backed resource's data layer. */
+/** A Prisma-backed resource's data layer: reads and writes. */
 export type PrismaDataLayer = Findable<Model> &
+  Creatable<Model> &
+  Updatable<Model> &
+  Deletable<Model> &
+  ToManyMutable<Model> &
   Listable<Model, PrismaQuery> &
   Paginatable<PrismaQuery> &
   CursorPaginatable<PrismaQuery> &
@@ -66,8 +86,9 @@ export interface PrismaStoreOptions {
   /** The client's database: Prisma's text filters and their case rules differ between them. */
   readonly provider: WhereProvider;
   /**
-   * The client or interactive transaction a request's reads run on. Default: the client given
-   * to `defineStore`.
+   * The client or interactive transaction a request's reads run on. Default: the request's
+   * transaction (`prismaTransaction` of the same client), else the client given to
+   * `defineStore`. The writes always run on the request's transaction (`clientFor`).
    */
   readonly clientFor?: (context: Context) => object;
 }
@@ -101,16 +122,104 @@ export function defineStore<C extends object, const M extends Record<string, Any
   mappings: M,
   options: PrismaStoreOptions,
 ): { readonly [K in keyof M]: PrismaDataLayer } {
-  const clientFor = options.clientFor ?? (() => client);
+  const clientFor = options.clientFor ?? ((context: Context) => transactionClient(client, context));
   const resources = new Map<string, ModelResource>();
   for (const [type, mapping] of Object.entries(mappings))
     resources.set(type, new ModelResource(type, mapping, options.provider, clientFor));
+  // One existence check for the whole store: the linkage of a write to several of its types is
+  // checked with one `findMany` per type, sent together, each within its type's scope.
+  const check = prismaExistence(
+    client,
+    Object.fromEntries(
+      [...resources.values()].map((r) => [
+        r.type,
+        {
+          model: r.mapping.model,
+          idField: r.idField,
+          parseId: r.parseId,
+          ...(r.mapping.scope && { scope: r.mapping.scope }),
+        },
+      ]),
+    ),
+  );
   const layers: Record<string, PrismaDataLayer> = {};
-  for (const resource of resources.values()) layers[resource.type] = dataLayer(resources, resource);
+  for (const resource of resources.values()) {
+    const writes = writeLayer(client, resources, resource);
+    layers[resource.type] = { ...dataLayer(resources, resource), ...writes, existence: { check, member: resource.type } };
+  }
   return layers as { readonly [K in keyof M]: PrismaDataLayer };
 }
 
-function dataLayer(resources: Resources, resource: ModelResource): PrismaDataLayer {
+/** What `writes.ts` needs of a resource: its mapping as a `WriteModel`. */
+function writeModel(resources: Resources, resource: ModelResource): WriteModel {
+  const { mapping } = resource;
+  const toOne: Record<string, { foreignKey: string; parse?: (id: string) => unknown }> = {};
+  const toMany: Record<string, ToManyWrite> = {};
+  for (const [name, relation] of Object.entries(mapping.relationships ?? {})) {
+    if (relation.through) {
+      const { model, from, to } = relation.through;
+      toMany[name] = { relation: relation.field, through: { model, from, to } };
+    } else if (relation.model !== undefined) {
+      const related = [...resources.values()].find((r) => r.mapping.model === relation.model);
+      toMany[name] = {
+        relation: relation.field,
+        connect: true,
+        ...(related && { relatedKey: related.idField, parse: related.parseId }),
+      };
+    } else toOne[name] = { foreignKey: relation.foreignKey };
+  }
+  // Attributes by the field of the same name unless the mapping renames them.
+  const attributes = new Proxy<Record<string, string>>(
+    {},
+    { get: (_target, name) => (typeof name === 'string' ? resource.field(name) : undefined) },
+  );
+  return {
+    type: resource.type,
+    model: mapping.model,
+    table: mapping.table ?? mapping.model,
+    idField: resource.idField,
+    parseId: resource.parseId,
+    attributes,
+    // Fields left out keep their own name (`writes.ts` reads `columns[field] ?? field`).
+    ...(mapping.columns && { columns: mapping.columns as Readonly<Record<string, string>> }),
+    toOne,
+    toMany,
+    ...(mapping.version !== undefined && { version: mapping.version }),
+    ...(mapping.serverFields && { serverSet: mapping.serverFields }),
+  };
+}
+
+/** The writes of one resource's data layer, each on the request's transaction. */
+function writeLayer(
+  client: object,
+  resources: Resources,
+  resource: ModelResource,
+): Creatable<Model> & Updatable<Model> & Deletable<Model> & ToManyMutable<Model> {
+  const m = writeModel(resources, resource);
+  const change = (
+    model: Model,
+    relationship: ToMany,
+    identifiers: readonly ResourceIdentifier[],
+    remove: boolean,
+    context: Context,
+  ) => changeToMany(client, m, model, relationship.name, identifiers, remove, context);
+  return {
+    create: async (values: WriteValues, context: Context) =>
+      resource.toModel(await createRecord(client, m, values, context)),
+    update: async (model: Model, values: WriteValues, context: Context) =>
+      resource.toModel(await updateRecord(client, m, model, values, context)),
+    delete: (model: Model, context: Context) => deleteRecord(client, m, model, context),
+    addToRelationship: (model, relationship, identifiers, context) =>
+      change(model, relationship, identifiers, false, context),
+    removeFromRelationship: (model, relationship, identifiers, context) =>
+      change(model, relationship, identifiers, true, context),
+  };
+}
+
+function dataLayer(
+  resources: Resources,
+  resource: ModelResource,
+): Omit<PrismaDataLayer, 'create' | 'update' | 'delete' | 'addToRelationship' | 'removeFromRelationship'> {
   const { mapping, idField } = resource;
   const where = (query: PrismaQuery, part: PrismaWhere): PrismaQuery => ({ ...query, where: [...query.where, part] });
   const related: Record<string, (models: readonly Model[], context: Context, r: Relationship) => Promise<unknown[]>> =

@@ -8,7 +8,7 @@ import type { TestProject } from 'vitest/node';
 import { generateClients } from '../../integrations/prisma/scripts/generate.js';
 
 /** The test files that import a generated Prisma client. */
-const NEEDS_PRISMA = /[\\/]test[\\/]prisma[\\/]/;
+const NEEDS_PRISMA = /[\\/]test[\\/](prisma|e2e)[\\/]/;
 
 export default async function setup(project: TestProject): Promise<void> {
   const filters = (project.vitest as unknown as { filenamePattern?: string[] }).filenamePattern;

@@ -1,0 +1,123 @@
+/**
+ * The blog's data layers on Prisma (`npm run demo -- --store prisma`): the resources of
+ * `schema.ts` backed by the models of `prisma/schema.prisma` through `@jsonapi-gen/prisma`,
+ * as `store.ts` backs them by the Kysely store: the same columns, relationships, `search`
+ * filter, policy, version and server-set timestamps, and `scoped` for row-level reads.
+ */
+import { PrismaBetterSqlite3 } from '@prisma/adapter-better-sqlite3';
+import { PrismaPg } from '@prisma/adapter-pg';
+import type { Context, FilterValue } from 'jsonapi-gen';
+import { defineStore, zuluDateTimes } from '@jsonapi-gen/prisma';
+import { SQLITE_BUSY_TIMEOUT_MS } from './db.js';
+import type { DataLayers } from './generated/index.js';
+import { PrismaClient as PostgresClient } from './prisma/generated/postgresql/client.js';
+import { PrismaClient as SqliteClient } from './prisma/generated/sqlite/client.js';
+import type { StoreOptions } from './store.js';
+
+/** The demo's client: both generated clients have this shape (one per database). */
+export type BlogPrisma = SqliteClient;
+
+/**
+ * A Prisma client on the demo's database: the SQLite file (date-times bound as `…Z` text, as
+ * the Kysely store and the seed write them) or the PostgreSQL URL.
+ */
+export function openPrisma(where: { file: string } | { databaseUrl: string }): BlogPrisma {
+  if ('file' in where)
+    return new SqliteClient({
+      adapter: zuluDateTimes(new PrismaBetterSqlite3({ url: `file:${where.file}`, timeout: SQLITE_BUSY_TIMEOUT_MS })),
+    });
+  const adapter = new PrismaPg({ connectionString: where.databaseUrl, max: 10, options: '-c TimeZone=UTC' });
+  // The generated clients differ only in the provider their adapter must name.
+  return new PostgresClient({ adapter }) as unknown as BlogPrisma;
+}
+
+/** The signed-in person's id as a key, or undefined (anonymous, or not an id). */
+function userKey(ctx: Context): number | undefined {
+  const user = ctx.getAttribute('user');
+  return typeof user === 'string' && /^[1-9][0-9]{0,9}$/.test(user) && Number(user) <= 2_147_483_647
+    ? Number(user)
+    : undefined;
+}
+
+/** Articles the request may see: published ones, and the user's own. */
+function visibleArticle(ctx: Context) {
+  const user = userKey(ctx);
+  return user === undefined ? { status: 'published' } : { OR: [{ status: 'published' }, { authorId: user }] };
+}
+
+/** createdAt and updatedAt are server-set. */
+const timestamps = (operation: 'create' | 'update') => {
+  const now = new Date();
+  return operation === 'create' ? { createdAt: now, updatedAt: now } : { updatedAt: now };
+};
+const createdAt = (operation: 'create' | 'update') => (operation === 'create' ? { createdAt: new Date() } : {});
+
+/** The four data layers, by resource type, on `prisma` (of database `provider`). */
+export function createPrismaStore(prisma: BlogPrisma, provider: 'sqlite' | 'postgresql', options: StoreOptions = {}) {
+  const scoped = options.scoped === true;
+  /**
+   * `filter[search]`: articles whose title contains any of the terms, case-insensitively
+   * (SQLite's `LIKE` ignores ASCII case; PostgreSQL's is `mode: 'insensitive'`). One
+   * condition, so it may also stand inside `filter[or]` and `filter[not]`. Unlike the Kysely
+   * store's, on SQLite a `%` or `_` in a term is a wildcard: Prisma's SQLite `contains` has no escape.
+   */
+  const search = (value: FilterValue) => ({
+    OR: [value].flat().map((term) => ({
+      title: { contains: term, ...(provider === 'postgresql' && { mode: 'insensitive' as const }) },
+    })),
+  });
+  return defineStore(
+    prisma,
+    {
+      people: {
+        model: 'person',
+        table: 'people',
+        columns: { createdAt: 'created_at' },
+        nullable: ['email'],
+        serverFields: createdAt,
+        relationships: { articles: { field: 'articles', model: 'article', foreignKey: 'authorId' } },
+      },
+      articles: {
+        model: 'article',
+        table: 'articles',
+        columns: { authorId: 'author_id', createdAt: 'created_at', updatedAt: 'updated_at' },
+        nullable: ['body'],
+        serverFields: timestamps,
+        // Every write adds one; reads carry it in their ETag and writes honour If-Match.
+        version: 'version',
+        filters: { search },
+        relationships: {
+          author: { field: 'author', foreignKey: 'authorId' },
+          comments: { field: 'comments', model: 'comment', foreignKey: 'articleId' },
+          tags: { field: 'tags', through: { model: 'articleTag', from: 'articleId', to: 'tagId', relation: 'tag' } },
+        },
+        // The demo's Bearer stand-in sets `user` to a person id; only the author may change an article.
+        policy: (ability, article, ctx) =>
+          ability === 'update' || ability === 'delete' ? String(article.authorId) === ctx.getAttribute('user') : true,
+        ...(scoped && { scope: visibleArticle }),
+      },
+      comments: {
+        model: 'comment',
+        table: 'comments',
+        columns: { authorId: 'author_id', articleId: 'article_id', createdAt: 'created_at' },
+        serverFields: createdAt,
+        relationships: {
+          author: { field: 'author', foreignKey: 'authorId' },
+          article: { field: 'article', foreignKey: 'articleId' },
+        },
+        ...(scoped && { scope: (ctx: Context) => ({ article: { is: visibleArticle(ctx) } }) }),
+      },
+      tags: {
+        model: 'tag',
+        table: 'tags',
+        relationships: {
+          articles: {
+            field: 'articles',
+            through: { model: 'articleTag', from: 'tagId', to: 'articleId', relation: 'article' },
+          },
+        },
+      },
+    },
+    { provider },
+  ) as unknown as DataLayers; // the mapping is not checked against the generated model types yet
+}
