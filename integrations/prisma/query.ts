@@ -146,6 +146,36 @@ export function sqliteDateTime(field: string, condition: Pick<Condition, 'op' | 
   }
 }
 
+/**
+ * A leaf on an id (`id`, or a to-one relationship's foreign key) whose value is not an id of
+ * the field (`filter[author]=x`): Prisma would refuse the value, so the ids that cannot name
+ * a row are left out (`eq` of one matches nothing, `ne` every row that has a key). Undefined
+ * when every value is an id, or the leaf is on another field.
+ */
+function idWhere(target: ModelResource, attribute: string, c: Condition): PrismaWhere | undefined {
+  let field: string;
+  if (attribute === 'id') field = target.idField;
+  else {
+    const relation = target.mapping.relationships?.[attribute];
+    if (!relation || relation.through || relation.model !== undefined) return undefined;
+    field = relation.foreignKey;
+  }
+  const values = Array.isArray(c.value) ? (c.value as unknown[]) : [c.value];
+  const keys = values.map((v) => target.parseId(String(v)));
+  if (keys.every((key) => key !== undefined)) return undefined;
+  const valid = keys.filter((key) => key !== undefined);
+  switch (c.op) {
+    case 'eq':
+    case 'in':
+      return { [field]: { in: valid } };
+    case 'ne':
+    case 'nin':
+      return valid.length === 0 ? { [field]: { not: null } } : { [field]: { notIn: valid } };
+    default:
+      return undefined;
+  }
+}
+
 /** The leaves of `condition` Prisma's where cannot say, each once. */
 function unsayable(condition: FilterCondition, sqlite: boolean, out: Condition[]): Condition[] {
   if (condition.op === 'and' || condition.op === 'or' || condition.op === 'not') {
@@ -196,8 +226,11 @@ export async function conditionWhere(
     );
   const leaf = (c: Condition): PrismaWhere | undefined => {
     if (resolved.has(c)) return resolved.get(c);
-    if (!sqlite || c.count) return undefined;
+    if (c.count) return undefined;
     const target = c.path ? resources.get(c.path.type) : resource;
+    const ids = target && idWhere(target, c.path ? c.path.attribute : c.field, c);
+    if (ids) return ids;
+    if (!sqlite) return undefined;
     const field = target?.field(c.path ? c.path.attribute : c.field);
     return field !== undefined && target!.isDateTime(field, context) ? sqliteDateTime(field, c) : undefined;
   };
