@@ -8,7 +8,7 @@
  * itself (its `cause` the same), and a pool that gives no connection in time as the `pg`
  * pool's plain `Error`.
  */
-import { ConflictError, JsonApiError, NotFoundError } from 'jsonapi-gen';
+import { ConflictError, JsonApiError, NotFoundError, UnprocessableEntityError } from 'jsonapi-gen';
 import { escape } from 'jsonapi-gen/internal';
 
 /** What the adapter says of a failure: `meta.driverAdapterError.cause`, or a `DriverAdapterError`'s `cause`. */
@@ -138,6 +138,8 @@ export interface Written {
   idColumn?: string;
   /** Unique indexes and foreign keys by name -> the attribute or relationship they are about. */
   constraints?: Readonly<Record<string, string>>;
+  /** The attributes' values written, so that a value the database cannot store is a 422 at its attribute. */
+  values?: Readonly<Record<string, unknown>>;
 }
 
 /**
@@ -185,6 +187,11 @@ export function prismaError(thrown: unknown, written?: Written): unknown {
       code: 'unique_violation',
     });
   }
+  // PostgreSQL refusing a value (class 22: NUL in text, too long; 54000: past the btree's
+  // index-entry limit) is the client's: a 422 at the attribute holding it.
+  const original = cause?.originalCode;
+  if (written?.values && original !== undefined && (original === '54000' || original.startsWith('22')))
+    return unstorable(original, written.values);
   const nestedConnect =
     code === 'P2025' && /connect/.test(String((thrown as { meta?: { operation?: unknown } }).meta?.operation));
   if (code === 'P2003' || cause?.kind === 'ForeignKeyConstraintViolation' || nestedConnect) {
@@ -202,6 +209,26 @@ export function prismaError(thrown: unknown, written?: Written): unknown {
     });
   }
   return thrown;
+}
+
+/** The 422 for a value the database would not store, pointing at the attribute most likely to hold it. */
+function unstorable(code: string, values: Readonly<Record<string, unknown>>): UnprocessableEntityError {
+  const strings = Object.entries(values).filter((entry): entry is [string, string] => typeof entry[1] === 'string');
+  const at = (name: string | undefined, why: string, problem: string) =>
+    new UnprocessableEntityError({
+      detail: name ? `${name} ${why}` : `A value ${why}`,
+      source: { pointer: name ? `/data/attributes/${escape(name)}` : '/data/attributes' },
+      code: problem,
+    });
+  // 22021: PostgreSQL's text cannot hold U+0000.
+  const nul = strings.find(([, value]) => value.includes('\u0000'));
+  if (code === '22021' && nul)
+    return at(nul[0], 'contains a NUL character (U+0000), which the database cannot store', 'invalid_value');
+  if (code === '54000' || code === '22001') {
+    const longest = strings.sort((a, b) => b[1].length - a[1].length)[0];
+    return at(longest?.[0], 'is too long for the database to store (or index)', 'value_too_large');
+  }
+  return at(nul?.[0], 'cannot be stored in its column', 'invalid_value');
 }
 
 /** The columns or constraint name a constraint violation names. */

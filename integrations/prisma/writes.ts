@@ -98,6 +98,7 @@ function written(m: WriteModel, values: WriteValues): Written {
       ),
     ),
     ...(m.constraints && { constraints: m.constraints }),
+    values: values.attributes,
   };
 }
 
