@@ -1,5 +1,5 @@
 /**
- * `npm run demo -- --store kysely|memory`: the data layers the demo serves from, as
+ * `npm run demo -- --store kysely|prisma|memory`: the data layers the demo serves from, as
  * examples/blog/README.md says; `--memory` is `--store memory`; a store the demo does not serve
  * yet, or a misspelt one, stops it with a message naming what it takes.
  */
@@ -35,6 +35,7 @@ describe('the demo --store flag', () => {
     [['--store', 'memory'], 'memory, hand-written data layers'],
     [['--memory'], 'memory, hand-written data layers'],
     [['--store', 'kysely'], 'a temporary SQLite file'],
+    [['--store', 'prisma'], 'a temporary SQLite file, Prisma store'],
   ])(
     '%j serves the blog from %s',
     async (args, where) => {
@@ -53,8 +54,8 @@ describe('the demo --store flag', () => {
   );
 
   it.each([
-    [['--store', 'prisma'], '--store prisma is not served yet'],
-    [['--store', 'nope'], '--store takes kysely or memory, not "nope"'],
+    [['--store', 'drizzle'], '--store drizzle is not served yet'],
+    [['--store', 'nope'], '--store takes kysely, prisma or memory, not "nope"'],
   ])(
     '%j stops with a message',
     async (args, message) => {
