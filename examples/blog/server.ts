@@ -224,7 +224,9 @@ function storeFlag(args: readonly string[]): 'kysely' | 'prisma' | 'memory' {
   const store = flag(args, '--store') ?? (args.includes('--memory') ? 'memory' : 'kysely');
   if (store === 'kysely' || store === 'prisma' || store === 'memory') return store;
   if (store === 'drizzle')
-    throw new Error(`--store ${store} is not served yet: the demo serves --store kysely (the default), prisma or memory`);
+    throw new Error(
+      `--store ${store} is not served yet: the demo serves --store kysely (the default), prisma or memory`,
+    );
   throw new Error(`--store takes kysely, prisma or memory, not "${store}"`);
 }
 

@@ -32,7 +32,7 @@ function zulu(statement: Statement): Statement {
   const argTypes = statement.argTypes.map((type, i) => {
     const value = args[i];
     if (type.scalarType !== 'datetime' || value === null || value === undefined) return type;
-    args[i] = (value instanceof Date ? value : new Date(String(value))).toISOString();
+    args[i] = (value instanceof Date ? value : new Date(value as string | number)).toISOString();
     return { ...type, scalarType: 'string' };
   });
   return { ...statement, args, argTypes };
@@ -46,8 +46,7 @@ function wrap<T extends Queryable>(target: T): T {
       if (name === 'queryRaw' || name === 'executeRaw')
         return (statement: Statement) => (value as Queryable['queryRaw']).call(object, zulu(statement));
       if (name === 'startTransaction')
-        return async (...args: unknown[]) =>
-          wrap(await (value as Adapter['startTransaction']).apply(object, args));
+        return async (...args: unknown[]) => wrap(await (value as Adapter['startTransaction']).apply(object, args));
       return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(object) : value;
     },
   });

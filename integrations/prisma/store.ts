@@ -145,7 +145,11 @@ export function defineStore<C extends object, const M extends Record<string, Any
   const layers: Record<string, PrismaDataLayer> = {};
   for (const resource of resources.values()) {
     const writes = writeLayer(client, resources, resource);
-    layers[resource.type] = { ...dataLayer(resources, resource), ...writes, existence: { check, member: resource.type } };
+    layers[resource.type] = {
+      ...dataLayer(resources, resource),
+      ...writes,
+      existence: { check, member: resource.type },
+    };
   }
   return layers as { readonly [K in keyof M]: PrismaDataLayer };
 }
