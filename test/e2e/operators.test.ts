@@ -32,7 +32,7 @@ describe('filter operators on every backend', () => {
     for (const demo of demos.values()) await demo.close();
   });
 
-  it('gives the same articles for each operator and path on SQLite, PostgreSQL and the memory store', async () => {
+  it('gives the same articles for each operator and path on SQLite, PostgreSQL, the memory store and the Prisma store', async () => {
     let matched = 0;
     for (const query of QUERIES) {
       const answers = new Map<Backend, string[]>();
