@@ -1,5 +1,5 @@
 /**
- * Helpers the runtime shares with its integrations (`@jsonapi-gen/kysely`) and the generator
+ * Helpers the runtime shares with its integrations (`@jsonapi-gen/kysely`, `@jsonapi-gen/prisma`) and the generator
  * (`@jsonapi-gen/cli`), so that they can import the runtime by its package name. Not part of
  * the public API: any release may change them.
  *
@@ -16,4 +16,5 @@ export {
   type ResourceIssues,
 } from './dsl/declaration-rules.js';
 export { isResourceSchema } from './dsl/describe.js';
-export { type HeldKey, heldKeyOf } from './write/idempotency.js';
+export { type HeldKey, heldKeyOf, keyInFlight } from './write/idempotency.js';
+export { unstorable } from './write/unstorable.js';

@@ -1,5 +1,5 @@
-import { BadRequestError, ConflictError, JsonApiError, type MaybePromise, UnprocessableEntityError } from 'jsonapi-gen';
-import { escape } from 'jsonapi-gen/internal';
+import { BadRequestError, ConflictError, JsonApiError, type MaybePromise } from 'jsonapi-gen';
+import { escape, unstorable } from 'jsonapi-gen/internal';
 
 /**
  * Runs a statement; a value the database cannot compare with its column (PostgreSQL's SQLSTATE
@@ -118,24 +118,4 @@ function uniquePointer(error: DatabaseError, written: Written): string | undefin
   if (columns.includes(written.idColumn)) return '/data/id';
   const name = Object.keys(written.attributes).find((attribute) => columns.includes(written.column(attribute)));
   return name === undefined ? undefined : `/data/attributes/${escape(name)}`;
-}
-
-/** The 422 for a value the database would not store, pointing at the attribute most likely to hold it. */
-function unstorable(code: string, written: Readonly<Record<string, unknown>>): UnprocessableEntityError {
-  const strings = Object.entries(written).filter((entry): entry is [string, string] => typeof entry[1] === 'string');
-  const at = (name: string | undefined, why: string, problem: string) =>
-    new UnprocessableEntityError({
-      detail: name ? `${name} ${why}` : `A value ${why}`,
-      source: { pointer: name ? `/data/attributes/${escape(name)}` : '/data/attributes' },
-      code: problem,
-    });
-  // 22021: PostgreSQL's text cannot hold U+0000.
-  const nul = strings.find(([, value]) => value.includes('\u0000'));
-  if (code === '22021' && nul)
-    return at(nul[0], 'contains a NUL character (U+0000), which the database cannot store', 'invalid_value');
-  if (code === '54000' || code === '22001') {
-    const longest = strings.sort((a, b) => b[1].length - a[1].length)[0];
-    return at(longest?.[0], 'is too long for the database to store (or index)', 'value_too_large');
-  }
-  return at(nul?.[0], 'cannot be stored in its column', 'invalid_value');
 }

@@ -13,8 +13,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely, Migration } from 'kysely';
 import type { AnyDatabase } from './any-database.js';
-import { type IdempotencyClaim, type IdempotencyStore, JsonApiError, type StoredResponse } from 'jsonapi-gen';
-import type { HeldKey } from 'jsonapi-gen/internal';
+import { type IdempotencyClaim, type IdempotencyStore, type StoredResponse } from 'jsonapi-gen';
+import { type HeldKey, keyInFlight } from 'jsonapi-gen/internal';
 import { whenUnavailable } from './errors.js';
 
 /** The default table name. */
@@ -104,16 +104,7 @@ export async function markWritten(
 ): Promise<void> {
   const marking = held && markings.get(held.store);
   if (!marking || marking.db !== db) return;
-  if (!(await marking.mark(held, executor))) throw inFlight();
-}
-
-/** The runtime's 409 for a key another request holds. */
-function inFlight(): JsonApiError {
-  return new JsonApiError(409, {
-    detail: 'A request with this Idempotency-Key is still being processed: retry later',
-    source: { header: 'Idempotency-Key' },
-    code: 'idempotency_key_in_flight',
-  });
+  if (!(await marking.mark(held, executor))) throw keyInFlight();
 }
 
 /** Runs a key statement; a database that cannot answer for now is the 503 a write would get. */

@@ -8,8 +8,8 @@
  * itself (its `cause` the same), and a pool that gives no connection in time as the `pg`
  * pool's plain `Error`.
  */
-import { ConflictError, JsonApiError, NotFoundError, UnprocessableEntityError } from 'jsonapi-gen';
-import { escape } from 'jsonapi-gen/internal';
+import { ConflictError, JsonApiError, NotFoundError } from 'jsonapi-gen';
+import { escape, unstorable } from 'jsonapi-gen/internal';
 
 /** What the adapter says of a failure: `meta.driverAdapterError.cause`, or a `DriverAdapterError`'s `cause`. */
 interface AdapterCause {
@@ -209,26 +209,6 @@ export function prismaError(thrown: unknown, written?: Written): unknown {
     });
   }
   return thrown;
-}
-
-/** The 422 for a value the database would not store, pointing at the attribute most likely to hold it. */
-function unstorable(code: string, values: Readonly<Record<string, unknown>>): UnprocessableEntityError {
-  const strings = Object.entries(values).filter((entry): entry is [string, string] => typeof entry[1] === 'string');
-  const at = (name: string | undefined, why: string, problem: string) =>
-    new UnprocessableEntityError({
-      detail: name ? `${name} ${why}` : `A value ${why}`,
-      source: { pointer: name ? `/data/attributes/${escape(name)}` : '/data/attributes' },
-      code: problem,
-    });
-  // 22021: PostgreSQL's text cannot hold U+0000.
-  const nul = strings.find(([, value]) => value.includes('\u0000'));
-  if (code === '22021' && nul)
-    return at(nul[0], 'contains a NUL character (U+0000), which the database cannot store', 'invalid_value');
-  if (code === '54000' || code === '22001') {
-    const longest = strings.sort((a, b) => b[1].length - a[1].length)[0];
-    return at(longest?.[0], 'is too long for the database to store (or index)', 'value_too_large');
-  }
-  return at(nul?.[0], 'cannot be stored in its column', 'invalid_value');
 }
 
 /** The columns or constraint name a constraint violation names. */

@@ -11,8 +11,8 @@
  * mark (409) and writes nothing.
  */
 import { randomUUID } from 'node:crypto';
-import { type IdempotencyClaim, type IdempotencyStore, JsonApiError, type StoredResponse } from 'jsonapi-gen';
-import type { HeldKey } from 'jsonapi-gen/internal';
+import { type IdempotencyClaim, type IdempotencyStore, type StoredResponse } from 'jsonapi-gen';
+import { type HeldKey, keyInFlight } from 'jsonapi-gen/internal';
 import { whenUnavailable } from './errors.js';
 
 /** A key's row, as the model's fields name it. */
@@ -88,16 +88,7 @@ function delegateOf(client: unknown, model: string): KeyDelegate {
 export async function markWritten(client: object, held: HeldKey | undefined, tx: unknown): Promise<void> {
   const marking = held && markings.get(held.store);
   if (!marking || marking.client !== client) return;
-  if (!(await marking.mark(held, tx))) throw inFlight();
-}
-
-/** The runtime's 409 for a key another request holds. */
-function inFlight(): JsonApiError {
-  return new JsonApiError(409, {
-    detail: 'A request with this Idempotency-Key is still being processed: retry later',
-    source: { header: 'Idempotency-Key' },
-    code: 'idempotency_key_in_flight',
-  });
+  if (!(await marking.mark(held, tx))) throw keyInFlight();
 }
 
 /** Runs a key call; a database that cannot answer for now is the 503 a write would get. */

@@ -38,25 +38,26 @@ function zulu(statement: Statement): Statement {
   return { ...statement, args, argTypes };
 }
 
-/** `target` with its queries' date-times as `…Z` text; everything else as it is. */
+/** `target`, its queries' date-times made `…Z` text from now on (its own methods replaced; the rest as it is). */
 function wrap<T extends Queryable>(target: T): T {
-  return new Proxy(target, {
-    get(object, name) {
-      const value: unknown = Reflect.get(object, name, object);
-      if (name === 'queryRaw' || name === 'executeRaw')
-        return (statement: Statement) => (value as Queryable['queryRaw']).call(object, zulu(statement));
-      if (name === 'startTransaction')
-        return async (...args: unknown[]) => wrap(await (value as Adapter['startTransaction']).apply(object, args));
-      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(object) : value;
-    },
-  });
+  const queryRaw = target.queryRaw.bind(target);
+  const executeRaw = target.executeRaw.bind(target);
+  target.queryRaw = (statement) => queryRaw(zulu(statement));
+  target.executeRaw = (statement) => executeRaw(zulu(statement));
+  const adapter = target as Partial<Adapter>;
+  if (typeof adapter.startTransaction === 'function') {
+    const start = adapter.startTransaction.bind(target);
+    adapter.startTransaction = async (...args: unknown[]) => wrap(await start(...args));
+  }
+  return target;
 }
 
 /**
- * Wraps a SQLite driver adapter (`new PrismaBetterSqlite3(...)`) so that the `DateTime` values
- * Prisma binds (written, and compared in `where`) are `toISOString()`'s `…Z` text rather than
+ * Makes a SQLite driver adapter (`new PrismaBetterSqlite3(...)`) bind the `DateTime` values
+ * Prisma sends (written, and compared in `where`) as `toISOString()`'s `…Z` text rather than
  * the adapter's `…+00:00`: rows a Prisma client writes then hold the same text as rows written
- * by other code with `toISOString()`, and compare with them as text.
+ * by other code with `toISOString()`, and compare with them as text. It changes the factory it
+ * is given (its `connect`, and the adapters that makes) and returns it.
  *
  * @example
  * import { PrismaBetterSqlite3 } from '@prisma/adapter-better-sqlite3';
@@ -64,11 +65,8 @@ function wrap<T extends Queryable>(target: T): T {
  * const prisma = new PrismaClient({ adapter: zuluDateTimes(new PrismaBetterSqlite3({ url: 'file:blog.sqlite' })) });
  */
 export function zuluDateTimes<F extends object>(factory: F): F {
-  return new Proxy(factory, {
-    get(object, name) {
-      const value: unknown = Reflect.get(object, name, object);
-      if (name === 'connect') return async () => wrap(await (value as AdapterFactory['connect']).call(object));
-      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(object) : value;
-    },
-  });
+  const connectable = factory as unknown as AdapterFactory;
+  const connect = connectable.connect.bind(factory);
+  connectable.connect = async () => wrap(await connect());
+  return factory;
 }

@@ -155,6 +155,14 @@ export function defineStore<C extends object, const M extends Record<string, Any
 }
 
 /** What `writes.ts` needs of a resource: its mapping as a `WriteModel`. */
+/** `m` with the fields of the attributes `values` sends: by the same name unless the mapping renames them. */
+function withAttributes(m: WriteModel, resource: ModelResource, values: WriteValues): WriteModel {
+  return {
+    ...m,
+    attributes: Object.fromEntries(Object.keys(values.attributes).map((name) => [name, resource.field(name)])),
+  };
+}
+
 function writeModel(resources: Resources, resource: ModelResource): WriteModel {
   const { mapping } = resource;
   const toOne: Record<string, { foreignKey: string; parse?: (id: string) => unknown }> = {};
@@ -172,18 +180,14 @@ function writeModel(resources: Resources, resource: ModelResource): WriteModel {
       };
     } else toOne[name] = { foreignKey: relation.foreignKey };
   }
-  // Attributes by the field of the same name unless the mapping renames them.
-  const attributes = new Proxy<Record<string, string>>(
-    {},
-    { get: (_target, name) => (typeof name === 'string' ? resource.field(name) : undefined) },
-  );
   return {
     type: resource.type,
     model: mapping.model,
     table: mapping.table ?? mapping.model,
     idField: resource.idField,
     parseId: resource.parseId,
-    attributes,
+    // Filled per write with the attributes it sends (`withAttributes`).
+    attributes: {},
     // Fields left out keep their own name (`writes.ts` reads `columns[field] ?? field`).
     ...(mapping.columns && { columns: mapping.columns as Readonly<Record<string, string>> }),
     toOne,
@@ -209,9 +213,9 @@ function writeLayer(
   ) => changeToMany(client, m, model, relationship.name, identifiers, remove, context);
   return {
     create: async (values: WriteValues, context: Context) =>
-      resource.toModel(await createRecord(client, m, values, context)),
+      resource.toModel(await createRecord(client, withAttributes(m, resource, values), values, context)),
     update: async (model: Model, values: WriteValues, context: Context) =>
-      resource.toModel(await updateRecord(client, m, model, values, context)),
+      resource.toModel(await updateRecord(client, withAttributes(m, resource, values), model, values, context)),
     delete: (model: Model, context: Context) => deleteRecord(client, m, model, context),
     addToRelationship: (model, relationship, identifiers, context) =>
       change(model, relationship, identifiers, false, context),

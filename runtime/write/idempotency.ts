@@ -58,6 +58,21 @@ export interface IdempotencyOptions {
   scope?: (context: Context) => string | undefined;
 }
 
+/**
+ * The 409 for a key another request holds: what the runtime answers for an `in-flight` claim,
+ * and what a store throws when a retry took its claim over (the request outlived its lease).
+ *
+ * @example
+ * throw keyInFlight();
+ */
+export function keyInFlight(): JsonApiError {
+  return new JsonApiError(409, {
+    detail: 'A request with this Idempotency-Key is still being processed: retry later',
+    source: { header: 'Idempotency-Key' },
+    code: 'idempotency_key_in_flight',
+  });
+}
+
 /** A key this process has claimed, for the request being served under it. */
 export interface HeldKey {
   store: IdempotencyStore;
@@ -137,13 +152,7 @@ export async function serveIdempotently(
       code: 'idempotency_key_reused',
     });
   }
-  if (claim.state === 'in-flight') {
-    throw new JsonApiError(409, {
-      detail: 'A request with this Idempotency-Key is still being processed: retry later',
-      source: { header: 'Idempotency-Key' },
-      code: 'idempotency_key_in_flight',
-    });
-  }
+  if (claim.state === 'in-flight') throw keyInFlight();
   let result: HttpResult;
   const inner = withBody(request, bytes, (name) =>
     name.toLowerCase() === 'idempotency-key' ? null : request.header(name),
