@@ -130,7 +130,10 @@ async function openApi(options: DemoOptions): Promise<{ api: JsonApi; close: () 
  */
 async function prismaApi(database: OpenDatabase): Promise<{ api: JsonApi; close: () => Promise<void> }> {
   const scope = (ctx: Context) => ctx.getAttribute('user');
-  // Loaded only here: the generated Prisma clients exist once `npm run prisma:generate` ran.
+  // The generated Prisma clients are made here (offline, a no-op when they are up to date) and
+  // loaded only now, so that the other stores need neither.
+  const { generateClients } = await import('../../integrations/prisma/scripts/generate.js');
+  generateClients();
   const { createPrismaStore, openPrisma } = await import('./prisma-store.js');
   const { prismaIdempotency, prismaTransaction } = await import('@jsonapi-gen/prisma');
   const postgres = database.dialect === 'postgres';
