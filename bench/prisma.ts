@@ -150,7 +150,7 @@ export async function prismaHttp(ctx: BenchContext, db: PrismaDb, log: (line: st
         WARM_ROUNDS,
       );
     const samples = new Map(
-      ROUTES.map((r) => [r.name, { kysely: [], prisma: [], baseline: [] } as Record<ServerName, Load[]>]),
+      ROUTES.map((r) => [r.name, Object.fromEntries(SERVERS.map((name) => [name, []])) as Record<ServerName, Load[]>]),
     );
     for (let rep = 0; rep < ctx.config.reps; rep++) {
       for (const [index, route] of ROUTES.entries()) {
@@ -201,6 +201,7 @@ export function prismaPlace(functionName: string, url: string): string | undefin
   if (url.includes('/examples/blog/prisma/generated/'))
     return 'generated Prisma client (examples/blog/prisma/generated)';
   if (url.includes('/integrations/prisma/')) return 'our Prisma store (integrations/prisma)';
+  if (url.includes('/integrations/kysely/')) return 'the Kysely store (integrations/kysely: the demo migrates with it)';
   if (url.includes('/runtime/')) return 'jsonapi-gen runtime (runtime/)';
   if (url.includes('/examples/blog/') || url.includes('/bench/')) return 'the demo (examples/blog)';
   if (url.startsWith('node:') || url === '') {
@@ -258,6 +259,7 @@ export function prismaReport(
   const lines: string[] = [];
   const targets: Target[] = [];
   const failed = (status: number) => `fails: ${status}`;
+  const show = (ratio: number) => (Number.isNaN(ratio) ? '-' : f2(ratio));
   const cpu = (l: Load | number) =>
     typeof l === 'number' ? failed(l) : postgres ? `${f0(l.cpu)} + ${f0(l.dbCpu ?? NaN)}` : f0(l.cpu);
   const rps = (l: Load | number) => (typeof l === 'number' ? failed(l) : f0(l.rps));
@@ -274,7 +276,7 @@ export function prismaReport(
     const { kysely, prisma, baseline } = row.loads;
     const c = countOf(row.name);
     lines.push(
-      `| ${row.name} \`${row.label}\` | ${rps(kysely)} | ${rps(prisma)} | ${rps(baseline)} | ${f2(ratio)}${range(row.prismaKysely)} | ${f2(median(row.prismaBaseline))}${range(row.prismaBaseline)} | ${cpu(kysely)} / ${cpu(prisma)} / ${cpu(baseline)} | ${latency(prisma)} | ${c ? `${c.kysely} / ${c.prisma}` : '-'} | ${mark(ok)} |`,
+      `| ${row.name} \`${row.label}\` | ${rps(kysely)} | ${rps(prisma)} | ${rps(baseline)} | ${show(ratio)}${range(row.prismaKysely)} | ${show(median(row.prismaBaseline))}${range(row.prismaBaseline)} | ${cpu(kysely)} / ${cpu(prisma)} / ${cpu(baseline)} | ${latency(prisma)} | ${c ? `${c.kysely} / ${c.prisma}` : '-'} | ${mark(ok)} |`,
     );
   }
   lines.push('', '### Statements per request by page size', '');
