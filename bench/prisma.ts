@@ -25,6 +25,7 @@ export type PrismaDb =
 
 const SERVERS = ['kysely', 'prisma', 'baseline'] as const;
 type ServerName = (typeof SERVERS)[number];
+const noLoads = (): Record<ServerName, Load[]> => ({ kysely: [], prisma: [], baseline: [] });
 
 const reset = (db: PrismaDb) => (db.kind === 'sqlite' ? removeCreated(db.file, SEEDED_ARTICLES) : db.reset());
 const location = (db: PrismaDb) => (db.kind === 'sqlite' ? db.file : db.url);
@@ -149,9 +150,7 @@ export async function prismaHttp(ctx: BenchContext, db: PrismaDb, log: (line: st
         () => reset(db),
         WARM_ROUNDS,
       );
-    const samples = new Map(
-      ROUTES.map((r) => [r.name, Object.fromEntries(SERVERS.map((name) => [name, []])) as Record<ServerName, Load[]>]),
-    );
+    const samples = new Map(ROUTES.map((r) => [r.name, noLoads()]));
     for (let rep = 0; rep < ctx.config.reps; rep++) {
       for (const [index, route] of ROUTES.entries()) {
         // Rotate who goes first, so no server always runs on a warmer (or busier) machine.
