@@ -3,9 +3,10 @@
  * JavaScript in `outDir`, file by file with TypeScript's own transpiler, as `npm run build`
  * ships the package. Servers then run on plain `node`: no loader hooks, and none of the
  * per-closure `__name` calls tsx's esbuild transform adds, which would tax both servers
- * (and the library more than hand-written code). `jsonapi-gen` and `@jsonapi-gen/kysely`
- * resolve to the compiled workspaces through `outDir/node_modules` links (each given a
- * package.json naming its entry points); every other package to the project's own.
+ * (and the library more than hand-written code). `jsonapi-gen`, `@jsonapi-gen/kysely` and
+ * `@jsonapi-gen/prisma` resolve to the compiled workspaces through `outDir/node_modules` links (each given a
+ * package.json naming its entry points); every other package to the project's own. The demo's
+ * generated Prisma clients (examples/blog/prisma/generated, TypeScript) are compiled with it.
  */
 import { mkdirSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
@@ -62,6 +63,7 @@ const WORKSPACES: Record<string, { dir: string; exports: Record<string, string> 
     exports: { '.': './index.js', './node': './adapters/node.js', './internal': './internal.js' },
   },
   '@jsonapi-gen/kysely': { dir: 'integrations/kysely', exports: { '.': './index.js' } },
+  '@jsonapi-gen/prisma': { dir: 'integrations/prisma', exports: { '.': './index.js' } },
 };
 
 /** `outDir/node_modules`: the compiled workspaces, and a link to every other package of the project. */

@@ -29,10 +29,14 @@
  * with PostgreSQL's CPU; see bench/postgres.ts), --db postgres --workers (instead: the demo as one
  * process against four on one throwaway PostgreSQL database, routes a, c and d, with the cores
  * each side kept busy; then the mixed workload of test/e2e/workers.test.ts for about 25 s (5 s
- * with --quick) on four processes, requests by status and the invariants; see bench/scaling.ts).
+ * with --quick) on four processes, requests by status and the invariants; see bench/scaling.ts),
+ * --store prisma (instead: routes a-g on the demo's Kysely store, its Prisma store and the
+ * baseline side by side, statements per route by page size, and a CPU profile of the Prisma demo
+ * on route b, into --profile DIR if given; on SQLite, or with --db postgres on a throwaway
+ * cluster; see bench/prisma.ts).
  */
 import type { ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -40,7 +44,16 @@ import { compile } from './compile.js';
 import { CONNECTIONS, f0, mb } from './load.js';
 import { SIZES, generatorReport, runGenerator } from './generator/measure.js';
 import { PG_HEADING, type PgBench, countPgStatements, startPgBench, withPgSection, withSection } from './postgres.js';
+import {
+  type PrismaDb,
+  countPrismaQueries,
+  prismaHeading,
+  prismaHttp,
+  prismaReport,
+  profilePrismaRouteB,
+} from './prisma.js';
 import { querySection } from './query.js';
+import { generateClients } from '../integrations/prisma/scripts/generate.js';
 import { SCALING_HEADING, scalingSection } from './scaling.js';
 import { postgresTable, sqliteReport, targetTable } from './report.js';
 import { SEEDED_ARTICLES } from './routes.js';
@@ -74,6 +87,10 @@ if (DB !== 'sqlite' && DB !== 'postgres') throw new Error(`--db ${DB}: sqlite or
 const WORKERS = args.includes('--workers');
 if (WORKERS && DB !== 'postgres')
   throw new Error('--workers goes with --db postgres (processes on one PostgreSQL database)');
+const STORE = option('--store') ?? 'kysely';
+if (STORE !== 'kysely' && STORE !== 'prisma') throw new Error(`--store ${STORE}: kysely or prisma`);
+if (STORE === 'prisma' && (WORKERS || GENERATOR_ONLY || QUERY_ONLY))
+  throw new Error('--store prisma goes alone, or with --db postgres, --quick, --profile and --out');
 
 // autocannon counts durations in whole seconds (0.25 runs for 1 s, and so does any `amount`):
 // measured runs last whole seconds; warm-ups are bursts of fetches (see burst()).
@@ -305,7 +322,60 @@ async function mainScaling(): Promise<void> {
   log(`written to ${OUT}`);
 }
 
-(DB === 'postgres' ? (WORKERS ? mainScaling() : mainPostgres()) : main())
+/** `--store prisma`: routes a-g on the Kysely store, the Prisma store and the baseline (bench/prisma.ts). */
+async function mainPrisma(): Promise<void> {
+  const started = performance.now();
+  const log = (line: string) =>
+    process.stderr.write(`[${((performance.now() - started) / 1000).toFixed(0).padStart(3)} s] ${line}\n`);
+  const load0 = loadavg();
+  const machine = `${cpus().length} × ${cpus()[0]?.model.trim() ?? 'unknown CPU'}, ${mb(totalmem())} MB, Node ${process.version}, ${process.platform}`;
+  const postgres = DB === 'postgres';
+  log(
+    `jsonapi-gen Prisma store benchmark${postgres ? ' on PostgreSQL' : ''}${QUICK ? ' (--quick)' : ''} on ${machine}; load average ${load0.map((l) => l.toFixed(2)).join(' ')}`,
+  );
+  // The generated clients are TypeScript under examples/blog/prisma/generated, compiled with the rest.
+  generateClients();
+  workDir = mkdtempSync(join(tmpdir(), 'jsonapi-gen-bench-'));
+  compiled = join(workDir, 'js');
+  log(`compiled ${compile(root, compiled)} files to plain JavaScript`);
+  let db: PrismaDb;
+  if (postgres) {
+    pgBench = await startPgBench();
+    const bench = pgBench;
+    db = { kind: 'postgres', url: bench.url, reset: () => bench.reset(), cpu: () => bench.cpu() };
+    log(`seeded ${f0(SEEDED_ARTICLES)} articles into a throwaway cluster`);
+  } else {
+    const file = join(workDir, `blog-${SEEDED_ARTICLES}.sqlite`);
+    const ms = await seedFile(file, SEEDED_ARTICLES);
+    db = { kind: 'sqlite', file };
+    log(`seeded ${f0(SEEDED_ARTICLES)} articles in ${(ms / 1000).toFixed(1)} s`);
+  }
+  const ctx = { ...context(), profile: undefined };
+  log('statements per request ...');
+  const counts = await countPrismaQueries(db);
+  log('HTTP, routes a-g ...');
+  const rows = await prismaHttp(ctx, db, log);
+  log('CPU profile of the Prisma demo on route b ...');
+  const profileDir = PROFILE || join(workDir, 'profile');
+  mkdirSync(profileDir, { recursive: true });
+  const profile = await profilePrismaRouteB(ctx, db, profileDir, QUICK ? 2 : 10);
+  if (PROFILE) log(`profile: ${profile.file}`);
+  const load1 = loadavg();
+  const heading = prismaHeading(postgres);
+  const { lines } = prismaReport(rows, counts, profile, postgres);
+  const text = [
+    heading,
+    '',
+    `\`npm run bench -- --store prisma${postgres ? ' --db postgres' : ''}${QUICK ? ' --quick' : ''}\` on ${machine}; load average ${load0.map((l) => l.toFixed(2)).join(' ')} at the start, ${load1.map((l) => l.toFixed(2)).join(' ')} at the end; ${((performance.now() - started) / 1000).toFixed(0)} s in all. ${postgres ? 'A throwaway cluster (test/support/pg-cluster.ts: fsync off)' : 'A SQLite file (WAL)'} seeded like \`npm run demo -- --seed 1000\`, one database for three servers in their own processes (NODE_ENV=production): the demo on its Kysely store (\`startDemo()\`), the demo on its Prisma store (\`startDemo({ store: 'prisma' })\`, Prisma Client 7 with ${postgres ? '@prisma/adapter-pg, pool of 10' : '@prisma/adapter-better-sqlite3'}) and the hand-written baseline (${postgres ? 'bench/baseline/pg-server.ts' : 'bench/baseline'}); ${CONNECTIONS} connections, ${WARM_ROUNDS} rounds of warm-up over every route, then per run a warm-up of ${config.warmupRequests} requests and ${config.duration} s measured, the servers taking turns (who goes first rotates), ${config.reps} repetition(s), medians; a ratio is the median of the repetitions' paired ratios. CPU µs/request is the server process's own${postgres ? " and PostgreSQL's (every process of the cluster)" : ''}, per request.`,
+    '',
+    ...lines,
+  ].join('\n');
+  process.stdout.write(`\n${text}\n`);
+  writeFileSync(OUT, withSection(existsSync(OUT) ? readFileSync(OUT, 'utf8') : '', heading, text));
+  log(`written to ${OUT}`);
+}
+
+(STORE === 'prisma' ? mainPrisma() : DB === 'postgres' ? (WORKERS ? mainScaling() : mainPostgres()) : main())
   .catch((error: unknown) => {
     console.error(error);
     process.exitCode = 1;

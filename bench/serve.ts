@@ -2,7 +2,8 @@
  * One server of the benchmark, in its own process: `node --import tsx bench/serve.ts KIND FILE`.
  * KIND: `demo` (examples/blog on the generated API, Kysely, the Node adapter), `baseline`
  * (bench/baseline), `demo-pg` and `baseline-pg` (the same on PostgreSQL: FILE is then a
- * `postgres://` URL), `floor-raw` (node:http answering a constant document), `floor-adapter`
+ * `postgres://` URL), `demo-prisma` and `demo-prisma-pg` (the demo on its Prisma store,
+ * `startDemo({ store: 'prisma' })`), `floor-raw` (node:http answering a constant document), `floor-adapter`
  * (the same constant document through `toNodeHandler`, as the runtime's own result),
  * `floor-adapter-platform` (the same as a platform `new Response`). Prints `{"url": ...}` on stdout once
  * listening; answers IPC messages: `{ memory: true }` with `process.memoryUsage()` before and after a
@@ -78,6 +79,10 @@ async function start(kind: string, file: string | undefined): Promise<{ url: str
       return startBaseline({ db: file!, port: 0 });
     case 'demo-pg':
       return startDemo({ port: 0, seed: 1, databaseUrl: file! });
+    case 'demo-prisma':
+      return startDemo({ port: 0, db: file!, seed: 1, store: 'prisma' });
+    case 'demo-prisma-pg':
+      return startDemo({ port: 0, seed: 1, databaseUrl: file!, store: 'prisma' });
     case 'baseline-pg':
       return startPgBaseline({ databaseUrl: file!, port: 0 });
     case 'floor-raw':

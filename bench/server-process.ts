@@ -27,6 +27,8 @@ export interface BenchContext {
   children: Set<ChildProcess>;
   /** `--profile DIR`: CPU profiles of the demo processes (`node --cpu-prof`). */
   profile?: string;
+  /** The server kinds `profile` applies to (default: `demo`). */
+  profileKinds?: readonly string[];
   quick: boolean;
   config: BenchConfig;
 }
@@ -48,7 +50,7 @@ export async function serve(
   nodeFlags: string[] = [],
 ): Promise<ServerProcess> {
   const flags = [...nodeFlags];
-  if (ctx.profile && kind === 'demo') {
+  if (ctx.profile && (ctx.profileKinds ?? ['demo']).includes(kind)) {
     mkdirSync(ctx.profile, { recursive: true });
     flags.push('--cpu-prof', `--cpu-prof-dir=${ctx.profile}`);
   }

@@ -19,16 +19,37 @@ export type BlogPrisma = SqliteClient;
 
 /**
  * A Prisma client on the demo's database: the SQLite file (date-times bound as `…Z` text, as
- * the Kysely store and the seed write them) or the PostgreSQL URL.
+ * the Kysely store and the seed write them) or the PostgreSQL URL. `onQuery` hears each SQL
+ * statement the client runs (Prisma's `query` event), for counting them.
+ *
+ * @example
+ * const prisma = openPrisma({ file: 'blog.sqlite' }, { onQuery: (sql) => console.log(sql) });
  */
-export function openPrisma(where: { file: string } | { databaseUrl: string }): BlogPrisma {
-  if ('file' in where)
-    return new SqliteClient({
-      adapter: zuluDateTimes(new PrismaBetterSqlite3({ url: `file:${where.file}`, timeout: SQLITE_BUSY_TIMEOUT_MS })),
-    });
-  const adapter = new PrismaPg({ connectionString: where.databaseUrl, max: 10, options: '-c TimeZone=UTC' });
-  // The generated clients differ only in the provider their adapter must name.
-  return new PostgresClient({ adapter }) as unknown as BlogPrisma;
+export function openPrisma(
+  where: { file: string } | { databaseUrl: string },
+  options: { onQuery?: ((sql: string) => void) | undefined } = {},
+): BlogPrisma {
+  // Prisma emits `query` events only when its `log` option asks for them.
+  const log = options.onQuery ? [{ emit: 'event' as const, level: 'query' as const }] : [];
+  const prisma =
+    'file' in where
+      ? new SqliteClient({
+          adapter: zuluDateTimes(
+            new PrismaBetterSqlite3({ url: `file:${where.file}`, timeout: SQLITE_BUSY_TIMEOUT_MS }),
+          ),
+          log,
+        })
+      : // The generated clients differ only in the provider their adapter must name.
+        (new PostgresClient({
+          adapter: new PrismaPg({ connectionString: where.databaseUrl, max: 10, options: '-c TimeZone=UTC' }),
+          log,
+        }) as unknown as BlogPrisma);
+  const onQuery = options.onQuery;
+  if (onQuery)
+    (prisma as unknown as { $on(event: 'query', listener: (e: { query: string }) => void): void }).$on('query', (e) =>
+      onQuery(e.query),
+    );
+  return prisma;
 }
 
 /** The signed-in person's id as a key, or undefined (anonymous, or not an id). */

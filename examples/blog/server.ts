@@ -68,6 +68,8 @@ export interface DemoOptions {
   databaseUrl?: string | null | undefined;
   /** Kysely's `log` option. */
   log?: LogConfig;
+  /** With `store: 'prisma'`: called with each SQL statement Prisma runs (its `query` event). */
+  onPrismaQuery?: (sql: string) => void;
   /** Serve from memory through the hand-written data layers of `memory.ts` instead of a database. */
   memory?: boolean;
   /** The data layers on the database: the Kysely store (`store.ts`, the default) or the Prisma store (`prisma-store.ts`). */
@@ -112,7 +114,7 @@ async function openApi(options: DemoOptions): Promise<{ api: JsonApi; close: () 
     await database.close();
     throw error;
   }
-  if (options.store === 'prisma') return prismaApi(database);
+  if (options.store === 'prisma') return prismaApi(database, options.onPrismaQuery);
   // The generated API bound to the Kysely data layers, with the schema's extensions (Atomic
   // Operations). Every write request, and every Atomic Operations batch, is one transaction.
   // POST retries with an Idempotency-Key are answered from the keys table, per signed-in user.
@@ -128,7 +130,10 @@ async function openApi(options: DemoOptions): Promise<{ api: JsonApi; close: () 
  * seed filled: one interactive transaction per write request and per Atomic Operations batch,
  * Idempotency-Keys in the same table as the Kysely store's.
  */
-async function prismaApi(database: OpenDatabase): Promise<{ api: JsonApi; close: () => Promise<void> }> {
+async function prismaApi(
+  database: OpenDatabase,
+  onQuery: ((sql: string) => void) | undefined,
+): Promise<{ api: JsonApi; close: () => Promise<void> }> {
   const scope = (ctx: Context) => ctx.getAttribute('user');
   // The generated Prisma clients are made here (offline, a no-op when they are up to date) and
   // loaded only now, so that the other stores need neither.
@@ -137,7 +142,7 @@ async function prismaApi(database: OpenDatabase): Promise<{ api: JsonApi; close:
   const { createPrismaStore, openPrisma } = await import('./prisma-store.js');
   const { prismaIdempotency, prismaTransaction } = await import('@jsonapi-gen/prisma');
   const postgres = database.dialect === 'postgres';
-  const prisma = openPrisma(postgres ? { databaseUrl: database.location } : { file: database.location });
+  const prisma = openPrisma(postgres ? { databaseUrl: database.location } : { file: database.location }, { onQuery });
   const api = createApi(createPrismaStore(prisma, postgres ? 'postgresql' : 'sqlite'), {
     transaction: prismaTransaction(prisma),
     idempotency: { store: prismaIdempotency(prisma), scope },
