@@ -1,7 +1,7 @@
 /**
  * The jsonapi-gen command:
  *   build <schema.ts> --out <dir> [--check] [--stubs <dir>] [--watch] [--quiet | --json]
- *   init [dir] [--from-checkout | --registry]
+ *   init [dir] [--from-checkout | --registry] [--store kysely|prisma]
  * Schema mistakes print as `file:line:col` with the line quoted, and exit 1; never a stack trace.
  * Output is short, coloured only on a terminal (NO_COLOR respected, see output.ts).
  */
@@ -266,7 +266,9 @@ export async function initCommand(dir: string, io: Io = streamIo(), options: Ini
     if (code !== 0) return code;
   }
   const cd = shown(result.dir) === '.' ? '' : `cd ${shown(result.dir)} && `;
-  io.out(`Next: ${bold(`${cd}${installed ? '' : 'npm install && '}npm start`)}`);
+  // A Prisma host's client is generated from prisma/schema.prisma before it can start.
+  const generate = result.store === 'prisma' ? 'npm run prisma:generate && ' : '';
+  io.out(`Next: ${bold(`${cd}${installed ? '' : 'npm install && '}${generate}npm start`)}`);
   return 0;
 }
 
@@ -293,7 +295,7 @@ export function program(io: Io = streamIo()): Command {
   cli
     .command('init')
     .description(
-      'Scaffold a new host: schema, SQLite store (Kysely), server, a test and npm scripts; then `npm install && npm start`.',
+      'Scaffold a new host: schema, SQLite store (Kysely, or Prisma with --store prisma), server, a test and npm scripts; then `npm install && npm start`.',
     )
     .argument('[dir]', 'the directory (created when missing)', '.')
     .addOption(
@@ -306,10 +308,20 @@ export function program(io: Io = streamIo()): Command {
       '--registry',
       'depend on the published packages, ^version from the npm registry (the default outside a clone)',
     )
-    .action(async (dir: string, options: { fromCheckout?: boolean; registry?: boolean }) => {
-      const from = options.registry ? 'registry' : options.fromCheckout ? 'checkout' : undefined;
-      process.exitCode = await initCommand(dir, io, from === undefined ? {} : { from });
-    });
+    .addOption(
+      new Option(
+        '--store <store>',
+        'the data layers: the Kysely store, or the Prisma store on a client generated from prisma/schema.prisma',
+      )
+        .choices(['kysely', 'prisma'])
+        .default('kysely'),
+    )
+    .action(
+      async (dir: string, options: { fromCheckout?: boolean; registry?: boolean; store: 'kysely' | 'prisma' }) => {
+        const from = options.registry ? 'registry' : options.fromCheckout ? 'checkout' : undefined;
+        process.exitCode = await initCommand(dir, io, { ...(from !== undefined && { from }), store: options.store });
+      },
+    );
   return cli;
 }
 

@@ -1,11 +1,12 @@
 /**
- * `jsonapi-gen init [dir]`: a new host that runs with `npm install && npm start`. The text of
- * the files is in the package's `templates/init/` (`*.tpl`, `{{name}}` replaced); package.json
- * is written here. Existing files are never overwritten: when one is in the way, nothing is
- * written.
+ * `jsonapi-gen init [dir] [--store kysely|prisma]`: a new host that runs with `npm install &&
+ * npm start`. The text of the files is in the package's `templates/init/` (`*.tpl`, `{{name}}`
+ * replaced); with `--store prisma`, the files of `templates/init-prisma/` are laid over them
+ * (replacing those of the same path). package.json is written here. Existing files are never
+ * overwritten: when one is in the way, nothing is written.
  *
  * Where the host gets the jsonapi-gen packages: run from a clone of the repository, `init`
- * packs the clone's three packages into the host's `vendor/` and depends on those tarballs
+ * packs the clone's packages the host uses into the host's `vendor/` and depends on those tarballs
  * (`file:vendor/...`), so the host installs whether or not they are published; `--registry`
  * (the default outside a clone) depends on `^version` from the registry instead.
  */
@@ -23,12 +24,19 @@ interface Manifest {
 /** The CLI package's name: its package.json marks the package root. */
 const CLI = '@jsonapi-gen/cli';
 
-/** The packages a host depends on, by the folder of the repository that holds each. */
-const PACKAGES = [
+/** The data layers a new host is scaffolded with: the Kysely store or the Prisma store. */
+export type InitStore = 'kysely' | 'prisma';
+
+/** The packages a host may depend on, by the folder of the repository that holds each; `store`: only a host of that store. */
+const PACKAGES: ReadonlyArray<{ name: string; folder: string; dev: boolean; store?: InitStore }> = [
   { name: 'jsonapi-gen', folder: 'runtime', dev: false },
-  { name: '@jsonapi-gen/kysely', folder: 'integrations/kysely', dev: false },
+  { name: '@jsonapi-gen/kysely', folder: 'integrations/kysely', dev: false, store: 'kysely' },
+  { name: '@jsonapi-gen/prisma', folder: 'integrations/prisma', dev: false, store: 'prisma' },
   { name: CLI, folder: 'generator', dev: true },
-] as const;
+];
+
+/** The jsonapi-gen packages a host of `store` depends on. */
+const packagesFor = (store: InitStore) => PACKAGES.filter((p) => p.store === undefined || p.store === store);
 
 /**
  * Third-party ranges of a new host. The published CLI cannot read the other packages'
@@ -44,6 +52,16 @@ export const HOST_DEPENDENCIES = {
     typescript: '~5.9.3',
     vitest: '^3.2.4',
   },
+} as const;
+
+/**
+ * What a Prisma host adds to `HOST_DEPENDENCIES`: Prisma's client, CLI and SQLite adapter at
+ * the version this repository is tested with (test/package/manifests.test.ts checks them). Its
+ * tables still come from the Kysely migrations, hence `kysely` and `better-sqlite3` stay.
+ */
+export const PRISMA_HOST_DEPENDENCIES = {
+  dependencies: { '@prisma/adapter-better-sqlite3': '7.10.0', '@prisma/client': '7.10.0' },
+  devDependencies: { prisma: '7.10.0' },
 } as const;
 
 /** This package's root directory (where its package.json names it @jsonapi-gen/cli), and its manifest. */
@@ -75,6 +93,12 @@ export interface InitOptions {
    * a clone, else `registry`.
    */
   readonly from?: 'checkout' | 'registry';
+  /**
+   * The host's data layers: `kysely` (the default) or `prisma` (`@jsonapi-gen/prisma` on a
+   * Prisma client generated from `prisma/schema.prisma`; the tables still come from the
+   * Kysely migrations, as `prisma migrate` needs a schema engine).
+   */
+  readonly store?: InitStore;
 }
 
 export interface InitResult {
@@ -84,6 +108,8 @@ export interface InitResult {
   readonly written: string[];
   /** Where the jsonapi-gen packages come from. */
   readonly from: 'checkout' | 'registry';
+  /** The host's data layers. */
+  readonly store: InitStore;
 }
 
 export class InitConflict extends Error {
@@ -111,13 +137,16 @@ export function tarballName(name: string, version: string): string {
  * Every file of a new host, by path relative to it. `packages` maps each jsonapi-gen package
  * to the version specifier the host depends on.
  */
-export function scaffold(name: string, packages: Readonly<Record<string, string>>): Map<string, string> {
-  const templates = join(templatesDir(), 'init');
+export function scaffold(
+  name: string,
+  packages: Readonly<Record<string, string>>,
+  store: InitStore = 'kysely',
+): Map<string, string> {
   const files = new Map<string, string>();
-  const walk = (dir: string) => {
+  const walk = (templates: string, dir: string) => {
     for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
       const path = join(dir, entry.name);
-      if (entry.isDirectory()) walk(path);
+      if (entry.isDirectory()) walk(templates, path);
       else if (entry.name.endsWith('.tpl')) {
         // npm never packs a file named .gitignore, hence gitignore.tpl.
         const target = relative(templates, path)
@@ -127,10 +156,20 @@ export function scaffold(name: string, packages: Readonly<Record<string, string>
       }
     }
   };
-  walk(templates);
+  const base = join(templatesDir(), 'init');
+  walk(base, base);
+  if (store === 'prisma') {
+    const overlay = join(templatesDir(), 'init-prisma');
+    walk(overlay, overlay);
+  }
 
   const ours = (dev: boolean) =>
-    Object.fromEntries(PACKAGES.filter((p) => p.dev === dev).map((p) => [p.name, packages[p.name] ?? '*']));
+    Object.fromEntries(
+      packagesFor(store)
+        .filter((p) => p.dev === dev)
+        .map((p) => [p.name, packages[p.name] ?? '*']),
+    );
+  const prisma = store === 'prisma';
   const sorted = (deps: Record<string, string>) =>
     Object.fromEntries(Object.entries(deps).sort(([a], [b]) => (a < b ? -1 : 1)));
   const build = 'jsonapi-gen build src/schema.ts --out src/generated';
@@ -146,23 +185,37 @@ export function scaffold(name: string, packages: Readonly<Record<string, string>
       check: `${build} --check`,
       test: `${build} --quiet && tsc && vitest run`,
       typecheck: 'tsc',
+      // Offline (no schema engine download); with internet, `npx prisma generate` does the same.
+      ...(prisma && { 'prisma:generate': 'node scripts/prisma-generate.mjs' }),
     },
-    dependencies: sorted({ ...ours(false), ...HOST_DEPENDENCIES.dependencies }),
-    devDependencies: sorted({ ...ours(true), ...HOST_DEPENDENCIES.devDependencies }),
+    dependencies: sorted({
+      ...ours(false),
+      ...HOST_DEPENDENCIES.dependencies,
+      ...(prisma && PRISMA_HOST_DEPENDENCIES.dependencies),
+    }),
+    devDependencies: sorted({
+      ...ours(true),
+      ...HOST_DEPENDENCIES.devDependencies,
+      ...(prisma && PRISMA_HOST_DEPENDENCIES.devDependencies),
+    }),
   };
   files.set('package.json', JSON.stringify(pkg, null, 2) + '\n');
   return files;
 }
 
 /** `npm pack` of the clone's packages into `destination` (each builds its dist/ first); the tarballs' file names by package. */
-function packCheckout(root: string, destination: string): Record<string, string> {
+function packCheckout(
+  root: string,
+  destination: string,
+  packages: ReadonlyArray<{ folder: string }>,
+): Record<string, string> {
   mkdirSync(destination, { recursive: true });
   const args = [
     'pack',
     '--json',
     '--pack-destination',
     destination,
-    ...PACKAGES.flatMap((p) => ['--workspace', p.folder]),
+    ...packages.flatMap((p) => ['--workspace', p.folder]),
   ];
   // The packages' prepack (tsc) prints its banner on stdout before the JSON: read from the first `[`.
   const out = execFileSync('npm', args, { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
@@ -177,13 +230,15 @@ export function init(dir: string, options: InitOptions = {}): InitResult {
   const from = options.from ?? (root === undefined ? 'registry' : 'checkout');
   if (from === 'checkout' && root === undefined)
     throw new Error('init --from-checkout runs only from a clone of the jsonapi-gen repository');
+  const store = options.store ?? 'kysely';
+  const packages = packagesFor(store);
   const version = packageRoot().manifest.version ?? '0.0.0';
   const vendor = (p: (typeof PACKAGES)[number]) => `vendor/${tarballName(p.name, version)}`;
   const specifiers = Object.fromEntries(
-    PACKAGES.map((p) => [p.name, from === 'checkout' ? `file:${vendor(p)}` : `^${version}`]),
+    packages.map((p) => [p.name, from === 'checkout' ? `file:${vendor(p)}` : `^${version}`]),
   );
-  const files = scaffold(packageName(target), specifiers);
-  const tarballs = from === 'checkout' ? PACKAGES.map(vendor) : [];
+  const files = scaffold(packageName(target), specifiers, store);
+  const tarballs = from === 'checkout' ? packages.map(vendor) : [];
   const existing = [...files.keys(), ...tarballs].filter((path) => existsSync(join(target, path)));
   if (existing.length > 0) throw new InitConflict(existing);
   const written: string[] = [];
@@ -193,12 +248,12 @@ export function init(dir: string, options: InitOptions = {}): InitResult {
     written.push(path);
   }
   if (root !== undefined && from === 'checkout') {
-    const packed = packCheckout(root, join(target, 'vendor'));
-    for (const p of PACKAGES) {
+    const packed = packCheckout(root, join(target, 'vendor'), packages);
+    for (const p of packages) {
       if (`vendor/${packed[p.name]}` !== vendor(p))
         throw new Error(`npm pack wrote ${packed[p.name]} for ${p.name}, not ${vendor(p)}`);
     }
     written.push(...tarballs);
   }
-  return { dir: target, written, from };
+  return { dir: target, written, from, store };
 }

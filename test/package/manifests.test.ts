@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { HOST_DEPENDENCIES } from '../../generator/init.js';
+import { HOST_DEPENDENCIES, PRISMA_HOST_DEPENDENCIES } from '../../generator/init.js';
 import { ROOT, WORKSPACES } from './support.js';
 
 interface Manifest {
@@ -156,5 +156,14 @@ describe('package manifests', () => {
     // The host's tools are the ranges this repository develops and tests with.
     for (const [name, range] of Object.entries(HOST_DEPENDENCIES.devDependencies))
       expect(range, name).toBe(root.devDependencies?.[name]);
+    // A Prisma host's Prisma packages: the versions this repository pins, within the Prisma integration's peer ranges.
+    const prismaPeers = read('integrations/prisma').peerDependencies ?? {};
+    for (const [name, version] of Object.entries({
+      ...PRISMA_HOST_DEPENDENCIES.dependencies,
+      ...PRISMA_HOST_DEPENDENCIES.devDependencies,
+    })) {
+      expect(version, name).toBe(root.devDependencies?.[name]);
+      if (name in prismaPeers) expect(`^${version}`, name).toBe(prismaPeers[name]);
+    }
   });
 });
