@@ -68,11 +68,15 @@ type Unmapped<C, M extends ModelName<C>, R extends ResourceTypes> = {
   [A in AttributeName<R>]: A extends FittingField<C, M, ValueOf<R, A>> ? never : A;
 }[AttributeName<R>];
 
-/** `fields`: every unmapped attribute to a fitting field; the other attributes to a fitting field if given. */
-type Fields<C, M extends ModelName<C>, R extends ResourceTypes> = {
-  readonly [A in Unmapped<C, M, R>]: FittingField<C, M, ValueOf<R, A>>;
+/**
+ * `fields`: each attribute `U` (those with no fitting field of their name) to a fitting field;
+ * the other attributes to a fitting field if given. Named by `U`, so that an error says which
+ * attributes are unmapped.
+ */
+type FieldsMapping<U extends string, C, M extends ModelName<C>, R extends ResourceTypes> = {
+  readonly [A in U & AttributeName<R>]: FittingField<C, M, ValueOf<R, A>>;
 } & {
-  readonly [A in Exclude<AttributeName<R>, Unmapped<C, M, R>>]?: FittingField<C, M, ValueOf<R, A>>;
+  readonly [A in Exclude<AttributeName<R>, U>]?: FittingField<C, M, ValueOf<R, A>>;
 } & Readonly<Record<string, ScalarField<C, M>>>;
 
 /** `relationships`: one relation per relationship of the schema, of its cardinality. */
@@ -131,7 +135,7 @@ export type CheckedModelMapping<C, M extends ModelName<C>, R extends ResourceTyp
   ModelMapping<C, M>,
   'fields' | 'relationships' | 'filters' | 'sorts' | 'policy'
 > &
-  Member<'fields', [Unmapped<C, M, R>] extends [never] ? false : true, Fields<C, M, R>> &
+  Member<'fields', [Unmapped<C, M, R>] extends [never] ? false : true, FieldsMapping<Unmapped<C, M, R>, C, M, R>> &
   Member<'relationships', [keyof R['related']] extends [never] ? false : true, Relationships<C, M, R>> &
   Member<'filters', false, FilterImplementations<R, keyof R['customFilters']>> &
   Member<'sorts', false, SortImplementations<R['customSorts']>> &
@@ -164,9 +168,7 @@ export type ResourceMapping<C, R extends ResourceTypes> = [keyof R['customFilter
     : WithCustomSorts<R['customSorts']> & ModelMappings<C, R>
   : [R['customSorts']] extends [never]
     ? WithCustomFilters<keyof R['customFilters'] & string, R> & ModelMappings<C, R>
-    : WithCustomFilters<keyof R['customFilters'] & string, R> &
-        WithCustomSorts<R['customSorts']> &
-        ModelMappings<C, R>;
+    : WithCustomFilters<keyof R['customFilters'] & string, R> & WithCustomSorts<R['customSorts']> & ModelMappings<C, R>;
 
 /** A store's mapping: every resource of `R`, each to a model of client `C`. */
 export type StoreMapping<C, R extends { [K in keyof R]: ResourceTypes }> = {
