@@ -9,7 +9,7 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import type { Context, FilterValue } from 'jsonapi-gen';
 import { defineStore, zuluDateTimes } from '@jsonapi-gen/prisma';
 import { SQLITE_BUSY_TIMEOUT_MS } from './db.js';
-import type { DataLayers } from './generated/index.js';
+import type { Resources } from './generated/index.js';
 import { PrismaClient as PostgresClient } from './prisma/generated/postgresql/client.js';
 import { PrismaClient as SqliteClient } from './prisma/generated/sqlite/client.js';
 import type { StoreOptions } from './store.js';
@@ -87,7 +87,7 @@ export function createPrismaStore(prisma: BlogPrisma, provider: 'sqlite' | 'post
       title: { contains: term, ...(provider === 'postgresql' && { mode: 'insensitive' as const }) },
     })),
   });
-  return defineStore(
+  return defineStore<BlogPrisma, Resources>(
     prisma,
     {
       people: {
@@ -140,5 +140,5 @@ export function createPrismaStore(prisma: BlogPrisma, provider: 'sqlite' | 'post
       },
     },
     { provider },
-  ) as unknown as DataLayers; // the mapping is not checked against the generated model types yet
+  );
 }

@@ -13,18 +13,40 @@ export {
 } from './conditions.js';
 export {
   type AnyModelMapping,
+  type FieldTypeName,
   type ModelMapping,
   type ModelName,
+  type RelatedModel,
   type RelationField,
   type RelationMapping,
   type ScalarField,
   type ThroughRelation,
+  type ToManyField,
   type ToManyRelation,
+  type ToOneField,
   type ToOneRelation,
   type WriteOperation,
   parseIntegerId,
 } from './mapping.js';
-export { defineStore, type PrismaDataLayer, type PrismaQuery, type PrismaStoreOptions } from './store.js';
+export {
+  defineModelStore,
+  defineStore,
+  type PrismaDataLayer,
+  type PrismaQuery,
+  type PrismaStore,
+  type PrismaStoreOptions,
+  type UntypedResource,
+} from './store.js';
+export {
+  type CheckedModelMapping,
+  type FittingField,
+  type ModelMappings,
+  type ResourceMapping,
+  type StoreMapping,
+  type StoreModel,
+  type WithCustomFilters,
+  type WithCustomSorts,
+} from './checked.js';
 export {
   prismaError,
   retryable,

@@ -22,61 +22,92 @@ export type ModelName<C> = {
 /** The scalar fields of model `M` of client `C` (the keys of its delegate's `fields`). */
 export type ScalarField<C, M extends ModelName<C>> = C[M] extends { fields: infer F } ? keyof F & string : never;
 
-/** The argument of `findMany` on model `M`, as Prisma types it. */
-type FindManyArgs<C, M extends ModelName<C>> = C[M] extends { findMany: (args?: infer A) => unknown }
-  ? NonNullable<A>
+/** The type name of each scalar field of model `M` (`'String'`, `'Int'`, `'DateTime'`, an enum's name, ...). */
+export type FieldTypeName<C, M extends ModelName<C>, F extends ScalarField<C, M>> = C[M] extends {
+  fields: { [K in F]: { typeName: infer T } };
+}
+  ? T
   : never;
 
-/** The relation fields of model `M` (what `include` takes, `_count` aside). */
-export type RelationField<C, M extends ModelName<C>> =
-  FindManyArgs<C, M> extends { include?: infer I } ? Exclude<keyof NonNullable<I>, '_count'> & string : string;
+/**
+ * The payload type Prisma generates for model `M` (`$ArticlePayload`): its `name` and its
+ * relations' payloads (`objects`). Every generated delegate carries it under a symbol key.
+ */
+type Payload<C, M extends ModelName<C>> = C[M] extends { [key: symbol]: { types: { payload: infer P } } } ? P : never;
+
+/** The relations of model `M`: each relation field's payload (an array for a to-many one). */
+type Objects<C, M extends ModelName<C>> = Payload<C, M> extends { objects: infer O } ? O : never;
+
+/** The relation fields of model `M`. */
+export type RelationField<C, M extends ModelName<C>> = keyof Objects<C, M> & string;
+
+/** The relation fields of model `M` to one row (`author` of Article). */
+export type ToOneField<C, M extends ModelName<C>> = {
+  [F in RelationField<C, M>]: NonNullable<Objects<C, M>[F]> extends readonly unknown[] ? never : F;
+}[RelationField<C, M>];
+
+/** The relation fields of model `M` to many rows (`comments` of Article). */
+export type ToManyField<C, M extends ModelName<C>> = {
+  [F in RelationField<C, M>]: NonNullable<Objects<C, M>[F]> extends readonly unknown[] ? F : never;
+}[RelationField<C, M>];
+
+/** The model (its delegate's key) relation field `F` of model `M` leads to. */
+export type RelatedModel<C, M extends ModelName<C>, F extends RelationField<C, M>> = {
+  [R in ModelName<C>]: Payload<C, R> extends { name: infer N }
+    ? NonNullable<Objects<C, M>[F]> extends { name: N } | ReadonlyArray<{ name: N }>
+      ? R
+      : never
+    : never;
+}[ModelName<C>];
 
 /**
  * A to-one relationship whose foreign key is a field of this model: `author` of articles is
  * `{ field: 'author', foreignKey: 'authorId' }`.
  */
 export interface ToOneRelation<C, M extends ModelName<C>> {
-  /** The model's relation field. */
-  readonly field: RelationField<C, M>;
+  /** The model's relation field to one row. */
+  readonly field: ToOneField<C, M>;
   /** The model's scalar field holding the related row's id. */
   readonly foreignKey: ScalarField<C, M>;
 }
 
 /**
  * A to-many relationship whose foreign key is a field of the related model: `comments` of
- * articles is `{ field: 'comments', model: 'comment', foreignKey: 'articleId' }`.
+ * articles is `{ field: 'comments', model: 'comment', foreignKey: 'articleId' }`. The model is
+ * the one the relation field leads to.
  */
 export type ToManyRelation<C, M extends ModelName<C>> = {
-  [R in ModelName<C>]: {
-    /** The model's relation field. */
-    readonly field: RelationField<C, M>;
+  [F in ToManyField<C, M>]: {
+    /** The model's relation field to many rows. */
+    readonly field: F;
     /** The related model. */
-    readonly model: R;
+    readonly model: RelatedModel<C, M, F>;
     /** Its scalar field holding this row's id. */
-    readonly foreignKey: ScalarField<C, R>;
+    readonly foreignKey: ScalarField<C, RelatedModel<C, M, F>>;
   };
-}[ModelName<C>];
+}[ToManyField<C, M>];
 
 /**
  * A to-many relationship through an explicit join model: `tags` of articles is
  * `{ field: 'tags', through: { model: 'articleTag', from: 'articleId', to: 'tagId', relation: 'tag' } }`.
+ * The join model is the one the relation field leads to.
  */
 export type ThroughRelation<C, M extends ModelName<C>> = {
-  [J in ModelName<C>]: {
+  [F in ToManyField<C, M>]: {
     /** The model's relation field to the join model. */
-    readonly field: RelationField<C, M>;
+    readonly field: F;
     readonly through: {
       /** The join model. */
-      readonly model: J;
+      readonly model: RelatedModel<C, M, F>;
       /** Its scalar field holding this row's id. */
-      readonly from: ScalarField<C, J>;
+      readonly from: ScalarField<C, RelatedModel<C, M, F>>;
       /** Its scalar field holding the related row's id. */
-      readonly to: ScalarField<C, J>;
+      readonly to: ScalarField<C, RelatedModel<C, M, F>>;
       /** Its relation field to the related model. */
-      readonly relation: RelationField<C, J>;
+      readonly relation: ToOneField<C, RelatedModel<C, M, F>>;
     };
   };
-}[ModelName<C>];
+}[ToManyField<C, M>];
 
 /** How one relationship is stored. */
 export type RelationMapping<C, M extends ModelName<C>> =

@@ -26,6 +26,7 @@ import type {
   Relationship,
   RelationshipCounts,
   ResourceIdentifier,
+  ResourceTypes,
   Sortable,
   SortDirection,
   ToMany,
@@ -35,6 +36,7 @@ import type {
   WriteValues,
 } from 'jsonapi-gen';
 import type { PrismaWhere, WhereProvider } from './conditions.js';
+import type { StoreMapping, StoreModel } from './checked.js';
 import type { AnyModelMapping } from './mapping.js';
 import {
   type PrismaQuery,
@@ -62,24 +64,47 @@ import {
 export type { PrismaQuery } from './query.js';
 export type { Model } from './resource.js';
 
-/** A Prisma-backed resource's data layer: reads and writes. */
-export type PrismaDataLayer = Findable<Model> &
-  Creatable<Model> &
-  Updatable<Model> &
-  Deletable<Model> &
-  ToManyMutable<Model> &
-  Listable<Model, PrismaQuery> &
+/**
+ * The data layer a Prisma-backed resource of types `R` implements: what the generated
+ * `XDataLayer` asks, typed by `R` (the generated `XTypes`): reads and writes.
+ */
+export type PrismaDataLayer<R extends ResourceTypes = ResourceTypes> = Findable<StoreModel<R>> &
+  Creatable<StoreModel<R>> &
+  Updatable<StoreModel<R>> &
+  Deletable<StoreModel<R>> &
+  ToManyMutable<StoreModel<R>> &
+  Listable<StoreModel<R>, PrismaQuery> &
   Paginatable<PrismaQuery> &
   CursorPaginatable<PrismaQuery> &
   Countable<PrismaQuery> &
-  RelatedLoaders<Model, Record<string, unknown>> &
-  RelationshipCounts<Model> &
-  Filterable<PrismaQuery, string> &
-  CustomFilterable<PrismaQuery, Record<string, FilterValue>> &
+  RelatedLoaders<StoreModel<R>, R['related']> &
+  RelationshipCounts<StoreModel<R>> &
+  Filterable<PrismaQuery, string, FilterNames<R>> &
+  CustomFilterable<PrismaQuery, R['customFilters']> &
   Sortable<PrismaQuery, string> &
-  CustomSortable<PrismaQuery, string> &
-  Partial<Versioned<Model>> &
-  Partial<Authorizable<Model>>;
+  CustomSortable<PrismaQuery, R['customSorts']> &
+  Partial<Versioned<StoreModel<R>>> &
+  (R['policy'] extends true ? Authorizable<StoreModel<R>> : Partial<Authorizable<StoreModel<R>>>);
+
+/** The custom filters of `R` by name; any name for the untyped default. */
+type FilterNames<R extends ResourceTypes> = ResourceTypes extends R ? string : keyof R['customFilters'] & string;
+
+/** The data layers of a store, by resource type. */
+export type PrismaStore<R extends { [K in keyof R]: ResourceTypes }> = {
+  readonly [K in keyof R]: PrismaDataLayer<R[K]>;
+};
+
+/**
+ * The types of a resource served without generated code: any model, any relationships, any
+ * custom filters and sorts. What `defineModelStore` types its data layers with.
+ */
+export interface UntypedResource extends ResourceTypes {
+  model: Record<string, unknown>;
+  related: Record<string, unknown>;
+  customFilters: Record<string, FilterValue>;
+  customSorts: string;
+  policy: boolean;
+}
 
 /** Options of `defineStore`. */
 export interface PrismaStoreOptions {
@@ -96,32 +121,72 @@ export interface PrismaStoreOptions {
 /**
  * Backs resources by the models of one Prisma Client: every resource's mapping at once (keyed
  * by resource type), so that relationships, paths and counts read the related type with its
- * own mapping and scope. Each entry is a data layer to spread into the resource's schema: find,
+ * own mapping and scope. The mapping is checked against the client's types and the generated
+ * resource types `R` (`Resources` of the generated index): each attribute maps to a scalar
+ * field of a fitting kind, each relationship to a relation field of its cardinality, and the
+ * schema's custom filters, sorts and policy are given; the result is the generated
+ * `DataLayers`. Each entry is a data layer to spread into the resource's schema: find,
  * findMany, query, where (the whole query language; counts other than existence and, on
  * SQLite, case-sensitive text operators are worked out by one extra query each), orderBy
  * (attributes, a to-one relation's attribute, relation counts), paginate, paginateCursor,
  * count, related loaders (one `findMany` per relationship per include level), countRelated
- * (one `groupBy`), queryRelated. Only Prisma's public API; ids are integers unless `parseId`
- * says otherwise.
+ * (one `groupBy`), queryRelated, and the writes. Only Prisma's public API; ids are integers
+ * unless `parseId` says otherwise.
  *
  * @example
- * import { PrismaClient } from './generated/sqlite/client.js';
+ * import { PrismaClient } from './prisma/generated/sqlite/client.js';
+ * import { createApi, type Resources } from './generated/index.js';
  * declare const prisma: PrismaClient;
- * const store = defineStore(prisma, {
+ * declare const search: (value: FilterValue) => PrismaWhere;
+ * const store = defineStore<PrismaClient, Resources>(prisma, {
  *   people: { model: 'person', relationships: { articles: { field: 'articles', model: 'article', foreignKey: 'authorId' } } },
- *   articles: { model: 'article', version: 'version', relationships: {
+ *   articles: { model: 'article', version: 'version', filters: { search }, policy: () => true, relationships: {
  *     author: { field: 'author', foreignKey: 'authorId' },
  *     comments: { field: 'comments', model: 'comment', foreignKey: 'articleId' },
  *     tags: { field: 'tags', through: { model: 'articleTag', from: 'articleId', to: 'tagId', relation: 'tag' } },
  *   } },
+ *   comments: { model: 'comment', relationships: {
+ *     author: { field: 'author', foreignKey: 'authorId' },
+ *     article: { field: 'article', foreignKey: 'articleId' },
+ *   } },
+ *   tags: { model: 'tag', relationships: {
+ *     articles: { field: 'articles', through: { model: 'articleTag', from: 'tagId', to: 'articleId', relation: 'article' } },
+ *   } },
  * }, { provider: 'sqlite' });
- * // api.resource({ ...schema.articles, ...store.articles, create, update, delete })
+ * const api = createApi(store, { transaction: prismaTransaction(prisma) });
  */
-export function defineStore<C extends object, const M extends Record<string, AnyModelMapping<C>>>(
+export function defineStore<C extends object, R extends { [K in keyof R]: ResourceTypes }>(
+  client: C,
+  mappings: StoreMapping<C, R>,
+  options: PrismaStoreOptions,
+): PrismaStore<R> {
+  return modelStore(client, mappings as Record<string, AnyModelMapping<C>>, options) as unknown as PrismaStore<R>;
+}
+
+/**
+ * `defineStore` for hosts without generated code: each mapping is checked against the client
+ * only (models, scalar and relation fields), not against a schema.
+ *
+ * @example
+ * import { PrismaClient } from './prisma/generated/sqlite/client.js';
+ * declare const prisma: PrismaClient;
+ * declare const api: JsonApi;
+ * const store = defineModelStore(prisma, { tags: { model: 'tag' } }, { provider: 'sqlite' });
+ * api.resource({ ...tags, ...store.tags });
+ */
+export function defineModelStore<C extends object, const M extends Record<string, AnyModelMapping<C>>>(
   client: C,
   mappings: M,
   options: PrismaStoreOptions,
-): { readonly [K in keyof M]: PrismaDataLayer } {
+): PrismaStore<Record<keyof M, UntypedResource>> {
+  return modelStore(client, mappings, options) as unknown as PrismaStore<Record<keyof M, UntypedResource>>;
+}
+
+function modelStore<C extends object>(
+  client: C,
+  mappings: Record<string, AnyModelMapping<C>>,
+  options: PrismaStoreOptions,
+): Record<string, PrismaDataLayer> {
   const clientFor = options.clientFor ?? ((context: Context) => transactionClient(client, context));
   const resources = new Map<string, ModelResource>();
   for (const [type, mapping] of Object.entries(mappings))
@@ -151,7 +216,7 @@ export function defineStore<C extends object, const M extends Record<string, Any
       existence: { check, member: resource.type },
     };
   }
-  return layers as { readonly [K in keyof M]: PrismaDataLayer };
+  return layers;
 }
 
 /** What `writes.ts` needs of a resource: its mapping as a `WriteModel`. */

@@ -13,12 +13,13 @@ import { type FilterValue, JsonApi } from 'jsonapi-gen';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrate, openDatabase, type OpenDatabase } from '../../examples/blog/db.js';
+import type { Resources } from '../../examples/blog/generated/index.js';
 import { PrismaClient as PostgresClient } from '../../examples/blog/prisma/generated/postgresql/client.js';
 import { PrismaClient as SqliteClient } from '../../examples/blog/prisma/generated/sqlite/client.js';
 import * as schema from '../../examples/blog/schema.js';
 import { seed } from '../../examples/blog/seed.js';
 import { createStore } from '../../examples/blog/store.js';
-import { defineStore } from '../../integrations/prisma/store.js';
+import { defineModelStore, defineStore } from '../../integrations/prisma/store.js';
 import { createPostgresDatabase } from '../support/databases.js';
 
 /** Both generated clients have this shape. */
@@ -26,7 +27,7 @@ type Client = SqliteClient;
 
 /** The demo's resources on Prisma: the mapping a user of the integration writes. */
 function prismaStore(prisma: Client, provider: 'sqlite' | 'postgresql') {
-  return defineStore(
+  return defineStore<Client, Resources>(
     prisma,
     {
       people: {
@@ -290,16 +291,16 @@ describe("the mapping's types", () => {
     // prettier-ignore
     const mappings = (prisma: Client) => [
       // @ts-expect-error: the client has no model `articel`
-      defineStore(prisma, { articles: { model: 'articel' } }, sqlite),
+      defineModelStore(prisma, { articles: { model: 'articel' } }, sqlite),
       // @ts-expect-error: `versoin` is no field of Article
-      defineStore(prisma, { articles: { model: 'article', version: 'versoin' } }, sqlite),
+      defineModelStore(prisma, { articles: { model: 'article', version: 'versoin' } }, sqlite),
       // @ts-expect-error: `authorID` is no field of Article
-      defineStore(prisma, { articles: { model: 'article', relationships: { author: { field: 'author', foreignKey: 'authorID' } } } }, sqlite),
+      defineModelStore(prisma, { articles: { model: 'article', relationships: { author: { field: 'author', foreignKey: 'authorID' } } } }, sqlite),
       // @ts-expect-error: `postId` is no field of Comment
-      defineStore(prisma, { articles: { model: 'article', relationships: { comments: { field: 'comments', model: 'comment', foreignKey: 'postId' } } } }, sqlite),
+      defineModelStore(prisma, { articles: { model: 'article', relationships: { comments: { field: 'comments', model: 'comment', foreignKey: 'postId' } } } }, sqlite),
       // @ts-expect-error: `created` names no field of Article
-      defineStore(prisma, { articles: { model: 'article', fields: { createdAt: 'created' } } }, sqlite),
-      defineStore(prisma, { articles: { model: 'article', version: 'version', fields: { created: 'createdAt' } } }, sqlite),
+      defineModelStore(prisma, { articles: { model: 'article', fields: { createdAt: 'created' } } }, sqlite),
+      defineModelStore(prisma, { articles: { model: 'article', version: 'version', fields: { created: 'createdAt' } } }, sqlite),
     ];
     expect(mappings).toBeTypeOf('function');
   });
