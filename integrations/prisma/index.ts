@@ -1,7 +1,7 @@
 /**
  * Prisma integration: back JSON:API resources by the models of a Prisma Client 7 (driver
- * adapters, no query engine). In progress: so far the translation of filter conditions into a
- * Prisma `where` (README.md lists what it holds).
+ * adapters, no query engine): `defineStore`, its transactions, errors and idempotency keys.
+ * In progress: README.md lists what it holds and what it does not yet.
  */
 export {
   prismaWhere,
