@@ -1,15 +1,15 @@
 /** The data layers of src/schema.ts: each resource backed by a model of prisma/schema.prisma (@jsonapi-gen/prisma). */
 import { defineStore } from '@jsonapi-gen/prisma';
 import type { PrismaClient } from '../prisma/generated/client.js';
-import type { DataLayers } from './generated/index.js';
+import type { DataLayers, Resources } from './generated/index.js';
 
 /**
- * Models, fields and foreign keys are checked against the generated Prisma client: a misspelt
- * one does not compile. The mapping is not yet checked against the schema's generated
- * resource types, hence the cast to `DataLayers`.
+ * Checked against the generated Prisma client and the schema's generated resource types: a
+ * misspelt model, field or relation, or an attribute mapped to a field of another kind, does
+ * not compile, at its line.
  */
 export function createStore(prisma: PrismaClient): DataLayers {
-  const layers = defineStore(
+  return defineStore<PrismaClient, Resources>(
     prisma,
     {
       authors: {
@@ -27,5 +27,4 @@ export function createStore(prisma: PrismaClient): DataLayers {
     },
     { provider: 'sqlite' },
   );
-  return layers as unknown as DataLayers;
 }
