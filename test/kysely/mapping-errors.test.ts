@@ -4,9 +4,9 @@
  * error in store.ts, on the line of the mistake, naming what is wrong.
  */
 import { readFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
-import ts from 'typescript';
+import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { type CompileBase, firstError as firstErrorOf, repositoryOptions } from '../support/first-error.js';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 const STORE = join(ROOT, 'examples/blog/store.ts');
@@ -51,39 +51,12 @@ const MISTAKES: Array<[string, { from: string; to: string; want: string; at?: st
   ],
 ];
 
-const options = (): ts.CompilerOptions => {
-  const config = ts.readConfigFile(join(ROOT, 'tsconfig.json'), (path) => ts.sys.readFile(path));
-  return { ...ts.parseJsonConfigFileContent(config.config, ts.sys, ROOT).options, noEmit: true };
-};
-
-/** The first error of a program in which store.ts reads `text`, as "file:line: message". */
-function firstError(
-  text: string,
-  base: { options: ts.CompilerOptions; old?: ts.Program },
-): { error: string | undefined; program: ts.Program } {
-  const host = ts.createCompilerHost(base.options);
-  const read = host.readFile.bind(host);
-  host.readFile = (file) => (file === STORE ? text : read(file));
-  const getSourceFile = host.getSourceFile.bind(host);
-  host.getSourceFile = (file, language, onError, create) =>
-    file === STORE ? ts.createSourceFile(file, text, language) : getSourceFile(file, language, onError, create);
-  const program = ts.createProgram({
-    rootNames: [STORE],
-    options: base.options,
-    host,
-    ...(base.old && { oldProgram: base.old }),
-  });
-  const [d] = ts.getPreEmitDiagnostics(program);
-  if (!d) return { error: undefined, program };
-  const where =
-    d.file && d.start !== undefined
-      ? `${relative(ROOT, d.file.fileName)}:${d.file.getLineAndCharacterOfPosition(d.start).line + 1}`
-      : '(global)';
-  return { error: `${where}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`, program };
-}
+/** The first error of a program in which the store reads `text`. */
+const firstError = (text: string, base: CompileBase) => firstErrorOf(STORE, text, base);
+const options = repositoryOptions;
 
 describe('mistakes in the Kysely mapping of the blog', () => {
-  const base: { options: ts.CompilerOptions; old?: ts.Program } = { options: {} };
+  const base: CompileBase = { options: {} };
   beforeAll(() => {
     base.options = options();
     const { error, program } = firstError(SOURCE, base);
