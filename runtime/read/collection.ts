@@ -186,7 +186,8 @@ async function serveCursorPage(
   if (request.before !== undefined) models.reverse();
   const first = models[0];
   const last = models.at(-1);
-  const values = first === undefined ? [] : await cursorValues(resource, request, [first, last], context);
+  const edges = first === undefined ? [] : first === last ? [first] : [first, last];
+  const values = await cursorValues(resource, request, edges, context);
   const cursorOf = (model: unknown) => encodeCursor(request, values[model === first ? 0 : 1]!);
   const at = cursorLink(context.target, request.size);
   const links: Record<string, string | null> = {

@@ -5,15 +5,15 @@
  * its offline script, `npm start` it, and get JSON:API responses through Prisma: a GET, a POST,
  * and the POST retried with its Idempotency-Key. Its own `npm test` passes and it type-checks.
  */
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { type ChildProcess, execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import SQLite from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { npm } from '../package/support.js';
-import { ROOT, cli } from './support.js';
+import { ROOT, cli, installHost, startHost } from './support.js';
 
 const run = promisify(execFile);
 const JSONAPI = 'application/vnd.api+json';
@@ -72,17 +72,7 @@ describe('jsonapi-gen init --store prisma', () => {
     // Installed from the npm cache (the Prisma packages are there since the repository installed
     // them); --ignore-scripts and better-sqlite3's build copied in, as in init.test.ts. Prisma's
     // engines' postinstall, skipped with it, would download engines the host never uses.
-    npm(['install', '--ignore-scripts'], host);
-    const sqliteVersion = (root: string) =>
-      JSON.parse(readFileSync(join(root, 'node_modules/better-sqlite3/package.json'), 'utf8')).version as string;
-    if (sqliteVersion(host) === sqliteVersion(ROOT)) {
-      cpSync(
-        join(ROOT, 'node_modules/better-sqlite3/build/Release/better_sqlite3.node'),
-        join(host, 'node_modules/better-sqlite3/build/Release/better_sqlite3.node'),
-      );
-    } else {
-      npm(['rebuild', 'better-sqlite3'], host);
-    }
+    installHost(host, npm);
     const production = JSON.parse(npm(['ls', '--omit=dev', '--json'], host)) as {
       dependencies: Record<string, unknown>;
     };
@@ -105,28 +95,11 @@ describe('jsonapi-gen init --store prisma', () => {
     expect(existsSync(join(host, 'prisma', 'generated', 'client.ts'))).toBe(true);
 
     // npm start: builds src/generated, migrates, seeds through Prisma, serves.
-    server = spawn('npm', ['start'], {
-      cwd: host,
-      env: { ...env, PORT: '0' },
-      detached: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    const url = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`npm start did not listen in 120 s:\n${output}`)), 120_000);
-      const read = (chunk: Buffer) => {
-        output += chunk.toString();
-        const match = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
-        if (match) {
-          clearTimeout(timer);
-          resolve(match[1]!);
-        }
-      };
-      server!.stdout!.on('data', read);
-      server!.stderr!.on('data', read);
-      server!.once('exit', (code) => reject(new Error(`npm start exited with ${code}:\n${output}`)));
-    });
-    expect(output).toContain('shelf listening on');
+    const started = await startHost(host, env);
+    server = started.server;
+    const { url } = started;
+    const output = started.output;
+    expect(output()).toContain('shelf listening on');
 
     const list = await fetch(`${url}/books?include=author`, { headers: { accept: JSONAPI } });
     expect(list.status).toBe(200);

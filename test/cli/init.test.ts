@@ -6,15 +6,15 @@
  * again (now from the installed package) refuses to overwrite anything. Its tables come from
  * Kysely's Migrator, and a 500's cause is logged.
  */
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { type ChildProcess, execFile } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import SQLite from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { npm } from '../package/support.js';
-import { BIN, ROOT, cli } from './support.js';
+import { BIN, cli, installHost, startHost } from './support.js';
 
 const run = promisify(execFile);
 const JSONAPI = 'application/vnd.api+json';
@@ -82,17 +82,7 @@ describe('jsonapi-gen init', () => {
     // npm install, with one difference: --ignore-scripts spares compiling better-sqlite3 from
     // source (a minute on this machine; its prebuilt binaries are downloaded from GitHub, out of
     // reach here): the repository's build of the same version is copied in, else it is rebuilt.
-    npm(['install', '--ignore-scripts'], host);
-    const sqliteVersion = (root: string) =>
-      JSON.parse(readFileSync(join(root, 'node_modules/better-sqlite3/package.json'), 'utf8')).version as string;
-    if (sqliteVersion(host) === sqliteVersion(ROOT)) {
-      cpSync(
-        join(ROOT, 'node_modules/better-sqlite3/build/Release/better_sqlite3.node'),
-        join(host, 'node_modules/better-sqlite3/build/Release/better_sqlite3.node'),
-      );
-    } else {
-      npm(['rebuild', 'better-sqlite3'], host);
-    }
+    installHost(host, npm);
     // A server's own dependencies: the runtime, the Kysely integration and its driver, no generator.
     const production = JSON.parse(npm(['ls', '--omit=dev', '--json'], host)) as {
       dependencies: Record<string, unknown>;
@@ -106,28 +96,11 @@ describe('jsonapi-gen init', () => {
     expect(existsSync(join(host, 'src', 'generated'))).toBe(false);
 
     // npm start.
-    server = spawn('npm', ['start'], {
-      cwd: host,
-      env: { ...process.env, PORT: '0' },
-      detached: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    const url = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`npm start did not listen in 120 s:\n${output}`)), 120_000);
-      const read = (chunk: Buffer) => {
-        output += chunk.toString();
-        const match = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
-        if (match) {
-          clearTimeout(timer);
-          resolve(match[1]!);
-        }
-      };
-      server!.stdout!.on('data', read);
-      server!.stderr!.on('data', read);
-      server!.once('exit', (code) => reject(new Error(`npm start exited with ${code}:\n${output}`)));
-    });
-    expect(output).toContain('my-api listening on');
+    const started = await startHost(host, process.env);
+    server = started.server;
+    const { url } = started;
+    const output = started.output;
+    expect(output()).toContain('my-api listening on');
     expect(existsSync(join(host, 'src', 'generated', 'index.ts'))).toBe(true);
     expect(existsSync(join(host, 'src', 'generated', 'openapi.json'))).toBe(true);
 
@@ -178,9 +151,9 @@ describe('jsonapi-gen init', () => {
     expect(await failed.text()).not.toContain('no such table');
     // The log line reaches us through the child's stderr pipe, a moment after the response.
     const logged = /my-api: 500 Internal Server Error: SqliteError: no such table: books/;
-    for (let waited = 0; !logged.test(output) && waited < 5000; waited += 50)
+    for (let waited = 0; !logged.test(output()) && waited < 5000; waited += 50)
       await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(output).toMatch(logged);
+    expect(output()).toMatch(logged);
 
     process.kill(-server.pid!, 'SIGTERM');
     await new Promise((resolve) => (server!.exitCode !== null ? resolve(null) : server!.once('exit', resolve)));

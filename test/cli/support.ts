@@ -1,6 +1,6 @@
 /** Running the jsonapi-gen command as users do: `node bin/jsonapi-gen.js`, spawned. */
-import { execFile } from 'node:child_process';
-import { copyFileSync, mkdirSync, rmSync } from 'node:fs';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { copyFileSync, cpSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -50,3 +50,53 @@ export function minimalSchema(dir: string): string {
 
 // eslint-disable-next-line no-control-regex -- ESC is what starts an ANSI colour code
 export const ANSI = /\u001b\[\d+m/;
+
+/**
+ * `npm install` in a scaffolded host, with one difference: --ignore-scripts spares compiling
+ * better-sqlite3 from source (a minute on this machine; its prebuilt binaries are downloaded from
+ * GitHub, out of reach here) and any engine download of an install script: the repository's
+ * build of the same better-sqlite3 is copied in, else it is rebuilt.
+ */
+export function installHost(host: string, npm: (args: string[], cwd: string) => string): void {
+  npm(['install', '--ignore-scripts'], host);
+  const sqliteVersion = (root: string) =>
+    (JSON.parse(readFileSync(join(root, 'node_modules/better-sqlite3/package.json'), 'utf8')) as { version: string })
+      .version;
+  if (sqliteVersion(host) === sqliteVersion(ROOT)) {
+    cpSync(
+      join(ROOT, 'node_modules/better-sqlite3/build/Release/better_sqlite3.node'),
+      join(host, 'node_modules/better-sqlite3/build/Release/better_sqlite3.node'),
+    );
+  } else {
+    npm(['rebuild', 'better-sqlite3'], host);
+  }
+}
+
+/** A host's `npm start`, once it listens: its process (a group leader, to kill with its children), URL and output so far. */
+export async function startHost(
+  host: string,
+  env: NodeJS.ProcessEnv,
+): Promise<{ server: ChildProcess; url: string; output: () => string }> {
+  const server = spawn('npm', ['start'], {
+    cwd: host,
+    env: { ...env, PORT: '0' },
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`npm start did not listen in 120 s:\n${output}`)), 120_000);
+    const read = (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]!);
+      }
+    };
+    server.stdout.on('data', read);
+    server.stderr.on('data', read);
+    server.once('exit', (code) => reject(new Error(`npm start exited with ${code}:\n${output}`)));
+  });
+  return { server, url, output: () => output };
+}

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { type CompileBase, firstError as firstErrorOf, repositoryOptions } from '../support/first-error.js';
+import { type CompileBase, firstError as firstErrorOf, firstLine, repositoryOptions } from '../support/first-error.js';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 const STORE = join(ROOT, 'examples/blog/store.ts');
@@ -53,19 +53,15 @@ const MISTAKES: Array<[string, { from: string; to: string; want: string; at?: st
 
 /** The first error of a program in which the store reads `text`. */
 const firstError = (text: string, base: CompileBase) => firstErrorOf(STORE, text, base);
-const options = repositoryOptions;
 
 describe('mistakes in the Kysely mapping of the blog', () => {
   const base: CompileBase = { options: {} };
   beforeAll(() => {
-    base.options = options();
+    base.options = repositoryOptions();
     const { error, program } = firstError(SOURCE, base);
     expect(error).toBeUndefined();
     base.old = program;
   }, 120_000);
-
-  /** The first line of `error`, after its "file:line: " prefix. */
-  const firstLine = (error: string | undefined) => error?.split('\n')[0]!.replace(/^[^ ]+: /, '');
 
   it('a mapping without `filters` names the custom filter it lacks on the first line of its error', () => {
     const { error } = firstError(SOURCE.replace('filters: { search },', ''), base);

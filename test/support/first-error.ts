@@ -53,3 +53,8 @@ export function firstError(
       : '(global)';
   return { error: `${where}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`, program };
 }
+
+/** The first line of an error `firstError` gave, after its "path:line: " prefix. */
+export function firstLine(error: string | undefined): string | undefined {
+  return error?.split('\n')[0]!.replace(/^[^ ]+: /, '');
+}
