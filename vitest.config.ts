@@ -12,6 +12,7 @@ export default defineConfig({
       { find: /^jsonapi-gen\/internal$/, replacement: here('./runtime/internal.ts') },
       { find: /^@jsonapi-gen\/kysely$/, replacement: here('./integrations/kysely/index.ts') },
       { find: /^@jsonapi-gen\/prisma$/, replacement: here('./integrations/prisma/index.ts') },
+      { find: /^@jsonapi-gen\/drizzle$/, replacement: here('./integrations/drizzle/index.ts') },
     ],
   },
   test: {

@@ -1,0 +1,125 @@
+/**
+ * The demo's tables (examples/blog/migrations) as Drizzle tables for PostgreSQL. The tables are
+ * made by those migrations, never by drizzle-kit; test/drizzle/tables.test.ts checks that this
+ * file, sqlite.ts and the migrated databases agree. Property names are camelCase, the
+ * columns snake_case. Date-times are timestamptz on PostgreSQL.
+ */
+import { relations, sql } from 'drizzle-orm';
+import { bigint, index, integer, pgTable, primaryKey, serial, text, timestamp } from 'drizzle-orm/pg-core';
+
+export const people = pgTable(
+  'people',
+  {
+    id: serial('id').primaryKey(),
+    name: text('name').notNull(),
+    email: text('email'),
+    createdAt: timestamp('created_at', { withTimezone: true, mode: 'string' }).notNull(),
+  },
+  (t) => [index('people_name_index').on(t.name), index('people_created_at_index').on(t.createdAt)],
+);
+
+export const articles = pgTable(
+  'articles',
+  {
+    id: serial('id').primaryKey(),
+    title: text('title').notNull(),
+    body: text('body'),
+    status: text('status', { enum: ['draft', 'published'] })
+      .notNull()
+      .default(sql`'draft'`),
+    authorId: integer('author_id')
+      .notNull()
+      .references(() => people.id, { onDelete: 'cascade' }),
+    createdAt: timestamp('created_at', { withTimezone: true, mode: 'string' }).notNull(),
+    updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'string' }).notNull(),
+    /** Added by one on every write (optimistic concurrency, `If-Match`). */
+    version: integer('version').notNull().default(1),
+  },
+  (t) => [
+    index('articles_author_id_index').on(t.authorId),
+    index('articles_title_index').on(t.title),
+    index('articles_status_index').on(t.status),
+    index('articles_created_at_index').on(t.createdAt),
+    index('articles_updated_at_index').on(t.updatedAt),
+  ],
+);
+
+export const comments = pgTable(
+  'comments',
+  {
+    id: serial('id').primaryKey(),
+    body: text('body').notNull(),
+    authorId: integer('author_id')
+      .notNull()
+      .references(() => people.id, { onDelete: 'cascade' }),
+    articleId: integer('article_id')
+      .notNull()
+      .references(() => articles.id, { onDelete: 'cascade' }),
+    createdAt: timestamp('created_at', { withTimezone: true, mode: 'string' }).notNull(),
+  },
+  (t) => [
+    index('comments_article_id_index').on(t.articleId),
+    index('comments_author_id_index').on(t.authorId),
+    index('comments_created_at_index').on(t.createdAt),
+  ],
+);
+
+export const tags = pgTable('tags', {
+  id: serial('id').primaryKey(),
+  name: text('name').notNull().unique(),
+});
+
+export const articleTags = pgTable(
+  'article_tags',
+  {
+    articleId: integer('article_id')
+      .notNull()
+      .references(() => articles.id, { onDelete: 'cascade' }),
+    tagId: integer('tag_id')
+      .notNull()
+      .references(() => tags.id, { onDelete: 'cascade' }),
+  },
+  (t) => [
+    primaryKey({ name: 'article_tags_pk', columns: [t.articleId, t.tagId] }),
+    index('article_tags_tag_id_index').on(t.tagId),
+  ],
+);
+
+/** The Kysely store's Idempotency-Key table (`idempotencyMigration` in @jsonapi-gen/kysely). */
+export const idempotencyKeys = pgTable(
+  'jsonapi_idempotency_keys',
+  {
+    key: text('key').primaryKey(),
+    fingerprint: text('fingerprint').notNull(),
+    /** Milliseconds since the epoch. */
+    createdAt: bigint('created_at', { mode: 'number' }).notNull(),
+    status: integer('status'),
+    response: text('response'),
+    holder: text('holder'),
+    written: integer('written').notNull().default(0),
+  },
+  (t) => [index('jsonapi_idempotency_keys_created_at_index').on(t.createdAt)],
+);
+
+export const peopleRelations = relations(people, ({ many }) => ({
+  articles: many(articles),
+  comments: many(comments),
+}));
+
+export const articlesRelations = relations(articles, ({ one, many }) => ({
+  author: one(people, { fields: [articles.authorId], references: [people.id] }),
+  comments: many(comments),
+  tags: many(articleTags),
+}));
+
+export const commentsRelations = relations(comments, ({ one }) => ({
+  author: one(people, { fields: [comments.authorId], references: [people.id] }),
+  article: one(articles, { fields: [comments.articleId], references: [articles.id] }),
+}));
+
+export const tagsRelations = relations(tags, ({ many }) => ({ articles: many(articleTags) }));
+
+export const articleTagsRelations = relations(articleTags, ({ one }) => ({
+  article: one(articles, { fields: [articleTags.articleId], references: [articles.id] }),
+  tag: one(tags, { fields: [articleTags.tagId], references: [tags.id] }),
+}));
