@@ -11,6 +11,7 @@ import { startDemo } from '../examples/blog/server.js';
 import { type Load, burst, f0, f2, load, median, medianLoad, warm } from './load.js';
 import { readProfile, selfByPlace } from './profile-summary.js';
 import { type Target, mark, targetTable } from './report.js';
+import type { FloorRow } from './prisma-floor.js';
 import { ROUTES, type Route, SEEDED_ARTICLES, routeB } from './routes.js';
 import { type BenchContext, type ServerProcess, measure, serve } from './server-process.js';
 import { PAGE_SIZES, WARM_ROUNDS, removeCreated } from './sqlite-sections.js';
@@ -254,6 +255,7 @@ export function prismaReport(
   counts: readonly QueryCount[],
   profile: PrismaProfile | undefined,
   postgres: boolean,
+  floor: readonly FloorRow[] = [],
 ): { lines: string[]; targets: Target[] } {
   const lines: string[] = [];
   const targets: Target[] = [];
@@ -313,6 +315,27 @@ export function prismaReport(
       ...profile.places.slice(0, 12).map(([place, hits]) => `| ${place} | ${pct(hits)} |`),
       '',
     );
+  }
+  if (floor.length > 0) {
+    const kyselyC = rows.find((row) => row.name === 'c')?.loads.kysely;
+    const [driver, , model] = floor;
+    lines.push('### The cost of one Prisma call', '');
+    lines.push(
+      "CPU µs of the calling process per call reading one article by id (bench/prisma-floor.ts: 2,000 calls a round after a warm-up, median of 5 rounds), in the bench's own process before the servers start.",
+      '',
+      '| call | CPU µs per call |',
+      '|---|---:|',
+      ...floor.map((row) => `| ${row.call} | ${f0(row.micros)} |`),
+      '',
+    );
+    if (typeof kyselyC === 'object' && driver && model) {
+      // Route c is one such read: the Kysely store's whole request with the driver's call swapped for Prisma's.
+      const best = kyselyC.cpu / (kyselyC.cpu - driver.micros + model.micros);
+      lines.push(
+        `Route c is one such read. The Kysely demo spends ${f0(kyselyC.cpu)} µs of CPU on the whole request${postgres ? ' (its own process)' : ''}; with its driver call replaced by one Prisma \`findFirst\` and nothing else changed, it could serve at most ${f2(best)} × its rate.`,
+        '',
+      );
+    }
   }
   lines.push('### Targets', '', ...targetTable(targets), '');
   return { lines, targets };

@@ -52,6 +52,7 @@ import {
   prismaReport,
   profilePrismaRouteB,
 } from './prisma.js';
+import { prismaFloor } from './prisma-floor.js';
 import { querySection } from './query.js';
 import { generateClients } from '../integrations/prisma/scripts/generate.js';
 import { SCALING_HEADING, scalingSection } from './scaling.js';
@@ -351,6 +352,8 @@ async function mainPrisma(): Promise<void> {
     log(`seeded ${f0(SEEDED_ARTICLES)} articles in ${(ms / 1000).toFixed(1)} s`);
   }
   const ctx = { ...context(), profile: undefined };
+  log('the cost of one Prisma call ...');
+  const floor = await prismaFloor(db);
   log('statements per request ...');
   const counts = await countPrismaQueries(db);
   log('HTTP, routes a-g ...');
@@ -362,7 +365,7 @@ async function mainPrisma(): Promise<void> {
   if (PROFILE) log(`profile: ${profile.file}`);
   const load1 = loadavg();
   const heading = prismaHeading(postgres);
-  const { lines } = prismaReport(rows, counts, profile, postgres);
+  const { lines } = prismaReport(rows, counts, profile, postgres, floor);
   const text = [
     heading,
     '',
