@@ -152,7 +152,7 @@ export class Create extends Endpoint<[Context]> {
    * });
    */
   saving<V extends object = WriteValues>(hook: CreateSavingHook<V>): this {
-    this.#saving.push(hook as Untyped);
+    this.#saving.push(hook);
     return this;
   }
 
@@ -164,7 +164,7 @@ export class Create extends Endpoint<[Context]> {
    * Create.make().saved((article: { id: number }) => console.log('created', article.id));
    */
   saved<M = unknown>(hook: AfterCommitHook<M>): this {
-    this.#saved.push(hook as Untyped);
+    this.#saved.push(hook);
     return this;
   }
 
@@ -243,7 +243,7 @@ export class Update extends WriteEndpoint {
    * );
    */
   saving<V extends object = WriteValues, M = unknown>(hook: UpdateSavingHook<V, M>): this {
-    this.#saving.push(hook as Untyped);
+    this.#saving.push(hook);
     return this;
   }
 
@@ -254,7 +254,7 @@ export class Update extends WriteEndpoint {
    * Update.make().saved((article: { id: number }) => console.log('updated', article.id));
    */
   saved<M = unknown>(hook: AfterCommitHook<M>): this {
-    this.#saved.push(hook as Untyped);
+    this.#saved.push(hook);
     return this;
   }
 
@@ -293,7 +293,7 @@ export class Delete extends WriteEndpoint {
    * Delete.make().deleting((tag: { name: string }) => (tag.name === 'news' ? [{ detail: 'news stays' }] : undefined));
    */
   deleting<M = unknown>(hook: DeletingHook<M>): this {
-    this.#deleting.push(hook as Untyped);
+    this.#deleting.push(hook);
     return this;
   }
 
@@ -304,7 +304,7 @@ export class Delete extends WriteEndpoint {
    * Delete.make().deleted((article: { id: number }) => console.log('deleted', article.id));
    */
   deleted<M = unknown>(hook: AfterCommitHook<M>): this {
-    this.#deleted.push(hook as Untyped);
+    this.#deleted.push(hook);
     return this;
   }
 

@@ -120,7 +120,7 @@ export abstract class Field {
    */
   writable<M = unknown>(policy?: FieldWritePolicy<M>): this {
     this.#writable = true;
-    this.#writePolicy = policy as FieldWritePolicy<never> | undefined;
+    this.#writePolicy = policy;
     return this;
   }
 
