@@ -115,6 +115,8 @@ export interface AttributeModel {
   readonly required: boolean;
   /** Read through the schema's `.get()` getter rather than the model property. */
   readonly hasGetter: boolean;
+  /** Written only when its `writable(policy)` callback allows (403 `read_only` otherwise). */
+  readonly hasWritePolicy: boolean;
   /** Created resources get `.default()` when the client gives no value. */
   readonly hasDefault: boolean;
   /** Declared bounds (`.minLength()`, `.max()`, ...), in JSON Schema's words; `pattern` is the RegExp's source. */
@@ -138,6 +140,8 @@ export interface RelationshipModel {
   readonly linkage: boolean;
   readonly writable: boolean;
   readonly required: boolean;
+  /** Written only when its `writable(policy)` callback allows (403 `read_only` otherwise). */
+  readonly hasWritePolicy: boolean;
   /** A to-many relationship `withCount` may name (`countable()`): the data layer then counts (`RelationshipCounts`). */
   readonly countable: boolean;
 }

@@ -140,6 +140,7 @@ function toAttribute(attribute: AttributeDescription): AttributeModel {
     writable: attribute.writable,
     required: attribute.required,
     hasGetter: attribute.getter,
+    hasWritePolicy: attribute.writePolicy,
     hasDefault: attribute.default !== undefined,
     constraints: toConstraints(attribute.constraints),
   };
@@ -166,6 +167,7 @@ function toRelationship(relationship: RelationshipDescription): RelationshipMode
     linkage: relationship.linkage,
     writable: relationship.writable,
     required: relationship.required,
+    hasWritePolicy: relationship.writePolicy,
     countable: relationship.cardinality === 'many' && relationship.countable,
   };
 }

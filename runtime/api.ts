@@ -7,7 +7,7 @@ import { Relationship } from './dsl/fields.js';
 import { serveCollection } from './read/collection.js';
 import { serveCreate } from './write/create.js';
 import { serveDelete } from './write/delete.js';
-import { type RequestState, type Settled, settle } from './pipeline/state.js';
+import { type AfterCommit, type RequestState, type Settled, settle } from './pipeline/state.js';
 import { serveRelated } from './read/related.js';
 import { serveRelationshipWrite } from './write/relationship.js';
 import { serveShow } from './read/show.js';
@@ -196,6 +196,7 @@ export class JsonApi {
     url: RequestTarget,
     transactional: boolean,
     unitOfWork?: object,
+    batchAfterCommit?: AfterCommit,
   ): Promise<HttpResult> => {
     const route = matchRoute(url.pathname, this.#basePath);
     const resource = route && this.#resources.get(route.type);
@@ -229,6 +230,7 @@ export class JsonApi {
       method,
       body: read ?? body,
       cacheControl: this.#cacheControl,
+      afterCommit: batchAfterCommit ?? [],
     };
     // Every request served at the top takes a turn; an Atomic operation's twin (not
     // transactional) runs in its batch's.
@@ -244,6 +246,8 @@ export class JsonApi {
         method === 'GET' || !this.#transaction || !transactional
           ? await this.#dispatch(state, method)
           : await this.#transaction(() => this.#dispatch(state, method), context);
+      // Committed (an Atomic operation's twin leaves its hooks to the batch).
+      if (!batchAfterCommit && state.afterCommit.length > 0) await this.#runAfterCommit(state.afterCommit);
       return request.method === 'HEAD' ? withoutBody(response) : response;
     } finally {
       gate?.leave();
@@ -311,12 +315,15 @@ export class JsonApi {
     if (request.method !== 'POST')
       throw new MethodNotAllowedError(['POST'], { detail: `${request.method} is not allowed here` });
     negotiateExtension(request, extension.uri);
-    // The batch is one unit of work: its operations' contexts share the batch context's unit.
+    // The batch is one unit of work: its operations' contexts share the batch context's unit,
+    // and their after-commit hooks run once the whole batch committed.
     let unitOfWork: object | undefined;
+    const afterCommit: AfterCommit = [];
     const host: ExtensionHost = {
       basePath: this.#basePath,
       limits: this.#limits,
-      serve: (inner, innerOptions) => this.#serve(inner, innerOptions, parseTarget(inner.url), false, unitOfWork),
+      serve: (inner, innerOptions) =>
+        this.#serve(inner, innerOptions, parseTarget(inner.url), false, unitOfWork, afterCommit),
       transaction: (run, outer, outerOptions) => {
         const batch = new Context(outer, outerOptions.attributes);
         unitOfWork = batch.unitOfWork;
@@ -328,7 +335,20 @@ export class JsonApi {
         body: JSON.stringify({ jsonapi: { version: '1.1', ext: [extension.uri] }, ...document }),
       }),
     };
-    return extension.handle(request, options, host);
+    const result = await extension.handle(request, options, host);
+    if (afterCommit.length > 0) await this.#runAfterCommit(afterCommit);
+    return result;
+  }
+
+  /** Runs after-commit hooks in order; what one throws goes to `onError`, the write stays answered as committed. */
+  async #runAfterCommit(tasks: AfterCommit): Promise<void> {
+    for (const task of tasks) {
+      try {
+        await task();
+      } catch (error) {
+        this.#onError(error);
+      }
+    }
   }
 
   #dispatch(state: RequestState, method: string): Promise<HttpResult> {

@@ -11,7 +11,26 @@ export {
   type RequestAttributes,
 } from './dsl/context.js';
 export type { RequestTarget } from './http/target.js';
-export { Attribute, Field, Relationship, ToMany, ToOne, type AttributeKind, type Getter } from './dsl/fields.js';
+export {
+  Attribute,
+  Field,
+  Relationship,
+  ToMany,
+  ToOne,
+  type AttributeKind,
+  type FieldWritePolicy,
+  type Getter,
+} from './dsl/fields.js';
+export type {
+  AfterCommitHook,
+  CreateSavingHook,
+  DeletingHook,
+  Draft,
+  Problem,
+  ResourceValidator,
+  SavingResult,
+  UpdateSavingHook,
+} from './dsl/hooks.js';
 export {
   Create,
   Delete,
@@ -56,6 +75,7 @@ export {
 export {
   defineResource,
   type DeclaredResource,
+  type Validator,
   type GetterModel,
   type AnyField,
   type Authorizable,

@@ -186,6 +186,13 @@ export function documentSchema(data: SchemaObject | ReferenceObject): SchemaObje
   };
 }
 
+/** What the write body says of a field with a write policy (`writable(policy)`). */
+const POLICY_NOTE = {
+  create: 'Writable as a write policy of the API decides; refused with 403 (code read_only) otherwise.',
+  update:
+    'Writable as a write policy of the API decides for the resource being updated; refused with 403 (code read_only) otherwise.',
+} as const;
+
 /** The request body of Create or Update: writable fields only; Create requires the required ones. */
 function writeSchema(resource: ResourceModel, mode: 'create' | 'update'): SchemaObject {
   const attributes = resource.attributes.filter((a) => a.writable);
@@ -198,8 +205,13 @@ function writeSchema(resource: ResourceModel, mode: 'create' | 'update'): Schema
     properties,
     additionalProperties: false,
   });
+  // A field with a write policy may be refused for the resource at hand: say so where a client reads the body's shape.
+  const policy = (field: { hasWritePolicy: boolean }) =>
+    field.hasWritePolicy ? { description: POLICY_NOTE[mode] } : {};
   const attributeSection = section(
-    Object.fromEntries(attributes.map((a) => [a.name, attributeSchema(a)])),
+    Object.fromEntries(
+      attributes.map((a) => [a.name, a.hasWritePolicy ? { ...attributeSchema(a), ...policy(a) } : attributeSchema(a)]),
+    ),
     required(attributes),
   );
   const relationshipSection = section(
@@ -210,6 +222,7 @@ function writeSchema(resource: ResourceModel, mode: 'create' | 'update'): Schema
           type: 'object',
           required: ['data'],
           properties: { data: linkageSchema(r, !r.required) },
+          ...policy(r),
         } satisfies SchemaObject,
       ]),
     ),

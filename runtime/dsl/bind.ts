@@ -58,6 +58,7 @@ export function bindResource<M, Q>(
     countOnlyWhereDeclared: true,
   };
   if (schema.getId) definition.getId = schema.getId.bind(schema);
+  if (schema.validate) definition.validate = schema.validate;
   if (serializeAttributes)
     definition.serializeAttributes = serializeAttributes as (model: M, context: Context) => Record<string, unknown>;
   const target = definition as unknown as Record<string, unknown>;

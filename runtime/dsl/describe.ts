@@ -36,6 +36,8 @@ interface FieldDescription {
   readonly required: boolean;
   /** Read through `.get()` rather than the model's property of its name. */
   readonly getter: boolean;
+  /** Written only when its `writable(policy)` callback allows (else 403 `read_only`). */
+  readonly writePolicy: boolean;
   /** Shown only as `visible()` / `hidden()` callbacks decide. */
   readonly conditional: boolean;
 }
@@ -216,6 +218,7 @@ function describeField(field: Members): FieldDescription {
     writable: field.isWritable === true,
     required: field.isRequired === true,
     getter: typeof field.getter === 'function',
+    writePolicy: field.hasWritePolicy === true,
     conditional: field.isConditional === true,
   };
 }

@@ -1,6 +1,11 @@
 import type { Context } from './context.js';
 import type { MaybePromise } from '../core/types.js';
 import { Visibility } from './visibility.js';
+import type { WriteValues } from '../core/vocabulary.js';
+import type { AfterCommitHook, CreateSavingHook, DeletingHook, UpdateSavingHook } from './hooks.js';
+
+/** Hooks kept untyped, as the runtime calls them (the builders typed them where they were given). */
+type Untyped = (...args: never[]) => unknown;
 
 /** The abilities `can()` asks about; any string works, these are the ones endpoints use. */
 export type Ability = 'view' | 'create' | 'update' | 'delete' | (string & {});
@@ -129,6 +134,49 @@ export class Index extends Endpoint<[Context]> {
 export class Create extends Endpoint<[Context]> {
   readonly kind = 'create' as const;
   #clientIds = false;
+  #saving: Untyped[] = [];
+  #saved: Untyped[] = [];
+
+  /**
+   * Runs inside the request's transaction, after the document was checked and before the data
+   * layer writes: it may return new values (typed `V`: the generated `<Type>CreateValues`), a
+   * list of problems (422, nothing written), or nothing. A required member the client left out
+   * may still be missing here; it is checked after the hook.
+   *
+   * @example
+   * type ArticleValues = { attributes: { title: string }; relationships: { author: { type: 'people'; id: string } } };
+   * Create.make().saving<ArticleValues>((values, ctx) => {
+   *   const user = ctx.getAttribute('user');
+   *   if (values.relationships.author || typeof user !== 'string') return;
+   *   return { ...values, relationships: { ...values.relationships, author: { type: 'people', id: user } } };
+   * });
+   */
+  saving<V extends object = WriteValues>(hook: CreateSavingHook<V>): this {
+    this.#saving.push(hook);
+    return this;
+  }
+
+  /**
+   * Runs after the write committed (in Atomic Operations, after the whole batch), with the
+   * created model; never for a write that was rolled back. What it throws goes to `onError`.
+   *
+   * @example
+   * Create.make().saved((article: { id: number }) => console.log('created', article.id));
+   */
+  saved<M = unknown>(hook: AfterCommitHook<M>): this {
+    this.#saved.push(hook);
+    return this;
+  }
+
+  /** The `saving` hooks, in the order given. */
+  get savingHooks(): readonly Untyped[] {
+    return this.#saving;
+  }
+
+  /** The `saved` hooks, in the order given. */
+  get afterHooks(): readonly Untyped[] {
+    return this.#saved;
+  }
 
   /** Accept client-generated ids in `data.id` (403 otherwise); an id already taken is 409. */
   clientIds(): this {
@@ -179,6 +227,46 @@ export abstract class WriteEndpoint extends Endpoint<[unknown, Context, Policy]>
  */
 export class Update extends WriteEndpoint {
   readonly kind = 'update' as const;
+  #saving: Untyped[] = [];
+  #saved: Untyped[] = [];
+
+  /**
+   * Runs inside the request's transaction, before the data layer writes, with the values sent
+   * (typed `V`: the generated `<Type>UpdateValues`) and the stored model: it may return new
+   * values, a list of problems (422, nothing written), or nothing. Also runs for `PATCH` of a
+   * relationship URL (values with that one relationship).
+   *
+   * @example
+   * type Values = { attributes: { title?: string }; relationships: Record<never, never> };
+   * Update.make().saving<Values, { title: string }>((values, article) =>
+   *   values.attributes.title === article.title ? [{ detail: 'title unchanged', pointer: '/data/attributes/title' }] : undefined,
+   * );
+   */
+  saving<V extends object = WriteValues, M = unknown>(hook: UpdateSavingHook<V, M>): this {
+    this.#saving.push(hook);
+    return this;
+  }
+
+  /**
+   * Runs after the write committed, with the updated model (see `Create.saved`).
+   *
+   * @example
+   * Update.make().saved((article: { id: number }) => console.log('updated', article.id));
+   */
+  saved<M = unknown>(hook: AfterCommitHook<M>): this {
+    this.#saved.push(hook);
+    return this;
+  }
+
+  /** The `saving` hooks, in the order given. */
+  get savingHooks(): readonly Untyped[] {
+    return this.#saving;
+  }
+
+  /** The `saved` hooks, in the order given. */
+  get afterHooks(): readonly Untyped[] {
+    return this.#saved;
+  }
 
   /** A new Update endpoint. */
   static make(): Update {
@@ -194,6 +282,41 @@ export class Update extends WriteEndpoint {
  */
 export class Delete extends WriteEndpoint {
   readonly kind = 'delete' as const;
+  #deleting: Untyped[] = [];
+  #deleted: Untyped[] = [];
+
+  /**
+   * Runs inside the request's transaction, before the data layer deletes, with the model: a
+   * list of problems (422) or a thrown `JsonApiError` refuses the delete.
+   *
+   * @example
+   * Delete.make().deleting((tag: { name: string }) => (tag.name === 'news' ? [{ detail: 'news stays' }] : undefined));
+   */
+  deleting<M = unknown>(hook: DeletingHook<M>): this {
+    this.#deleting.push(hook);
+    return this;
+  }
+
+  /**
+   * Runs after the delete committed, with the model as it was (see `Create.saved`).
+   *
+   * @example
+   * Delete.make().deleted((article: { id: number }) => console.log('deleted', article.id));
+   */
+  deleted<M = unknown>(hook: AfterCommitHook<M>): this {
+    this.#deleted.push(hook);
+    return this;
+  }
+
+  /** The `deleting` hooks, in the order given. */
+  get savingHooks(): readonly Untyped[] {
+    return this.#deleting;
+  }
+
+  /** The `deleted` hooks, in the order given. */
+  get afterHooks(): readonly Untyped[] {
+    return this.#deleted;
+  }
 
   /** A new Delete endpoint. */
   static make(): Delete {

@@ -1,4 +1,5 @@
 import type { Context } from './context.js';
+import type { MaybePromise } from '../core/types.js';
 
 /** The declared kinds of attribute values. */
 export type AttributeKind =
@@ -48,6 +49,9 @@ export type Getter = { bivariant(model: unknown, context: Context): unknown }['b
  */
 export type FieldVisibilityCallback = { bivariant(model: unknown, context: Context): boolean }['bivariant'];
 
+/** Decides whether a client may write a writable field: with the stored model on update, `undefined` on create. */
+export type FieldWritePolicy<M> = (model: M | undefined, context: Context) => MaybePromise<boolean>;
+
 /** What attributes and relationships share: a name, flags and how the value is read. */
 export abstract class Field {
   readonly name: string;
@@ -55,6 +59,7 @@ export abstract class Field {
   #required = false;
   #getter: Getter | undefined;
   #checks: FieldVisibilityCallback[] = [];
+  #writePolicy: FieldWritePolicy<never> | undefined;
 
   protected constructor(name: string) {
     this.name = name;
@@ -100,10 +105,34 @@ export abstract class Field {
     return true;
   }
 
-  /** Clients may set this field on create and update. */
-  writable(): this {
+  /**
+   * Clients may set this field on create and update; with `policy`, only when it returns true
+   * (else 403 `read_only` at the member, as for a read-only field). The policy sees the stored
+   * model on update (the data layer's, which may hold more than the generated model type, such
+   * as a foreign key) and `undefined` on create; annotate `model` with what the policy reads.
+   *
+   * @example
+   * Attribute.make('title').writable();
+   * // On update, only the comment's author may change its body; anyone may on create.
+   * Attribute.make('body').writable((comment: { authorId: number | string } | undefined, ctx) =>
+   *   comment === undefined || String(comment.authorId) === ctx.getAttribute('user'),
+   * );
+   */
+  writable<M = unknown>(policy?: FieldWritePolicy<M>): this {
     this.#writable = true;
+    this.#writePolicy = policy;
     return this;
+  }
+
+  /** Whether `writable()` was given a policy. */
+  get hasWritePolicy(): boolean {
+    return this.#writePolicy !== undefined;
+  }
+
+  /** Whether the client may write this writable field of `model` (undefined: a create). */
+  mayWrite(model: unknown, context: Context): MaybePromise<boolean> {
+    const policy = this.#writePolicy as FieldWritePolicy<unknown> | undefined;
+    return policy === undefined ? true : policy(model, context);
   }
 
   /** Clients must give this field when creating a resource. */

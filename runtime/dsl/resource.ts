@@ -5,6 +5,19 @@ import type { Filter, FilterValue, Sort, SortDirection } from './filters.js';
 import type { MaybePromise } from '../core/types.js';
 import type { ConditionPath, CountPath, FilterCondition } from './operators.js';
 import type { ResourceIdentifier, WriteValues } from '../core/vocabulary.js';
+import type { Problem } from './hooks.js';
+
+/**
+ * A resource's cross-field validation as the runtime calls it (a method type, so a validator
+ * may annotate the values and the stored model with the resource's generated types).
+ */
+export type Validator = {
+  bivariant(
+    values: WriteValues,
+    stored: unknown,
+    context: Context,
+  ): MaybePromise<readonly Problem[] | undefined | void>;
+}['bivariant'];
 
 /** Any field of a resource. */
 export type AnyField = Attribute | ToOne | ToMany;
@@ -26,6 +39,8 @@ export interface ResourceSchema<M = unknown> {
    * straight-line code; without it the runtime reads each attribute through its getter.
    */
   serializeAttributes?(model: M, context: Context): Record<string, unknown>;
+  /** The resource's cross-field validation (`defineResource`'s `validate`). */
+  validate?: Validator;
 }
 
 /** Finds one model by id (Show, Delete, related endpoints). */
@@ -418,6 +433,23 @@ export interface ResourceSpec<M = unknown, F extends readonly AnyField[] = reado
   filters?: readonly Filter[];
   sorts?: readonly Sort[];
   getId?: (model: M, context: Context) => string;
+  /**
+   * Cross-field validation of every create and update (REST and Atomic Operations, `PATCH` of a
+   * relationship URL too): `values` holds the members sent (plus defaults on create), `stored`
+   * the model being updated (undefined on create). Problems are answered with 422 at their
+   * pointers, nothing written. Runs before the endpoint's `saving` hooks.
+   *
+   * @example
+   * defineResource({
+   *   type: 'articles',
+   *   validate: (values, stored: { status: string; body: string | null } | undefined) => {
+   *     const status = values.attributes.status ?? stored?.status;
+   *     const body = 'body' in values.attributes ? values.attributes.body : stored?.body;
+   *     return status === 'published' && !body ? [{ detail: 'A published article needs a body', pointer: '/data/attributes/body' }] : [];
+   *   },
+   * });
+   */
+  validate?: Validator;
 }
 
 /**
@@ -448,5 +480,6 @@ export function defineResource<M = unknown, const F extends readonly AnyField[] 
     sorts: () => sorts,
   };
   if (spec.getId) schema.getId = spec.getId;
+  if (spec.validate) schema.validate = spec.validate;
   return schema;
 }

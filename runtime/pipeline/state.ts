@@ -30,7 +30,15 @@ export interface RequestState {
   body: Settled<unknown> | Promise<Settled<unknown>> | undefined;
   /** The `Cache-Control` of a successful read (the API's `cacheControl` option). */
   cacheControl: ((type: string, context: Context) => string) | undefined;
+  /**
+   * What runs once the request's unit of work committed (`saved`, `deleted` hooks); shared by
+   * the operations of an Atomic Operations batch, run after the batch.
+   */
+  afterCommit: AfterCommit;
 }
+
+/** Tasks queued to run after commit, in order; failures go to the API's `onError`. */
+export type AfterCommit = Array<() => unknown>;
 
 /**
  * The request body as JSON (400/413 for a bad one, thrown here); a promise until it has been read.

@@ -2,7 +2,8 @@ import { respond } from '../pipeline/respond.js';
 import type { HttpResult } from '../http/result.js';
 import { ConflictError } from '../core/errors.js';
 import { checkLinkageExists } from './linkage.js';
-import { readResourceDocument } from './payload.js';
+import { type ResourceDocumentOptions, checkRequired, readResourceDocument } from './payload.js';
+import { afterCommit, runSaving, validateWrite } from './hooks.js';
 import { checkDocumentParameters, mustBeVisible, supported } from '../pipeline/checks.js';
 import { onlyParameters } from '../query/checks.js';
 import { type RequestState, requestBody, documentBuilder } from '../pipeline/state.js';
@@ -19,13 +20,21 @@ export async function serveCreate(state: RequestState): Promise<HttpResult> {
   onlyParameters(query, ['include', 'fields'], 'a create request');
   checkDocumentParameters(state, resource);
   const body = await requestBody(state);
-  const values = await readResourceDocument(body, {
+  const saving = endpoint.savingHooks;
+  const options: ResourceDocumentOptions = {
     resource,
     context,
     mode: 'create',
     clientIds: endpoint.acceptsClientIds,
     maxErrors: state.limits.errors,
-  });
+    deferRequired: saving.length > 0,
+  };
+  let values = await readResourceDocument(body, options);
+  await validateWrite(resource, values, undefined, context);
+  if (saving.length > 0) {
+    values = await runSaving(saving, values, context);
+    checkRequired(body, values, options);
+  }
   if (values.id !== undefined && (await resource.definition.find?.(values.id, context))) {
     throw new ConflictError({
       detail: `${resource.type} ${values.id} already exists`,
@@ -35,6 +44,7 @@ export async function serveCreate(state: RequestState): Promise<HttpResult> {
   }
   await checkLinkageExists(values, resource, state.lookup, context, undefined, state.limits.errors);
   const model = await create.call(resource.definition, values, context);
+  afterCommit(state, endpoint.afterHooks, model);
   const builder = documentBuilder(state);
   const [node] = builder.primary(resource, [model]);
   await builder.complete(resource, [node!], query.include);

@@ -1,6 +1,7 @@
 import { checkIfMatch, findOr404, mustBeVisible } from '../pipeline/checks.js';
 import { onlyParameters } from '../query/checks.js';
 import type { RequestState } from '../pipeline/state.js';
+import { afterCommit, runDeleting } from './hooks.js';
 import { type HttpResult, NO_CONTENT } from '../http/result.js';
 
 /** `DELETE /{type}/{id}`: `find`, the endpoint's callbacks with the model, `delete`, 204. */
@@ -8,11 +9,14 @@ export async function serveDelete(state: RequestState, id: string): Promise<Http
   const { resource, query, context } = state;
   onlyParameters(query, [], 'a delete request');
   const model = await findOr404(state, resource, id);
+  const endpoint = resource.endpoint('delete')!;
   await mustBeVisible(
-    resource.endpoint('delete')!.permits(model, context, resource.policy),
+    endpoint.permits(model, context, resource.policy),
     `You may not delete this resource of type "${resource.type}"`,
   );
   checkIfMatch(state, resource, model, 'delete');
+  if (endpoint.savingHooks.length > 0) await runDeleting(endpoint.savingHooks, model, context);
   await resource.definition.delete!(model, context);
+  afterCommit(state, endpoint.afterHooks, model);
   return NO_CONTENT;
 }

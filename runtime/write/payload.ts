@@ -97,6 +97,38 @@ export function linkageTypeErrors(
   return errors;
 }
 
+/** 422 `required` for `field`, left out of a create: at the object that lacks it, or at `/data`. */
+function missing(field: Attribute | Relationship, data: Json): JsonApiError {
+  const where =
+    field instanceof Attribute
+      ? 'attributes' in data
+        ? '/data/attributes'
+        : '/data'
+      : 'relationships' in data
+        ? '/data/relationships'
+        : '/data';
+  return new UnprocessableEntityError({
+    detail: `${field.name} is required`,
+    source: { pointer: where },
+    code: 'required',
+  });
+}
+
+/**
+ * A create's required members, checked on the values its `saving` hooks gave (which may fill in
+ * what the client left out): 422 `required` for each still missing.
+ */
+export function checkRequired(body: unknown, values: WriteValues, options: ResourceDocumentOptions): void {
+  const data = (body as { data: Json }).data;
+  const errors: JsonApiError[] = [];
+  for (const field of options.resource.fields.values()) {
+    if (!field.isRequired || !field.isVisibleFor(undefined, options.context)) continue;
+    const given = field instanceof Attribute ? values.attributes[field.name] : values.relationships[field.name];
+    if (given === undefined) errors.push(missing(field, data));
+  }
+  if (errors.length > 0) throw cappedErrors(errors, options.maxErrors ?? DEFAULT_LIMITS.errors);
+}
+
 /** What the resource document of a create or update is checked against. */
 export interface ResourceDocumentOptions {
   resource: RegisteredResource;
@@ -110,6 +142,8 @@ export interface ResourceDocumentOptions {
   model?: unknown;
   /** Errors listed at most (`limits.errors`); checking stops once more are found. */
   maxErrors?: number;
+  /** Create: leave required members to `checkRequired`, after the endpoint's `saving` hooks. */
+  deferRequired?: boolean;
 }
 
 /**
@@ -195,7 +229,7 @@ export async function readResourceDocument(body: unknown, options: ResourceDocum
           : `${resource.type} has no attribute "${name}"`,
         'unknown_field',
       );
-    } else if (!field.isWritable) {
+    } else if (!field.isWritable || (field.hasWritePolicy && !(await field.mayWrite(options.model, context)))) {
       readOnly(pointer, name);
     } else {
       const result: ValidationResult = await validateValue(field, attributes[name], context);
@@ -221,7 +255,7 @@ export async function readResourceDocument(body: unknown, options: ResourceDocum
     if (!isObject(member) || !('data' in member))
       throw structure(pointer, `relationship ${name} must be an object with a "data" member`);
     const linkage = readLinkage(field, member.data, `${pointer}/data`);
-    if (!field.isWritable) {
+    if (!field.isWritable || (field.hasWritePolicy && !(await field.mayWrite(options.model, context)))) {
       readOnly(pointer, name);
       continue;
     }
@@ -240,16 +274,13 @@ export async function readResourceDocument(body: unknown, options: ResourceDocum
       if (field.name in values.attributes || field.name in values.relationships || !known(field.name)) continue;
       if (field instanceof Attribute && field.hasDefault) {
         values.attributes[field.name] = field.defaultValue(context);
-      } else if (field.isRequired && !(field.name in attributes) && !(field.name in relationships)) {
-        const where =
-          field instanceof Attribute
-            ? 'attributes' in data
-              ? '/data/attributes'
-              : '/data'
-            : 'relationships' in data
-              ? '/data/relationships'
-              : '/data';
-        invalid(where, `${field.name} is required`, 'required');
+      } else if (
+        !options.deferRequired &&
+        field.isRequired &&
+        !(field.name in attributes) &&
+        !(field.name in relationships)
+      ) {
+        errors.push(missing(field, data));
       }
     }
   }

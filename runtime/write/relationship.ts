@@ -2,6 +2,7 @@ import { ForbiddenError, NotFoundError, UnprocessableEntityError, cappedErrors }
 import { Relationship, type ToMany } from '../dsl/fields.js';
 import type { WriteValues } from '../core/vocabulary.js';
 import { checkLinkageExists } from './linkage.js';
+import { afterCommit, runSaving, validateWrite } from './hooks.js';
 import { linkageTypeErrors, readLinkage, topLevelData } from './payload.js';
 import { checkIfMatch, findOr404, mustBeVisible, supported } from '../pipeline/checks.js';
 import { onlyParameters } from '../query/checks.js';
@@ -32,10 +33,13 @@ export async function serveRelationshipWrite(
   }
   const model = await findOr404(state, resource, id);
   if (!relationship.isVisibleFor(model, context)) throw unknown();
+  const endpoint = resource.endpoint('update')!;
   await mustBeVisible(
-    resource.endpoint('update')!.permits(model, context, resource.policy),
+    endpoint.permits(model, context, resource.policy),
     `You may not update this resource of type "${resource.type}"`,
   );
+  if (relationship.hasWritePolicy && !(await relationship.mayWrite(model, context)))
+    throw new ForbiddenError({ detail: `${name} is read-only`, source: { pointer: '/data' }, code: 'read_only' });
   checkIfMatch(state, resource, model, 'update');
   const linkage = readLinkage(relationship, topLevelData(await requestBody(state)), '/data');
   if (linkage === null && relationship.isRequired) {
@@ -47,19 +51,21 @@ export async function serveRelationshipWrite(
   }
   const conflicts = linkageTypeErrors(relationship, linkage, '/data', state.limits.errors);
   if (conflicts.length > 0) throw cappedErrors(conflicts, state.limits.errors, conflicts.length > state.limits.errors);
-  const values: WriteValues = {
+  let values: WriteValues = {
     attributes: Object.create(null) as WriteValues['attributes'],
     relationships: Object.assign(Object.create(null) as WriteValues['relationships'], { [name]: linkage }),
   };
   await checkLinkageExists(values, resource, state.lookup, context, '/data', state.limits.errors);
   const definition = resource.definition;
   if (method === 'PATCH') {
-    await supported(definition.update, `Updating resources of type "${resource.type}" is not supported`).call(
-      definition,
-      model,
-      values,
-      context,
-    );
+    const update = supported(definition.update, `Updating resources of type "${resource.type}" is not supported`);
+    // A PATCH of a relationship is an update of the resource: its validation and hooks apply.
+    await validateWrite(resource, values, model, context);
+    if (endpoint.savingHooks.length > 0) {
+      values = await runSaving(endpoint.savingHooks, values, model, context);
+      await checkLinkageExists(values, resource, state.lookup, context, '/data', state.limits.errors);
+    }
+    afterCommit(state, endpoint.afterHooks, await update.call(definition, model, values, context));
   } else {
     const identifiers = unique(linkage as { type: string; id: string }[]);
     if (method === 'POST') {

@@ -2,6 +2,7 @@ import { respond } from '../pipeline/respond.js';
 import type { HttpResult } from '../http/result.js';
 import { checkLinkageExists } from './linkage.js';
 import { readResourceDocument } from './payload.js';
+import { afterCommit, runSaving, validateWrite } from './hooks.js';
 import {
   checkDocumentParameters,
   checkIfMatch,
@@ -23,12 +24,13 @@ export async function serveUpdate(state: RequestState, id: string): Promise<Http
   onlyParameters(query, ['include', 'fields'], 'an update request');
   checkDocumentParameters(state, resource);
   const model = await findOr404(state, resource, id);
+  const endpoint = resource.endpoint('update')!;
   await mustBeVisible(
-    resource.endpoint('update')!.permits(model, context, resource.policy),
+    endpoint.permits(model, context, resource.policy),
     `You may not update this resource of type "${resource.type}"`,
   );
   checkIfMatch(state, resource, model, 'update');
-  const values = await readResourceDocument(await requestBody(state), {
+  let values = await readResourceDocument(await requestBody(state), {
     resource,
     context,
     mode: 'update',
@@ -36,8 +38,11 @@ export async function serveUpdate(state: RequestState, id: string): Promise<Http
     model,
     maxErrors: state.limits.errors,
   });
+  await validateWrite(resource, values, model, context);
+  if (endpoint.savingHooks.length > 0) values = await runSaving(endpoint.savingHooks, values, model, context);
   await checkLinkageExists(values, resource, state.lookup, context, undefined, state.limits.errors);
   const updated = await update.call(resource.definition, model, values, context);
+  afterCommit(state, endpoint.afterHooks, updated);
   const builder = documentBuilder(state);
   const nodes = builder.primary(resource, [updated]);
   await builder.complete(resource, nodes, query.include);

@@ -147,9 +147,9 @@ describe.each(BACKENDS)('Atomic Operations on the blog demo (%s)', (dialect) => 
     const before = await snapshot();
     const failures: Array<[string, unknown, string[]]> = [
       [
-        '422: a required relationship missing',
-        { op: 'add', data: { type: 'articles', attributes: { title: 'never' } } },
-        ['422 /atomic:operations/2/data'],
+        '422: a required attribute missing',
+        { op: 'add', data: { type: 'articles', attributes: { body: 'no title' } } },
+        ['422 /atomic:operations/2/data/attributes'],
       ],
       [
         '404: removing what does not exist',
@@ -306,7 +306,11 @@ describe.each(BACKENDS)('Atomic Operations on the blog demo (%s)', (dialect) => 
       );
       expect(literal.status).toBe(422);
       expect(literal.doc.errors).toMatchObject([
-        { status: '422', detail: 'author is required', source: { pointer: '/atomic:operations/0/data' } },
+        {
+          status: '422',
+          detail: 'author is required',
+          source: { pointer: '/atomic:operations/0/data/relationships/author' },
+        },
       ]);
 
       const answer = await operations(

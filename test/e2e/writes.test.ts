@@ -218,7 +218,8 @@ describe.each(BACKENDS)('writes on the blog demo (%s)', (dialect) => {
     expect(Number.isNaN(Date.parse(created.doc.data.attributes.createdAt))).toBe(false);
     expect(ids((await get('/articles/2/comments?page[limit]=100')).doc)).toContain(id);
 
-    const updated = await patch(`/comments/${id}`, { type: 'comments', id, attributes: { body: 'Nicer one' } });
+    // Only the comment's author (person 3) may change its body (examples/blog/README.md, "Application behaviour").
+    const updated = await patch(`/comments/${id}`, { type: 'comments', id, attributes: { body: 'Nicer one' } }, '3');
     expect(updated.status).toBe(200);
     expect(updated.doc.data.attributes).toEqual({ ...created.doc.data.attributes, body: 'Nicer one' });
 
@@ -508,8 +509,11 @@ describe.each(BACKENDS)('writes on the blog demo (%s)', (dialect) => {
       );
       expect(problems(readOnly)).toEqual(['403 /data/attributes/createdAt', '403 /data/relationships/comments']);
       // (author was sent, under attributes, so it is reported there rather than as missing)
-      const required = await post('/articles', { type: 'articles' }, '1');
-      expect(problems(required)).toEqual(['422 /data', '422 /data']);
+      // Anonymous: the author is not taken from a user.
+      const required = await post('/articles', { type: 'articles' });
+      expect(problems(required)).toEqual(['422 /data/relationships/author']);
+      const untitled = await post('/articles', { type: 'articles' }, '1');
+      expect(problems(untitled)).toEqual(['422 /data']);
       const update = await patch('/people/1', { type: 'people', id: '1', attributes: { name: null, email: 5 } });
       expect(problems(update)).toEqual(['422 /data/attributes/name', '422 /data/attributes/email']);
       expect((await get('/people/1')).doc.data.attributes.name).not.toBeNull();

@@ -2358,7 +2358,10 @@ export const openapi: OpenAPIObject = JSON.parse(`{
                   "body"
                 ],
                 "properties": {
-                  "body": { "type": "string" }
+                  "body": {
+                    "type": "string",
+                    "description": "Writable as a write policy of the API decides; refused with 403 (code read_only) otherwise."
+                  }
                 },
                 "additionalProperties": false
               },
@@ -2412,7 +2415,10 @@ export const openapi: OpenAPIObject = JSON.parse(`{
               "attributes": {
                 "type": "object",
                 "properties": {
-                  "body": { "type": "string" }
+                  "body": {
+                    "type": "string",
+                    "description": "Writable as a write policy of the API decides for the resource being updated; refused with 403 (code read_only) otherwise."
+                  }
                 },
                 "additionalProperties": false
               },
