@@ -21,7 +21,6 @@ import {
 import { defineTableStore, kyselyTransaction, type SelectQuery } from '@jsonapi-gen/kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as schema from '../../examples/blog/schema.js';
-import { createStore } from '../../examples/blog/store.js';
 import { DIALECTS, type Fixture, PRISMA_STORES, STORES, openFixture, tableSuite } from './harness.js';
 import { expectValidDocument } from '../support/validate.js';
 

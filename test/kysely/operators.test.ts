@@ -6,10 +6,8 @@
  * cannot see.
  */
 import { Where, JsonApi, atomic } from 'jsonapi-gen';
-import { kyselyTransaction } from '@jsonapi-gen/kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as schema from '../../examples/blog/schema.js';
-import { createStore } from '../../examples/blog/store.js';
 import { PRISMA_STORES, STORES, type Fixture, type ServedArticle, openFixture, servedArticles } from './harness.js';
 
 describe.each(STORES)('filter operators on %s, %s runner', (dialect, runner) => {

@@ -21,10 +21,10 @@ import { createPostgresDatabase } from '../support/databases.js';
 
 function apiOf(layers: Record<'people' | 'articles' | 'comments' | 'tags', object>): JsonApi {
   return new JsonApi()
-    .resource({ ...schema.people, ...layers.people } as never)
-    .resource({ ...schema.articles, ...layers.articles } as never)
-    .resource({ ...schema.comments, ...layers.comments } as never)
-    .resource({ ...schema.tags, ...layers.tags } as never);
+    .resource({ ...schema.people, ...layers.people })
+    .resource({ ...schema.articles, ...layers.articles })
+    .resource({ ...schema.comments, ...layers.comments })
+    .resource({ ...schema.tags, ...layers.tags });
 }
 
 async function read(api: JsonApi, path: string): Promise<[number, string]> {
@@ -40,7 +40,7 @@ describe.each(['sqlite', 'postgres'] as const)('lists of ids on %s', (dialect) =
   let database: OpenDatabase;
   let prisma: JsonApi;
   let kysely: JsonApi;
-  const cleanups: Array<() => Promise<unknown> | unknown> = [];
+  const cleanups: Array<() => unknown> = [];
   beforeAll(async () => {
     let where: { file: string } | { databaseUrl: string };
     if (dialect === 'sqlite') {
