@@ -18,3 +18,4 @@ export {
 export { isResourceSchema } from './dsl/describe.js';
 export { type HeldKey, heldKeyOf, keyInFlight } from './write/idempotency.js';
 export { unstorable } from './write/unstorable.js';
+export { uniqueViolation } from './write/unique-violation.js';

@@ -7,7 +7,7 @@
 import { PrismaBetterSqlite3 } from '@prisma/adapter-better-sqlite3';
 import { PrismaPg } from '@prisma/adapter-pg';
 import type { Context, FilterValue } from 'jsonapi-gen';
-import { defineStore, zuluDateTimes } from '@jsonapi-gen/prisma';
+import { defineStore, sqliteAdapter } from '@jsonapi-gen/prisma';
 import { SQLITE_BUSY_TIMEOUT_MS } from './db.js';
 import type { Resources } from './generated/index.js';
 import { PrismaClient as PostgresClient } from './prisma/generated/postgresql/client.js';
@@ -19,7 +19,8 @@ export type BlogPrisma = SqliteClient;
 
 /**
  * A Prisma client on the demo's database: the SQLite file (date-times bound as `…Z` text, as
- * the Kysely store and the seed write them) or the PostgreSQL URL. `onQuery` hears each SQL
+ * the Kysely store and the seed write them; transactions that wait for the write lock; the
+ * bind limit of the bundled SQLite) or the PostgreSQL URL. `onQuery` hears each SQL
  * statement the client runs (Prisma's `query` event), for counting them.
  *
  * @example
@@ -34,7 +35,7 @@ export function openPrisma(
   const prisma =
     'file' in where
       ? new SqliteClient({
-          adapter: zuluDateTimes(
+          adapter: sqliteAdapter(
             new PrismaBetterSqlite3({ url: `file:${where.file}`, timeout: SQLITE_BUSY_TIMEOUT_MS }),
           ),
           log,

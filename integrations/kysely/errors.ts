@@ -1,5 +1,5 @@
-import { BadRequestError, ConflictError, JsonApiError, type MaybePromise } from 'jsonapi-gen';
-import { escape, unstorable } from 'jsonapi-gen/internal';
+import { BadRequestError, JsonApiError, type MaybePromise } from 'jsonapi-gen';
+import { escape, uniqueViolation, unstorable } from 'jsonapi-gen/internal';
 
 /**
  * Runs a statement; a value the database cannot compare with its column (PostgreSQL's SQLSTATE
@@ -32,14 +32,7 @@ function clientError(thrown: unknown, written: Written | undefined): unknown {
     });
   }
   if (code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
-    const pointer = written && uniquePointer(thrown as DatabaseError, written);
-    return new ConflictError({
-      detail: pointer
-        ? `A resource with this ${pointer === '/data/id' ? 'id' : pointer.slice(pointer.lastIndexOf('/') + 1)} already exists`
-        : 'A resource with these values already exists',
-      ...(pointer && { source: { pointer } }),
-      code: 'unique_violation',
-    });
+    return uniqueViolation(written && uniquePointer(thrown as DatabaseError, written));
   }
   return thrown;
 }

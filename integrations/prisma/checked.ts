@@ -2,7 +2,7 @@
  * Mapping types checked against the generated resource types and the generated Prisma Client:
  * `defineStore<PrismaClient, Resources>(prisma, { ... })` reports a misspelt model or field, an
  * attribute with no field of its name that `fields` does not map, a field whose kind does not
- * fit its attribute, a relation field of the wrong cardinality or to the wrong model, and a
+ * fit its attribute or that may be null (`String?`) where the attribute may not, a relation field of the wrong cardinality or to the wrong model, and a
  * relationship, custom filter, sort or policy the schema needs and the mapping lacks, at the
  * mapping's own line.
  */
@@ -11,6 +11,7 @@ import type { PrismaWhere } from './conditions.js';
 import type {
   FieldTypeName,
   ModelMapping,
+  NullableField,
   ModelName,
   ScalarField,
   ThroughRelation,
@@ -53,9 +54,18 @@ type Fits<T, A> = T extends 'String'
               : true
             : false;
 
-/** The scalar fields of model `M` that hold an attribute whose model value is `A`. */
+/**
+ * The scalar fields of model `M` that hold an attribute whose model value is `A`: of a fitting
+ * kind, and not nullable (`String?`) unless the attribute is.
+ */
 export type FittingField<C, M extends ModelName<C>, A> = {
-  [F in ScalarField<C, M>]: Fits<FieldTypeName<C, M, F>, NonNullable<A>> extends true ? F : never;
+  [F in ScalarField<C, M>]: Fits<FieldTypeName<C, M, F>, NonNullable<A>> extends true
+    ? NullableField<C, M, F> extends true
+      ? null extends A
+        ? F
+        : never
+      : F
+    : never;
 }[ScalarField<C, M>];
 
 /** The attributes a model of `R` holds (its id aside). */

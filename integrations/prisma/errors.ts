@@ -9,7 +9,7 @@
  * pool's plain `Error`.
  */
 import { ConflictError, JsonApiError, NotFoundError } from 'jsonapi-gen';
-import { escape, unstorable } from 'jsonapi-gen/internal';
+import { escape, uniqueViolation, unstorable } from 'jsonapi-gen/internal';
 
 /** What the adapter says of a failure: `meta.driverAdapterError.cause`, or a `DriverAdapterError`'s `cause`. */
 interface AdapterCause {
@@ -178,14 +178,7 @@ export function prismaError(thrown: unknown, written?: Written): unknown {
   const cause = adapterCause(thrown);
   const code = prismaCode(thrown);
   if (code === 'P2002' || cause?.kind === 'UniqueConstraintViolation') {
-    const pointer = written && uniquePointer(cause, written);
-    return new ConflictError({
-      detail: pointer
-        ? `A resource with this ${pointer === '/data/id' ? 'id' : pointer.slice(pointer.lastIndexOf('/') + 1)} already exists`
-        : 'A resource with these values already exists',
-      ...(pointer && { source: { pointer } }),
-      code: 'unique_violation',
-    });
+    return uniqueViolation(written && uniquePointer(cause, written));
   }
   // PostgreSQL refusing a value (class 22: NUL in text, too long; 54000: past the btree's
   // index-entry limit) is the client's: a 422 at the attribute holding it.

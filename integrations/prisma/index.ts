@@ -77,3 +77,4 @@ export {
 } from './writes.js';
 export { prismaIdempotency, type PrismaIdempotencyOptions } from './idempotency.js';
 export { zuluDateTimes } from './sqlite-dates.js';
+export { SQLITE_MAX_BIND_VALUES, sqliteAdapter } from './sqlite-adapter.js';

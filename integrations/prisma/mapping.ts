@@ -35,6 +35,15 @@ export type FieldTypeName<C, M extends ModelName<C>, F extends ScalarField<C, M>
  */
 type Payload<C, M extends ModelName<C>> = C[M] extends { [key: symbol]: { types: { payload: infer P } } } ? P : never;
 
+/** The scalar values of model `M`'s rows, by field (`body: string | null` for a `String?`). */
+type Scalars<C, M extends ModelName<C>> = Payload<C, M> extends { scalars: infer S } ? S : never;
+
+/** Whether scalar field `F` of model `M` may be null (`String?`). */
+export type NullableField<C, M extends ModelName<C>, F extends ScalarField<C, M>> = null extends Scalars<C, M>[F &
+  keyof Scalars<C, M>]
+  ? true
+  : false;
+
 /** The relations of model `M`: each relation field's payload (an array for a to-many one). */
 type Objects<C, M extends ModelName<C>> = Payload<C, M> extends { objects: infer O } ? O : never;
 

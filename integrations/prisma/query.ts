@@ -4,6 +4,7 @@
  */
 import type { Condition, Context, CountPath, FilterCondition } from 'jsonapi-gen';
 import { type PrismaWhere, prismaWhere } from './conditions.js';
+import { type IdList, filterParameter } from './id-lists.js';
 import { type ModelResource, allOf, keyText } from './resource.js';
 
 /**
@@ -18,6 +19,8 @@ export interface PrismaQuery {
   readonly orderBy: readonly PrismaWhere[];
   readonly skip?: number;
   readonly take?: number;
+  /** The lists of ids `where` binds, worked out from the request's filters (see `conditionWhere`). */
+  readonly lists?: readonly IdList[];
 }
 
 /** The store's resources by type, as conditions through relationships reach them. */
@@ -203,17 +206,24 @@ function existence(condition: Condition): boolean {
   );
 }
 
+/** How many ids a worked-out where (`{ id: { in | notIn: ids } }`) binds. */
+function listSize(where: PrismaWhere): number {
+  const [filter] = Object.values(where) as Array<{ in?: unknown[]; notIn?: unknown[] }>;
+  return (filter?.in ?? filter?.notIn ?? []).length;
+}
+
 /**
  * The where of a filter condition on `resource`: `prismaWhere`, with the counts and (on SQLite)
- * text leaves it cannot say worked out first (`countWhere`, `textWhere`: one query each), and
- * the mapping's custom filters.
+ * text leaves it cannot say worked out first (`countWhere`, `textWhere`: one query each, each a
+ * list of ids, given in `lists` with the filter parameter it came from), and the mapping's
+ * custom filters.
  */
 export async function conditionWhere(
   resources: Resources,
   resource: ModelResource,
   condition: FilterCondition,
   context: Context,
-): Promise<PrismaWhere> {
+): Promise<{ where: PrismaWhere; lists: IdList[] }> {
   const sqlite = resource.provider === 'sqlite';
   const leaves = unsayable(condition, sqlite, []);
   const resolved = new Map<Condition, PrismaWhere>();
@@ -234,13 +244,14 @@ export async function conditionWhere(
     const field = target?.field(c.path ? c.path.attribute : c.field);
     return field !== undefined && target!.isDateTime(field, context) ? sqliteDateTime(field, c) : undefined;
   };
+  const lists = leaves.map((c) => ({ parameter: filterParameter(context, c), size: listSize(resolved.get(c)!) }));
   const types = Object.fromEntries([...resources].map(([type, r]) => [type, r.whereMapping()]));
   const found = (leaf: Condition) => {
     const where = resolved.get(leaf);
     if (!where) throw new TypeError(`defineStore: ${leaf.field} ${leaf.op} was not worked out`);
     return where;
   };
-  return prismaWhere(resource.type, condition, {
+  const where = prismaWhere(resource.type, condition, {
     provider: resource.provider,
     types,
     scope: (type) => resources.get(type)?.scope(context),
@@ -252,6 +263,7 @@ export async function conditionWhere(
       return filter(custom.value as string | string[], context);
     },
   });
+  return { where, lists };
 }
 
 /** The `orderBy` entry of one sort: an attribute, a to-one relation's attribute, or a relation count. */

@@ -7,21 +7,21 @@
  */
 
 /** One statement as a driver adapter receives it (`SqlQuery` of `@prisma/driver-adapter-utils`). */
-interface Statement {
+export interface Statement {
   readonly sql: string;
   readonly args: unknown[];
   readonly argTypes: ReadonlyArray<{ scalarType: string; arity?: string } & Record<string, unknown>>;
 }
 
 /** What this module calls of a driver adapter, its transactions and its factory. */
-interface Queryable {
+export interface Queryable {
   queryRaw(statement: Statement): Promise<unknown>;
   executeRaw(statement: Statement): Promise<unknown>;
 }
-interface Adapter extends Queryable {
+export interface Adapter extends Queryable {
   startTransaction(...args: unknown[]): Promise<Queryable>;
 }
-interface AdapterFactory {
+export interface AdapterFactory {
   connect(): Promise<Adapter>;
 }
 

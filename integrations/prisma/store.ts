@@ -48,6 +48,7 @@ import {
   sqliteDateTime,
   queryWhere,
 } from './query.js';
+import { withinBindLimit } from './id-lists.js';
 import { countRelated, loadRelated, queryRelated } from './reads.js';
 import { type Model, ModelResource, allOf, keyText } from './resource.js';
 import { clientFor as transactionClient } from './transaction.js';
@@ -318,17 +319,21 @@ function dataLayer(
     findMany: find,
     query: () => ({ where: [], orderBy: [] }),
     async results(query, context) {
-      const rows = await resource.delegate(context).findMany({
-        where: queryWhere(resource, query, context),
-        // Without a sort, the id's order: the same rows in the same order every time.
-        orderBy: query.orderBy.length > 0 ? [...query.orderBy] : [{ [idField]: 'asc' }],
-        ...(query.skip !== undefined && { skip: query.skip }),
-        ...(query.take !== undefined && { take: query.take }),
-      });
+      const rows = await withinBindLimit(query.lists, () =>
+        resource.delegate(context).findMany({
+          where: queryWhere(resource, query, context),
+          // Without a sort, the id's order: the same rows in the same order every time.
+          orderBy: query.orderBy.length > 0 ? [...query.orderBy] : [{ [idField]: 'asc' }],
+          ...(query.skip !== undefined && { skip: query.skip }),
+          ...(query.take !== undefined && { take: query.take }),
+        }),
+      );
       return rows.map((row) => resource.toModel(row));
     },
-    where: async (query, condition: FilterCondition, context) =>
-      where(query, await conditionWhere(resources, resource, condition, context)),
+    where: async (query, condition: FilterCondition, context) => {
+      const { where: part, lists } = await conditionWhere(resources, resource, condition, context);
+      return { ...where(query, part), lists: [...(query.lists ?? []), ...lists] };
+    },
     composableFilters: Object.keys(mapping.filters ?? {}),
     customFilters: Object.fromEntries(
       Object.entries(mapping.filters ?? {}).map(([name, filter]) => [
@@ -360,7 +365,8 @@ function dataLayer(
       take: limit,
     }),
     paginateCursor: (query, page, context) => keyset(resources, resource, query, page, context),
-    count: (query, context) => resource.delegate(context).count({ where: queryWhere(resource, query, context) }),
+    count: (query, context) =>
+      withinBindLimit(query.lists, () => resource.delegate(context).count({ where: queryWhere(resource, query, context) })),
     countOnlyWhereDeclared: true,
     related,
     queryRelated: (relationship, model, context) => queryRelated(resources, resource, relationship, model, context),

@@ -21,8 +21,7 @@ import {
 import { defineTableStore, kyselyTransaction, type SelectQuery } from '@jsonapi-gen/kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as schema from '../../examples/blog/schema.js';
-import { createStore } from '../../examples/blog/store.js';
-import { DIALECTS, type Fixture, STORES, openFixture, tableSuite } from './harness.js';
+import { DIALECTS, type Fixture, PRISMA_STORES, STORES, openFixture, tableSuite } from './harness.js';
 import { expectValidDocument } from '../support/validate.js';
 
 /** An article as the tests compare it: its columns, its author's name, its tags' names, its comments. */
@@ -77,7 +76,7 @@ async function articleRows(f: Fixture): Promise<Row[]> {
   }));
 }
 
-describe.each(STORES)('boolean groups and counts on %s, %s runner', (dialect, runner) => {
+describe.each([...STORES, ...PRISMA_STORES])('boolean groups and counts on %s, %s', (dialect, runner) => {
   let f: Fixture;
   let rows: Row[];
   /** The scoped demo store (drafts only for their author, comments only on visible articles). */
@@ -87,8 +86,8 @@ describe.each(STORES)('boolean groups and counts on %s, %s runner', (dialect, ru
     f = await openFixture(dialect, 30, runner);
     await varyComments(f);
     rows = await articleRows(f);
-    const store = createStore(f.database.db, { scoped: true });
-    scoped = new JsonApi({ transaction: kyselyTransaction(f.database.db), extensions: [atomic()] })
+    const store = f.store({ scoped: true });
+    scoped = new JsonApi({ transaction: f.transaction, extensions: [atomic()] })
       .resource({ ...schema.people, ...store.people })
       .resource({ ...schema.articles, ...store.articles })
       .resource({ ...schema.comments, ...store.comments })
@@ -202,9 +201,11 @@ describe.each(STORES)('boolean groups and counts on %s, %s runner', (dialect, ru
       const visible = (p: number) =>
         rows.filter((r) => r.authorId === p && (r.status === 'published' || String(r.authorId) === user)).length;
       const ids = [...new Set(rows.map((r) => r.authorId))].sort((x, y) => x - y);
-      const counted = await people('withCount=articles&sort=-articleCount', user);
+      // The Prisma store does not sort by a count over a scoped type (Prisma's `_count` order takes no where).
+      const bySort = runner !== 'prisma';
+      const counted = await people(`withCount=articles${bySort ? '&sort=-articleCount' : ''}`, user);
       expect(counted.map((p) => [p.id, p.relationships.articles.meta?.count])).toEqual(
-        [...ids].sort((x, y) => visible(y) - visible(x) || x - y).map((p) => [String(p), visible(p)]),
+        [...ids].sort((x, y) => (bySort ? visible(y) - visible(x) : 0) || x - y).map((p) => [String(p), visible(p)]),
       );
       const least = Math.min(...ids.map(visible)) + 1;
       expect((await people(`filter[articleCount][gte]=${least}`, user)).map((p) => p.id)).toEqual(

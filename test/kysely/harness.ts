@@ -1,17 +1,21 @@
 /**
- * The Kysely suites' fixture: the blog's tables, seeded, on SQLite or on a PostgreSQL database
- * of this file's own, served by a JsonApi with the blog schema and the integration's data
+ * The store suites' fixture: the blog's tables, seeded, on SQLite or on a PostgreSQL database
+ * of this file's own, served by a JsonApi with the blog schema and the Kysely store's data
  * layers, whose statements run through Kysely's executor or on the driver directly (the
- * store's two runners); every SQL statement the driver runs is recorded.
+ * store's two runners), or the Prisma store's (the demo's mapping); every SQL statement the
+ * store runs is recorded.
  */
-import { JsonApi, atomic } from 'jsonapi-gen';
+import { type Context, JsonApi, atomic } from 'jsonapi-gen';
 import type { Kysely } from 'kysely';
 import { afterAll, beforeAll } from 'vitest';
 import { type RunnerName, kyselyTransaction } from '@jsonapi-gen/kysely';
+import { prismaTransaction } from '@jsonapi-gen/prisma';
 import { migrate, openDatabase, type OpenDatabase } from '../../examples/blog/db.js';
+import type { DataLayers } from '../../examples/blog/generated/index.js';
+import { createPrismaStore, openPrisma } from '../../examples/blog/prisma-store.js';
 import * as schema from '../../examples/blog/schema.js';
 import { seed } from '../../examples/blog/seed.js';
-import { createStore } from '../../examples/blog/store.js';
+import { type StoreOptions, createStore } from '../../examples/blog/store.js';
 import { createPostgresDatabase, emptyKysely, type TestDatabase } from '../support/databases.js';
 import { expectValidAtomicDocument } from '../support/atomic-schema.js';
 import { expectValidDocument } from '../support/validate.js';
@@ -25,9 +29,24 @@ export const STORES: Array<[DialectName, RunnerName]> = DIALECTS.flatMap((dialec
   RUNNERS.map((runner): [DialectName, RunnerName] => [dialect, runner]),
 );
 
+/** The data layers a suite runs on: the Kysely store with one of its runners, or the Prisma store. */
+export type Backend = RunnerName | 'prisma';
+/** The Prisma store on each dialect, for `describe.each([...STORES, ...PRISMA_STORES])`. */
+export const PRISMA_STORES: Array<[DialectName, Backend]> = DIALECTS.map((dialect): [DialectName, Backend] => [
+  dialect,
+  'prisma',
+]);
+
+/** A write request's transaction, as `JsonApi`'s `transaction` option takes it. */
+type Transaction = <T>(run: () => Promise<T>, context: Context) => Promise<T>;
+
 export interface Fixture {
   database: OpenDatabase;
   api: JsonApi;
+  /** The blog's data layers on this fixture's database, by its store (`{ scoped: true }`: the scoped store). */
+  store(options?: StoreOptions): DataLayers;
+  /** The `transaction` option of a JsonApi on `store()`'s data layers. */
+  transaction: Transaction;
   /** SQL of every statement the driver ran since the last `statements.length = 0` (on SQLite with its values written in). */
   statements: string[];
   /** A request through `api.fetch`; the response body parsed and checked against the JSON:API schema. */
@@ -38,16 +57,31 @@ export interface Fixture {
 export async function openFixture(
   dialect: DialectName,
   articles = 60,
-  runner: RunnerName = 'kysely',
+  backend: Backend = 'kysely',
 ): Promise<Fixture> {
   let pg: TestDatabase | undefined;
   if (dialect === 'postgres') pg = await createPostgresDatabase();
   const statements: string[] = [];
-  const database = openDatabase({ databaseUrl: pg?.url, runner, onStatement: (sql) => void statements.push(sql) });
+  const onStatement = (sql: string) => void statements.push(sql);
+  const runner = backend === 'prisma' ? 'kysely' : backend;
+  const database = openDatabase({
+    databaseUrl: pg?.url,
+    runner,
+    ...(backend !== 'prisma' && { onStatement }),
+  });
   await migrate(database.db, database.dialect);
   await seed(database.db, articles);
-  const store = createStore(database.db);
-  const api = new JsonApi({ transaction: kyselyTransaction(database.db), extensions: [atomic()] })
+  const prisma =
+    backend === 'prisma'
+      ? openPrisma(pg ? { databaseUrl: pg.url } : { file: database.location }, { onQuery: onStatement })
+      : undefined;
+  const storeOf = (options?: StoreOptions): DataLayers =>
+    prisma
+      ? createPrismaStore(prisma, dialect === 'sqlite' ? 'sqlite' : 'postgresql', options)
+      : createStore(database.db, options);
+  const transaction: Transaction = prisma ? prismaTransaction(prisma) : kyselyTransaction(database.db);
+  const store = storeOf();
+  const api = new JsonApi({ transaction, extensions: [atomic()] })
     .resource({ ...schema.people, ...store.people })
     .resource({ ...schema.articles, ...store.articles })
     .resource({ ...schema.comments, ...store.comments })
@@ -56,6 +90,8 @@ export async function openFixture(
   return {
     database,
     api,
+    store: storeOf,
+    transaction,
     statements,
     async request(method, path, user, payload) {
       const init: RequestInit = { method };
@@ -77,6 +113,7 @@ export async function openFixture(
       return { status: response.status, body };
     },
     async close() {
+      await prisma?.$disconnect();
       await database.close();
       await pg?.drop();
     },

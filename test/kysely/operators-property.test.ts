@@ -1,11 +1,12 @@
 /**
  * Property: any combination of the blog's filter operators and paths, with values drawn from
  * the seeded data (so that they match something), selects on SQLite and PostgreSQL exactly the
- * articles the same filters select in plain TypeScript over every article (fast-check).
+ * articles the same filters select in plain TypeScript over every article (fast-check), on the
+ * Kysely store (both runners) and on the Prisma store.
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { STORES, type Fixture, type ServedArticle, openFixture, servedArticles } from './harness.js';
+import { PRISMA_STORES, STORES, type Fixture, type ServedArticle, openFixture, servedArticles } from './harness.js';
 
 /** One filter parameter and the same filter in TypeScript. */
 interface Clause {
@@ -28,7 +29,7 @@ const TEXT = {
   endsWith: (x: string, y: string) => x.endsWith(y),
 };
 
-describe.each(STORES)('filter operators, property-based, on %s, %s runner', (dialect, runner) => {
+describe.each([...STORES, ...PRISMA_STORES])('filter operators, property-based, on %s, %s', (dialect, runner) => {
   let f: Fixture;
   let all: ServedArticle[];
 

@@ -6,11 +6,9 @@
  * cannot see.
  */
 import { Where, JsonApi, atomic } from 'jsonapi-gen';
-import { kyselyTransaction } from '@jsonapi-gen/kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as schema from '../../examples/blog/schema.js';
-import { createStore } from '../../examples/blog/store.js';
-import { STORES, type Fixture, type ServedArticle, openFixture, servedArticles } from './harness.js';
+import { PRISMA_STORES, STORES, type Fixture, type ServedArticle, openFixture, servedArticles } from './harness.js';
 
 describe.each(STORES)('filter operators on %s, %s runner', (dialect, runner) => {
   let f: Fixture;
@@ -158,7 +156,7 @@ describe.each(STORES)('filter operators on %s, %s runner', (dialect, runner) => 
   });
 });
 
-describe.each(STORES)('a path through a scoped relationship on %s, %s runner', (dialect, runner) => {
+describe.each([...STORES, ...PRISMA_STORES])('a path through a scoped relationship on %s, %s', (dialect, runner) => {
   let f: Fixture;
   let api: JsonApi;
   const people = async (query: string, user?: string) => {
@@ -181,12 +179,12 @@ describe.each(STORES)('a path through a scoped relationship on %s, %s runner', (
       },
     });
     expect(created.status).toBe(201);
-    const store = createStore(f.database.db, { scoped: true });
+    const store = f.store({ scoped: true });
     const peopleWithPath = {
       ...schema.people,
       filters: () => [...(schema.people.filters?.() ?? []), Where.make('articles.title')],
     };
-    api = new JsonApi({ transaction: kyselyTransaction(f.database.db), extensions: [atomic()] })
+    api = new JsonApi({ transaction: f.transaction, extensions: [atomic()] })
       .resource({ ...peopleWithPath, ...store.people })
       .resource({ ...schema.articles, ...store.articles })
       .resource({ ...schema.comments, ...store.comments })

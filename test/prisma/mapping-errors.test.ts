@@ -65,6 +65,14 @@ const MISTAKES: Array<[string, { from: string; to: string; want: string; at?: st
     },
   ],
   [
+    'a nullable field for a non-null attribute',
+    { from: "model: 'person',\n", to: "model: 'person', fields: { name: 'email' },\n", want: '"email"' },
+  ],
+  [
+    'an Int field for a string attribute',
+    { from: "model: 'person',\n", to: "model: 'person', fields: { name: 'id' },\n", want: '"id"' },
+  ],
+  [
     'a relationship without its relation',
     {
       from: "comments: { field: 'comments', model: 'comment', foreignKey: 'articleId' },\n",
