@@ -2,7 +2,7 @@
  * An Index query of the Prisma store as a plain value (`PrismaQuery`), and what the runtime's
  * conditions and counts become on it: `where` parts, `orderBy` entries, a page.
  */
-import type { Condition, Context, CountPath, FilterCondition } from 'jsonapi-gen';
+import { BadRequestError, type Condition, type Context, type CountPath, type FilterCondition } from 'jsonapi-gen';
 import { type PrismaWhere, prismaWhere } from './conditions.js';
 import { type IdList, filterParameter } from './id-lists.js';
 import { type ModelResource, allOf, keyText } from './resource.js';
@@ -280,10 +280,13 @@ export function orderEntry(
   if (!related) throw new TypeError(`defineStore: ${path.type} is not in the store`);
   if (path.attribute === undefined) {
     // Prisma's `_count` order takes no where: a scoped related type cannot be counted in it.
+    // The spec's answer for a sort a server does not support is 400 at `sort`.
     if (related.mapping.scope)
-      throw new TypeError(
-        `defineStore: ${resource.type} cannot be sorted by ${field}: ${path.type} has a scope, which Prisma's _count order cannot apply`,
-      );
+      throw new BadRequestError({
+        detail: `${resource.type} cannot be sorted by ${field} on this data layer: ${path.type} has a scope, which Prisma's _count order cannot apply`,
+        source: { parameter: 'sort' },
+        code: 'unsupported_sort',
+      });
     return { [relation.field]: { _count: direction } };
   }
   if (relation.through || relation.model !== undefined)
