@@ -112,22 +112,22 @@ export type TableMappings<S, R extends ResourceTypes> = {
   [K in TableKey<S>]: S[K] extends Table ? CheckedTableMapping<S, S[K], R> : never;
 }[TableKey<S>];
 
-/** What `R`'s custom filters and sorts need of its mapping (first, where an error is not cut short). */
-type Implementations<R extends ResourceTypes> = ([keyof R['customFilters']] extends [never]
-  ? unknown
-  : WithCustomFilters<keyof R['customFilters'] & string, R>) &
-  ([R['customSorts']] extends [never] ? unknown : WithCustomSorts<R['customSorts']>);
+/** What `R`'s custom sorts need of its mapping: nothing when it declares none. */
+type SortsNeeded<R extends ResourceTypes> = [R['customSorts']] extends [never] ? unknown : WithCustomSorts<R['customSorts']>;
 
 /**
  * The mapping of a resource of types `R` to a table of schema `S`, with the implementation of
- * each custom filter and sort its schema declares.
+ * each custom filter and sort its schema declares (named first, so that an error's first line
+ * says which it lacks: a long type printed in an error is cut short).
  *
  * @example
  * import * as schema from './drizzle/sqlite.js';
  * import type { TagsTypes } from './generated/index.js';
  * const tags: ResourceMapping<typeof schema, TagsTypes> = { table: schema.tags };
  */
-export type ResourceMapping<S, R extends ResourceTypes> = Implementations<R> & TableMappings<S, R>;
+export type ResourceMapping<S, R extends ResourceTypes> = [keyof R['customFilters']] extends [never]
+  ? SortsNeeded<R> & TableMappings<S, R>
+  : WithCustomFilters<keyof R['customFilters'] & string, R> & SortsNeeded<R> & TableMappings<S, R>;
 
 /** A store's mapping: every resource of `R`, each to a table of schema `S`. */
 export type StoreMapping<S, R extends { [K in keyof R]: ResourceTypes }> = {
