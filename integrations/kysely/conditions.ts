@@ -1,22 +1,11 @@
 import type { Condition, ConditionValue } from 'jsonapi-gen';
+import { SQL_COMPARISON as COMPARISON, boundValue as bound, globPattern } from 'jsonapi-gen/internal';
 import { type Expression, type SqlBool, sql } from 'kysely';
 import type { AnyExpressionBuilder } from './any-database.js';
-import { likePattern, likeText } from './like.js';
+import { likePattern } from './like.js';
 import type { SelectQuery } from './select-query.js';
 
-/** A value as the driver binds it: SQLite has no booleans (1 and 0). */
-function bound(value: ConditionValue, sqlite: boolean): ConditionValue {
-  return sqlite && typeof value === 'boolean' ? (value ? 1 : 0) : value;
-}
-
-/** The SQL comparison of each ordering and equality operator. */
-const COMPARISON = { eq: '=', ne: '<>', lt: '<', lte: '<=', gt: '>', gte: '>=' } as const;
-
-/** A GLOB pattern (SQLite, case-sensitive) that matches `term` literally where `position` says. */
-function globPattern(term: string, position: 'contains' | 'startsWith' | 'endsWith'): string {
-  const escaped = term.replace(/[*?[]/g, (c) => `[${c}]`);
-  return position === 'contains' ? `*${escaped}*` : position === 'startsWith' ? `${escaped}*` : `*${escaped}`;
-}
+export { conditionShape, conditionValues } from 'jsonapi-gen/internal';
 
 /**
  * The SQL of `column op value`, values bound: `=`, `<>`, `<` ... for one value; `in` / `not in`
@@ -71,28 +60,4 @@ export function whereCondition(
   sqlite: boolean,
 ): SelectQuery {
   return query.where((eb) => conditionSql(eb, column, condition, sqlite));
-}
-
-/** What a condition's SQL text depends on (not its values): the operator, a list's length, the case rule. */
-export function conditionShape(condition: Pick<Condition, 'op' | 'value' | 'caseInsensitive'>): string {
-  const { op, value } = condition;
-  if (op === 'in' || op === 'nin') return `${op}${(value as readonly unknown[]).length}`;
-  if (op === 'null') return `null${String(value)}`;
-  return condition.caseInsensitive ? `${op}/i` : op;
-}
-
-/** The values a condition binds, in order (none for `null` and empty lists; the pattern for text operators). */
-export function conditionValues(
-  condition: Pick<Condition, 'op' | 'value' | 'caseInsensitive'>,
-  sqlite: boolean,
-): unknown[] {
-  const { op, value } = condition;
-  if (op === 'null') return [];
-  if (op === 'in' || op === 'nin') return (value as readonly ConditionValue[]).map((v) => bound(v, sqlite));
-  if (op === 'contains' || op === 'startsWith' || op === 'endsWith') {
-    const text = String(value);
-    if (condition.caseInsensitive) return [likeText(text.toLowerCase(), op)];
-    return [sqlite ? globPattern(text, op) : likeText(text, op)];
-  }
-  return [bound(value as ConditionValue, sqlite)];
 }

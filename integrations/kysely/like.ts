@@ -1,7 +1,7 @@
+import { type LikePosition, likeText } from 'jsonapi-gen/internal';
 import { type RawBuilder, sql } from 'kysely';
 
-/** Where a `likePattern` term may sit in the text it matches. */
-export type LikePosition = 'contains' | 'startsWith' | 'endsWith' | 'equals';
+export { likeText, type LikePosition } from 'jsonapi-gen/internal';
 
 /**
  * The right-hand side of a `like` that matches `term` literally: `%`, `_` and `\` in it are
@@ -15,22 +15,4 @@ export type LikePosition = 'contains' | 'startsWith' | 'endsWith' | 'equals';
  */
 export function likePattern(term: string, position: LikePosition): RawBuilder<string> {
   return sql<string>`${likeText(term, position)} escape '\\'`;
-}
-
-/**
- * The pattern text `likePattern` binds: `term` with `%`, `_` and `\` escaped, wildcards where
- * `position` says.
- *
- * @example
- * likeText('50%', 'contains'); // '%50\\%%'
- */
-export function likeText(term: string, position: LikePosition): string {
-  const escaped = term.replace(/[\\%_]/g, (c) => `\\${c}`);
-  return position === 'contains'
-    ? `%${escaped}%`
-    : position === 'startsWith'
-      ? `${escaped}%`
-      : position === 'endsWith'
-        ? `%${escaped}`
-        : escaped;
 }

@@ -4,6 +4,9 @@
  * serializer then prints back; this reads the text once. Public node-postgres API only: the
  * `types` option of a Pool or Client.
  */
+import { utcText } from 'jsonapi-gen/internal';
+
+export { utcText } from 'jsonapi-gen/internal';
 
 /** node-postgres's type parsers (`pg.types`), or the subset a `types` option needs. */
 export interface PgTypeParsers {
@@ -41,26 +44,4 @@ function rfc3339(value: unknown): unknown {
   if (!(value instanceof Date)) return value;
   const year = value.getUTCFullYear();
   return year >= 0 && year <= 9999 ? value.toISOString() : value;
-}
-
-/**
- * `YYYY-MM-DD HH:MM:SS[.f…]+00` as `YYYY-MM-DDTHH:MM:SS.fffZ`; undefined for any other text.
- *
- * @example
- * utcText('2024-01-05 04:00:00.5+00'); // '2024-01-05T04:00:00.500Z'
- */
-export function utcText(text: string): string | undefined {
-  const n = text.length;
-  // Date at 0-9 (four-digit year), a space at 10, time at 11-18, '+00' at the end: nothing else
-  // (another offset, '+00:30', ' BC', a five-digit year) takes this path.
-  if (n < 22 || text.charCodeAt(4) !== 45 || text.charCodeAt(10) !== 32 || text.charCodeAt(13) !== 58) return undefined;
-  if (text.charCodeAt(n - 3) !== 43 || text.charCodeAt(n - 2) !== 48 || text.charCodeAt(n - 1) !== 48) return undefined;
-  const date = text.slice(0, 10);
-  const time = text.slice(11, 19);
-  if (n === 22) return `${date}T${time}.000Z`;
-  if (text.charCodeAt(19) !== 46 || n > 29) return undefined;
-  return `${date}T${time}.${text
-    .slice(20, n - 3)
-    .padEnd(3, '0')
-    .slice(0, 3)}Z`;
 }

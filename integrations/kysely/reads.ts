@@ -1,4 +1,5 @@
 import type { Context, Relationship } from 'jsonapi-gen';
+import { distinctKeys } from 'jsonapi-gen/internal';
 import type { Kysely } from 'kysely';
 import type { AnyDatabase } from './any-database.js';
 import { runStatement } from './errors.js';
@@ -9,19 +10,7 @@ import { type Model, OWNER, type TableResource, keyText } from './table-resource
 import { executorFor } from './transaction.js';
 
 /** The keys among `values`, each once, without null or undefined. */
-export function distinct(values: readonly unknown[]): unknown[] {
-  const seen = new Set<unknown>();
-  const keys: unknown[] = [];
-  for (const value of values) {
-    if (value === null || value === undefined) continue;
-    // The keys of one column share a type: a number or a string is itself, anything else (a Date) its text.
-    const key = typeof value === 'number' || typeof value === 'string' ? value : keyText(value);
-    if (seen.has(key)) continue;
-    seen.add(key);
-    keys.push(value);
-  }
-  return keys;
-}
+export const distinct = distinctKeys;
 
 /**
  * The related models of each model (a model or null for a to-one relationship, a list for a

@@ -10,14 +10,7 @@ export type Row = Record<string, unknown>;
 /** A row as the serializer reads it: keyed by attribute (model property) name. */
 export type Model = Record<string, unknown>;
 
-/**
- * The text by which the store's maps hold a key: that of a key parsed from an id and that of
- * a row's key column must match. A key is a column value as the driver reads it (a number or a
- * string, else a bigint, a Date...), so it is taken as `String` gives it.
- */
-export function keyText(key: unknown): string {
-  return String(key);
-}
+export { keyText } from 'jsonapi-gen/internal';
 
 /** The column under which a join-table query returns the owner's key. */
 export const OWNER = '__jsonapi_owner';

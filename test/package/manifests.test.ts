@@ -28,6 +28,7 @@ const manifests = Object.fromEntries(WORKSPACES.map((w) => [w.name, read(w.folde
 const runtime = manifests['jsonapi-gen']!;
 const kysely = manifests['@jsonapi-gen/kysely']!;
 const prisma = manifests['@jsonapi-gen/prisma']!;
+const drizzle = manifests['@jsonapi-gen/drizzle']!;
 const cli = manifests['@jsonapi-gen/cli']!;
 
 describe('package manifests', () => {
@@ -42,6 +43,7 @@ describe('package manifests', () => {
       expect(`${manifest.name}@${manifest.version}`).toBe(`${manifest.name}@${root.version}`);
     expect(kysely.peerDependencies?.['jsonapi-gen']).toBe(root.version);
     expect(prisma.peerDependencies?.['jsonapi-gen']).toBe(root.version);
+    expect(drizzle.peerDependencies?.['jsonapi-gen']).toBe(root.version);
     expect(cli.peerDependencies?.['jsonapi-gen']).toBe(root.version);
   });
 
@@ -50,12 +52,18 @@ describe('package manifests', () => {
     expect(runtime.peerDependencies ?? {}).toEqual({});
     expect(runtime.sideEffects).toBe(false);
     expect(Object.keys(runtime.exports ?? {})).toEqual(['.', './node', './internal', './package.json']);
-    for (const manifest of [runtime, kysely, prisma]) {
+    for (const manifest of [runtime, kysely, prisma, drizzle]) {
       for (const [path, target] of Object.entries(manifest.exports ?? {})) {
         if (path === './package.json') continue;
         expect(Object.keys(target as object), `${manifest.name} ${path}`).toEqual(['types', 'default']);
       }
     }
+  });
+
+  it('the Drizzle integration takes drizzle-orm and the runtime as its only peers, and has no dependencies', () => {
+    expect(drizzle.dependencies ?? {}).toEqual({});
+    expect(Object.keys(drizzle.peerDependencies ?? {}).sort()).toEqual(['drizzle-orm', 'jsonapi-gen']);
+    expect(drizzle.sideEffects).toBe(false);
   });
 
   it('the Kysely integration takes kysely and its drivers as peers, the drivers optional', () => {

@@ -1,0 +1,88 @@
+/**
+ * The blog's data layers on Drizzle: the resources of `schema.ts` backed by the Drizzle tables
+ * of `drizzle/sqlite.ts` or `drizzle/postgresql.ts` through `@jsonapi-gen/drizzle`, as
+ * `store.ts` backs them by the Kysely store: the same `search` filter, policy, version and
+ * relationships (from the tables' `relations()`), and `scoped` for row-level reads. The reads;
+ * the writes are added beside them by the store's write side.
+ */
+import { type SQL, sql } from 'drizzle-orm';
+import type { Context, FilterValue } from 'jsonapi-gen';
+import { defineStore, likeText } from '@jsonapi-gen/drizzle';
+import * as postgresTables from './drizzle/postgresql.js';
+import * as sqliteTables from './drizzle/sqlite.js';
+import type { Resources } from './generated/index.js';
+import type { StoreOptions } from './store.js';
+
+/** The demo's tables: both modules declare the same tables, columns and relations (test/drizzle/tables.test.ts). */
+type Tables = typeof sqliteTables;
+
+/** The signed-in person's id as a key, or undefined (anonymous, or not an id). */
+function userKey(ctx: Context): number | undefined {
+  const user = ctx.getAttribute('user');
+  return typeof user === 'string' && /^[1-9][0-9]{0,9}$/.test(user) && Number(user) <= 2_147_483_647
+    ? Number(user)
+    : undefined;
+}
+
+/** The data layers on `tables`, for `dialect`. */
+function blogStore(db: object, tables: Tables, dialect: 'sqlite' | 'postgresql', scoped: boolean) {
+  const { articles, comments } = tables;
+  /** Articles the request may see: published ones, and the user's own. */
+  const visibleArticle = (ctx: Context): SQL => {
+    const user = userKey(ctx);
+    const published = sql`${articles.status} = 'published'`;
+    return user === undefined ? published : sql`(${published} or ${articles.authorId} = ${user})`;
+  };
+  /**
+   * `filter[search]`: articles whose title contains any of the terms, case-insensitively and
+   * literally (`%` and `_` too). One condition, so it may also stand in `filter[or]` and `filter[not]`.
+   */
+  const search = (value: FilterValue): SQL =>
+    sql.join(
+      [value].flat().map((term) => sql`lower(${articles.title}) like ${likeText(term.toLowerCase(), 'contains')} escape '\\'`),
+      sql` or `,
+    );
+  return defineStore<Tables, Resources>(
+    db,
+    tables,
+    {
+      people: { table: tables.people },
+      articles: {
+        table: articles,
+        // Every write adds one; reads carry it in their ETag and writes honour If-Match.
+        version: 'version',
+        filters: { search: (value) => sql`(${search(value)})` },
+        // The demo's Bearer stand-in sets `user` to a person id; only the author may change an article.
+        policy: (ability, article, ctx) =>
+          ability === 'update' || ability === 'delete' ? String(article.authorId) === ctx.getAttribute('user') : true,
+        ...(scoped && { scope: visibleArticle }),
+      },
+      comments: {
+        table: comments,
+        ...(scoped && {
+          scope: (ctx: Context) => sql`${comments.articleId} in (select ${articles.id} from ${articles} where ${visibleArticle(ctx)})`,
+        }),
+      },
+      tags: { table: tables.tags },
+    },
+    { dialect },
+  );
+}
+
+/**
+ * The four data layers, by resource type, on a Drizzle database of `dialect`: `drizzle(...)` of
+ * `drizzle-orm/better-sqlite3` on the SQLite file, or of `drizzle-orm/node-postgres` on a pool.
+ *
+ * @example
+ * import SQLite from 'better-sqlite3';
+ * import { drizzle } from 'drizzle-orm/better-sqlite3';
+ * const store = createDrizzleStore(drizzle(new SQLite('blog.sqlite')), 'sqlite');
+ */
+export function createDrizzleStore(db: object, dialect: 'sqlite' | 'postgresql', options: StoreOptions = {}) {
+  const scoped = options.scoped === true;
+  // The PostgreSQL module's tables have the SQLite module's keys, columns and relations.
+  const tables = dialect === 'sqlite' ? sqliteTables : (postgresTables as unknown as Tables);
+  return blogStore(db, tables, dialect, scoped);
+}
+
+export type DrizzleBlogStore = ReturnType<typeof createDrizzleStore>;

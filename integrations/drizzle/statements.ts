@@ -1,0 +1,76 @@
+/**
+ * The store's statements: Drizzle select queries built with a slot for each value, prepared once
+ * per shape (`prepare()` with `sql.placeholder` slots; on PostgreSQL a named statement) and run
+ * with each call's values. A statement whose SQL may vary (a scope, a custom filter) or that
+ * runs in a transaction is built with its values in place and run once.
+ */
+import { type Column, type SQL, type Table, sql } from 'drizzle-orm';
+import type { Model } from './resource.js';
+
+/** The `i`th value of a statement: a placeholder in a prepared one, the value itself otherwise. */
+export type Slot = (i: number) => unknown;
+
+/** A select of either dialect's query builder, as the store chains it. */
+export interface Select extends PromiseLike<Model[]> {
+  innerJoin(table: Table, on: SQL): Select;
+  where(condition: SQL | undefined): Select;
+  orderBy(...terms: SQL[]): Select;
+  groupBy(...terms: Array<SQL | Column>): Select;
+  limit(limit: unknown): Select;
+  offset(offset: unknown): Select;
+  prepare(name?: string): { execute(values?: Record<string, unknown>): Promise<Model[]> | Model[] };
+}
+
+/** A Drizzle database or transaction (SQLite or PostgreSQL): what the store reads through. */
+export interface Database {
+  select(fields: Record<string, unknown>): { from(table: Table): Select };
+}
+
+/** The most values a statement prepared once per shape binds; longer lists are built anew. */
+const MAX_PREPARED_ARITY = 100;
+/** The most shapes kept prepared. */
+const MAX_SHAPES = 2000;
+/** Named statements are per connection and per text: a name is never reused for another text. */
+let names = 0;
+
+/** See the module comment. */
+export class Statements {
+  readonly db: Database;
+  readonly postgres: boolean;
+  readonly #prepared = new Map<string, ReturnType<Select['prepare']>>();
+
+  constructor(db: Database, postgres: boolean) {
+    this.db = db;
+    this.postgres = postgres;
+  }
+
+  /** The rows of the select `build` makes on `on` for `shape` (undefined: its SQL may vary), binding `values`. */
+  async rows(
+    on: Database,
+    shape: string | undefined,
+    values: readonly unknown[],
+    build: (on: Database, slot: Slot) => Select,
+  ): Promise<Model[]> {
+    if (shape === undefined || on !== this.db || values.length > MAX_PREPARED_ARITY)
+      return await build(on, (i) => values[i]);
+    let prepared = this.#prepared.get(shape);
+    if (prepared === undefined) {
+      // Shapes are bounded by the API's filters, sorts and arities; a host inventing them without end starts over.
+      if (this.#prepared.size >= MAX_SHAPES) this.#prepared.clear();
+      const query = build(this.db, (i) => sql.placeholder(`p${i}`));
+      prepared = this.postgres ? query.prepare(`jsonapi_drizzle_${++names}`) : query.prepare();
+      this.#prepared.set(shape, prepared);
+    }
+    const bound: Record<string, unknown> = {};
+    for (let i = 0; i < values.length; i++) bound[`p${i}`] = values[i];
+    return await prepared.execute(bound);
+  }
+}
+
+/** `slot`'s values `from` to `from + count` as one SQL list (`?, ?, ?`). */
+export function list(slot: Slot, from: number, count: number): SQL {
+  return sql.join(
+    Array.from({ length: count }, (_, i) => sql`${slot(from + i)}`),
+    sql`, `,
+  );
+}

@@ -1,0 +1,269 @@
+/**
+ * `defineStore`: data layers on a host's Drizzle tables, one per resource type, from a typed
+ * mapping (`mapping.ts`, checked by `checked.ts`): the reads here (conditions in
+ * `conditions.ts`, list queries in `query.ts`, batched reads in `reads.ts`), every statement on
+ * the request's transaction when the host gives `transactionOf`.
+ */
+import type {
+  Authorizable,
+  ConditionPath,
+  Context,
+  Countable,
+  CountPath,
+  CursorPage,
+  CursorPaginatable,
+  CustomFilterable,
+  CustomSortable,
+  FilterCondition,
+  Filterable,
+  FilterValue,
+  Findable,
+  Listable,
+  OffsetPagination,
+  Paginatable,
+  RelatedLoaders,
+  Relationship,
+  RelationshipCounts,
+  ResourceTypes,
+  Sortable,
+  SortDirection,
+  ToMany,
+  Versioned,
+} from 'jsonapi-gen';
+import { distinctKeys, keyText } from 'jsonapi-gen/internal';
+import { type SQL, sql } from 'drizzle-orm';
+import type { StoreMapping, StoreModel } from './checked.js';
+import { type Piece, conditionPiece, countSql } from './conditions.js';
+import type { UntypedTableMapping } from './mapping.js';
+import { TableQuery } from './query.js';
+import { type StoreReads, countRelated, loadRelated, modelsByKey, queryRelated, scopeOf, scopePieces } from './reads.js';
+import { type Model, TableResource, declaredRelations } from './resource.js';
+import { type Database, Statements } from './statements.js';
+
+export { TableQuery } from './query.js';
+export type { Model } from './resource.js';
+
+/**
+ * The reads a Drizzle-backed resource of types `R` implements, typed by `R` (the generated
+ * `XTypes`). Its `count` runs only for collections whose Index declares `countable()`.
+ */
+export type DrizzleDataLayer<R extends ResourceTypes = ResourceTypes> = Findable<StoreModel<R>> &
+  Listable<StoreModel<R>, TableQuery> &
+  Paginatable<TableQuery> &
+  CursorPaginatable<TableQuery> &
+  Countable<TableQuery> &
+  RelatedLoaders<StoreModel<R>, R['related']> &
+  RelationshipCounts<StoreModel<R>> &
+  Filterable<TableQuery, string, FilterNames<R>> &
+  CustomFilterable<TableQuery, R['customFilters']> &
+  Sortable<TableQuery, string> &
+  CustomSortable<TableQuery, R['customSorts']> &
+  Partial<Versioned<StoreModel<R>>> &
+  (R['policy'] extends true ? Authorizable<StoreModel<R>> : Partial<Authorizable<StoreModel<R>>>);
+
+/** The custom filters of `R` by name; any name for the untyped default. */
+type FilterNames<R extends ResourceTypes> = ResourceTypes extends R ? string : keyof R['customFilters'] & string;
+
+/** The data layers of a store, by resource type. */
+export type DrizzleStore<R extends { [K in keyof R]: ResourceTypes }> = { readonly [K in keyof R]: DrizzleDataLayer<R[K]> };
+
+/** Options of `defineStore`. */
+export interface DrizzleStoreOptions {
+  /** The database: its text operators' case rules differ (SQLite's LIKE ignores ASCII case). */
+  readonly dialect: 'sqlite' | 'postgresql';
+  /**
+   * The transaction a request's statements run on, if it has one (found by `ctx.unitOfWork`).
+   * Default: none, every statement on the database given to `defineStore`.
+   */
+  readonly transactionOf?: (context: Context) => object | undefined;
+}
+
+/**
+ * Backs resources by the tables of a Drizzle schema module: every resource's mapping at once
+ * (keyed by resource type), so that relationships, paths and counts read the related type with
+ * its own mapping and scope. A mapping names its table (`{ table: articles }`); attributes are
+ * the columns of their own key unless `columns` maps them; a relationship is the `relations()`
+ * entry of its name unless `relationships` gives its foreign key or join table. Checked against
+ * the tables' types and the generated resource types `R`. Each entry is a data layer to spread
+ * into the resource's schema: find, findMany (one `in` read), query, results, where (the whole
+ * query language), orderBy (attributes, a to-one relationship's attribute, counts), paginate,
+ * paginateCursor (keyset), count, the related loaders (one statement per relationship per
+ * include level; a to-one include of rows the request has read already runs none),
+ * countRelated (one grouped statement), queryRelated. Statements whose SQL depends only on
+ * their shape are prepared once (placeholders) and run with each request's values.
+ *
+ * @example
+ * import Database from 'better-sqlite3';
+ * import { drizzle } from 'drizzle-orm/better-sqlite3';
+ * import * as schema from './drizzle/sqlite.js';
+ * import type { Resources } from './generated/index.js';
+ * const db = drizzle(new Database('blog.sqlite'));
+ * const store = defineStore<typeof schema, Resources>(db, schema, {
+ *   people: { table: schema.people },
+ *   articles: { table: schema.articles, version: 'version', filters: { search: (v) => sql`lower(${schema.articles.title}) like ${`%${String(v)}%`}` }, policy: () => true },
+ *   comments: { table: schema.comments },
+ *   tags: { table: schema.tags },
+ * }, { dialect: 'sqlite' });
+ */
+export function defineStore<S, R extends { [K in keyof R]: ResourceTypes }>(
+  db: object,
+  schema: S,
+  mappings: StoreMapping<S, R>,
+  options: DrizzleStoreOptions,
+): DrizzleStore<R> {
+  const declared = declaredRelations(schema as Record<string, unknown>);
+  const resources = new Map<string, TableResource>();
+  for (const [type, mapping] of Object.entries(mappings as Record<string, UntypedTableMapping>))
+    resources.set(type, new TableResource(type, mapping, declared));
+  const database = db as Database;
+  const statements = new Statements(database, options.dialect === 'postgresql');
+  const transactionOf = options.transactionOf;
+  const reads: StoreReads = {
+    resources,
+    statements,
+    sqlite: options.dialect === 'sqlite',
+    on: transactionOf ? (context) => (transactionOf(context) as Database | undefined) ?? database : () => database,
+    loaded: new WeakMap(),
+  };
+  const layers: Record<string, DrizzleDataLayer> = {};
+  for (const resource of resources.values()) layers[resource.type] = dataLayer(reads, resource);
+  return layers as unknown as DrizzleStore<R>;
+}
+
+function dataLayer(r: StoreReads, resource: TableResource): DrizzleDataLayer {
+  const { mapping } = resource;
+  const related: Record<string, (models: readonly Model[], context: Context, relationship: Relationship) => Promise<unknown[]>> = {};
+  for (const name of relationshipNames(resource))
+    related[name] = (models, context, relationship) => loadRelated(r, resource, relationship, models, context);
+  const version = mapping.version === undefined ? undefined : resource.property(mapping.version);
+  return {
+    async find(id: string, context: Context) {
+      const key = resource.parseId(id);
+      if (key === undefined) return null;
+      return (await modelsByKey(r, resource, [key], context)).get(keyText(key)) ?? null;
+    },
+    async findMany(ids: readonly string[], context: Context) {
+      const parsed = ids.map((id) => resource.parseId(id));
+      const keys = distinctKeys(parsed);
+      const byKey = keys.length === 0 ? new Map<string, Model>() : await modelsByKey(r, resource, keys, context);
+      return parsed.map((key) => (key === undefined ? null : (byKey.get(keyText(key)) ?? null)));
+    },
+    query: (context: Context) => new TableQuery(resource, r.on(context), undefined, scopePieces(resource, context)),
+    async results(query: TableQuery, context: Context) {
+      context.throwIfAborted();
+      return resource.toModels(await r.statements.rows(query.on, query.shape, query.values, (on, slot) => query.build(on, slot)));
+    },
+    async count(query: TableQuery, context: Context) {
+      context.throwIfAborted();
+      const [row] = await r.statements.rows(query.on, query.countShape, query.countValues, (on, slot) => query.buildCount(on, slot));
+      return Number(row?.count ?? 0);
+    },
+    // A count is one more statement per list: only where the schema's Index declares countable().
+    countOnlyWhereDeclared: true,
+    where: (query: TableQuery, condition: FilterCondition, context: Context) =>
+      query.where(conditionPiece(scopeOf(r, context), resource, condition, true)),
+    composableFilters: Object.keys(mapping.filters ?? {}),
+    customFilters: Object.fromEntries(
+      Object.entries(mapping.filters ?? {}).map(([name, filter]) => [
+        name,
+        (query: TableQuery, value: FilterValue, context: Context) =>
+          query.where({ shape: undefined, values: [], sql: () => filter(value, context) }),
+      ]),
+    ),
+    orderBy: (query: TableQuery, field: string, direction: SortDirection, context: Context, path?: ConditionPath | CountPath) =>
+      orderBy(r, resource, query, field, direction, context, path),
+    customSorts: Object.fromEntries(
+      Object.entries(mapping.sorts ?? {}).map(([name, sort]) => [
+        name,
+        (query: TableQuery, direction: SortDirection, context: Context) => {
+          const terms = sort(direction, context);
+          return query.orderByTerms(Array.isArray(terms) ? (terms as SQL[]) : [terms as SQL]);
+        },
+      ]),
+    ),
+    paginate: (query: TableQuery, { offset, limit }: OffsetPagination) => query.page(limit, offset),
+    paginateCursor: (query: TableQuery, page: CursorPage, context: Context) => keyset(r, resource, query, page, context),
+    related,
+    queryRelated: (relationship: Relationship, model: Model, context: Context) =>
+      queryRelated(r, resource, relationship, model, context),
+    countRelated: (relationship: ToMany, models: readonly Model[], context: Context) =>
+      countRelated(r, resource, relationship, models, context),
+    ...(version !== undefined && { versionOf: (model: Model) => String(model[version]) }),
+    ...(mapping.policy && { can: mapping.policy }),
+  } as DrizzleDataLayer;
+}
+
+/** The relationships a resource may have loaders for: its mapping's and its table's `relations()`. */
+function relationshipNames(resource: TableResource): string[] {
+  return [...new Set([...Object.keys(resource.mapping.relationships ?? {}), ...resource.declaredNames()])];
+}
+
+/** A sort: an attribute's column, a to-one relationship's attribute (a correlated read), or a count. */
+function orderBy(
+  r: StoreReads,
+  resource: TableResource,
+  query: TableQuery,
+  field: string,
+  direction: SortDirection,
+  context: Context,
+  path?: ConditionPath | CountPath,
+): TableQuery {
+  if (!path) {
+    const column = resource.column(field);
+    return query.orderBy(`o ${resource.tableName}.${column.name}`, [], () => sql`${column}`, direction);
+  }
+  if (!('attribute' in path)) {
+    const count = countSql(scopeOf(r, context), resource, path);
+    return query.orderBy(count.shape, [], () => count.sql, direction);
+  }
+  const relation = resource.relation({ name: path.relationship, relatedType: path.type }, r.resources);
+  if (relation.kind !== 'toOne')
+    throw new TypeError(`defineStore: ${resource.type}.${path.relationship} is sorted on, but is no to-one relationship`);
+  const related = relation.related;
+  // Under an alias of its own, so that the related table may be the resource's too.
+  const alias = sql.identifier(`sort_${path.relationship}`);
+  const value = sql`(select ${alias}.${sql.identifier(related.column(path.attribute).name)} from ${related.table} ${alias} where ${alias}.${sql.identifier(related.id.name)} = ${relation.foreignKey})`;
+  return query.orderBy(`o ${path.relationship}.${path.attribute}`, [], () => value, direction);
+}
+
+/**
+ * One page by keyset: ordered by the page's sorts (the id last), the rows after the boundary,
+ * `k0 >= a0 and ((k0 > a0) or (k0 = a0 and k1 > a1) or ...)` (`<` for a descending key): the
+ * bound on the first key alone lets the database seek in an index on it.
+ */
+function keyset(r: StoreReads, resource: TableResource, query: TableQuery, { sorts, after, limit }: CursorPage, context: Context): TableQuery {
+  const keys = sorts.map(({ field, count }) => {
+    if (count) {
+      const counted = countSql(scopeOf(r, context), resource, count);
+      return { shape: counted.shape === undefined ? undefined : `(${counted.shape})`, sql: counted.sql };
+    }
+    const column = field === 'id' ? resource.id : resource.column(field);
+    return { shape: `${resource.tableName}.${column.name}`, sql: sql`${column}` };
+  });
+  let next = query;
+  if (after) {
+    // The id as stored (an integer key is compared as one).
+    const bound = after.map((value, i) => (sorts[i]!.field === 'id' ? resource.parseId(String(value)) : value));
+    const op = (i: number) => sql.raw(sorts[i]!.direction === 'asc' ? '>' : '<');
+    const shape = keys.some((k) => k.shape === undefined) ? undefined : `after ${keys.map((k, i) => `${k.shape!} ${sorts[i]!.direction}`).join(', ')}`;
+    const piece: Piece = {
+      shape,
+      values: bound,
+      sql: (slot) => {
+        const first = sql`${keys[0]!.sql} ${op(0)}= ${slot(0)}`;
+        const alternatives = keys.map((key, i) => {
+          const equal = keys.slice(0, i).map((prior, j) => sql`${prior.sql} = ${slot(j)}`);
+          return sql.join([...equal, sql`${key.sql} ${op(i)} ${slot(i)}`], sql` and `);
+        });
+        return sql`${first} and ((${sql.join(alternatives, sql`) or (`)}))`;
+      },
+    };
+    next = next.where(piece);
+  }
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!;
+    next = next.orderBy(key.shape === undefined ? undefined : `k ${key.shape}`, [], () => key.sql, sorts[i]!.direction);
+  }
+  return next.limit(limit);
+}
+
