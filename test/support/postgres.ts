@@ -20,7 +20,7 @@ declare module 'vitest' {
 }
 
 /** The test files that use PostgreSQL (through `./databases.ts`). */
-const NEEDS_POSTGRES = /[\\/]test[\\/](kysely|e2e|security|prisma)[\\/]/;
+const NEEDS_POSTGRES = /[\\/]test[\\/](kysely|e2e|security|prisma|drizzle)[\\/]/;
 
 /**
  * Whether this run selected a file that needs PostgreSQL, so runs of other suites do not pay
