@@ -1,24 +1,27 @@
 /**
  * What a Drizzle statement threw, as the runtime's JSON:API errors. Drizzle wraps a driver's
- * error in a `DrizzleQueryError` ("Failed query: ...") whose `cause` is what better-sqlite3 or
- * node-postgres threw; that cause is read by the rules the SQL stores share (`sqlClientError`
+ * error in a `DrizzleQueryError` ("Failed query: ...", a query builder's statement) or a
+ * `DrizzleError` ("Failed to run the query", `db.run` on SQLite) whose `cause` is what
+ * better-sqlite3 or node-postgres threw; that cause is read by the rules the SQL stores share (`sqlClientError`
  * of `jsonapi-gen/internal`): 409 for a unique violation (at the member when the write says
  * which), 422 for a value a column cannot hold, 503 with `Retry-After` when the database is away.
  */
-import { DrizzleQueryError } from 'drizzle-orm';
+import { DrizzleError, DrizzleQueryError } from 'drizzle-orm';
 import { conflictAborted, sqlClientError, unavailable, unavailableError, type Written } from 'jsonapi-gen/internal';
 
 export type { Written } from 'jsonapi-gen/internal';
 
 /**
- * The driver's own error behind `thrown`: the `cause` of a `DrizzleQueryError`, else `thrown`.
+ * The driver's own error behind `thrown`: the `cause` of a `DrizzleQueryError` or a
+ * `DrizzleError`, else `thrown`.
  *
  * @example
  * declare const thrown: unknown;
  * const code = (driverError(thrown) as { code?: string }).code; // 'SQLITE_CONSTRAINT_UNIQUE', '23505', ...
  */
 export function driverError(thrown: unknown): unknown {
-  return thrown instanceof DrizzleQueryError && thrown.cause !== undefined ? thrown.cause : thrown;
+  const wrapped = thrown instanceof DrizzleQueryError || thrown instanceof DrizzleError;
+  return wrapped && thrown.cause !== undefined ? thrown.cause : thrown;
 }
 
 /**

@@ -3,7 +3,7 @@
  * better-sqlite3, PostgreSQL through node-postgres). In progress: README.md lists what it holds
  * and what it does not yet.
  */
-
+export {};
 /**
  * The write side, as functions over a Drizzle database and a resource's table and columns
  * (`WriteTable`): create, update, delete, to-many add, remove and replace, `If-Match`
