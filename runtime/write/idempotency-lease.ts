@@ -11,7 +11,13 @@
  * that only one retry can win; its old holder, if still alive, then fails at the mark (409) and
  * writes nothing. The store supplies the statements (`KeyTable`); the rules are here.
  */
-import { type HeldKey, type IdempotencyClaim, type IdempotencyStore, type StoredResponse, keyInFlight } from './idempotency.js';
+import {
+  type HeldKey,
+  type IdempotencyClaim,
+  type IdempotencyStore,
+  type StoredResponse,
+  keyInFlight,
+} from './idempotency.js';
 
 /** A key's row. */
 export interface KeyRow {
