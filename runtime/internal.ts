@@ -34,3 +34,4 @@ export {
   leasedIdempotency,
   markHeldKey,
 } from './write/idempotency-lease.js';
+export { goneError, parseIntegerId, relatedKeyOf } from './write/store-keys.js';

@@ -26,7 +26,6 @@ export {
   createRow,
   deleteRow,
   drizzleExistence,
-  integerId,
   updateRow,
 } from './writes.js';
 /**

@@ -23,19 +23,19 @@ import {
   type Context,
   type ExistenceLookup,
   type Linkage,
-  NotFoundError,
   type ResourceIdentifier,
   type SharedExistence,
   staleVersion,
   type WriteValues,
 } from 'jsonapi-gen';
+import { goneError, parseIntegerId, relatedKeyOf } from 'jsonapi-gen/internal';
 import { runDrizzle, type Written } from './errors.js';
 import { databaseFor } from './transaction.js';
 
 /** A row as Drizzle selects it, keyed by the table's property names. */
 export type Row = Record<string, unknown>;
 
-/** How an id of the URL or the document becomes a key (undefined: it names no row). Default: integer ids. */
+/** How an id of the URL or the document becomes a key (undefined: it names no row). Default: 32-bit integer ids (`parseIntegerId`). */
 export type ParseId = (id: string) => unknown;
 
 /**
@@ -91,11 +91,6 @@ type Returning = PromiseLike<unknown> & { returning(fields?: Record<string, Colu
 /** What to run statements on for `context` (see `databaseFor`). */
 const statementsFor = (db: object, context: Context) => databaseFor(db, context) as Statements;
 
-/** Integer ids: `"7"` is 7; anything else names no row. */
-export function integerId(id: string): number | undefined {
-  return /^-?[0-9]{1,15}$/.test(id) ? Number(id) : undefined;
-}
-
 /** Per table: its columns -> their property names. */
 const propertyNames = new WeakMap<Table, Map<Column, string>>();
 
@@ -115,16 +110,8 @@ function property(column: Column): string {
 const bindable = (value: unknown) => (value instanceof Date ? value.toISOString() : value);
 
 /** The key of a related id, or a 404 at the relationship when it cannot name a row. */
-function relatedKey(parseId: ParseId | undefined, identifier: ResourceIdentifier, name: string): unknown {
-  const key = (parseId ?? integerId)(identifier.id);
-  if (key === undefined)
-    throw new NotFoundError({
-      detail: `There is no resource of type "${identifier.type}" with id "${identifier.id}"`,
-      source: { pointer: `/data/relationships/${name}/data` },
-      code: 'related_not_found',
-    });
-  return key;
-}
+const relatedKey = (parseId: ParseId | undefined, identifier: ResourceIdentifier, name: string) =>
+  relatedKeyOf(parseId ?? parseIntegerId, identifier, name);
 
 /** What a write of `values` is about, for the error mapping. */
 function written(m: WriteTable, values: WriteValues): Written {
@@ -259,11 +246,6 @@ async function readBack(on: Statements, m: WriteTable, key: unknown): Promise<Ro
   return row;
 }
 
-/** 404 for a row another request deleted after this one found it. */
-function gone(m: WriteTable, key: unknown): NotFoundError {
-  return new NotFoundError({ detail: `There is no resource of type "${m.type}" with id "${String(key)}"` });
-}
-
 /** The row of `current` (its key), at the version it was read at when the request came with `If-Match`. */
 function whereCurrent(m: WriteTable, current: Row, context: Context): SQL | undefined {
   const key = current[property(m.id)];
@@ -272,7 +254,7 @@ function whereCurrent(m: WriteTable, current: Row, context: Context): SQL | unde
 
 /** What a write that changed no row means: 412 under If-Match (a concurrent write won), else 404 (deleted meanwhile). */
 const missed = (m: WriteTable, current: Row, context: Context) =>
-  m.version && context.ifMatch ? staleVersion(m.type) : gone(m, current[property(m.id)]);
+  m.version && context.ifMatch ? staleVersion(m.type) : goneError(m.type, current[property(m.id)]);
 
 /**
  * Inserts a row from checked values (`Creatable.create`): attributes into their columns,
@@ -290,7 +272,7 @@ const missed = (m: WriteTable, current: Row, context: Context) =>
 export async function createRow(db: object, m: WriteTable, values: WriteValues, context: Context): Promise<Row> {
   const on = statementsFor(db, context);
   const row = rowOf(m, values, 'create', context);
-  if (values.id !== undefined) row[property(m.id)] = (m.parseId ?? integerId)(values.id) ?? values.id;
+  if (values.id !== undefined) row[property(m.id)] = (m.parseId ?? parseIntegerId)(values.id) ?? values.id;
   const [inserted] = await runDrizzle(() => on.insert(m.table).values(row).returning(), written(m, values));
   if (!inserted) throw new TypeError(`drizzle: inserting into ${m.type} returned no row`);
   const key = inserted[property(m.id)];
@@ -428,7 +410,7 @@ export function drizzleExistence(db: object, members: Readonly<Record<string, Ex
       for (const { member, ids } of lookups) {
         const m = members[member];
         if (!m) throw new TypeError(`drizzleExistence: no member "${member}"`);
-        const parsed = ids.map((id) => (m.parseId ?? integerId)(id));
+        const parsed = ids.map((id) => (m.parseId ?? parseIntegerId)(id));
         const keys = [...new Set(parsed.filter((key) => key !== undefined))];
         if (keys.length === 0) {
           answers.push(parsed.map(() => false));

@@ -152,11 +152,5 @@ export type CustomFilterImplementation =
 /** A mapping of any table of `DB`. */
 export type AnyTableMapping<DB> = { [T in TableName<DB>]: TableMapping<DB, T> }[TableName<DB>];
 
-const INTEGER = /^(0|[1-9][0-9]{0,9})$/;
-
-/** The default `parseId`: integer keys that fit a 32-bit signed integer column. */
-export function parseIntegerId(id: string): number | undefined {
-  if (!INTEGER.test(id)) return undefined;
-  const n = Number(id);
-  return n <= 2_147_483_647 ? n : undefined;
-}
+/** The default `parseId`: integer keys that fit a 32-bit signed integer column (the runtime's, shared by the SQL stores). */
+export { parseIntegerId } from 'jsonapi-gen/internal';
