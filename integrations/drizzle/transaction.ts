@@ -43,6 +43,7 @@ export function isSqliteDatabase(db: object): db is BetterSQLite3Database<Record
  * that no statement follows. Custom data-layer code should use it too.
  *
  * @example
+ * import { eq } from 'drizzle-orm';
  * import { db } from './db.js';
  * import { articles } from './tables.js';
  * declare const ctx: Context;
@@ -99,6 +100,7 @@ async function bound<T>(unit: object | undefined, db: object, transaction: objec
  * `databaseFor` with the request's context, never on `db` from another turn.
  *
  * @example
+ * import { eq } from 'drizzle-orm';
  * import { db } from './db.js';
  * import { articles, comments } from './tables.js';
  * declare const ctx: Context;

@@ -152,5 +152,4 @@ export type CustomFilterImplementation =
 /** A mapping of any table of `DB`. */
 export type AnyTableMapping<DB> = { [T in TableName<DB>]: TableMapping<DB, T> }[TableName<DB>];
 
-/** The default `parseId`: integer keys that fit a 32-bit signed integer column (the runtime's, shared by the SQL stores). */
 export { parseIntegerId } from 'jsonapi-gen/internal';

@@ -161,6 +161,7 @@ export function leasedIdempotency<T>(
  * that nothing is written.
  *
  * @example
+ * import { heldKeyOf } from './idempotency.js';
  * declare const database: object;
  * declare const transaction: unknown;
  * declare const ctx: Context;
