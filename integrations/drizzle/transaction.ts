@@ -137,9 +137,9 @@ export function withDrizzleTransaction<S extends Record<string, unknown>, D exte
       }
     });
   }
-  const postgres = db as NodePgDatabase<S>;
   const config = options.isolationLevel === undefined ? undefined : { isolationLevel: options.isolationLevel };
-  return postgres.transaction((tx) => bound(unit, db, tx, () => fn(tx as unknown as D)), config);
+  // Not SQLite: node-postgres's, whose transactions are async and hold one pool client.
+  return db.transaction((tx) => bound(unit, db, tx, () => fn(tx as unknown as D)), config);
 }
 
 /**

@@ -13,7 +13,7 @@ import { databaseFor, drizzleTransaction } from '../../integrations/drizzle/tran
 import { type WriteTable, createRow } from '../../integrations/drizzle/writes.js';
 
 const [file, label, count] = process.argv.slice(2);
-const client = new SQLite(file!, { timeout: 5000 });
+const client = new SQLite(file, { timeout: 5000 });
 client.pragma('journal_mode = WAL');
 const db = drizzle({ client });
 const transaction = drizzleTransaction(db);
