@@ -1,5 +1,5 @@
 /**
- * Helpers the runtime shares with its integrations (`@jsonapi-gen/kysely`, `@jsonapi-gen/prisma`) and the generator
+ * Helpers the runtime shares with its integrations (`@jsonapi-gen/kysely`, `@jsonapi-gen/prisma`, `@jsonapi-gen/drizzle`) and the generator
  * (`@jsonapi-gen/cli`), so that they can import the runtime by its package name. Not part of
  * the public API: any release may change them.
  *
@@ -33,3 +33,20 @@ export {
   type ConditionParts,
   type LikePosition,
 } from './query/sql-conditions.js';
+export {
+  conflictAborted,
+  sqlClientError,
+  unavailable,
+  unavailableError,
+  whenUnavailable,
+  type Written,
+} from './write/sql-errors.js';
+export { retryConflicts, type RetryRules } from './write/transaction-retry.js';
+export {
+  type KeyRow,
+  type KeyTable,
+  type LeaseOptions,
+  leasedIdempotency,
+  markHeldKey,
+} from './write/idempotency-lease.js';
+export { goneError, relatedKeyOf } from './write/store-keys.js';

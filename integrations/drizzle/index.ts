@@ -37,3 +37,61 @@ export {
   type WithCustomSorts,
 } from './checked.js';
 export { likeText, type LikePosition } from 'jsonapi-gen/internal';
+/**
+ * The write side, as functions over a Drizzle database and a resource's table and columns
+ * (`WriteTable`): create, update, delete, to-many add, remove and replace, `If-Match`
+ * versions, server-set values, and the existence check of related ids.
+ *
+ * @example
+ * import { db } from './db.js';
+ * import { tags } from './tables.js';
+ * declare const ctx: Context;
+ * const table: WriteTable = { type: 'tags', table: tags, id: tags.id, attributes: { name: tags.name } };
+ * await createRow(db, table, { attributes: { name: 'json' }, relationships: {} }, ctx);
+ */
+export {
+  type ExistenceMember,
+  type ParseId,
+  type Row,
+  type ToManyWrite,
+  type WriteTable,
+  changeToMany,
+  createRow,
+  deleteRow,
+  drizzleExistence,
+  updateRow,
+} from './writes.js';
+/**
+ * One request, one transaction: `drizzleTransaction(db)` for `new JsonApi({ transaction })`,
+ * `withDrizzleTransaction` for host code; statements run on it through `databaseFor(db, ctx)`.
+ *
+ * @example
+ * import { db } from './db.js';
+ * const api = new JsonApi({ transaction: drizzleTransaction(db), extensions: [atomic()] });
+ */
+export {
+  type DrizzleDatabase,
+  type DrizzleTransactionOptions,
+  databaseFor,
+  drizzleTransaction,
+  sqliteTurn,
+  withDrizzleTransaction,
+} from './transaction.js';
+/**
+ * Idempotency keys any process can read, in the Kysely store's `jsonapi_idempotency_keys` table.
+ *
+ * @example
+ * import { db } from './db.js';
+ * import { idempotencyKeys } from './tables.js';
+ * new JsonApi({ transaction: drizzleTransaction(db), idempotency: { store: drizzleIdempotency(db, idempotencyKeys) } });
+ */
+export { type DrizzleIdempotencyOptions, type IdempotencyKeysTable, drizzleIdempotency } from './idempotency.js';
+/**
+ * What a Drizzle statement threw, as the runtime's JSON:API errors.
+ *
+ * @example
+ * import { db } from './db.js';
+ * import { tags } from './tables.js';
+ * await runDrizzle(() => db.insert(tags).values({ name: 'json' })); // a taken name: 409
+ */
+export { driverError, drizzleError, runDrizzle, whenDrizzleUnavailable } from './errors.js';

@@ -33,7 +33,8 @@ import type {
   Versioned,
   WriteValues,
 } from 'jsonapi-gen';
-import { NotFoundError, staleVersion } from 'jsonapi-gen';
+import { staleVersion } from 'jsonapi-gen';
+import { goneError } from 'jsonapi-gen/internal';
 import { runStatement, type Written } from './errors.js';
 import type { StoreMapping, StoreModel } from './checked.js';
 import { CompiledStatements } from './compiled.js';
@@ -360,9 +361,7 @@ function dataLayer(t: StoreTables, resource: TableResource, check: SharedExisten
       if (result?.numDeletedRows !== 0n) return;
       if (resource.version && context.ifMatch) stillCurrent(0n, context);
       // Another request deleted the row after this one found it: it is gone, as a 404 says.
-      throw new NotFoundError({
-        detail: `There is no resource of type "${resource.type}" with id "${String(resource.key(model))}"`,
-      });
+      throw goneError(resource.type, resource.key(model));
     },
 
     create: createRow,

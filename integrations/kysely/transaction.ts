@@ -2,7 +2,7 @@ import { AsyncLocalStorage, AsyncResource } from 'node:async_hooks';
 import { type Kysely, SqliteIntrospector, type Transaction } from 'kysely';
 import type { AnyDatabase } from './any-database.js';
 import type { Context } from 'jsonapi-gen';
-import { heldKeyOf } from 'jsonapi-gen/internal';
+import { conflictAborted, heldKeyOf, retryConflicts } from 'jsonapi-gen/internal';
 import { whenUnavailable } from './errors.js';
 import { markWritten } from './idempotency.js';
 import { runnerOf } from './runner.js';
@@ -323,31 +323,12 @@ export function kyselyTransaction<DB>(
             await markWritten(db, held, transaction);
             return run();
           };
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await withTransaction(db, body, { commitAlone, context });
-      } catch (error) {
-        const mapped = whenUnavailable(error);
-        if (mapped !== error) throw mapped;
-        if (attempt >= RETRIES || !retryable(error)) throw error;
-        // Rolled back entirely, so running the request again is safe; a little jitter keeps the
-        // transactions that collided from colliding again in step.
-        await new Promise((resolve) => setTimeout(resolve, attempt * 5 + Math.random() * 10));
-      }
-    }
+    // Run again (rolled back entirely) when PostgreSQL aborted it for a conflict with another one.
+    return retryConflicts(() => withTransaction(db, body, { commitAlone, context }), {
+      replace: whenUnavailable,
+      retryable: conflictAborted,
+    });
   };
-}
-
-/** How many times a request's transaction runs at most when PostgreSQL aborts it for a conflict. */
-const RETRIES = 4;
-
-/**
- * Whether PostgreSQL aborted the transaction for a conflict with another one, which running it
- * again resolves: a serialization failure (40001) or a deadlock (40P01).
- */
-function retryable(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return code === '40001' || code === '40P01';
 }
 
 /**

@@ -1,0 +1,173 @@
+/**
+ * One transaction per write request and per Atomic Operations batch, bound to the request's
+ * unit of work (`ctx.unitOfWork`), where the write functions find it (`databaseFor`): no async
+ * context needed. On PostgreSQL it is Drizzle's `db.transaction()`, run again (a bounded number
+ * of times) when PostgreSQL aborted it for a serialization failure or a deadlock. On SQLite,
+ * Drizzle's better-sqlite3 transactions are synchronous while a request's work is async, so
+ * the transaction is `BEGIN IMMEDIATE` ... `COMMIT` on the database's one connection, one at a
+ * time (`sqliteTurn`): `IMMEDIATE` takes the write lock first, so a write waits for another
+ * process's (better-sqlite3's `timeout`, its busy_timeout, 5 s by default) rather than failing
+ * later; past it, the request is 503 with `Retry-After`.
+ */
+import { is, sql } from 'drizzle-orm';
+import type { BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
+import type { NodePgDatabase } from 'drizzle-orm/node-postgres';
+import type { PgTransactionConfig } from 'drizzle-orm/pg-core';
+import { BaseSQLiteDatabase } from 'drizzle-orm/sqlite-core';
+import type { Context } from 'jsonapi-gen';
+import { heldKeyOf, markHeldKey, retryConflicts } from 'jsonapi-gen/internal';
+import { drizzleRetryable, whenDrizzleUnavailable } from './errors.js';
+
+/** A Drizzle database the store writes through: better-sqlite3's or node-postgres's, with any schema. */
+export type DrizzleDatabase<S extends Record<string, unknown> = Record<string, never>> =
+  BetterSQLite3Database<S> | NodePgDatabase<S>;
+
+/** Options of a request's transaction. */
+export interface DrizzleTransactionOptions {
+  /** PostgreSQL: e.g. `'serializable'`; the database's default when left out. Ignored on SQLite. */
+  isolationLevel?: PgTransactionConfig['isolationLevel'];
+}
+
+/** Transactions bound to a request's unit of work, per database. */
+const open = new WeakMap<object, Map<object, object>>();
+
+/** Whether `db` is a SQLite database (better-sqlite3's). */
+export function isSqliteDatabase(db: object): db is BetterSQLite3Database<Record<string, unknown>> {
+  return is(db, BaseSQLiteDatabase);
+}
+
+/**
+ * What to run a statement on: the transaction of `db` bound to the request of `context` (by
+ * `drizzleTransaction`, or `withDrizzleTransaction` with that context), otherwise `db`. Once
+ * the client of `context` has gone, it throws an `AbortError` (`ctx.throwIfAborted()`) so
+ * that no statement follows. Custom data-layer code should use it too.
+ *
+ * @example
+ * import { eq } from 'drizzle-orm';
+ * import { db } from './db.js';
+ * import { articles } from './tables.js';
+ * declare const ctx: Context;
+ * await databaseFor(db, ctx).delete(articles).where(eq(articles.id, 1));
+ */
+export function databaseFor<D extends object>(db: D, context?: Context): D {
+  if (context?.http) context.throwIfAborted();
+  const bound = context === undefined ? undefined : open.get(context.unitOfWork)?.get(db);
+  return (bound as D | undefined) ?? db;
+}
+
+/** Per SQLite database: the end of the last turn taken. */
+const turns = new WeakMap<object, Promise<unknown>>();
+
+/**
+ * Runs `fn` when the turns taken on the SQLite database `db` before it have ended: its one
+ * connection runs one transaction (or statement outside transactions, such as an idempotency
+ * key's) at a time, so that none lands inside another request's open transaction.
+ *
+ * @example
+ * import { db } from './db.js';
+ * import { tags } from './tables.js';
+ * const rows = await sqliteTurn(db, () => db.select().from(tags));
+ */
+export function sqliteTurn<T>(db: object, fn: () => Promise<T>): Promise<T> {
+  const previous = turns.get(db) ?? Promise.resolve();
+  const mine = previous.then(fn);
+  turns.set(
+    db,
+    mine.catch(() => undefined),
+  );
+  return mine;
+}
+
+/** Runs `fn` with `transaction` bound to request unit `unit` as the transaction of `db`. */
+async function bound<T>(unit: object | undefined, db: object, transaction: object, fn: () => Promise<T>): Promise<T> {
+  if (unit === undefined) return fn();
+  let transactions = open.get(unit);
+  if (transactions === undefined) open.set(unit, (transactions = new Map<object, object>()));
+  transactions.set(db, transaction);
+  try {
+    return await fn();
+  } finally {
+    transactions.delete(db);
+  }
+}
+
+/**
+ * Runs `fn` in one transaction of `db`, bound to the request of `context` when given: every
+ * statement the write functions run through `databaseFor(db, ctx)` inside `fn` runs in it, and
+ * nothing is written unless `fn` resolves. Inside another with the same request, `fn` joins
+ * that transaction. On SQLite, `fn` gets `db` itself (the transaction is its connection's), in
+ * its turn (`sqliteTurn`): inside it, run statements on what `fn` gets, or through
+ * `databaseFor` with the request's context, never on `db` from another turn.
+ *
+ * @example
+ * import { eq } from 'drizzle-orm';
+ * import { db } from './db.js';
+ * import { articles, comments } from './tables.js';
+ * declare const ctx: Context;
+ * await withDrizzleTransaction(db, async (tx) => {
+ *   await tx.delete(comments).where(eq(comments.articleId, 1));
+ *   await tx.delete(articles).where(eq(articles.id, 1));
+ * }, { context: ctx });
+ */
+export function withDrizzleTransaction<S extends Record<string, unknown>, D extends DrizzleDatabase<S>, T>(
+  db: D,
+  fn: (transaction: D) => Promise<T>,
+  options: DrizzleTransactionOptions & { context?: Context } = {},
+): Promise<T> {
+  const unit = options.context?.unitOfWork;
+  const own = unit === undefined ? undefined : open.get(unit)?.get(db);
+  if (own !== undefined) return fn(own as D);
+  if (isSqliteDatabase(db)) {
+    return sqliteTurn(db, async () => {
+      db.run(sql.raw('begin immediate'));
+      try {
+        const result = await bound(unit, db, db, () => fn(db));
+        db.run(sql.raw('commit'));
+        return result;
+      } catch (thrown) {
+        // Nothing to roll back when SQLite already did (some errors do), or the commit failed before it began.
+        if ((db as { $client?: { inTransaction?: boolean } }).$client?.inTransaction !== false) {
+          try {
+            db.run(sql.raw('rollback'));
+          } catch {
+            // What the client gets is the request's own failure.
+          }
+        }
+        throw thrown;
+      }
+    });
+  }
+  const config = options.isolationLevel === undefined ? undefined : { isolationLevel: options.isolationLevel };
+  // Not SQLite: node-postgres's, whose transactions are async and hold one pool client.
+  return db.transaction((tx) => bound(unit, db, tx, () => fn(tx as unknown as D)), config);
+}
+
+/**
+ * The `transaction` option of `JsonApi`: every write request (and every Atomic Operations
+ * batch) runs in one transaction of `db` (`withDrizzleTransaction`), rolled back when anything
+ * in it throws, and run again (up to 4 times in all) when PostgreSQL aborted it for a
+ * serialization failure or a deadlock. A database that cannot answer for now (SQLite busy past
+ * its timeout, PostgreSQL unreachable) is 503 with `Retry-After`. A request under an
+ * `Idempotency-Key` kept by `drizzleIdempotency(db)` marks its key inside this transaction, so
+ * that the mark commits with the write.
+ *
+ * @example
+ * import { db } from './db.js';
+ * const api = new JsonApi({ transaction: drizzleTransaction(db, { isolationLevel: 'serializable' }), extensions: [atomic()] });
+ */
+export function drizzleTransaction<S extends Record<string, unknown>>(
+  db: DrizzleDatabase<S>,
+  options: DrizzleTransactionOptions = {},
+): <T>(run: () => Promise<T>, context: Context) => Promise<T> {
+  return (run, context) => {
+    const held = heldKeyOf(context.http);
+    const body = async (transaction: object) => {
+      await markHeldKey(db, held, transaction);
+      return run();
+    };
+    return retryConflicts(() => withDrizzleTransaction(db, body, { ...options, context }), {
+      replace: whenDrizzleUnavailable,
+      retryable: drizzleRetryable,
+    });
+  };
+}

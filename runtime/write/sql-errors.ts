@@ -1,0 +1,138 @@
+/**
+ * What SQL data layers on better-sqlite3 and node-postgres make of their drivers' errors, shared
+ * by the Kysely and Drizzle stores (both run on those drivers): a unique violation is 409 at the
+ * member holding the value, a value a column cannot hold 422 (or 400 in a filter), a database
+ * that cannot answer for now 503 with `Retry-After`, and a conflict PostgreSQL aborted a
+ * transaction for is worth running it again.
+ */
+import { BadRequestError, JsonApiError } from '../core/errors.js';
+import { uniqueViolation } from './unique-violation.js';
+import { escape } from './payload.js';
+import { unstorable } from './unstorable.js';
+
+/** What an insert or update writes: its attributes, and how they map to columns. */
+export interface Written {
+  attributes: Readonly<Record<string, unknown>>;
+  /** The column an attribute is stored in. */
+  column(attribute: string): string;
+  /** The table's key column (a taken client-generated id points at `/data/id`). */
+  idColumn: string;
+}
+
+/**
+ * The JSON:API error for what a driver threw, when the client caused it (or the database is
+ * away), else `thrown` itself: a value the database cannot compare with its column
+ * (PostgreSQL's SQLSTATE class 22, "data exception": `filter[author]=abc` against an integer
+ * column) is 400; a unique violation (23505, or SQLite's SQLITE_CONSTRAINT_UNIQUE /
+ * _PRIMARYKEY) is 409; with `written` (the attributes an insert or update writes), a value the
+ * database refuses to store (class 22, or 54000 for an index entry past PostgreSQL's btree
+ * limit) is a 422 at the attribute that holds it, and the 409 points at the member.
+ *
+ * @example
+ * declare const thrown: unknown;
+ * throw sqlClientError(thrown, { attributes: { name: 'json' }, column: (name) => name, idColumn: 'id' });
+ */
+export function sqlClientError(thrown: unknown, written?: Written): unknown {
+  const code = (thrown as { code?: unknown } | null)?.code;
+  if (unavailable(thrown)) return unavailableError();
+  if (typeof code !== 'string') return thrown;
+  if (written && (code === '54000' || code.startsWith('22'))) return unstorable(code, written.attributes);
+  if (/^22[0-9A-Z]{3}$/.test(code)) {
+    return new BadRequestError({
+      detail: 'A filter value is not valid for the column it is compared with',
+      code: 'invalid_filter_value',
+    });
+  }
+  if (code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
+    return uniqueViolation(written && uniquePointer(thrown as DatabaseError, written));
+  }
+  return thrown;
+}
+
+/**
+ * Whether the database could not serve the statement for now, through no fault of the request:
+ * SQLite busy or locked by another connection past `busy_timeout`; PostgreSQL shutting down or
+ * refusing connections (class 57P, 53300 too many connections), a connection lost or refused
+ * (class 08, ECONNREFUSED, ECONNRESET, or node-postgres's "Connection terminated"), or a
+ * client that lost it before (node-postgres's "... is not queryable": what a rollback after a
+ * lost connection throws in place of the statement's error).
+ *
+ * @example
+ * declare const thrown: unknown;
+ * if (unavailable(thrown)) console.log('answer 503 and let the client retry');
+ */
+export function unavailable(thrown: unknown): boolean {
+  const { code, message } = (thrown ?? {}) as { code?: unknown; message?: unknown };
+  if (typeof code === 'string') {
+    if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) return true;
+    if (
+      /^(57P0[1-3]|08...|53300)$/.test(code) ||
+      code === 'ECONNREFUSED' ||
+      code === 'ECONNRESET' ||
+      code === 'ETIMEDOUT'
+    )
+      return true;
+  }
+  return (
+    typeof message === 'string' &&
+    /^(Connection terminated|Client has encountered a connection error and is not queryable|Client was closed and is not queryable)/.test(
+      message,
+    )
+  );
+}
+
+/**
+ * What to throw for `thrown`: the 503 of `unavailableError()` when the database could not serve
+ * the statement for now (`unavailable`), else `thrown` itself.
+ *
+ * @example
+ * declare const thrown: unknown;
+ * throw whenUnavailable(thrown);
+ */
+export function whenUnavailable(thrown: unknown): unknown {
+  return unavailable(thrown) ? unavailableError() : thrown;
+}
+
+/**
+ * 503 with `Retry-After`: the client may send the same request again shortly.
+ *
+ * @example
+ * throw unavailableError();
+ */
+export function unavailableError(): JsonApiError {
+  return new JsonApiError(503, {
+    detail: 'The database is busy or unreachable: retry shortly',
+    code: 'database_unavailable',
+    headers: { 'Retry-After': '1' },
+  });
+}
+
+/**
+ * Whether PostgreSQL aborted the transaction for a conflict with another one, which running it
+ * again resolves: a serialization failure (40001) or a deadlock (40P01).
+ *
+ * @example
+ * declare const thrown: unknown;
+ * if (conflictAborted(thrown)) console.log('run the transaction again');
+ */
+export function conflictAborted(thrown: unknown): boolean {
+  const code = (thrown as { code?: unknown } | null)?.code;
+  return code === '40001' || code === '40P01';
+}
+
+type DatabaseError = { code: string; message?: string; detail?: string };
+
+/**
+ * Where a unique violation points: the written attribute whose column the constraint names
+ * (SQLite: "UNIQUE constraint failed: tags.name"; PostgreSQL: detail "Key (name)=(...) already
+ * exists"), or `/data/id` for the key. Undefined when the columns cannot be told.
+ */
+function uniquePointer(error: DatabaseError, written: Written): string | undefined {
+  const sqlite = /constraint failed: (.+)$/.exec(error.message ?? '')?.[1];
+  const postgres = /^Key \((.+?)\)=/.exec(error.detail ?? '')?.[1];
+  const columns = (sqlite ?? postgres)?.split(',').map((c) => c.trim().split('.').pop()!.replace(/^"|"$/g, ''));
+  if (!columns) return undefined;
+  if (columns.includes(written.idColumn)) return '/data/id';
+  const name = Object.keys(written.attributes).find((attribute) => columns.includes(written.column(attribute)));
+  return name === undefined ? undefined : `/data/attributes/${escape(name)}`;
+}
