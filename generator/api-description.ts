@@ -14,7 +14,7 @@ import {
   describeSchema,
 } from 'jsonapi-gen';
 import type { LoadedExtension, LoadedSchema } from './load.js';
-import { type OutputFile, printJson } from './print.js';
+import type { OutputFile } from './print.js';
 
 /** The file's name in the output directory. */
 export const API_DESCRIPTION = 'schema.json';
@@ -91,9 +91,29 @@ export function describeApi(loaded: LoadedSchema, schemaPath: string): ApiDescri
   };
 }
 
-/** `schema.json` as an output file. */
+/**
+ * `schema.json` as an output file, laid out for small diffs: each attribute, relationship,
+ * endpoint, filter, sort and extension on a line of its own, so that a change to one of them
+ * changes one line.
+ */
 export function apiDescriptionFile(description: ApiDescription): OutputFile {
-  return printJson(API_DESCRIPTION, description);
+  const { resources, extensions, ...head } = description;
+  const members = (entries: Array<[string, unknown]>, indent: string) =>
+    entries.map(([key, value]) => `${indent}${JSON.stringify(key)}: ${lines(value, indent)}`).join(',\n');
+  // A list: one item per line; anything else: one line.
+  const lines = (value: unknown, indent: string): string =>
+    Array.isArray(value) && value.length > 0
+      ? `[\n${value.map((item) => `${indent}  ${JSON.stringify(item)}`).join(',\n')}\n${indent}]`
+      : JSON.stringify(value);
+  const blocks = resources.map((r) => `    {\n${members(Object.entries(r), '      ')}\n    }`);
+  const text = [
+    '{',
+    `${members(Object.entries(head), '  ')},`,
+    `  "resources": [\n${blocks.join(',\n')}\n  ],`,
+    `  "extensions": ${lines(extensions, '  ')}`,
+    '}',
+  ].join('\n');
+  return { path: API_DESCRIPTION, content: `${text}\n` };
 }
 
 /**

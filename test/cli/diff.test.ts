@@ -152,6 +152,22 @@ describe('jsonapi-gen diff', { timeout: 120_000 }, () => {
     expect(located.stdout).toBe('');
   });
 
+  it('build writes schema.json, and --check finds it stale after a change only it records (a filter made conditional)', async () => {
+    const dir = workDir('diff-check');
+    const schema = join(dir, 'schema.ts');
+    writeFileSync(schema, SCHEMA);
+    expect((await cli(['build', schema, '--out', join(dir, 'generated'), '--quiet'])).code).toBe(0);
+    const written = JSON.parse(readFileSync(join(dir, 'generated', 'schema.json'), 'utf8'));
+    expect(written.resources.map((r: { type: string }) => r.type)).toEqual(['tags']);
+    expect(written.resources[0].filters).toEqual([expect.objectContaining({ name: 'name', conditional: false })]);
+
+    writeFileSync(schema, changed("Where.make('name')", "Where.make('name').visible(() => true)"));
+    const check = await cli(['build', schema, '--out', join(dir, 'generated'), '--check']);
+    expect(check.code).toBe(1);
+    expect(check.stderr).toContain('  stale:   schema.json');
+    expect(check.stderr).not.toContain('openapi.json');
+  });
+
   it('is listed in --help', async () => {
     const help = await cli(['--help']);
     expect(help.stdout).toMatch(/\n {2}diff \[options\] \[old\] \[new\] +Compare two versions of an API/);
