@@ -56,6 +56,7 @@ const conditional = (declaration: unknown) => ({
  * declaration).
  *
  * @example
+ * import { loadSchema } from './load.js';
  * const description = describeApi(await loadSchema('schema.ts'), '../schema.ts');
  * description.resources.map((r) => r.type); // ['articles', 'people']
  */
@@ -139,6 +140,7 @@ export function readApiDescription(dir: string): ApiDescription {
  * wrong (not JSON, another shape's version).
  *
  * @example
+ * import { readFileSync } from 'node:fs';
  * parseApiDescription(readFileSync('src/generated/schema.json', 'utf8'), 'src/generated/schema.json');
  */
 export function parseApiDescription(text: string, source: string): ApiDescription {

@@ -29,7 +29,8 @@ const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
  * `build` prints them (`file:line:col`, the line quoted).
  *
  * @example
- * process.exitCode = await diff(['old/generated', 'src/schema.ts'], { json: true });
+ * import { streamIo } from '../output.js';
+ * process.exitCode = await diff(['old/generated', 'src/schema.ts'], { json: true }, streamIo());
  */
 export async function diff(paths: readonly string[], options: DiffOptions, io: Io): Promise<number> {
   const e = io.errStyle;

@@ -38,6 +38,7 @@ const byName = <T extends { readonly name: string }>(list: readonly T[]) => new 
  * of its description (members, endpoints, filters, sorts).
  *
  * @example
+ * import { readApiDescription } from '../api-description.js';
  * compareApis(readApiDescription('old/generated'), readApiDescription('src/generated'));
  * // [{ kind: 'filter-added', level: 'minor', path: 'articles.filter.title', message: 'filter "title" added' }]
  */
