@@ -154,6 +154,8 @@ export function parseApiDescription(text: string, source: string): ApiDescriptio
   if (typeof v !== 'object' || v === null || !Array.isArray(v.resources) || !Array.isArray(v.extensions))
     throw new Error(`${source} is not a description of an API (no "resources" list)`);
   if (v.version !== DESCRIPTION_VERSION)
-    throw new Error(`${source} has version ${String(v.version)}; this jsonapi-gen reads version ${DESCRIPTION_VERSION}`);
+    throw new Error(
+      `${source} has version ${String(v.version)}; this jsonapi-gen reads version ${DESCRIPTION_VERSION}`,
+    );
   return value as ApiDescription;
 }

@@ -343,7 +343,11 @@ export function program(io: Io = streamIo()): Command {
     .action(async (old: string | undefined, now: string | undefined, options: DiffOptions) => {
       // Loaded on demand, as the emitters are for build.
       const { diff } = await import('./diff/command.js');
-      process.exitCode = await diff([old, now].filter((p) => p !== undefined), options, io);
+      process.exitCode = await diff(
+        [old, now].filter((p) => p !== undefined),
+        options,
+        io,
+      );
     });
   return cli;
 }

@@ -13,7 +13,6 @@ type Attribute = ResourceDescription['attributes'][number];
 type Relationship = ResourceDescription['relationships'][number];
 type Endpoint = ResourceDescription['endpoints'][number];
 type Filter = ResourceDescription['filters'][number];
-type Sort = ResourceDescription['sorts'][number];
 type Index = Extract<Endpoint, { kind: 'index' }>;
 
 /** Collects changes as they are found. */
@@ -31,7 +30,8 @@ class Changes {
 }
 
 const show = (value: unknown) => (value === undefined ? 'none' : JSON.stringify(value));
-const byName = <T extends { readonly name: string }>(list: readonly T[]) => new Map(list.map((item) => [item.name, item]));
+const byName = <T extends { readonly name: string }>(list: readonly T[]) =>
+  new Map(list.map((item) => [item.name, item]));
 
 /**
  * Every change from `before` to `after`, resources in type order, each resource's in the order
@@ -178,8 +178,7 @@ function compareConstraints(
     const after = n[bound];
     if (before === after) continue;
     const tightened =
-      after !== undefined &&
-      (before === undefined || (tighter === 'up' ? after > before : after < before));
+      after !== undefined && (before === undefined || (tighter === 'up' ? after > before : after < before));
     const message = `${bound} ${show(before)} → ${show(after)}`;
     if (tightened)
       changes.major('constraint-tightened', `${path}.${bound}`, `${message}: values accepted before may be refused`);
@@ -214,8 +213,7 @@ function compareRelationship(changes: Changes, path: string, o: Relationship, n:
   if (o.countable && !n.countable)
     changes.major('relationship-count-removed', path, 'no longer countable: withCount naming it is refused');
   if (!o.countable && n.countable) changes.minor('relationship-count-added', path, 'made countable (withCount)');
-  if (o.linkage && !n.linkage)
-    changes.major('linkage-removed', path, 'linkage (data) no longer always sent');
+  if (o.linkage && !n.linkage) changes.major('linkage-removed', path, 'linkage (data) no longer always sent');
   if (!o.linkage && n.linkage) changes.minor('linkage-added', path, 'linkage (data) always sent');
 }
 
@@ -293,10 +291,18 @@ function compareIndex(changes: Changes, path: string, o: Index, n: Index): void 
         `max page size ${before.maxLimit} → ${after.maxLimit}: larger pages asked for are cut`,
       );
     if (after.maxLimit > before.maxLimit)
-      changes.minor('max-page-size-raised', `${path}.page.maxLimit`, `max page size ${before.maxLimit} → ${after.maxLimit}`);
+      changes.minor(
+        'max-page-size-raised',
+        `${path}.page.maxLimit`,
+        `max page size ${before.maxLimit} → ${after.maxLimit}`,
+      );
   }
   if (o.cursor && !n.cursor)
-    changes.major('cursor-pagination-removed', `${path}.cursor`, 'cursor pagination removed: page[size], page[after], page[before] are refused');
+    changes.major(
+      'cursor-pagination-removed',
+      `${path}.cursor`,
+      'cursor pagination removed: page[size], page[after], page[before] are refused',
+    );
   if (!o.cursor && n.cursor) changes.minor('cursor-pagination-added', `${path}.cursor`, 'cursor pagination added');
   if (o.defaultSort !== n.defaultSort)
     changes.major(
@@ -305,7 +311,11 @@ function compareIndex(changes: Changes, path: string, o: Index, n: Index): void 
       `default sort ${show(o.defaultSort)} → ${show(n.defaultSort)}: clients paging without a sort see another order`,
     );
   if (o.countable === true && n.countable !== true)
-    changes.major('collection-count-removed', `${path}.countable`, 'collections no longer counted for sure (no total, no last link)');
+    changes.major(
+      'collection-count-removed',
+      `${path}.countable`,
+      'collections no longer counted for sure (no total, no last link)',
+    );
   if (o.countable !== true && n.countable === true)
     changes.minor('collection-count-added', `${path}.countable`, 'collections always counted (total, last link)');
 }
@@ -341,14 +351,19 @@ function compareFilters(changes: Changes, apis: Apis, o: ResourceDescription, n:
       continue;
     }
     if (f.kind !== g.kind || f.counts?.relationship !== g.counts?.relationship) {
-      changes.major('filter-target-changed', path, `filter "${name}" now compares another thing (${describeFilter(f)} → ${describeFilter(g)})`);
+      changes.major(
+        'filter-target-changed',
+        path,
+        `filter "${name}" now compares another thing (${describeFilter(f)} → ${describeFilter(g)})`,
+      );
       continue;
     }
     const was = operatorsOf(f, o, apis.before);
     const is = operatorsOf(g, n, apis.after);
     for (const op of was)
       if (!is.includes(op)) changes.major('operator-removed', `${path}.${op}`, `operator "${op}" removed`);
-    for (const op of is) if (!was.includes(op)) changes.minor('operator-added', `${path}.${op}`, `operator "${op}" added`);
+    for (const op of is)
+      if (!was.includes(op)) changes.minor('operator-added', `${path}.${op}`, `operator "${op}" added`);
     if (f.caseInsensitive !== g.caseInsensitive)
       changes.major(
         'filter-case-changed',
@@ -363,7 +378,12 @@ function compareFilters(changes: Changes, apis: Apis, o: ResourceDescription, n:
       );
     compareVisibility(changes, 'filter', path, f, g);
     if (f.description !== g.description)
-      changes.add('patch', 'filter-description-changed', path, `description ${show(f.description)} → ${show(g.description)}`);
+      changes.add(
+        'patch',
+        'filter-description-changed',
+        path,
+        `description ${show(f.description)} → ${show(g.description)}`,
+      );
   }
 }
 
@@ -392,7 +412,8 @@ function compareExtensions(changes: Changes, before: ApiDescription, after: ApiD
   for (const o of before.extensions) {
     const n = after.extensions.find((e) => e.uri === o.uri);
     if (!n) changes.major('extension-removed', o.uri, `extension ${o.uri} removed (was at ${o.path})`);
-    else if (n.path !== o.path) changes.major('extension-moved', o.uri, `extension ${o.uri} moved from ${o.path} to ${n.path}`);
+    else if (n.path !== o.path)
+      changes.major('extension-moved', o.uri, `extension ${o.uri} moved from ${o.path} to ${n.path}`);
   }
   for (const n of after.extensions)
     if (!before.extensions.some((e) => e.uri === n.uri))

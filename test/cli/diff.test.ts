@@ -63,7 +63,9 @@ describe('jsonapi-gen diff', { timeout: 120_000 }, () => {
     expect(folder.code).toBe(1);
     const fromSchema = await cli(['diff', '--against', 'HEAD', 'schema.ts', '--json'], { cwd: repo });
     expect(JSON.parse(folder.stdout)).toEqual(JSON.parse(fromSchema.stdout));
-    expect(JSON.parse(folder.stdout).changes.map((c: { path: string }) => c.path)).toEqual(['tags.filter.name.contains']);
+    expect(JSON.parse(folder.stdout).changes.map((c: { path: string }) => c.path)).toEqual([
+      'tags.filter.name.contains',
+    ]);
 
     const unknownRef = await cli(['diff', '--against', 'no-such-ref', 'schema.ts'], { cwd: repo });
     expect(unknownRef.code).toBe(2);
@@ -102,7 +104,9 @@ describe('jsonapi-gen diff', { timeout: 120_000 }, () => {
     expect(removed.code).toBe(1);
     expect(JSON.parse(removed.stdout)).toEqual({
       verdict: 'major',
-      changes: [{ kind: 'attribute-removed', breaking: true, path: 'tags.color', message: 'attribute "color" removed' }],
+      changes: [
+        { kind: 'attribute-removed', breaking: true, path: 'tags.color', message: 'attribute "color" removed' },
+      ],
     });
     expect(Object.keys(JSON.parse(removed.stdout))).toEqual(['verdict', 'changes']);
 
@@ -146,9 +150,14 @@ describe('jsonapi-gen diff', { timeout: 120_000 }, () => {
     writeFileSync(broken, SCHEMA.replace("Where.make('name')", "Where.make('nmae')"));
     const located = await cli(['diff', old, broken]);
     expect(located.code).toBe(2);
-    const line = readFileSync(broken, 'utf8').split('\n').findIndex((l) => l.includes("'nmae'")) + 1;
+    const line =
+      readFileSync(broken, 'utf8')
+        .split('\n')
+        .findIndex((l) => l.includes("'nmae'")) + 1;
     const column = readFileSync(broken, 'utf8').split('\n')[line - 1]!.indexOf("'nmae'") + 1;
-    expect(located.stderr).toContain(`broken.ts:${line}:${column} - error: tags: Where.make('nmae') names no attribute`);
+    expect(located.stderr).toContain(
+      `broken.ts:${line}:${column} - error: tags: Where.make('nmae') names no attribute`,
+    );
     expect(located.stdout).toBe('');
   });
 

@@ -78,7 +78,13 @@ const ROWS: Row[] = [
     kinds: ['resource-added', 'resource-removed'],
     verdict: 'major',
   },
-  { name: 'an attribute removed', old: {}, new: { fields: `${TITLE}, ${STATUS}, ${AUTHOR}` }, kinds: ['attribute-removed'], verdict: 'major' },
+  {
+    name: 'an attribute removed',
+    old: {},
+    new: { fields: `${TITLE}, ${STATUS}, ${AUTHOR}` },
+    kinds: ['attribute-removed'],
+    verdict: 'major',
+  },
   {
     name: 'an attribute renamed',
     old: {},
@@ -231,7 +237,13 @@ const ROWS: Row[] = [
     kinds: ['constraint-loosened'],
     verdict: 'minor',
   },
-  { name: 'a relationship removed', old: {}, new: { fields: `${TITLE}, ${BODY}, ${STATUS}` }, kinds: ['relationship-removed'], verdict: 'major' },
+  {
+    name: 'a relationship removed',
+    old: {},
+    new: { fields: `${TITLE}, ${BODY}, ${STATUS}` },
+    kinds: ['relationship-removed'],
+    verdict: 'major',
+  },
   {
     name: 'a relationship renamed',
     old: {},
@@ -274,11 +286,41 @@ const ROWS: Row[] = [
     kinds: ['include-added'],
     verdict: 'minor',
   },
-  { name: 'an endpoint removed', old: {}, new: { endpoints: 'Show.make(), Index.make().paginate(20, 50), Create.make()' }, kinds: ['endpoint-removed'], verdict: 'major' },
-  { name: 'an endpoint added', old: {}, new: { endpoints: `${BASE.endpoints}, Delete.make()` }, kinds: ['endpoint-added'], verdict: 'minor' },
-  { name: 'a filter removed', old: {}, new: { filters: "Where.make('title')" }, kinds: ['filter-removed'], verdict: 'major' },
-  { name: 'a filter renamed', old: {}, new: { filters: "Where.make('title'), Where.make('body')" }, kinds: ['filter-added', 'filter-removed'], verdict: 'major' },
-  { name: 'a filter added', old: {}, new: { filters: `${BASE.filters}, Where.make('author')` }, kinds: ['filter-added'], verdict: 'minor' },
+  {
+    name: 'an endpoint removed',
+    old: {},
+    new: { endpoints: 'Show.make(), Index.make().paginate(20, 50), Create.make()' },
+    kinds: ['endpoint-removed'],
+    verdict: 'major',
+  },
+  {
+    name: 'an endpoint added',
+    old: {},
+    new: { endpoints: `${BASE.endpoints}, Delete.make()` },
+    kinds: ['endpoint-added'],
+    verdict: 'minor',
+  },
+  {
+    name: 'a filter removed',
+    old: {},
+    new: { filters: "Where.make('title')" },
+    kinds: ['filter-removed'],
+    verdict: 'major',
+  },
+  {
+    name: 'a filter renamed',
+    old: {},
+    new: { filters: "Where.make('title'), Where.make('body')" },
+    kinds: ['filter-added', 'filter-removed'],
+    verdict: 'major',
+  },
+  {
+    name: 'a filter added',
+    old: {},
+    new: { filters: `${BASE.filters}, Where.make('author')` },
+    kinds: ['filter-added'],
+    verdict: 'minor',
+  },
   {
     name: 'a custom filter added',
     old: {},
@@ -308,7 +350,13 @@ const ROWS: Row[] = [
     verdict: 'none',
   },
   { name: 'a sort removed', old: {}, new: { sorts: '' }, kinds: ['sort-removed'], verdict: 'major' },
-  { name: 'a sort added', old: {}, new: { sorts: "SortBy.make('title'), SortBy.make('status')" }, kinds: ['sort-added'], verdict: 'minor' },
+  {
+    name: 'a sort added',
+    old: {},
+    new: { sorts: "SortBy.make('title'), SortBy.make('status')" },
+    kinds: ['sort-added'],
+    verdict: 'minor',
+  },
   {
     name: 'cursor pagination removed',
     old: { endpoints: 'Show.make(), Index.make().paginate(20, 50).cursor(), Create.make(), Update.make()' },
@@ -354,7 +402,9 @@ const ROWS: Row[] = [
   {
     name: 'the default sort changed',
     old: { endpoints: "Show.make(), Index.make().paginate(20, 50).defaultSort('title'), Create.make(), Update.make()" },
-    new: { endpoints: "Show.make(), Index.make().paginate(20, 50).defaultSort('-title'), Create.make(), Update.make()" },
+    new: {
+      endpoints: "Show.make(), Index.make().paginate(20, 50).defaultSort('-title'), Create.make(), Update.make()",
+    },
     kinds: ['default-sort-changed'],
     verdict: 'major',
   },
@@ -396,7 +446,10 @@ const ROWS: Row[] = [
   {
     name: 'a description changed and a sort added: minor',
     old: { filters: "Where.make('title').description('Titles.'), Where.make('status')" },
-    new: { filters: "Where.make('title').description('The titles.'), Where.make('status')", sorts: "SortBy.make('title'), SortBy.make('status')" },
+    new: {
+      filters: "Where.make('title').description('The titles.'), Where.make('status')",
+      sorts: "SortBy.make('title'), SortBy.make('status')",
+    },
     kinds: ['filter-description-changed', 'sort-added'],
     verdict: 'minor',
   },
@@ -414,8 +467,20 @@ const ROWS: Row[] = [
     kinds: ['client-ids-added'],
     verdict: 'minor',
   },
-  { name: 'an extension added', old: {}, new: { extra: 'export const extensions = [atomic()];' }, kinds: ['extension-added'], verdict: 'minor' },
-  { name: 'an extension removed', old: { extra: 'export const extensions = [atomic()];' }, new: {}, kinds: ['extension-removed'], verdict: 'major' },
+  {
+    name: 'an extension added',
+    old: {},
+    new: { extra: 'export const extensions = [atomic()];' },
+    kinds: ['extension-added'],
+    verdict: 'minor',
+  },
+  {
+    name: 'an extension removed',
+    old: { extra: 'export const extensions = [atomic()];' },
+    new: {},
+    kinds: ['extension-removed'],
+    verdict: 'major',
+  },
 ];
 
 /** An `Io` that keeps what is written. */
