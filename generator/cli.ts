@@ -2,6 +2,7 @@
  * The jsonapi-gen command:
  *   build <schema.ts> --out <dir> [--check] [--stubs <dir>] [--watch] [--quiet | --json]
  *   init [dir] [--from-checkout | --registry] [--store kysely|prisma]
+ *   diff <old> <new> | diff --against <ref> <path> [--json] [--allow-breaking]
  * Schema mistakes print as `file:line:col` with the line quoted, and exit 1; never a stack trace.
  * Output is short, coloured only on a terminal (NO_COLOR respected, see output.ts).
  */
@@ -9,7 +10,9 @@ import { createRequire } from 'node:module';
 import { join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Command, CommanderError, Option } from 'commander';
+import { describeApi } from './api-description.js';
 import { SchemaError } from './errors.js';
+import type { DiffOptions } from './diff/command.js';
 import type { OpenApiOptions } from './emit/openapi.js';
 import { checkFiles, leftovers, writeFiles } from './files.js';
 import type { ApiModel } from './ir.js';
@@ -92,7 +95,7 @@ async function prepare(
   const loaded = await loadSchema(schemaFile);
   if (validate(loaded).length === 0) {
     const model = modelFor(loaded, outDir);
-    const paths = upToDate(outDir, inputHash(model, options));
+    const paths = upToDate(outDir, inputHash(model, options, describeApi(loaded, model.schemaPath)));
     if (paths && leftovers(outDir, paths).length === 0)
       return { model, files: paths.map((path) => ({ path, content: '' })), fresh: true };
   }
@@ -100,7 +103,8 @@ async function prepare(
   // nothing to do need neither.
   const { generateFrom } = await import('./generate.js');
   const { model, files } = await generateFrom(loaded, outDir, options);
-  const manifest = manifestFile(inputHash(model, options), files, model.schemaPath);
+  const description = describeApi(loaded, model.schemaPath);
+  const manifest = manifestFile(inputHash(model, options, description), files, model.schemaPath);
   return { model, files: [...files, manifest].sort((a, b) => (a.path < b.path ? -1 : 1)), fresh: false };
 }
 
@@ -322,6 +326,29 @@ export function program(io: Io = streamIo()): Command {
         process.exitCode = await initCommand(dir, io, { ...(from !== undefined && { from }), store: options.store });
       },
     );
+  cli
+    .command('diff')
+    .description(
+      'Compare two versions of an API (schema files or generated folders): every change, breaking or not, and the semver verdict; exit 1 on a breaking change.',
+    )
+    .argument('[old]', 'the old schema file or generated folder (with --against: the schema file or folder to compare)')
+    .argument('[new]', 'the new schema file or generated folder')
+    .option('--against <ref>', 'compare <old> with the same path at this git ref')
+    .option('--json', 'print { verdict, changes } as JSON on stdout')
+    .option('--allow-breaking', 'exit 0 even when a change is breaking')
+    // A bad invocation exits 2, as an unreadable input does: 1 means a breaking change.
+    .exitOverride((error) => {
+      throw error.exitCode === 0 ? error : new CommanderError(2, error.code, error.message);
+    })
+    .action(async (old: string | undefined, now: string | undefined, options: DiffOptions) => {
+      // Loaded on demand, as the emitters are for build.
+      const { diff } = await import('./diff/command.js');
+      process.exitCode = await diff(
+        [old, now].filter((p) => p !== undefined),
+        options,
+        io,
+      );
+    });
   return cli;
 }
 

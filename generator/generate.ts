@@ -2,6 +2,7 @@
  * The pipeline: loaded schema → validation → IR → emitters → printer. Pure apart from reading
  * the schema file to locate mistakes; writing is `files.ts`'s job.
  */
+import { apiDescriptionFile, describeApi } from './api-description.js';
 import { SchemaError } from './errors.js';
 import type { ApiModel } from './ir.js';
 import { type LoadedSchema, loadSchema } from './load.js';
@@ -42,7 +43,12 @@ export async function generateFrom(
   ]);
   // The document is data: printed by printJson, never through ts-morph or prettier.
   const json = printJson('openapi.json', openapi);
-  const files = [...typescript, json, { path: 'openapi.ts', content: emitOpenApiModule(model, json.content) }];
+  const files = [
+    ...typescript,
+    json,
+    { path: 'openapi.ts', content: emitOpenApiModule(model, json.content) },
+    apiDescriptionFile(describeApi(loaded, model.schemaPath)),
+  ];
   files.sort((a, b) => (a.path < b.path ? -1 : 1));
   return { model, files };
 }

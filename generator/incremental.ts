@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, posix } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { ApiDescription } from './api-description.js';
 import type { ApiModel } from './ir.js';
 import type { OpenApiOptions } from './emit/openapi.js';
 import type { OutputFile } from './print.js';
@@ -102,8 +103,9 @@ export function generatorFingerprint(): string {
  * import { buildModel } from './model.js';
  * inputHash(buildModel(await loadSchema('schema.ts'), '../schema.ts'), { title: 'Blog' }); // 'e3b0c442...'
  */
-export function inputHash(model: ApiModel, options: OpenApiOptions): string {
-  return sha256(JSON.stringify({ model, options, generator: generatorFingerprint() }));
+export function inputHash(model: ApiModel, options: OpenApiOptions, description?: ApiDescription): string {
+  // The description holds what the model leaves out (visibility of endpoints, filters, sorts): schema.json's input.
+  return sha256(JSON.stringify({ model, options, generator: generatorFingerprint(), description }));
 }
 
 /** The manifest of `files` built from `input`, as one more output file. */

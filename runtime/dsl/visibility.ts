@@ -30,6 +30,11 @@ export abstract class Visibility<Args extends unknown[]> {
     return this.#abilities;
   }
 
+  /** Whether any `visible` or `hidden` callback was given: tools (`jsonapi-gen diff`) read it by property. */
+  get isConditional(): boolean {
+    return this.#checks.length > 0;
+  }
+
   /** Refuse when `callback` returns true. */
   hidden(callback: VisibilityCallback<Args>): this {
     this.#checks.push((...args) => {

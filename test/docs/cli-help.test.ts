@@ -51,7 +51,7 @@ describe('jsonapi-gen --help and the README agree', () => {
   }, 60_000);
 
   it('finds what it compares', () => {
-    expect([...printed.keys()]).toEqual(['', 'build', 'init']);
+    expect([...printed.keys()]).toEqual(['', 'build', 'init', 'diff']);
     expect(printed.get('build')).toContain('--api-version <version>');
     expect(usage.length).toBeGreaterThan(0);
   });

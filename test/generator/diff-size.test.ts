@@ -5,7 +5,8 @@
  *
  * "Changed lines" here are git's added plus removed lines (`git diff --numstat`): a modified line
  * counts twice. Each file may change at most 10, and no changed line may be longer than 200
- * characters (a document printed as one long line would otherwise be "one changed line").
+ * characters (a document printed as one long line would otherwise be "one changed line"), but
+ * in `schema.json`, which holds each member's whole description on one line: 300.
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -17,6 +18,7 @@ import { ROOT, cli, workDir } from '../cli/support.js';
 
 const MAX_CHANGED_LINES = 10;
 const MAX_LINE_LENGTH = 200;
+const MAX_DESCRIPTION_LINE_LENGTH = 300;
 
 const BLOG = readFileSync(join(ROOT, 'examples/blog/schema.ts'), 'utf8');
 
@@ -90,7 +92,7 @@ const CHANGES: ReadonlyArray<{ name: string; schema: () => string; touches: stri
         "Attribute.make('title').type('string').writable().required(),",
         "Attribute.make('title').type('string').writable().required().maxLength(200),",
       ),
-    touches: ['openapi.json', 'openapi.ts'],
+    touches: ['openapi.json', 'openapi.ts', 'schema.json'],
   },
   {
     name: 'an attribute added: articles.summary',
@@ -99,7 +101,7 @@ const CHANGES: ReadonlyArray<{ name: string; schema: () => string; touches: stri
         "    Attribute.make('updatedAt').type('date-time'),\n",
         "    Attribute.make('updatedAt').type('date-time'),\n    Attribute.make('summary').type('string').nullable().writable(),\n",
       ),
-    touches: ['openapi.json', 'openapi.ts', 'resources/articles.ts'],
+    touches: ['openapi.json', 'openapi.ts', 'schema.json', 'resources/articles.ts'],
   },
   {
     name: "an attribute's kind: articles.body from string to integer",
@@ -108,7 +110,7 @@ const CHANGES: ReadonlyArray<{ name: string; schema: () => string; touches: stri
         "Attribute.make('body').type('string').nullable().writable(),\n    Attribute.make('status')",
         "Attribute.make('body').type('integer').nullable().writable(),\n    Attribute.make('status')",
       ),
-    touches: ['openapi.json', 'openapi.ts', 'resources/articles.ts'],
+    touches: ['openapi.json', 'openapi.ts', 'schema.json', 'resources/articles.ts'],
   },
   {
     name: "a filtered enum's values: articles.status gains archived (six filter parameters compare it)",
@@ -117,7 +119,7 @@ const CHANGES: ReadonlyArray<{ name: string; schema: () => string; touches: stri
         "Attribute.make('status').type('enum', ['draft', 'published'])",
         "Attribute.make('status').type('enum', ['draft', 'published', 'archived'])",
       ),
-    touches: ['openapi.json', 'openapi.ts', 'resources/articles.ts'],
+    touches: ['openapi.json', 'openapi.ts', 'schema.json', 'resources/articles.ts'],
   },
   {
     name: "a filtered attribute's kind: articles.createdAt from date-time to date (seven filter parameters compare it)",
@@ -126,12 +128,12 @@ const CHANGES: ReadonlyArray<{ name: string; schema: () => string; touches: stri
         "    Attribute.make('status').type('enum', ['draft', 'published']).writable().default('draft'),\n    Attribute.make('createdAt').type('date-time'),",
         "    Attribute.make('status').type('enum', ['draft', 'published']).writable().default('draft'),\n    Attribute.make('createdAt').type('date'),",
       ),
-    touches: ['openapi.json', 'openapi.ts', 'resources/articles.ts'],
+    touches: ['openapi.json', 'openapi.ts', 'schema.json', 'resources/articles.ts'],
   },
   {
     name: 'an attribute removed: people.email',
     schema: () => changed("    Attribute.make('email').type('string').nullable().writable(),\n", ''),
-    touches: ['openapi.json', 'openapi.ts', 'resources/people.ts'],
+    touches: ['openapi.json', 'openapi.ts', 'schema.json', 'resources/people.ts'],
   },
 ];
 
@@ -155,7 +157,9 @@ describe('a one-attribute schema change', () => {
         );
         expect(file.lines.length, file.path).toBe(file.added + file.removed);
         for (const line of file.lines)
-          expect(line.length, `${file.path}: ${line.slice(0, 300)}`).toBeLessThanOrEqual(MAX_LINE_LENGTH);
+          expect(line.length, `${file.path}: ${line.slice(0, 300)}`).toBeLessThanOrEqual(
+            file.path === 'schema.json' ? MAX_DESCRIPTION_LINE_LENGTH : MAX_LINE_LENGTH,
+          );
       }
     },
     120_000,
