@@ -127,6 +127,14 @@ function compareField(
     );
   if (o.conditional && !n.conditional)
     changes.minor('member-visibility-removed', path, `${what} no longer has visible()/hidden() callbacks`);
+  if (o.writable && n.writable && !o.writePolicy && n.writePolicy)
+    changes.major(
+      'write-policy-added',
+      path,
+      `${what} given a writable(policy): writes of it may be refused with 403 (breaking, though it may be intended)`,
+    );
+  if (o.writePolicy && n.writePolicy === false && n.writable)
+    changes.minor('write-policy-removed', path, `${what} writable by every request that may write the resource`);
 }
 
 function compareAttribute(changes: Changes, path: string, o: Attribute, n: Attribute): void {

@@ -423,6 +423,24 @@ const ROWS: Row[] = [
     verdict: 'minor',
   },
   {
+    name: 'a write policy added to a writable attribute',
+    old: {},
+    new: {
+      fields: `${TITLE}, Attribute.make('body').type('string').nullable().writable(() => true), ${STATUS}, ${AUTHOR}`,
+    },
+    kinds: ['write-policy-added'],
+    verdict: 'major',
+  },
+  {
+    name: "an attribute's write policy removed",
+    old: {
+      fields: `${TITLE}, Attribute.make('body').type('string').nullable().writable(() => true), ${STATUS}, ${AUTHOR}`,
+    },
+    new: {},
+    kinds: ['write-policy-removed'],
+    verdict: 'minor',
+  },
+  {
     name: 'visibility added to an unconditional filter',
     old: {},
     new: { filters: "Where.make('title'), Where.make('status').visible(() => true)" },
