@@ -3,7 +3,9 @@
  * by the Kysely and Drizzle stores (both run on those drivers): a unique violation is 409 at the
  * member holding the value, a value a column cannot hold 422 (or 400 in a filter), a database
  * that cannot answer for now 503 with `Retry-After`, and a conflict PostgreSQL aborted a
- * transaction for is worth running it again.
+ * transaction for is worth running it again. The Prisma store, whose client wraps the drivers'
+ * errors, uses the parts that take the database's code, message or columns (`unavailableCode`,
+ * `connectionLost`, `conflictCode`, `uniquePointerAt`).
  */
 import { BadRequestError, JsonApiError } from '../core/errors.js';
 import { uniqueViolation } from './unique-violation.js';
