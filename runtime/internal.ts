@@ -35,9 +35,13 @@ export {
 } from './query/sql-conditions.js';
 export {
   conflictAborted,
+  conflictCode,
+  connectionLost,
   sqlClientError,
   unavailable,
+  unavailableCode,
   unavailableError,
+  uniquePointerAt,
   whenUnavailable,
   type Written,
 } from './write/sql-errors.js';

@@ -9,7 +9,18 @@
  * pool's plain `Error`.
  */
 import { ConflictError, JsonApiError, NotFoundError } from 'jsonapi-gen';
-import { escape, uniqueViolation, unstorable } from 'jsonapi-gen/internal';
+import {
+  conflictCode,
+  connectionLost,
+  escape,
+  unavailableCode,
+  unavailableError,
+  uniquePointerAt,
+  uniqueViolation,
+  unstorable,
+} from 'jsonapi-gen/internal';
+
+export { unavailableError } from 'jsonapi-gen/internal';
 
 /** What the adapter says of a failure: `meta.driverAdapterError.cause`, or a `DriverAdapterError`'s `cause`. */
 interface AdapterCause {
@@ -55,12 +66,10 @@ function databaseCode(thrown: unknown): string | undefined {
  * if (retryable(thrown)) console.log('run the transaction again');
  */
 export function retryable(thrown: unknown): boolean {
-  const code = databaseCode(thrown);
   return (
     prismaCode(thrown) === 'P2034' ||
     adapterCause(thrown)?.kind === 'TransactionWriteConflict' ||
-    code === '40001' ||
-    code === '40P01'
+    conflictCode(databaseCode(thrown))
   );
 }
 
@@ -87,26 +96,13 @@ export function unavailable(thrown: unknown): boolean {
   const kind = adapterCause(thrown)?.kind;
   if (kind !== undefined && UNAVAILABLE_KINDS.has(kind)) return true;
   const code = databaseCode(thrown);
-  if (code !== undefined) {
-    if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) return true;
-    if (/^(57P0[1-3]|08...|53300|ECONNREFUSED|ECONNRESET|ETIMEDOUT)$/.test(code)) return true;
-  }
+  if (code !== undefined && unavailableCode(code)) return true;
   const message = (thrown as { message?: unknown } | null)?.message;
+  // The `pg` pool's own, when it gives no connection in time; the rest are the SQL stores'.
   return (
-    typeof message === 'string' &&
-    /^(timeout exceeded when trying to connect|Connection terminated|Client has encountered a connection error and is not queryable|Client was closed and is not queryable)/.test(
-      message,
-    )
+    (typeof message === 'string' && message.startsWith('timeout exceeded when trying to connect')) ||
+    connectionLost(message)
   );
-}
-
-/** 503 with `Retry-After`: the client may send the same request again shortly. */
-export function unavailableError(): JsonApiError {
-  return new JsonApiError(503, {
-    detail: 'The database is busy or unreachable: retry shortly',
-    code: 'database_unavailable',
-    headers: { 'Retry-After': '1' },
-  });
 }
 
 /**
@@ -218,12 +214,13 @@ function uniquePointer(cause: AdapterCause | undefined, written: Written): strin
   const idColumn = written.idColumn ?? 'id';
   const named = index === undefined ? undefined : written.constraints?.[index];
   if (named !== undefined && named in written.attributes) return `/data/attributes/${escape(named)}`;
-  if (columns.includes(idColumn) || index === `${written.table}_pkey`) return '/data/id';
-  const attribute = Object.keys(written.attributes).find((name) => {
-    const column = written.attributes[name]!;
-    return columns.includes(column) || index === `${written.table}_${column}_key`;
-  });
-  return attribute === undefined ? undefined : `/data/attributes/${escape(attribute)}`;
+  // PostgreSQL names the index, not its columns: Prisma's default names say which they are.
+  const held = [...columns];
+  if (index === `${written.table}_pkey`) held.push(idColumn);
+  for (const column of Object.values(written.attributes))
+    if (index === `${written.table}_${column}_key`) held.push(column);
+  const { attributes } = written;
+  return uniquePointerAt(held, { attributes, column: (name) => attributes[name]!, idColumn });
 }
 
 /**

@@ -9,6 +9,8 @@
 import type { Ability, Context, FilterValue, MaybePromise, SortDirection } from 'jsonapi-gen';
 import type { PrismaWhere } from './conditions.js';
 
+export { parseIntegerId } from 'jsonapi-gen/internal';
+
 /** The models of client `C`, by their delegate's key (`article` for `prisma.article`). */
 export type ModelName<C> = {
   [K in keyof C]: K extends `$${string}` | `_${string}`
@@ -189,12 +191,3 @@ export interface ModelMapping<C, M extends ModelName<C>> {
 
 /** A mapping to any one model of client `C`. */
 export type AnyModelMapping<C> = { [M in ModelName<C>]: ModelMapping<C, M> }[ModelName<C>];
-
-const INTEGER = /^(0|[1-9][0-9]{0,9})$/;
-
-/** The default `parseId`: integer keys that fit a 32-bit signed integer field. */
-export function parseIntegerId(id: string): number | undefined {
-  if (!INTEGER.test(id)) return undefined;
-  const n = Number(id);
-  return n <= 2_147_483_647 ? n : undefined;
-}

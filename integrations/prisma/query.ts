@@ -5,7 +5,7 @@
 import { BadRequestError, type Condition, type Context, type CountPath, type FilterCondition } from 'jsonapi-gen';
 import { type PrismaWhere, prismaWhere } from './conditions.js';
 import { type IdList, filterParameter } from './id-lists.js';
-import { type ModelResource, allOf, keyText } from './resource.js';
+import { type ModelResource, allOf } from './resource.js';
 
 /**
  * A list query of one model: `where` parts that all hold (the scope is added when it runs),
@@ -294,12 +294,6 @@ export function orderEntry(
   return { [relation.field]: { [related.field(path.attribute)]: direction } };
 }
 
-/** The keys of `values` without null or undefined, each once. */
-export function distinct(values: readonly unknown[]): unknown[] {
-  const seen = new Map<string, unknown>();
-  for (const value of values) if (value !== null && value !== undefined) seen.set(keyText(value), value);
-  return [...seen.values()];
-}
 
 /** The where a query runs with: the scope, then its parts. */
 export function queryWhere(resource: ModelResource, query: PrismaQuery, context: Context): PrismaWhere {

@@ -3,9 +3,9 @@
  * per call), relationship counts (one `groupBy`), and the related collection of one model.
  */
 import type { Context, Relationship } from 'jsonapi-gen';
+import { distinctKeys, keyText } from 'jsonapi-gen/internal';
 import type { PrismaQuery, Resources } from './query.js';
-import { distinct } from './query.js';
-import { type Model, type ModelResource, allOf, keyText } from './resource.js';
+import { type Model, type ModelResource, allOf } from './resource.js';
 
 function relatedOf(resources: Resources, resource: ModelResource, relationship: Relationship): ModelResource {
   const related = resources.get(relationship.relatedType);
@@ -32,7 +32,7 @@ export async function loadRelated(
   const related = relatedOf(resources, resource, relationship);
   const scope = related.scope(context);
   if (!relation.through && relation.model === undefined) {
-    const keys = distinct(models.map((m) => m[relation.foreignKey]));
+    const keys = distinctKeys(models.map((m) => m[relation.foreignKey]));
     if (keys.length === 0) return models.map(() => null);
     const rows = await related
       .delegate(context)
@@ -43,7 +43,7 @@ export async function loadRelated(
       return key === null || key === undefined ? null : (byKey.get(keyText(key)) ?? null);
     });
   }
-  const keys = distinct(models.map((m) => m[resource.idField]));
+  const keys = distinctKeys(models.map((m) => m[resource.idField]));
   const groups = new Map<string, Model[]>(keys.map((k) => [keyText(k), []]));
   if (keys.length > 0) {
     if (relation.through) {
@@ -80,7 +80,7 @@ export async function countRelated(
   const related = relatedOf(resources, resource, relationship);
   if (!relation.through && relation.model === undefined)
     throw new TypeError(`defineStore: ${resource.type}.${relationship.name} is counted but is a to-one relation`);
-  const keys = distinct(models.map((m) => m[resource.idField]));
+  const keys = distinctKeys(models.map((m) => m[resource.idField]));
   if (keys.length === 0) return models.map(() => 0);
   const scope = related.scope(context);
   const [model, key, where] = relation.through

@@ -4,7 +4,8 @@
  */
 import type { Ability, Context, FilterValue, MaybePromise, SortDirection } from 'jsonapi-gen';
 import type { PrismaWhere, WhereMapping, WhereProvider } from './conditions.js';
-import { parseIntegerId, type WriteOperation } from './mapping.js';
+import { parseIntegerId } from 'jsonapi-gen/internal';
+import type { WriteOperation } from './mapping.js';
 
 /** A row of a model as Prisma returns it, and the model the runtime reads (attributes by name). */
 export type Model = Record<string, unknown>;
@@ -47,11 +48,6 @@ export interface LooseMapping {
   readonly sorts?: Readonly<Record<string, (direction: SortDirection, context: Context) => readonly PrismaWhere[]>>;
   readonly version?: string;
   readonly serverFields?: (operation: WriteOperation, context: Context) => Record<string, unknown>;
-}
-
-/** The text a key is known by in maps (ids of any type). */
-export function keyText(value: unknown): string {
-  return typeof value === 'bigint' || typeof value === 'number' ? String(value) : JSON.stringify(value);
 }
 
 /** Where-parts together: none is `{}`, one is itself. */

@@ -35,6 +35,7 @@ import type {
   Versioned,
   WriteValues,
 } from 'jsonapi-gen';
+import { distinctKeys, keyText } from 'jsonapi-gen/internal';
 import type { PrismaWhere, WhereProvider } from './conditions.js';
 import type { StoreMapping, StoreModel } from './checked.js';
 import type { AnyModelMapping } from './mapping.js';
@@ -43,14 +44,13 @@ import {
   type Resources,
   conditionWhere,
   countWhere,
-  distinct,
   orderEntry,
   sqliteDateTime,
   queryWhere,
 } from './query.js';
 import { withinBindLimit } from './id-lists.js';
 import { countRelated, loadRelated, queryRelated } from './reads.js';
-import { type Model, ModelResource, allOf, keyText } from './resource.js';
+import { type Model, ModelResource, allOf } from './resource.js';
 import { clientFor as transactionClient } from './transaction.js';
 import {
   type ToManyWrite,
@@ -303,7 +303,7 @@ function dataLayer(
       ...(await loadRelated(resources, resource, relationship, models, context)),
     ];
   const find = async (ids: readonly string[], context: Context): Promise<Array<Model | null>> => {
-    const keys = distinct(ids.map((id) => resource.parseId(id)));
+    const keys = distinctKeys(ids.map((id) => resource.parseId(id)));
     if (keys.length === 0) return ids.map(() => null);
     const rows = await resource
       .delegate(context)

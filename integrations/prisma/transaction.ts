@@ -5,7 +5,7 @@
  * another one is run again, a bounded number of times.
  */
 import type { Context } from 'jsonapi-gen';
-import { heldKeyOf } from 'jsonapi-gen/internal';
+import { heldKeyOf, retryConflicts } from 'jsonapi-gen/internal';
 import { retryable, whenUnavailable } from './errors.js';
 import { markWritten } from './idempotency.js';
 
@@ -83,9 +83,6 @@ export async function withPrismaTransaction<Tx, T>(
   }, transactionOptions as never);
 }
 
-/** How many times a request's transaction runs at most when PostgreSQL aborts it for a conflict. */
-const RETRIES = 4;
-
 /**
  * The `transaction` option of `JsonApi`: every write request (and every Atomic Operations
  * batch) runs in one interactive transaction of `client`, rolled back when anything in it
@@ -108,17 +105,9 @@ export function prismaTransaction<Tx>(
       await markWritten(client, held, tx);
       return run();
     };
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await withPrismaTransaction(client, body, { ...options, context });
-      } catch (error) {
-        const mapped = whenUnavailable(error);
-        if (mapped !== error) throw mapped;
-        if (attempt >= RETRIES || !retryable(error)) throw error;
-        // Rolled back entirely, so running the request again is safe; a little jitter keeps the
-        // transactions that collided from colliding again in step.
-        await new Promise((resolve) => setTimeout(resolve, attempt * 5 + Math.random() * 10));
-      }
-    }
+    return retryConflicts(() => withPrismaTransaction(client, body, { ...options, context }), {
+      replace: whenUnavailable,
+      retryable,
+    });
   };
 }

@@ -9,13 +9,13 @@ import {
   type Context,
   type ExistenceLookup,
   type Linkage,
-  NotFoundError,
   type ResourceIdentifier,
   type SharedExistence,
   staleVersion,
   type WriteValues,
 } from 'jsonapi-gen';
-import { prismaError, type Written } from './errors.js';
+import { goneError, relatedKeyOf } from 'jsonapi-gen/internal';
+import { runPrisma, type Written } from './errors.js';
 import { clientFor } from './transaction.js';
 
 /** A row as Prisma returns it. */
@@ -102,31 +102,6 @@ function written(m: WriteModel, values: WriteValues): Written {
   };
 }
 
-/** Runs a Prisma call, its failures mapped to the runtime's errors. */
-async function run<T>(call: () => PromiseLike<T>, about?: Written): Promise<T> {
-  try {
-    return await call();
-  } catch (thrown) {
-    throw prismaError(thrown, about);
-  }
-}
-
-/** A related id as its key, or a 404 at the relationship when it cannot name a row. */
-function relatedKey(
-  parseKey: ((id: string) => unknown) | undefined,
-  identifier: ResourceIdentifier,
-  name: string,
-): unknown {
-  const key = (parseKey ?? integerId)(identifier.id);
-  if (key === undefined)
-    throw new NotFoundError({
-      detail: `There is no resource of type "${identifier.type}" with id "${identifier.id}"`,
-      source: { pointer: `/data/relationships/${name}/data` },
-      code: 'related_not_found',
-    });
-  return key;
-}
-
 /** The scalar fields a write sets: sent attributes, sent to-ones (their foreign keys), server-set fields. */
 function scalarData(m: WriteModel, values: WriteValues, operation: 'create' | 'update', context: Context): Row {
   const data: Row = {};
@@ -139,7 +114,7 @@ function scalarData(m: WriteModel, values: WriteValues, operation: 'create' | 'u
     const toOne = m.toOne?.[name];
     if (!toOne) continue;
     if (Array.isArray(linkage)) throw new TypeError(`prisma: ${m.type}.${name} is to-one`);
-    data[toOne.foreignKey] = linkage === null ? null : relatedKey(toOne.parse, linkage, name);
+    data[toOne.foreignKey] = linkage === null ? null : relatedKeyOf(toOne.parse ?? integerId, linkage, name);
   }
   return { ...data, ...m.serverSet?.(operation, context) };
 }
@@ -154,7 +129,7 @@ function toManyData(m: WriteModel, relationships: Record<string, Linkage>, repla
       continue;
     }
     if (!Array.isArray(linkage)) throw new TypeError(`prisma: ${m.type}.${name} is to-many`);
-    const keys = linkage.map((identifier) => relatedKey(write.parse, identifier, name));
+    const keys = linkage.map((identifier) => relatedKeyOf(write.parse ?? integerId, identifier, name));
     if ('connect' in write) {
       const ids = keys.map((key) => ({ [write.relatedKey ?? 'id']: key }));
       data[write.relation] = replace ? { set: ids } : { connect: ids };
@@ -180,7 +155,7 @@ function toManyData(m: WriteModel, relationships: Record<string, Linkage>, repla
 export async function createRecord(client: object, m: WriteModel, values: WriteValues, context: Context): Promise<Row> {
   const data = { ...scalarData(m, values, 'create', context), ...toManyData(m, values.relationships, false) };
   if (values.id !== undefined) data[idOf(m)] = parse(m, values.id) ?? values.id;
-  return run(() => delegate(clientFor(client, context), m.model).create({ data }), written(m, values));
+  return runPrisma(() => delegate(clientFor(client, context), m.model).create({ data }), written(m, values));
 }
 
 /**
@@ -212,9 +187,9 @@ export async function updateRecord(
   // version changes nothing.
   await conditionally(on, m, current, scalars, context, about);
   const relations = toManyData(m, values.relationships, true);
-  if (Object.keys(relations).length > 0) await run(() => on.update({ where: key, data: relations }), about);
-  const row = await run(() => on.findUnique({ where: key }));
-  if (!row) throw gone(m, current);
+  if (Object.keys(relations).length > 0) await runPrisma(() => on.update({ where: key, data: relations }), about);
+  const row = await runPrisma(() => on.findUnique({ where: key }));
+  if (!row) throw goneError(m.type, current[idOf(m)]);
   return row;
 }
 
@@ -230,15 +205,8 @@ async function conditionally(
   if (Object.keys(data).length === 0) return;
   const where: Row = { [idOf(m)]: current[idOf(m)] };
   if (m.version && context.ifMatch) where[m.version] = current[m.version];
-  const { count } = await run(() => on.updateMany({ where, data }), about);
-  if (count === 0) throw m.version && context.ifMatch ? staleVersion(m.type) : gone(m, current);
-}
-
-/** 404 for a row another request deleted after this one found it. */
-function gone(m: WriteModel, current: Row): NotFoundError {
-  return new NotFoundError({
-    detail: `There is no resource of type "${m.type}" with id "${String(current[idOf(m)])}"`,
-  });
+  const { count } = await runPrisma(() => on.updateMany({ where, data }), about);
+  if (count === 0) throw m.version && context.ifMatch ? staleVersion(m.type) : goneError(m.type, current[idOf(m)]);
 }
 
 /**
@@ -255,8 +223,8 @@ function gone(m: WriteModel, current: Row): NotFoundError {
 export async function deleteRecord(client: object, m: WriteModel, current: Row, context: Context): Promise<void> {
   const where: Row = { [idOf(m)]: current[idOf(m)] };
   if (m.version && context.ifMatch) where[m.version] = current[m.version];
-  const { count } = await run(() => delegate(clientFor(client, context), m.model).deleteMany({ where }));
-  if (count === 0) throw m.version && context.ifMatch ? staleVersion(m.type) : gone(m, current);
+  const { count } = await runPrisma(() => delegate(clientFor(client, context), m.model).deleteMany({ where }));
+  if (count === 0) throw m.version && context.ifMatch ? staleVersion(m.type) : goneError(m.type, current[idOf(m)]);
 }
 
 /**
@@ -287,11 +255,11 @@ export async function changeToMany(
   if (m.version) await conditionally(on, m, current, { [m.version]: { increment: 1 } }, context);
   if (identifiers.length === 0) return;
   const owner = current[idOf(m)];
-  const keys = identifiers.map((identifier) => relatedKey(write.parse, identifier, name));
+  const keys = identifiers.map((identifier) => relatedKeyOf(write.parse ?? integerId, identifier, name));
   const about: Written = { table: m.table, attributes: {}, relationships: { [name]: name } };
   if ('connect' in write) {
     const ids = keys.map((key) => ({ [write.relatedKey ?? 'id']: key }));
-    await run(
+    await runPrisma(
       () =>
         on.update({
           where: { [idOf(m)]: owner },
@@ -303,8 +271,8 @@ export async function changeToMany(
   }
   const join = delegate(tx, write.through.model);
   const { from, to } = write.through;
-  if (remove) await run(() => join.deleteMany({ where: { [from]: owner, [to]: { in: keys } } }));
-  else await run(() => join.createMany({ data: keys.map((key) => ({ [from]: owner, [to]: key })) }), about);
+  if (remove) await runPrisma(() => join.deleteMany({ where: { [from]: owner, [to]: { in: keys } } }));
+  else await runPrisma(() => join.createMany({ data: keys.map((key) => ({ [from]: owner, [to]: key })) }), about);
 }
 
 /** A member of a `prismaExistence`: the model its ids name, and the rows the request may see. */
@@ -340,7 +308,7 @@ export function prismaExistence(client: object, members: Readonly<Record<string,
           if (keys.length === 0) return parsed.map(() => false);
           const where: Row = { [field]: { in: keys } };
           const scoped = m.scope ? { AND: [where, m.scope(context)] } : where;
-          const rows = await run(() => delegate(on, m.model).findMany({ where: scoped, select: { [field]: true } }));
+          const rows = await runPrisma(() => delegate(on, m.model).findMany({ where: scoped, select: { [field]: true } }));
           const found = new Set(rows.map((row) => row[field]));
           return parsed.map((key) => key !== undefined && found.has(key));
         }),

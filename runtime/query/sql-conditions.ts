@@ -91,13 +91,16 @@ export function conditionValues(condition: ConditionParts, sqlite: boolean): unk
 
 /**
  * The text by which a store's maps hold a key: that of a key parsed from an id and that of a
- * row's key column must match (a number or a string, else a bigint, a Date...).
+ * row's key column must match. A number, a bigint or a string is its own text; anything else
+ * (a Date, bytes, a decimal) its JSON, which keeps what `String` drops (a Date's milliseconds,
+ * the bytes of a byte array).
  *
  * @example
  * keyText(7); // '7'
+ * keyText(new Date(Date.UTC(2024, 0, 1))); // '"2024-01-01T00:00:00.000Z"'
  */
 export function keyText(key: unknown): string {
-  return String(key);
+  return (typeof key === 'object' && key !== null && JSON.stringify(key)) || String(key);
 }
 
 /**

@@ -1,6 +1,6 @@
 /**
  * Idempotency keys kept in a table of the database, as leases, for stores that have one (the
- * Kysely and Drizzle stores, on the table the Kysely store's `idempotencyMigration` makes): a
+ * Kysely, Drizzle and Prisma stores, on the table the Kysely store's `idempotencyMigration` makes): a
  * claim is one insert that only one request can make, the response is stored when the request
  * ends, and keys older than the time to live are forgotten.
  *
@@ -83,7 +83,7 @@ const tokens = new WeakMap<IdempotencyClaim, string>();
 
 /**
  * An `IdempotencyStore` on `table`, whose keys live in `database` (the object the store's
- * `transaction` option is made with: a Kysely, a Drizzle database). `who` names the maker in
+ * `transaction` option is made with: a Kysely, a Drizzle database, a Prisma client). `who` names the maker in
  * errors; `replace` maps what a statement threw (a database that cannot answer for now: the
  * 503 a write would get, and the key stays free).
  *

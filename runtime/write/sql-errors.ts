@@ -3,7 +3,9 @@
  * by the Kysely and Drizzle stores (both run on those drivers): a unique violation is 409 at the
  * member holding the value, a value a column cannot hold 422 (or 400 in a filter), a database
  * that cannot answer for now 503 with `Retry-After`, and a conflict PostgreSQL aborted a
- * transaction for is worth running it again.
+ * transaction for is worth running it again. The Prisma store, whose client wraps the drivers'
+ * errors, uses the parts that take the database's code, message or columns (`unavailableCode`,
+ * `connectionLost`, `conflictCode`, `uniquePointerAt`).
  */
 import { BadRequestError, JsonApiError } from '../core/errors.js';
 import { uniqueViolation } from './unique-violation.js';
@@ -51,11 +53,7 @@ export function sqlClientError(thrown: unknown, written?: Written): unknown {
 
 /**
  * Whether the database could not serve the statement for now, through no fault of the request:
- * SQLite busy or locked by another connection past `busy_timeout`; PostgreSQL shutting down or
- * refusing connections (class 57P, 53300 too many connections), a connection lost or refused
- * (class 08, ECONNREFUSED, ECONNRESET, or node-postgres's "Connection terminated"), or a
- * client that lost it before (node-postgres's "... is not queryable": what a rollback after a
- * lost connection throws in place of the statement's error).
+ * by its code (`unavailableCode`) or its message (`connectionLost`).
  *
  * @example
  * declare const thrown: unknown;
@@ -63,16 +61,34 @@ export function sqlClientError(thrown: unknown, written?: Written): unknown {
  */
 export function unavailable(thrown: unknown): boolean {
   const { code, message } = (thrown ?? {}) as { code?: unknown; message?: unknown };
-  if (typeof code === 'string') {
-    if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) return true;
-    if (
-      /^(57P0[1-3]|08...|53300)$/.test(code) ||
-      code === 'ECONNREFUSED' ||
-      code === 'ECONNRESET' ||
-      code === 'ETIMEDOUT'
-    )
-      return true;
-  }
+  return (typeof code === 'string' && unavailableCode(code)) || connectionLost(message);
+}
+
+/**
+ * Whether a database's or a socket's error code says it could not serve the statement for now:
+ * SQLite busy or locked by another connection past `busy_timeout`; PostgreSQL shutting down or
+ * refusing connections (class 57P, 53300 too many connections), a connection lost or refused
+ * (class 08, ECONNREFUSED, ECONNRESET, ETIMEDOUT). For stores whose client wraps the driver's
+ * error (Prisma's adapters carry the database's code apart from their own).
+ *
+ * @example
+ * unavailableCode('SQLITE_BUSY'); // true
+ * unavailableCode('23505'); // false
+ */
+export function unavailableCode(code: string): boolean {
+  if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) return true;
+  return /^(57P0[1-3]|08...|53300|ECONNREFUSED|ECONNRESET|ETIMEDOUT)$/.test(code);
+}
+
+/**
+ * Whether an error's message says node-postgres lost its connection: "Connection terminated",
+ * or a client that lost it before ("... is not queryable": what a rollback after a lost
+ * connection throws in place of the statement's error).
+ *
+ * @example
+ * connectionLost('Connection terminated unexpectedly'); // true
+ */
+export function connectionLost(message: unknown): boolean {
   return (
     typeof message === 'string' &&
     /^(Connection terminated|Client has encountered a connection error and is not queryable|Client was closed and is not queryable)/.test(
@@ -116,7 +132,17 @@ export function unavailableError(): JsonApiError {
  * if (conflictAborted(thrown)) console.log('run the transaction again');
  */
 export function conflictAborted(thrown: unknown): boolean {
-  const code = (thrown as { code?: unknown } | null)?.code;
+  return conflictCode((thrown as { code?: unknown } | null)?.code);
+}
+
+/**
+ * Whether a SQLSTATE says PostgreSQL aborted the transaction for a conflict (see
+ * `conflictAborted`), for stores whose client carries the database's code apart from its own.
+ *
+ * @example
+ * conflictCode('40P01'); // true
+ */
+export function conflictCode(code: unknown): boolean {
   return code === '40001' || code === '40P01';
 }
 
@@ -131,7 +157,17 @@ function uniquePointer(error: DatabaseError, written: Written): string | undefin
   const sqlite = /constraint failed: (.+)$/.exec(error.message ?? '')?.[1];
   const postgres = /^Key \((.+?)\)=/.exec(error.detail ?? '')?.[1];
   const columns = (sqlite ?? postgres)?.split(',').map((c) => c.trim().split('.').pop()!.replace(/^"|"$/g, ''));
-  if (!columns) return undefined;
+  return columns && uniquePointerAt(columns, written);
+}
+
+/**
+ * Where a unique violation over `columns` points: `/data/id` when they hold the key, else the
+ * first written attribute stored in one of them; undefined when none is.
+ *
+ * @example
+ * uniquePointerAt(['name'], { attributes: { name: 'json' }, column: (a) => a, idColumn: 'id' }); // '/data/attributes/name'
+ */
+export function uniquePointerAt(columns: readonly string[], written: Written): string | undefined {
   if (columns.includes(written.idColumn)) return '/data/id';
   const name = Object.keys(written.attributes).find((attribute) => columns.includes(written.column(attribute)));
   return name === undefined ? undefined : `/data/attributes/${escape(name)}`;

@@ -1,26 +1,10 @@
 /**
- * Keys as SQL stores read them from ids, and the 404s of ids that name no row, shared by the
- * Kysely and Drizzle stores.
+ * The 404s of ids that name no row, shared by the SQL stores (Kysely, Drizzle, Prisma); their
+ * default id parser is `parseIntegerId` of `runtime/query/sql-conditions.ts`.
  */
 import { NotFoundError } from '../core/errors.js';
 import type { ResourceIdentifier } from '../core/vocabulary.js';
 import { escape } from './payload.js';
-
-const INTEGER = /^(0|[1-9][0-9]{0,9})$/;
-
-/**
- * The default `parseId`: integer keys that fit a 32-bit signed integer column; undefined (no
- * row) for anything else.
- *
- * @example
- * parseIntegerId('42'); // 42
- * parseIntegerId('042'); // undefined
- */
-export function parseIntegerId(id: string): number | undefined {
-  if (!INTEGER.test(id)) return undefined;
-  const n = Number(id);
-  return n <= 2_147_483_647 ? n : undefined;
-}
 
 /**
  * The key a related resource's id names (by `parseId`), or a 404 `related_not_found` at the
