@@ -98,11 +98,7 @@ export function unavailable(thrown: unknown): boolean {
   const code = databaseCode(thrown);
   if (code !== undefined && unavailableCode(code)) return true;
   const message = (thrown as { message?: unknown } | null)?.message;
-  // The `pg` pool's own, when it gives no connection in time; the rest are the SQL stores'.
-  return (
-    (typeof message === 'string' && message.startsWith('timeout exceeded when trying to connect')) ||
-    connectionLost(message)
-  );
+  return connectionLost(message);
 }
 
 /**

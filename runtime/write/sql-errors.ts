@@ -81,9 +81,10 @@ export function unavailableCode(code: string): boolean {
 }
 
 /**
- * Whether an error's message says node-postgres lost its connection: "Connection terminated",
- * or a client that lost it before ("... is not queryable": what a rollback after a lost
- * connection throws in place of the statement's error).
+ * Whether an error's message says node-postgres lost its connection or could not get one:
+ * "Connection terminated", a client that lost it before ("... is not queryable": what a
+ * rollback after a lost connection throws in place of the statement's error), or its pool's
+ * "timeout exceeded when trying to connect" (no connection within `connectionTimeoutMillis`).
  *
  * @example
  * connectionLost('Connection terminated unexpectedly'); // true
@@ -91,7 +92,7 @@ export function unavailableCode(code: string): boolean {
 export function connectionLost(message: unknown): boolean {
   return (
     typeof message === 'string' &&
-    /^(Connection terminated|Client has encountered a connection error and is not queryable|Client was closed and is not queryable)/.test(
+    /^(Connection terminated|Client has encountered a connection error and is not queryable|Client was closed and is not queryable|timeout exceeded when trying to connect)/.test(
       message,
     )
   );

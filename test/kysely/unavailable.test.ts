@@ -7,12 +7,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { kyselyIdempotency, kyselyTransaction } from '@jsonapi-gen/kysely';
+import { kyselyIdempotency, kyselyTransaction, postgresKysely } from '@jsonapi-gen/kysely';
+import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { SQLITE_BUSY_TIMEOUT_MS, migrate, openDatabase } from '../../examples/blog/db.js';
+import { type Database, SQLITE_BUSY_TIMEOUT_MS, migrate, openDatabase } from '../../examples/blog/db.js';
 import { createApi } from '../../examples/blog/generated/index.js';
 import { seed } from '../../examples/blog/seed.js';
 import { createStore } from '../../examples/blog/store.js';
+import { createPostgresDatabase } from '../support/databases.js';
 
 const JSONAPI = 'application/vnd.api+json';
 const createTag = (name: string) =>
@@ -108,4 +110,27 @@ describe('a database that cannot answer', () => {
       await database.close();
     }
   });
+});
+
+describe('a PostgreSQL pool with no connection to give in time', () => {
+  it('a read while every pooled connection is taken past connectionTimeoutMillis: 503, then 200 once one is free', async () => {
+    const created = await createPostgresDatabase();
+    const setup = openDatabase({ databaseUrl: created.url });
+    const pool = new pg.Pool({ connectionString: created.url, max: 1, connectionTimeoutMillis: 100 });
+    try {
+      await migrate(setup.db, 'postgres');
+      await seed(setup.db, 5);
+      const api = createApi(createStore(postgresKysely<Database>(pool)), { onError: () => {} });
+      const held = await pool.connect();
+      const busy = await api.fetch(new Request('http://localhost/articles/1'));
+      expect(busy.status).toBe(503);
+      expect(busy.headers.get('retry-after')).toBe('1');
+      held.release();
+      expect((await api.fetch(new Request('http://localhost/articles/1'))).status).toBe(200);
+    } finally {
+      await pool.end();
+      await setup.close();
+      await created.drop();
+    }
+  }, 30_000);
 });
