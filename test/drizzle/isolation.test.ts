@@ -58,9 +58,7 @@ describe.each(['sqlite', 'postgres'] as const)('transactions and reads on the Dr
     let show: Promise<{ status: number }> | undefined;
     let index: Promise<{ status: number; body: { data: Array<{ id: string }> | null } }> | undefined;
     const rolledBack = transaction(async () => {
-      created = (await store.tags.create({ attributes: { name: 'uncommitted' }, relationships: {} }, writing)) as {
-        id: unknown;
-      };
+      created = await store.tags.create({ attributes: { name: 'uncommitted' }, relationships: {} }, writing);
       // Inside its own transaction, the request reads what it wrote.
       expect(await store.tags.find(String(created.id), writing)).toMatchObject({ name: 'uncommitted' });
       show = get(`/tags/${String(created.id)}`);
@@ -77,10 +75,10 @@ describe.each(['sqlite', 'postgres'] as const)('transactions and reads on the Dr
 
   it('a read after the write transaction committed sees its rows', async () => {
     const writing = new Context(new Request('http://localhost/tags', { method: 'POST' }));
-    const created = (await transaction(
-      () => store.tags.create({ attributes: { name: 'committed' }, relationships: {} }, writing),
+    const created = await transaction(
+      async () => store.tags.create({ attributes: { name: 'committed' }, relationships: {} }, writing),
       writing,
-    )) as { id: unknown };
+    );
     expect((await get(`/tags/${String(created.id)}`)).status).toBe(200);
   });
 
