@@ -1,13 +1,18 @@
 /**
- * The blog's data layers on Drizzle: the resources of `schema.ts` backed by the Drizzle tables
- * of `drizzle/sqlite.ts` or `drizzle/postgresql.ts` through `@jsonapi-gen/drizzle`, as
- * `store.ts` backs them by the Kysely store: the same `search` filter, policy, version and
- * relationships (from the tables' `relations()`), and `scoped` for row-level reads. The reads;
- * the writes are added beside them by the store's write side.
+ * The blog's data layers on Drizzle (`npm run demo -- --store drizzle`): the resources of
+ * `schema.ts` backed by the Drizzle tables of `drizzle/sqlite.ts` or `drizzle/postgresql.ts`
+ * through `@jsonapi-gen/drizzle`, as `store.ts` backs them by the Kysely store: the same
+ * `search` filter, policy, version, server-set timestamps and relationships (from the tables'
+ * `relations()`), and `scoped` for row-level reads.
  */
+import SQLite from 'better-sqlite3';
 import { type SQL, sql } from 'drizzle-orm';
+import { drizzle as sqliteDrizzle } from 'drizzle-orm/better-sqlite3';
+import { drizzle as postgresDrizzle } from 'drizzle-orm/node-postgres';
+import pg from 'pg';
 import type { Context, FilterValue } from 'jsonapi-gen';
-import { defineStore, likeText } from '@jsonapi-gen/drizzle';
+import { type DrizzleDatabase, defineStore, likeText } from '@jsonapi-gen/drizzle';
+import { SQLITE_BUSY_TIMEOUT_MS } from './db.js';
 import * as postgresTables from './drizzle/postgresql.js';
 import * as sqliteTables from './drizzle/sqlite.js';
 import type { Resources } from './generated/index.js';
@@ -15,6 +20,58 @@ import type { StoreOptions } from './store.js';
 
 /** The demo's tables: both modules declare the same tables, columns and relations (test/drizzle/tables.test.ts). */
 type Tables = typeof sqliteTables;
+
+/** A Drizzle database on the demo's database, and what closes its connection or pool. */
+export interface OpenDrizzle {
+  db: DrizzleDatabase;
+  dialect: 'sqlite' | 'postgresql';
+  close(): Promise<void>;
+}
+
+/**
+ * Drizzle on the demo's database: better-sqlite3 on the SQLite file (WAL, foreign keys, writes
+ * waiting for another connection's lock up to the busy timeout), or a node-postgres pool on the
+ * PostgreSQL URL (sessions in UTC, so that date-times come back as the text responses carry).
+ * `onQuery` hears each SQL statement Drizzle runs (its logger), for counting them.
+ *
+ * @example
+ * const { db, dialect, close } = openDrizzle({ file: 'blog.sqlite' });
+ * const store = createDrizzleStore(db, dialect);
+ */
+export function openDrizzle(
+  where: { file: string } | { databaseUrl: string },
+  options: { onQuery?: ((sql: string) => void) | undefined } = {},
+): OpenDrizzle {
+  const onQuery = options.onQuery;
+  const logger = onQuery ? { logQuery: (query: string) => onQuery(query) } : false;
+  if ('file' in where) {
+    const client = new SQLite(where.file, { timeout: SQLITE_BUSY_TIMEOUT_MS });
+    client.pragma('journal_mode = WAL');
+    client.pragma('foreign_keys = ON');
+    return { db: sqliteDrizzle({ client, logger }), dialect: 'sqlite', close: async () => void client.close() };
+  }
+  const pool = new pg.Pool({ connectionString: where.databaseUrl, max: 10, options: '-c TimeZone=UTC' });
+  let closing = false;
+  // An idle client whose server ends the connection emits 'error' on the pool; the pool replaces it.
+  pool.on('error', (error) => {
+    if (!closing) console.error(`PostgreSQL connection lost: ${error.message}`);
+  });
+  return {
+    db: postgresDrizzle({ client: pool, logger }),
+    dialect: 'postgresql',
+    close: () => {
+      closing = true;
+      return pool.end();
+    },
+  };
+}
+
+/** createdAt and updatedAt are server-set: RFC 3339 text in UTC, as the seed writes them. */
+const timestamps = (operation: 'create' | 'update') => {
+  const now = new Date().toISOString();
+  return operation === 'create' ? { createdAt: now, updatedAt: now } : { updatedAt: now };
+};
+const createdAt = (operation: 'create' | 'update') => (operation === 'create' ? { createdAt: new Date().toISOString() } : {});
 
 /** The signed-in person's id as a key, or undefined (anonymous, or not an id). */
 function userKey(ctx: Context): number | undefined {
@@ -46,9 +103,10 @@ function blogStore(db: object, tables: Tables, dialect: 'sqlite' | 'postgresql',
     db,
     tables,
     {
-      people: { table: tables.people },
+      people: { table: tables.people, serverColumns: createdAt },
       articles: {
         table: articles,
+        serverColumns: timestamps,
         // Every write adds one; reads carry it in their ETag and writes honour If-Match.
         version: 'version',
         filters: { search: (value) => sql`(${search(value)})` },
@@ -59,6 +117,7 @@ function blogStore(db: object, tables: Tables, dialect: 'sqlite' | 'postgresql',
       },
       comments: {
         table: comments,
+        serverColumns: createdAt,
         ...(scoped && {
           scope: (ctx: Context) => sql`${comments.articleId} in (select ${articles.id} from ${articles} where ${visibleArticle(ctx)})`,
         }),

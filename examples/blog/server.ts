@@ -2,7 +2,8 @@
  * The blog demo: migrates and seeds a database, then serves the API of examples/blog/README.md on
  * node:http. `npm run demo -- --db FILE --seed N --workers N`; PostgreSQL when DATABASE_URL is set;
  * `--store memory` (or `--memory`) serves the hand-written in-memory data layers of memory.ts instead,
- * `--store prisma` the same tables through the Prisma store of prisma-store.ts.
+ * `--store prisma` the same tables through the Prisma store of prisma-store.ts, `--store drizzle`
+ * through the Drizzle store of drizzle-store.ts.
  */
 import cluster from 'node:cluster';
 import { existsSync } from 'node:fs';
@@ -71,11 +72,19 @@ export interface DemoOptions {
   log?: LogConfig;
   /** With `store: 'prisma'`: called with each SQL statement Prisma runs (its `query` event). */
   onPrismaQuery?: (sql: string) => void;
+  /** With `store: 'drizzle'`: called with each SQL statement Drizzle runs (its logger). */
+  onDrizzleQuery?: (sql: string) => void;
   /** Serve from memory through the hand-written data layers of `memory.ts` instead of a database. */
   memory?: boolean;
-  /** The data layers on the database: the Kysely store (`store.ts`, the default) or the Prisma store (`prisma-store.ts`). */
-  store?: 'kysely' | 'prisma';
+  /**
+   * The data layers on the database: the Kysely store (`store.ts`, the default), the Prisma
+   * store (`prisma-store.ts`) or the Drizzle store (`drizzle-store.ts`).
+   */
+  store?: DatabaseStore;
 }
+
+/** The stores the demo serves a database through. */
+export type DatabaseStore = 'kysely' | 'prisma' | 'drizzle';
 
 export interface Demo {
   /** `http://127.0.0.1:<port>` */
@@ -116,6 +125,7 @@ async function openApi(options: DemoOptions): Promise<{ api: JsonApi; close: () 
     throw error;
   }
   if (options.store === 'prisma') return prismaApi(database, options.onPrismaQuery);
+  if (options.store === 'drizzle') return drizzleApi(database, options.onDrizzleQuery);
   // The generated API bound to the Kysely data layers, with the schema's extensions (Atomic
   // Operations). Every write request, and every Atomic Operations batch, is one transaction.
   // POST retries with an Idempotency-Key are answered from the keys table, per signed-in user.
@@ -156,6 +166,38 @@ async function prismaApi(
     api,
     close: async () => {
       await prisma.$disconnect();
+      await database.close();
+    },
+  };
+}
+
+/**
+ * The generated API on the Drizzle store, over the database the Kysely migrations made and the
+ * seed filled: Drizzle on its own connection (SQLite) or pool (PostgreSQL), one transaction per
+ * write request and per Atomic Operations batch, Idempotency-Keys in the same table as the
+ * Kysely store's.
+ */
+async function drizzleApi(
+  database: OpenDatabase,
+  onQuery: ((sql: string) => void) | undefined,
+): Promise<{ api: JsonApi; close: () => Promise<void> }> {
+  const scope = (ctx: Context) => ctx.getAttribute('user');
+  const { createDrizzleStore, openDrizzle } = await import('./drizzle-store.js');
+  const { drizzleIdempotency, drizzleTransaction } = await import('@jsonapi-gen/drizzle');
+  const tables =
+    database.dialect === 'postgres' ? await import('./drizzle/postgresql.js') : await import('./drizzle/sqlite.js');
+  const drizzle = openDrizzle(
+    database.dialect === 'postgres' ? { databaseUrl: database.location } : { file: database.location },
+    { onQuery },
+  );
+  const api = createApi(createDrizzleStore(drizzle.db, drizzle.dialect), {
+    transaction: drizzleTransaction(drizzle.db),
+    idempotency: { store: drizzleIdempotency(drizzle.db, tables.idempotencyKeys), scope },
+  });
+  return {
+    api,
+    close: async () => {
+      await drizzle.close();
       await database.close();
     },
   };
@@ -232,15 +274,11 @@ function flag(args: readonly string[], name: string): string | undefined {
   return value;
 }
 
-/** The data layers the demo serves from: `--store kysely|prisma|memory` (`--memory` is `--store memory`). */
-function storeFlag(args: readonly string[]): 'kysely' | 'prisma' | 'memory' {
+/** The data layers the demo serves from: `--store kysely|prisma|drizzle|memory` (`--memory` is `--store memory`). */
+function storeFlag(args: readonly string[]): DatabaseStore | 'memory' {
   const store = flag(args, '--store') ?? (args.includes('--memory') ? 'memory' : 'kysely');
-  if (store === 'kysely' || store === 'prisma' || store === 'memory') return store;
-  if (store === 'drizzle')
-    throw new Error(
-      `--store ${store} is not served yet: the demo serves --store kysely (the default), prisma or memory`,
-    );
-  throw new Error(`--store takes kysely, prisma or memory, not "${store}"`);
+  if (store === 'kysely' || store === 'prisma' || store === 'drizzle' || store === 'memory') return store;
+  throw new Error(`--store takes kysely, prisma, drizzle or memory, not "${store}"`);
 }
 
 async function main(args: readonly string[]): Promise<void> {
@@ -258,8 +296,8 @@ async function main(args: readonly string[]): Promise<void> {
       ? 'memory, hand-written data layers'
       : `${
           process.env.DATABASE_URL ? 'PostgreSQL ($DATABASE_URL)' : (flag(args, '--db') ?? 'a temporary SQLite file')
-        }${store === 'prisma' ? ', Prisma store' : ''}`;
-  const onDatabase = store === 'prisma' ? 'prisma' : 'kysely';
+        }${store === 'prisma' ? ', Prisma store' : store === 'drizzle' ? ', Drizzle store' : ''}`;
+  const onDatabase = store === 'memory' ? 'kysely' : store;
   if (cluster.isWorker) {
     const demo = await startDemo({ db: workerDatabase(), seed: articles, store: onDatabase });
     const stop = () =>

@@ -21,6 +21,11 @@ export interface StoreReads {
   readonly sqlite: boolean;
   /** The request's transaction, else the database. */
   on(context: Context): Database;
+  /**
+   * Runs a read of `context`: at once, or, on SQLite outside a transaction while another's is
+   * open on the one connection, in its turn after it (else it would see uncommitted rows).
+   */
+  read<T>(context: Context, run: () => Promise<T>): Promise<T>;
   /** The models read requests have loaded by key, per table. */
   readonly loaded: WeakMap<Context, Map<TableResource, Map<string, Model>>>;
 }
@@ -61,11 +66,13 @@ export async function modelsByKey(
     if (known === undefined) byTable.set(table, (known = new Map()));
     else if (keys.every((key) => known!.has(keyText(key)))) return known;
   }
-  const rows = await r.statements.rows(on, table.scoped ? undefined : `${table.type} in ${keys.length}`, keys, (db, slot) =>
-    db
-      .select(getTableColumns(table.table))
-      .from(table.table)
-      .where(scoped(table, context, sql`${table.id} in (${list(slot, 0, keys.length)})`)),
+  const rows = await r.read(context, () =>
+    r.statements.rows(on, table.scoped ? undefined : `${table.type} in ${keys.length}`, keys, (db, slot) =>
+      db
+        .select(getTableColumns(table.table))
+        .from(table.table)
+        .where(scoped(table, context, sql`${table.id} in (${list(slot, 0, keys.length)})`)),
+    ),
   );
   const models = table.toModels(rows);
   const byKey = new Map(rows.map((row, i) => [keyText(row[table.idKey]), models[i]!]));
@@ -98,12 +105,14 @@ export async function loadRelated(
   if (keys.length > 0) {
     const owner = relation.kind === 'through' ? relation.from : relation.foreignKey;
     const shape = related.scoped ? undefined : `${resource.type}.${relationship.name} in ${keys.length}`;
-    const rows = await r.statements.rows(r.on(context), shape, keys, (db, slot) => {
-      const members = scoped(related, context, sql`${owner} in (${list(slot, 0, keys.length)})`);
-      const start = db.select({ ...getTableColumns(related.table), [OWNER]: owner }).from(related.table);
-      const joined = relation.kind === 'through' ? start.innerJoin(relation.join, sql`${relation.to} = ${related.id}`) : start;
-      return joined.where(members).orderBy(sql`${related.id}`);
-    });
+    const rows = await r.read(context, () =>
+      r.statements.rows(r.on(context), shape, keys, (db, slot) => {
+        const members = scoped(related, context, sql`${owner} in (${list(slot, 0, keys.length)})`);
+        const start = db.select({ ...getTableColumns(related.table), [OWNER]: owner }).from(related.table);
+        const joined = relation.kind === 'through' ? start.innerJoin(relation.join, sql`${relation.to} = ${related.id}`) : start;
+        return joined.where(members).orderBy(sql`${related.id}`);
+      }),
+    );
     // A related row joined to several owners is one model.
     const converted = related.toModels(rows, OWNER);
     const seen = new Map<string, Model>();
@@ -137,11 +146,13 @@ export async function countRelated(
   const related = relation.related;
   const owner = relation.kind === 'through' ? relation.from : relation.foreignKey;
   const shape = related.scoped ? undefined : `${resource.type}.${relationship.name} count in ${keys.length}`;
-  const rows = await r.statements.rows(r.on(context), shape, keys, (db, slot) => {
-    const start = db.select({ [OWNER]: owner, n: sql<number>`count(*)` }).from(related.table);
-    const joined = relation.kind === 'through' ? start.innerJoin(relation.join, sql`${relation.to} = ${related.id}`) : start;
-    return joined.where(scoped(related, context, sql`${owner} in (${list(slot, 0, keys.length)})`)).groupBy(owner);
-  });
+  const rows = await r.read(context, () =>
+    r.statements.rows(r.on(context), shape, keys, (db, slot) => {
+      const start = db.select({ [OWNER]: owner, n: sql<number>`count(*)` }).from(related.table);
+      const joined = relation.kind === 'through' ? start.innerJoin(relation.join, sql`${relation.to} = ${related.id}`) : start;
+      return joined.where(scoped(related, context, sql`${owner} in (${list(slot, 0, keys.length)})`)).groupBy(owner);
+    }),
+  );
   const byKey = new Map(rows.map((row) => [keyText(row[OWNER]), Number(row.n)]));
   return models.map((m) => byKey.get(keyText(resource.key(m))) ?? 0);
 }

@@ -18,6 +18,8 @@ import {
   is,
   normalizeRelation,
 } from 'drizzle-orm';
+import { PgTable, getTableConfig as pgTableConfig } from 'drizzle-orm/pg-core';
+import { getTableConfig as sqliteTableConfig } from 'drizzle-orm/sqlite-core';
 import type { UntypedTableMapping } from './mapping.js';
 
 /** A row or model: keyed by column key (a row) or attribute (a model). */
@@ -74,6 +76,8 @@ export class TableResource {
   readonly #properties = new Map<string, string>();
   /** Attribute → column key, where they differ. */
   readonly #keys = new Map<string, string>();
+  /** Model property → column key, where they differ (the id's included). */
+  readonly #rowKeys = new Map<string, string>();
   readonly #readers: Array<[string, (value: unknown) => unknown]> = [];
   readonly #relations = new Map<string, Relation>();
   readonly #declared: DeclaredRelations;
@@ -94,6 +98,7 @@ export class TableResource {
       this.#properties.set(key, attribute);
       this.#keys.set(attribute, key);
     }
+    for (const [key, property] of this.#properties) this.#rowKeys.set(property, key);
     for (const [key, column] of Object.entries(this.columns)) {
       const read = dateTimeReader(column);
       if (read) this.#readers.push([this.property(key), read]);
@@ -159,6 +164,50 @@ export class TableResource {
     });
   }
 
+  /** A model as a row: keyed by column key again (what the write functions read the id and version of). */
+  toRow(model: Model): Model {
+    const row: Model = {};
+    for (const property in model) row[this.#rowKeys.get(property) ?? property] = model[property];
+    return row;
+  }
+
+  /**
+   * How relationship `name` is written: by the type of the identifiers sent when there are
+   * some, else by the related table its entry leads to (the resource of the store stored there).
+   */
+  writeRelation(name: string, resources: Resources, relatedType?: string): Relation {
+    const known = this.#relations.get(name);
+    if (known) return known;
+    if (relatedType !== undefined) return this.relation({ name, relatedType }, resources);
+    const table = this.#relatedTable(name, resources);
+    const stored = [...resources.values()].filter((r) => r.table === table);
+    if (stored.length !== 1)
+      throw new TypeError(
+        `defineStore: ${this.type}.${name} leads to ${table === undefined ? 'no table the store can tell' : getTableName(table)}, ` +
+          `which ${stored.length === 0 ? 'no' : 'more than one'} resource of the store is stored in`,
+      );
+    return this.relation({ name, relatedType: stored[0]!.type }, resources);
+  }
+
+  /** The table relationship `name` leads to, from its mapping's entry or the host's `relations()`. */
+  #relatedTable(name: string, resources: Resources): Table | undefined {
+    const entry = this.mapping.relationships?.[name] ?? name;
+    if (typeof entry === 'object') {
+      if ('through' in entry) return referencedTable((entry as { through: { to: Column } }).through.to);
+      if ('table' in entry) return (entry as { table: Table }).table;
+      return referencedTable((entry as { foreignKey: Column }).foreignKey);
+    }
+    const declared = this.#declaredOf(entry);
+    if (!declared) return undefined;
+    if (is(declared, One)) return declared.referencedTable;
+    const target = declared.referencedTable;
+    if ([...resources.values()].some((r) => r.table === target)) return target;
+    // A join table: its one() relation onward (to another table than this one, unless both lead here).
+    const joinConfig = Object.values(this.#declared.tables).find((t) => t.dbName === getTableName(target));
+    const onward = Object.values(joinConfig?.relations ?? {}).filter((r) => is(r, One)).map((r) => r.referencedTable);
+    return onward.find((t) => t !== this.table) ?? onward[0];
+  }
+
   /**
    * How `relationship` reaches its related rows: the mapping's entry, else the `relations()`
    * entry of its name; checked against the related resource's table, once.
@@ -221,6 +270,16 @@ export class TableResource {
     const to = normalizeRelation(tables, tableNamesMap, onward).fields[0]!;
     return { kind: 'through', join, from: references[0]!, to, related };
   }
+}
+
+/** The table a column's foreign key references (`.references(() => ...)`), if it declares one. */
+function referencedTable(column: Column): Table | undefined {
+  const config = is(column.table, PgTable) ? pgTableConfig(column.table) : sqliteTableConfig(column.table as never);
+  const key = config.foreignKeys.find((fk) => {
+    const { columns } = fk.reference();
+    return columns.length === 1 && columns[0] === column;
+  });
+  return key?.reference().foreignTable as Table | undefined;
 }
 
 /** Every resource of a store, by type. */

@@ -1,8 +1,8 @@
 /**
  * `defineStore`: data layers on a host's Drizzle tables, one per resource type, from a typed
  * mapping (`mapping.ts`, checked by `checked.ts`): the reads here (conditions in
- * `conditions.ts`, list queries in `query.ts`, batched reads in `reads.ts`), every statement on
- * the request's transaction when the host gives `transactionOf`.
+ * `conditions.ts`, list queries in `query.ts`, batched reads in `reads.ts`), the writes through
+ * `store-writes.ts`, every statement on the request's transaction (`transaction.ts`).
  */
 import type {
   Authorizable,
@@ -10,6 +10,8 @@ import type {
   Context,
   Countable,
   CountPath,
+  Creatable,
+  Deletable,
   CursorPage,
   CursorPaginatable,
   CustomFilterable,
@@ -28,6 +30,8 @@ import type {
   Sortable,
   SortDirection,
   ToMany,
+  ToManyMutable,
+  Updatable,
   Versioned,
 } from 'jsonapi-gen';
 import { distinctKeys, keyText } from 'jsonapi-gen/internal';
@@ -39,15 +43,23 @@ import { TableQuery } from './query.js';
 import { type StoreReads, countRelated, loadRelated, modelsByKey, queryRelated, scopeOf, scopePieces } from './reads.js';
 import { type Model, TableResource, declaredRelations } from './resource.js';
 import { type Database, Statements } from './statements.js';
+import { runDrizzle } from './errors.js';
+import { storeExistence, writeLayer } from './store-writes.js';
+import { databaseFor, isSqliteDatabase, openTransaction, sqliteTurn } from './transaction.js';
 
 export { TableQuery } from './query.js';
 export type { Model } from './resource.js';
 
 /**
- * The reads a Drizzle-backed resource of types `R` implements, typed by `R` (the generated
- * `XTypes`). Its `count` runs only for collections whose Index declares `countable()`.
+ * The data layer a Drizzle-backed resource of types `R` implements: what the generated
+ * `XDataLayer` asks, typed by `R` (the generated `XTypes`): reads and writes. Its `count` runs
+ * only for collections whose Index declares `countable()`.
  */
 export type DrizzleDataLayer<R extends ResourceTypes = ResourceTypes> = Findable<StoreModel<R>> &
+  Creatable<StoreModel<R>> &
+  Updatable<StoreModel<R>> &
+  Deletable<StoreModel<R>> &
+  ToManyMutable<StoreModel<R>> &
   Listable<StoreModel<R>, TableQuery> &
   Paginatable<TableQuery> &
   CursorPaginatable<TableQuery> &
@@ -72,8 +84,10 @@ export interface DrizzleStoreOptions {
   /** The database: its text operators' case rules differ (SQLite's LIKE ignores ASCII case). */
   readonly dialect: 'sqlite' | 'postgresql';
   /**
-   * The transaction a request's statements run on, if it has one (found by `ctx.unitOfWork`).
-   * Default: none, every statement on the database given to `defineStore`.
+   * The transaction a request's reads run on, if it has one (found by `ctx.unitOfWork`).
+   * Default: the request's transaction (`drizzleTransaction` of the same database, found by
+   * `databaseFor`), else the database given to `defineStore`. The writes always run on the
+   * request's transaction (`databaseFor`).
    */
   readonly transactionOf?: (context: Context) => object | undefined;
 }
@@ -89,8 +103,13 @@ export interface DrizzleStoreOptions {
  * query language), orderBy (attributes, a to-one relationship's attribute, counts), paginate,
  * paginateCursor (keyset), count, the related loaders (one statement per relationship per
  * include level; a to-one include of rows the request has read already runs none),
- * countRelated (one grouped statement), queryRelated. Statements whose SQL depends only on
- * their shape are prepared once (placeholders) and run with each request's values.
+ * countRelated (one grouped statement), queryRelated; and the writes (create, update, delete,
+ * addToRelationship, removeFromRelationship: `writes.ts` on the resource's table, columns,
+ * foreign keys and join tables, its `version` and `serverColumns`) with one existence check of
+ * related ids for the whole store. Statements whose SQL depends only on their shape are
+ * prepared once (placeholders) and run with each request's values. Every statement runs on the
+ * request's transaction when `drizzleTransaction(db)` of the same `db` runs it; on SQLite a
+ * read outside a transaction waits while another request's is open on the one connection.
  *
  * @example
  * import Database from 'better-sqlite3';
@@ -104,6 +123,7 @@ export interface DrizzleStoreOptions {
  *   comments: { table: schema.comments },
  *   tags: { table: schema.tags },
  * }, { dialect: 'sqlite' });
+ * const api = createApi(store, { transaction: drizzleTransaction(db) });
  */
 export function defineStore<S, R extends { [K in keyof R]: ResourceTypes }>(
   db: object,
@@ -117,20 +137,49 @@ export function defineStore<S, R extends { [K in keyof R]: ResourceTypes }>(
     resources.set(type, new TableResource(type, mapping, declared));
   const database = db as Database;
   const statements = new Statements(database, options.dialect === 'postgresql');
-  const transactionOf = options.transactionOf;
+  const transactionOf = options.transactionOf ?? ((context: Context) => databaseFor(db, context));
   const reads: StoreReads = {
     resources,
     statements,
     sqlite: options.dialect === 'sqlite',
-    on: transactionOf ? (context) => (transactionOf(context) as Database | undefined) ?? database : () => database,
+    on: (context) => (transactionOf(context) as Database | undefined) ?? database,
+    read: storeReads(db),
     loaded: new WeakMap(),
   };
+  // One existence check for the whole store: the linkage of a write to several of its types is
+  // checked with one `select` per type, each within its type's scope.
+  const check = storeExistence(db, resources);
   const layers: Record<string, DrizzleDataLayer> = {};
-  for (const resource of resources.values()) layers[resource.type] = dataLayer(reads, resource);
+  for (const resource of resources.values())
+    layers[resource.type] = {
+      ...dataLayer(reads, resource),
+      ...writeLayer(db, resources, resource),
+      existence: { check, member: resource.type },
+    } as DrizzleDataLayer;
   return layers as unknown as DrizzleStore<R>;
 }
 
-function dataLayer(r: StoreReads, resource: TableResource): DrizzleDataLayer {
+/**
+ * How reads run on `db`, what they throw as the runtime's errors (`runDrizzle`: a filter value
+ * the column cannot be compared with is 400, a database away 503). On SQLite (better-sqlite3)
+ * every statement shares the one connection: a read outside a transaction runs at once while no
+ * transaction is open on it, else it waits for its turn (`sqliteTurn`), after the open one
+ * (whose uncommitted rows it must not see). Inside the request's transaction, or on PostgreSQL
+ * (a pool), it runs at once.
+ */
+function storeReads(db: object): StoreReads['read'] {
+  const client = isSqliteDatabase(db) ? (db as { $client?: { inTransaction?: boolean } }).$client : undefined;
+  if (client?.inTransaction === undefined) return (_context, run) => runDrizzle(run);
+  return (context, run) =>
+    runDrizzle(() =>
+      !client.inTransaction || openTransaction(db, context) !== undefined ? run() : sqliteTurn(db, run),
+    );
+}
+
+/** The writes of a data layer, which `store-writes.ts` adds. */
+type Writes = 'create' | 'update' | 'delete' | 'addToRelationship' | 'removeFromRelationship';
+
+function dataLayer(r: StoreReads, resource: TableResource): Omit<DrizzleDataLayer, Writes> {
   const { mapping } = resource;
   const related: Record<string, (models: readonly Model[], context: Context, relationship: Relationship) => Promise<unknown[]>> = {};
   for (const name of relationshipNames(resource))
@@ -151,11 +200,16 @@ function dataLayer(r: StoreReads, resource: TableResource): DrizzleDataLayer {
     query: (context: Context) => new TableQuery(resource, r.on(context), undefined, scopePieces(resource, context)),
     async results(query: TableQuery, context: Context) {
       context.throwIfAborted();
-      return resource.toModels(await r.statements.rows(query.on, query.shape, query.values, (on, slot) => query.build(on, slot)));
+      const rows = await r.read(context, () =>
+        r.statements.rows(query.on, query.shape, query.values, (on, slot) => query.build(on, slot)),
+      );
+      return resource.toModels(rows);
     },
     async count(query: TableQuery, context: Context) {
       context.throwIfAborted();
-      const [row] = await r.statements.rows(query.on, query.countShape, query.countValues, (on, slot) => query.buildCount(on, slot));
+      const [row] = await r.read(context, () =>
+        r.statements.rows(query.on, query.countShape, query.countValues, (on, slot) => query.buildCount(on, slot)),
+      );
       return Number(row?.count ?? 0);
     },
     // A count is one more statement per list: only where the schema's Index declares countable().
@@ -190,7 +244,7 @@ function dataLayer(r: StoreReads, resource: TableResource): DrizzleDataLayer {
       countRelated(r, resource, relationship, models, context),
     ...(version !== undefined && { versionOf: (model: Model) => String(model[version]) }),
     ...(mapping.policy && { can: mapping.policy }),
-  } as DrizzleDataLayer;
+  } as Omit<DrizzleDataLayer, Writes>;
 }
 
 /** The relationships a resource may have loaders for: its mapping's and its table's `relations()`. */

@@ -9,6 +9,7 @@
  * process's (better-sqlite3's `timeout`, its busy_timeout, 5 s by default) rather than failing
  * later; past it, the request is 503 with `Retry-After`.
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { is, sql } from 'drizzle-orm';
 import type { BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
 import type { NodePgDatabase } from 'drizzle-orm/node-postgres';
@@ -31,6 +32,30 @@ export interface DrizzleTransactionOptions {
 /** Transactions bound to a request's unit of work, per database. */
 const open = new WeakMap<object, Map<object, object>>();
 
+/** An open transaction of `db` that `withDrizzleTransaction` runs without a context. */
+interface Binding {
+  readonly db: object;
+  readonly transaction: object;
+}
+
+/**
+ * Transactions of `withDrizzleTransaction` without a context, carried through the async call
+ * chain, so that one nested in it joins it (on SQLite, waiting for a turn of its own would
+ * wait for itself). Enabled only while such a transaction runs: an enabled AsyncLocalStorage
+ * hooks every promise of the process.
+ */
+const contextless = new AsyncLocalStorage<Binding>();
+/** Transactions without a context running at the moment, in this process. */
+let running = 0;
+
+/** The transaction of `db` that `context`'s request, or the async call chain, runs in; undefined outside one. */
+export function openTransaction(db: object, context?: Context): object | undefined {
+  const bound = context === undefined ? undefined : open.get(context.unitOfWork)?.get(db);
+  if (bound !== undefined) return bound;
+  const outer = running > 0 ? contextless.getStore() : undefined;
+  return outer?.db === db ? outer.transaction : undefined;
+}
+
 /** Whether `db` is a SQLite database (better-sqlite3's). */
 export function isSqliteDatabase(db: object): db is BetterSQLite3Database<Record<string, unknown>> {
   return is(db, BaseSQLiteDatabase);
@@ -51,8 +76,7 @@ export function isSqliteDatabase(db: object): db is BetterSQLite3Database<Record
  */
 export function databaseFor<D extends object>(db: D, context?: Context): D {
   if (context?.http) context.throwIfAborted();
-  const bound = context === undefined ? undefined : open.get(context.unitOfWork)?.get(db);
-  return (bound as D | undefined) ?? db;
+  return (openTransaction(db, context) as D | undefined) ?? db;
 }
 
 /** Per SQLite database: the end of the last turn taken. */
@@ -78,9 +102,19 @@ export function sqliteTurn<T>(db: object, fn: () => Promise<T>): Promise<T> {
   return mine;
 }
 
-/** Runs `fn` with `transaction` bound to request unit `unit` as the transaction of `db`. */
+/**
+ * Runs `fn` with `transaction` bound to request unit `unit` as the transaction of `db`, or,
+ * without a unit, to the async call chain.
+ */
 async function bound<T>(unit: object | undefined, db: object, transaction: object, fn: () => Promise<T>): Promise<T> {
-  if (unit === undefined) return fn();
+  if (unit === undefined) {
+    running++;
+    try {
+      return await contextless.run({ db, transaction }, fn);
+    } finally {
+      if (--running === 0) contextless.disable();
+    }
+  }
   let transactions = open.get(unit);
   if (transactions === undefined) open.set(unit, (transactions = new Map<object, object>()));
   transactions.set(db, transaction);
@@ -94,8 +128,12 @@ async function bound<T>(unit: object | undefined, db: object, transaction: objec
 /**
  * Runs `fn` in one transaction of `db`, bound to the request of `context` when given: every
  * statement the write functions run through `databaseFor(db, ctx)` inside `fn` runs in it, and
- * nothing is written unless `fn` resolves. Inside another with the same request, `fn` joins
- * that transaction. On SQLite, `fn` gets `db` itself (the transaction is its connection's), in
+ * nothing is written unless `fn` resolves. Without a context it is bound to the async call
+ * chain instead. Inside another with the same request, or inside one without a context (however
+ * deep in its call chain), `fn` joins that transaction rather than nesting one. Inside a
+ * request's transaction (`drizzleTransaction`), pass the request's `ctx`: that transaction is
+ * bound to the request, not to the call chain, and one without it would wait for a second
+ * transaction (on SQLite, for ever). On SQLite, `fn` gets `db` itself (the transaction is its connection's), in
  * its turn (`sqliteTurn`): inside it, run statements on what `fn` gets, or through
  * `databaseFor` with the request's context, never on `db` from another turn.
  *
@@ -117,6 +155,12 @@ export function withDrizzleTransaction<S extends Record<string, unknown>, D exte
   const unit = options.context?.unitOfWork;
   const own = unit === undefined ? undefined : open.get(unit)?.get(db);
   if (own !== undefined) return fn(own as D);
+  const outer = running > 0 ? contextless.getStore() : undefined;
+  if (outer?.db === db) {
+    // Inside a host's `withDrizzleTransaction` without a context (say, `api.handle` in one): join it.
+    const joined = outer.transaction as D;
+    return bound(unit, db, joined, () => fn(joined));
+  }
   if (isSqliteDatabase(db)) {
     return sqliteTurn(db, async () => {
       db.run(sql.raw('begin immediate'));

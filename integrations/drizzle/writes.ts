@@ -75,7 +75,6 @@ interface Statements {
   insert(table: Table): {
     values(rows: Row | Row[]): PromiseLike<unknown> & {
       returning(): PromiseLike<Row[]>;
-      onConflictDoNothing(): PromiseLike<unknown>;
     };
   };
   update(table: Table): { set(row: Row): { where(condition: SQL | undefined): Returning } };
@@ -172,8 +171,10 @@ async function changeMembers(
       const where = and(eq(from, owner), inArray(to, keys), visible && inArray(to, visible));
       await runDrizzle(() => on.delete(from.table).where(where));
     } else {
+      // A member sent twice is a unique violation (409), as a member added meanwhile by another
+      // request is: the runtime leaves out the members the row has already.
       const rows = keys.map((key) => ({ [property(from)]: owner, [property(to)]: key }));
-      await runDrizzle(() => on.insert(from.table).values(rows).onConflictDoNothing());
+      await runDrizzle(() => on.insert(from.table).values(rows));
     }
     return;
   }

@@ -18,12 +18,12 @@ const SOURCE = readFileSync(STORE, 'utf8');
  */
 const MISTAKES: Array<[string, { from: string; to: string; want: RegExp; at?: string }]> = [
   ['a misspelt version column', { from: "version: 'version',", to: "version: 'versoin',", want: /"versoin"/ }],
-  ['a misspelt id column', { from: 'people: { table: tables.people },', to: "people: { table: tables.people, id: 'ID' },", want: /"ID"/ }],
+  ['a misspelt id column', { from: 'people: { table: tables.people, serverColumns: createdAt },', to: "people: { table: tables.people, serverColumns: createdAt, id: 'ID' },", want: /"ID"/ }],
   [
     'an attribute mapped to a column of the wrong kind',
     {
-      from: 'people: { table: tables.people },',
-      to: "people: { table: tables.people, columns: { name: 'id' } },",
+      from: 'people: { table: tables.people, serverColumns: createdAt },',
+      to: "people: { table: tables.people, serverColumns: createdAt, columns: { name: 'id' } },",
       want: /^Type '"id"' is not assignable to type '"body" \| "name"/,
     },
   ],
@@ -58,8 +58,8 @@ const MISTAKES: Array<[string, { from: string; to: string; want: RegExp; at?: st
   [
     'a relationship neither mapped nor declared with relations()',
     {
-      from: 'people: { table: tables.people },',
-      to: "people: { table: tables.people, relationships: { articles: 'posts' } },",
+      from: 'people: { table: tables.people, serverColumns: createdAt },',
+      to: "people: { table: tables.people, serverColumns: createdAt, relationships: { articles: 'posts' } },",
       want: /is not assignable to type 'TableMappings<.*PeopleTypes>'/,
     },
   ],

@@ -1,7 +1,7 @@
 /**
- * `npm run demo -- --store kysely|prisma|memory`: the data layers the demo serves from, as
- * examples/blog/README.md says; `--memory` is `--store memory`; a store the demo does not serve
- * yet, or a misspelt one, stops it with a message naming what it takes.
+ * `npm run demo -- --store kysely|prisma|drizzle|memory`: the data layers the demo serves from,
+ * as examples/blog/README.md says; `--memory` is `--store memory`; a store the demo does not
+ * serve, or a misspelt one, stops it with a message naming what it takes.
  */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -36,6 +36,7 @@ describe('the demo --store flag', () => {
     [['--memory'], 'memory, hand-written data layers'],
     [['--store', 'kysely'], 'a temporary SQLite file'],
     [['--store', 'prisma'], 'a temporary SQLite file, Prisma store'],
+    [['--store', 'drizzle'], 'a temporary SQLite file, Drizzle store'],
   ])(
     '%j serves the blog from %s',
     async (args, where) => {
@@ -54,8 +55,8 @@ describe('the demo --store flag', () => {
   );
 
   it.each([
-    [['--store', 'drizzle'], '--store drizzle is not served yet'],
-    [['--store', 'nope'], '--store takes kysely, prisma or memory, not "nope"'],
+    [['--store', 'typeorm'], '--store takes kysely, prisma, drizzle or memory, not "typeorm"'],
+    [['--store', 'nope'], '--store takes kysely, prisma, drizzle or memory, not "nope"'],
   ])(
     '%j stops with a message',
     async (args, message) => {

@@ -1,6 +1,6 @@
 /**
  * `npm run demo -- --workers N`: one API from several processes on one database (SQLite file
- * and PostgreSQL), on the Kysely store and on the Prisma store (`--store prisma`). A short run of the mixed workload that `npm run bench -- --db postgres
+ * and PostgreSQL), on the Kysely, Prisma (`--store prisma`) and Drizzle (`--store drizzle`) stores. A short run of the mixed workload that `npm run bench -- --db postgres
  * --workers` runs for longer: colliding creates are 201 or 409, never a 5xx; every 201 is
  * readable from any process; nothing is lost or duplicated; SIGTERM stops every process and
  * cleans up.
@@ -22,6 +22,8 @@ const SETUPS = [
   ['postgres', 'kysely', 4],
   ['sqlite', 'prisma', 2],
   ['postgres', 'prisma', 2],
+  ['sqlite', 'drizzle', 4],
+  ['postgres', 'drizzle', 4],
 ] as const;
 
 describe.each(SETUPS)('the demo on %s, --store %s --workers %i', (dialect, store, WORKERS) => {

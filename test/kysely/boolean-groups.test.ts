@@ -21,7 +21,7 @@ import {
 import { defineTableStore, kyselyTransaction, type SelectQuery } from '@jsonapi-gen/kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as schema from '../../examples/blog/schema.js';
-import { DIALECTS, type Fixture, PRISMA_STORES, STORES, openFixture, tableSuite } from './harness.js';
+import { DIALECTS, type Fixture, DRIZZLE_STORES, PRISMA_STORES, STORES, openFixture, tableSuite } from './harness.js';
 import { expectValidDocument } from '../support/validate.js';
 
 /** An article as the tests compare it: its columns, its author's name, its tags' names, its comments. */
@@ -76,7 +76,7 @@ async function articleRows(f: Fixture): Promise<Row[]> {
   }));
 }
 
-describe.each([...STORES, ...PRISMA_STORES])('boolean groups and counts on %s, %s', (dialect, runner) => {
+describe.each([...STORES, ...PRISMA_STORES, ...DRIZZLE_STORES])('boolean groups and counts on %s, %s', (dialect, runner) => {
   let f: Fixture;
   let rows: Row[];
   /** The scoped demo store (drafts only for their author, comments only on visible articles). */

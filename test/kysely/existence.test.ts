@@ -7,9 +7,9 @@
  */
 import { Context } from 'jsonapi-gen';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PRISMA_STORES, STORES, type Fixture, openFixture } from './harness.js';
+import { DRIZZLE_STORES, PRISMA_STORES, STORES, type Fixture, openFixture } from './harness.js';
 
-describe.each([...STORES, ...PRISMA_STORES])('existence and created rows on %s, %s', (dialect, runner) => {
+describe.each([...STORES, ...PRISMA_STORES, ...DRIZZLE_STORES])('existence and created rows on %s, %s', (dialect, runner) => {
   let f: Fixture;
 
   beforeAll(async () => {
@@ -75,8 +75,8 @@ describe.each([...STORES, ...PRISMA_STORES])('existence and created rows on %s, 
         ctx,
       ),
     ).toEqual([[...published, ...theirs].map(() => true), [true, true]]);
-    // The Kysely store asks once for every type; the Prisma store once per type (a findMany each).
-    expect(f.statements).toHaveLength(runner === 'prisma' ? 2 : 1);
+    // The Kysely store asks once for every type; the Prisma and Drizzle stores once per type.
+    expect(f.statements).toHaveLength(runner === 'prisma' || runner === 'drizzle' ? 2 : 1);
   });
 
   it('a create answers with the row as show reads it (insert ... returning *)', async () => {

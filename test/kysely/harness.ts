@@ -2,17 +2,19 @@
  * The store suites' fixture: the blog's tables, seeded, on SQLite or on a PostgreSQL database
  * of this file's own, served by a JsonApi with the blog schema and the Kysely store's data
  * layers, whose statements run through Kysely's executor or on the driver directly (the
- * store's two runners), or the Prisma store's (the demo's mapping); every SQL statement the
- * store runs is recorded.
+ * store's two runners), or the Prisma or the Drizzle store's (the demo's mappings); every SQL
+ * statement the store runs is recorded.
  */
 import { type Context, JsonApi, atomic } from 'jsonapi-gen';
 import type { Kysely } from 'kysely';
 import { afterAll, beforeAll } from 'vitest';
 import { type RunnerName, kyselyTransaction } from '@jsonapi-gen/kysely';
 import { prismaTransaction } from '@jsonapi-gen/prisma';
+import { drizzleTransaction } from '@jsonapi-gen/drizzle';
 import { migrate, openDatabase, type OpenDatabase } from '../../examples/blog/db.js';
 import type { DataLayers } from '../../examples/blog/generated/index.js';
 import { createPrismaStore, openPrisma } from '../../examples/blog/prisma-store.js';
+import { createDrizzleStore, openDrizzle } from '../../examples/blog/drizzle-store.js';
 import * as schema from '../../examples/blog/schema.js';
 import { seed } from '../../examples/blog/seed.js';
 import { type StoreOptions, createStore } from '../../examples/blog/store.js';
@@ -29,12 +31,17 @@ export const STORES: Array<[DialectName, RunnerName]> = DIALECTS.flatMap((dialec
   RUNNERS.map((runner): [DialectName, RunnerName] => [dialect, runner]),
 );
 
-/** The data layers a suite runs on: the Kysely store with one of its runners, or the Prisma store. */
-export type Backend = RunnerName | 'prisma';
+/** The data layers a suite runs on: the Kysely store with one of its runners, the Prisma store or the Drizzle store. */
+export type Backend = RunnerName | 'prisma' | 'drizzle';
 /** The Prisma store on each dialect, for `describe.each([...STORES, ...PRISMA_STORES])`. */
 export const PRISMA_STORES: Array<[DialectName, Backend]> = DIALECTS.map((dialect): [DialectName, Backend] => [
   dialect,
   'prisma',
+]);
+/** The Drizzle store on each dialect, for `describe.each([...STORES, ...DRIZZLE_STORES])`. */
+export const DRIZZLE_STORES: Array<[DialectName, Backend]> = DIALECTS.map((dialect): [DialectName, Backend] => [
+  dialect,
+  'drizzle',
 ]);
 
 /** A write request's transaction, as `JsonApi`'s `transaction` option takes it. */
@@ -63,23 +70,29 @@ export async function openFixture(
   if (dialect === 'postgres') pg = await createPostgresDatabase();
   const statements: string[] = [];
   const onStatement = (sql: string) => void statements.push(sql);
-  const runner = backend === 'prisma' ? 'kysely' : backend;
+  const runner = backend === 'prisma' || backend === 'drizzle' ? 'kysely' : backend;
   const database = openDatabase({
     databaseUrl: pg?.url,
     runner,
-    ...(backend !== 'prisma' && { onStatement }),
+    ...(runner === backend && { onStatement }),
   });
   await migrate(database.db, database.dialect);
   await seed(database.db, articles);
-  const prisma =
-    backend === 'prisma'
-      ? openPrisma(pg ? { databaseUrl: pg.url } : { file: database.location }, { onQuery: onStatement })
-      : undefined;
+  const where = pg ? { databaseUrl: pg.url } : { file: database.location };
+  const prisma = backend === 'prisma' ? openPrisma(where, { onQuery: onStatement }) : undefined;
+  const drizzle = backend === 'drizzle' ? openDrizzle(where, { onQuery: onStatement }) : undefined;
+  const provider = dialect === 'sqlite' ? 'sqlite' : 'postgresql';
   const storeOf = (options?: StoreOptions): DataLayers =>
     prisma
-      ? createPrismaStore(prisma, dialect === 'sqlite' ? 'sqlite' : 'postgresql', options)
-      : createStore(database.db, options);
-  const transaction: Transaction = prisma ? prismaTransaction(prisma) : kyselyTransaction(database.db);
+      ? createPrismaStore(prisma, provider, options)
+      : drizzle
+        ? createDrizzleStore(drizzle.db, provider, options)
+        : createStore(database.db, options);
+  const transaction: Transaction = prisma
+    ? prismaTransaction(prisma)
+    : drizzle
+      ? drizzleTransaction(drizzle.db)
+      : kyselyTransaction(database.db);
   const store = storeOf();
   const api = new JsonApi({ transaction, extensions: [atomic()] })
     .resource({ ...schema.people, ...store.people })
@@ -114,6 +127,7 @@ export async function openFixture(
     },
     async close() {
       await prisma?.$disconnect();
+      await drizzle?.close();
       await database.close();
       await pg?.drop();
     },

@@ -6,7 +6,7 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PRISMA_STORES, STORES, type Fixture, type ServedArticle, openFixture, servedArticles } from './harness.js';
+import { DRIZZLE_STORES, PRISMA_STORES, STORES, type Fixture, type ServedArticle, openFixture, servedArticles } from './harness.js';
 
 /** One filter parameter and the same filter in TypeScript. */
 interface Clause {
@@ -29,7 +29,7 @@ const TEXT = {
   endsWith: (x: string, y: string) => x.endsWith(y),
 };
 
-describe.each([...STORES, ...PRISMA_STORES])('filter operators, property-based, on %s, %s', (dialect, runner) => {
+describe.each([...STORES, ...PRISMA_STORES, ...DRIZZLE_STORES])('filter operators, property-based, on %s, %s', (dialect, runner) => {
   let f: Fixture;
   let all: ServedArticle[];
 

@@ -8,7 +8,7 @@
 import { Where, JsonApi, atomic } from 'jsonapi-gen';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as schema from '../../examples/blog/schema.js';
-import { PRISMA_STORES, STORES, type Fixture, type ServedArticle, openFixture, servedArticles } from './harness.js';
+import { DRIZZLE_STORES, PRISMA_STORES, STORES, type Fixture, type ServedArticle, openFixture, servedArticles } from './harness.js';
 
 describe.each(STORES)('filter operators on %s, %s runner', (dialect, runner) => {
   let f: Fixture;
@@ -156,7 +156,7 @@ describe.each(STORES)('filter operators on %s, %s runner', (dialect, runner) => 
   });
 });
 
-describe.each([...STORES, ...PRISMA_STORES])('a path through a scoped relationship on %s, %s', (dialect, runner) => {
+describe.each([...STORES, ...PRISMA_STORES, ...DRIZZLE_STORES])('a path through a scoped relationship on %s, %s', (dialect, runner) => {
   let f: Fixture;
   let api: JsonApi;
   const people = async (query: string, user?: string) => {

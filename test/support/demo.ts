@@ -3,27 +3,42 @@ import { createPostgresDatabase } from './databases.js';
 
 /**
  * What serves the demo: the Kysely store on SQLite or PostgreSQL, the hand-written memory
- * store, or the Prisma store on SQLite or PostgreSQL.
+ * store, or the Prisma or the Drizzle store on SQLite or PostgreSQL.
  */
-export type Backend = 'sqlite' | 'postgres' | 'memory' | 'prisma-sqlite' | 'prisma-postgres';
+export type Backend =
+  | 'sqlite'
+  | 'postgres'
+  | 'memory'
+  | 'prisma-sqlite'
+  | 'prisma-postgres'
+  | 'drizzle-sqlite'
+  | 'drizzle-postgres';
 
 /** Every backend, for `describe.each`. */
-export const BACKENDS: readonly Backend[] = ['sqlite', 'postgres', 'memory', 'prisma-sqlite', 'prisma-postgres'];
+export const BACKENDS: readonly Backend[] = [
+  'sqlite',
+  'postgres',
+  'memory',
+  'prisma-sqlite',
+  'prisma-postgres',
+  'drizzle-sqlite',
+  'drizzle-postgres',
+];
 
 /**
  * The blog demo on a free loopback port, seeded with `seed` articles: on a temporary SQLite
  * file, on a PostgreSQL database of its own that `close()` drops (through the Kysely store or,
- * `prisma-*`, the Prisma store), or in memory (`examples/blog/memory.ts`, data layers written by hand).
+ * `prisma-*` and `drizzle-*`, the Prisma or the Drizzle store), or in memory (`examples/blog/memory.ts`, data layers written by hand).
  */
 export async function startDemoOn(dialect: Backend, seed: number): Promise<Demo> {
-  const pg = dialect === 'postgres' || dialect === 'prisma-postgres' ? await createPostgresDatabase() : undefined;
+  const pg = dialect.endsWith('postgres') ? await createPostgresDatabase() : undefined;
   try {
     const demo = await startDemo({
       port: 0,
       seed,
       databaseUrl: pg?.url ?? null,
       memory: dialect === 'memory',
-      store: dialect.startsWith('prisma-') ? 'prisma' : 'kysely',
+      store: dialect.startsWith('prisma-') ? 'prisma' : dialect.startsWith('drizzle-') ? 'drizzle' : 'kysely',
     });
     return {
       url: demo.url,
