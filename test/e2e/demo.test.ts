@@ -133,7 +133,7 @@ describe.each(BACKENDS)('the blog demo on %s', (dialect) => {
       });
     const created = await send('POST', '/articles', '4', {
       type: 'articles',
-      attributes: { title: 'Over HTTP' },
+      attributes: { title: 'Over HTTP', body: 'Sent over HTTP.' },
       relationships: { author: { data: { type: 'people', id: '4' } }, tags: { data: [{ type: 'tags', id: '2' }] } },
     });
     expect(created.status).toBe(201);
@@ -145,6 +145,10 @@ describe.each(BACKENDS)('the blog demo on %s', (dialect) => {
     const updated = await send('PATCH', `/articles/${doc.data.id}`, '4', patch);
     expect(updated.status).toBe(200);
     expect((await updated.json()).data.attributes.status).toBe('published');
+    // Not without a body: the published article cannot lose it.
+    const emptied = await send('PATCH', `/articles/${doc.data.id}`, '4', { ...patch, attributes: { body: null } });
+    expect(emptied.status).toBe(422);
+    expect((await emptied.json()).errors[0].source).toEqual({ pointer: '/data/attributes/body' });
   });
 
   it('SQL injection in filters, ids and sorts changes nothing', async () => {
