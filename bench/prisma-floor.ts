@@ -2,12 +2,12 @@
  * The cost of one Prisma call, below which no Prisma store can go: the CPU this process spends
  * per call reading one article by id, straight through the database driver, through Prisma's
  * raw query (`$queryRawUnsafe`, no query compiler) and through a model query (`findFirst`).
- * Part of `npm run bench -- --store prisma` (bench/prisma.ts writes the table).
+ * Part of `npm run bench -- --store prisma` (bench/stores.ts writes the table).
  */
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import { openPrisma } from '../examples/blog/prisma-store.js';
-import type { PrismaDb } from './prisma.js';
+import type { StoreDb } from './stores.js';
 
 export interface FloorRow {
   call: string;
@@ -29,7 +29,7 @@ async function cpuPerCall(call: () => unknown, calls: number, rounds = 5): Promi
 }
 
 /** One article by id three ways, on the run's database; `calls` per round. */
-export async function prismaFloor(db: PrismaDb, calls = 2_000): Promise<FloorRow[]> {
+export async function prismaFloor(db: StoreDb, calls = 2_000): Promise<FloorRow[]> {
   const byId = 'select * from articles where id = $1';
   const prisma = openPrisma(db.kind === 'sqlite' ? { file: db.file } : { databaseUrl: db.url });
   try {

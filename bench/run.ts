@@ -30,10 +30,10 @@
  * process against four on one throwaway PostgreSQL database, routes a, c and d, with the cores
  * each side kept busy; then the mixed workload of test/e2e/workers.test.ts for about 25 s (5 s
  * with --quick) on four processes, requests by status and the invariants; see bench/scaling.ts),
- * --store prisma (instead: routes a-g on the demo's Kysely store, its Prisma store and the
- * baseline side by side, statements per route by page size, and a CPU profile of the Prisma demo
+ * --store prisma|drizzle (instead: routes a-g on the demo's Kysely store, that store and the
+ * baseline side by side, statements per route by page size, and a CPU profile of that store's demo
  * on route b, into --profile DIR if given; on SQLite, or with --db postgres on a throwaway
- * cluster; see bench/prisma.ts).
+ * cluster; see bench/stores.ts).
  */
 import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -45,13 +45,15 @@ import { CONNECTIONS, f0, mb } from './load.js';
 import { SIZES, generatorReport, runGenerator } from './generator/measure.js';
 import { PG_HEADING, type PgBench, countPgStatements, startPgBench, withPgSection, withSection } from './postgres.js';
 import {
-  type PrismaDb,
-  countPrismaQueries,
-  prismaHeading,
-  prismaHttp,
-  prismaReport,
-  profilePrismaRouteB,
-} from './prisma.js';
+  type OtherStore,
+  type StoreDb,
+  countStatements as countStoreStatements,
+  profileRouteB,
+  storeHeading,
+  storeHttp,
+  storeLabel,
+  storeReport,
+} from './stores.js';
 import { prismaFloor } from './prisma-floor.js';
 import { querySection } from './query.js';
 import { generateClients } from '../integrations/prisma/scripts/generate.js';
@@ -89,9 +91,10 @@ const WORKERS = args.includes('--workers');
 if (WORKERS && DB !== 'postgres')
   throw new Error('--workers goes with --db postgres (processes on one PostgreSQL database)');
 const STORE = option('--store') ?? 'kysely';
-if (STORE !== 'kysely' && STORE !== 'prisma') throw new Error(`--store ${STORE}: kysely or prisma`);
-if (STORE === 'prisma' && (WORKERS || GENERATOR_ONLY || QUERY_ONLY))
-  throw new Error('--store prisma goes alone, or with --db postgres, --quick, --profile and --out');
+if (STORE !== 'kysely' && STORE !== 'prisma' && STORE !== 'drizzle')
+  throw new Error(`--store ${STORE}: kysely, prisma or drizzle`);
+if (STORE !== 'kysely' && (WORKERS || GENERATOR_ONLY || QUERY_ONLY))
+  throw new Error(`--store ${STORE} goes alone, or with --db postgres, --quick, --profile and --out`);
 
 // autocannon counts durations in whole seconds (0.25 runs for 1 s, and so does any `amount`):
 // measured runs last whole seconds; warm-ups are bursts of fetches (see burst()).
@@ -323,8 +326,9 @@ async function mainScaling(): Promise<void> {
   log(`written to ${OUT}`);
 }
 
-/** `--store prisma`: routes a-g on the Kysely store, the Prisma store and the baseline (bench/prisma.ts). */
-async function mainPrisma(): Promise<void> {
+/** `--store prisma|drizzle`: routes a-g on the Kysely store, that store and the baseline (bench/stores.ts). */
+async function mainStore(store: OtherStore): Promise<void> {
+  const label = storeLabel(store);
   const started = performance.now();
   const log = (line: string) =>
     process.stderr.write(`[${((performance.now() - started) / 1000).toFixed(0).padStart(3)} s] ${line}\n`);
@@ -332,14 +336,14 @@ async function mainPrisma(): Promise<void> {
   const machine = `${cpus().length} × ${cpus()[0]?.model.trim() ?? 'unknown CPU'}, ${mb(totalmem())} MB, Node ${process.version}, ${process.platform}`;
   const postgres = DB === 'postgres';
   log(
-    `jsonapi-gen Prisma store benchmark${postgres ? ' on PostgreSQL' : ''}${QUICK ? ' (--quick)' : ''} on ${machine}; load average ${load0.map((l) => l.toFixed(2)).join(' ')}`,
+    `jsonapi-gen ${label} store benchmark${postgres ? ' on PostgreSQL' : ''}${QUICK ? ' (--quick)' : ''} on ${machine}; load average ${load0.map((l) => l.toFixed(2)).join(' ')}`,
   );
   // The generated clients are TypeScript under examples/blog/prisma/generated, compiled with the rest.
-  generateClients();
+  if (store === 'prisma') generateClients();
   workDir = mkdtempSync(join(tmpdir(), 'jsonapi-gen-bench-'));
   compiled = join(workDir, 'js');
   log(`compiled ${compile(root, compiled)} files to plain JavaScript`);
-  let db: PrismaDb;
+  let db: StoreDb;
   if (postgres) {
     pgBench = await startPgBench();
     const bench = pgBench;
@@ -352,24 +356,24 @@ async function mainPrisma(): Promise<void> {
     log(`seeded ${f0(SEEDED_ARTICLES)} articles in ${(ms / 1000).toFixed(1)} s`);
   }
   const ctx = { ...context(), profile: undefined };
-  log('the cost of one Prisma call ...');
-  const floor = await prismaFloor(db);
+  if (store === 'prisma') log('the cost of one Prisma call ...');
+  const floor = store === 'prisma' ? await prismaFloor(db) : [];
   log('statements per request ...');
-  const counts = await countPrismaQueries(db);
+  const counts = await countStoreStatements(store, db);
   log('HTTP, routes a-g ...');
-  const rows = await prismaHttp(ctx, db, log);
-  log('CPU profile of the Prisma demo on route b ...');
+  const rows = await storeHttp(ctx, store, db, log);
+  log(`CPU profile of the ${label} demo on route b ...`);
   const profileDir = PROFILE || join(workDir, 'profile');
   mkdirSync(profileDir, { recursive: true });
-  const profile = await profilePrismaRouteB(ctx, db, profileDir, QUICK ? 2 : 10);
+  const profile = await profileRouteB(ctx, store, db, profileDir, QUICK ? 2 : 10);
   if (PROFILE) log(`profile: ${profile.file}`);
   const load1 = loadavg();
-  const heading = prismaHeading(postgres);
-  const { lines } = prismaReport(rows, counts, profile, postgres, floor);
+  const heading = storeHeading(store, postgres);
+  const { lines } = storeReport(store, rows, counts, profile, postgres, floor);
   const text = [
     heading,
     '',
-    `\`npm run bench -- --store prisma${postgres ? ' --db postgres' : ''}${QUICK ? ' --quick' : ''}\` on ${machine}; load average ${load0.map((l) => l.toFixed(2)).join(' ')} at the start, ${load1.map((l) => l.toFixed(2)).join(' ')} at the end; ${((performance.now() - started) / 1000).toFixed(0)} s in all. ${postgres ? 'A throwaway cluster (test/support/pg-cluster.ts: fsync off)' : 'A SQLite file (WAL)'} seeded like \`npm run demo -- --seed 1000\`, one database for three servers in their own processes (NODE_ENV=production): the demo on its Kysely store (\`startDemo()\`), the demo on its Prisma store (\`startDemo({ store: 'prisma' })\`, Prisma Client 7 with ${postgres ? '@prisma/adapter-pg, pool of 10' : '@prisma/adapter-better-sqlite3'}) and the hand-written baseline (${postgres ? 'bench/baseline/pg-server.ts' : 'bench/baseline'}); ${CONNECTIONS} connections, ${WARM_ROUNDS} rounds of warm-up over every route, then per run a warm-up of ${config.warmupRequests} requests and ${config.duration} s measured, the servers taking turns (who goes first rotates), ${config.reps} repetition(s), medians; a ratio is the median of the repetitions' paired ratios. CPU µs/request is the server process's own${postgres ? " and PostgreSQL's (every process of the cluster)" : ''}, per request.`,
+    `\`npm run bench -- --store ${store}${postgres ? ' --db postgres' : ''}${QUICK ? ' --quick' : ''}\` on ${machine}; load average ${load0.map((l) => l.toFixed(2)).join(' ')} at the start, ${load1.map((l) => l.toFixed(2)).join(' ')} at the end; ${((performance.now() - started) / 1000).toFixed(0)} s in all. ${postgres ? 'A throwaway cluster (test/support/pg-cluster.ts: fsync off)' : 'A SQLite file (WAL)'} seeded like \`npm run demo -- --seed 1000\`, one database for three servers in their own processes (NODE_ENV=production): the demo on its Kysely store (\`startDemo()\`), the demo on its ${label} store (\`startDemo({ store: '${store}' })\`, ${store === 'prisma' ? `Prisma Client 7 with ${postgres ? '@prisma/adapter-pg, pool of 10' : '@prisma/adapter-better-sqlite3'}` : `drizzle-orm 0.45 on ${postgres ? 'node-postgres, pool of 10' : 'better-sqlite3'}`}) and the hand-written baseline (${postgres ? 'bench/baseline/pg-server.ts' : 'bench/baseline'}); ${CONNECTIONS} connections, ${WARM_ROUNDS} rounds of warm-up over every route, then per run a warm-up of ${config.warmupRequests} requests and ${config.duration} s measured, the servers taking turns (who goes first rotates), ${config.reps} repetition(s), medians; a ratio is the median of the repetitions' paired ratios. CPU µs/request is the server process's own${postgres ? " and PostgreSQL's (every process of the cluster)" : ''}, per request.`,
     '',
     ...lines,
   ].join('\n');
@@ -378,7 +382,14 @@ async function mainPrisma(): Promise<void> {
   log(`written to ${OUT}`);
 }
 
-(STORE === 'prisma' ? mainPrisma() : DB === 'postgres' ? (WORKERS ? mainScaling() : mainPostgres()) : main())
+(STORE === 'prisma' || STORE === 'drizzle'
+  ? mainStore(STORE)
+  : DB === 'postgres'
+    ? WORKERS
+      ? mainScaling()
+      : mainPostgres()
+    : main()
+)
   .catch((error: unknown) => {
     console.error(error);
     process.exitCode = 1;

@@ -3,7 +3,7 @@
  * KIND: `demo` (examples/blog on the generated API, Kysely, the Node adapter), `baseline`
  * (bench/baseline), `demo-pg` and `baseline-pg` (the same on PostgreSQL: FILE is then a
  * `postgres://` URL), `demo-prisma` and `demo-prisma-pg` (the demo on its Prisma store,
- * `startDemo({ store: 'prisma' })`), `floor-raw` (node:http answering a constant document), `floor-adapter`
+ * `startDemo({ store: 'prisma' })`), `demo-drizzle` and `demo-drizzle-pg` (on its Drizzle store), `floor-raw` (node:http answering a constant document), `floor-adapter`
  * (the same constant document through `toNodeHandler`, as the runtime's own result),
  * `floor-adapter-platform` (the same as a platform `new Response`). Prints `{"url": ...}` on stdout once
  * listening; answers IPC messages: `{ memory: true }` with `process.memoryUsage()` before and after a
@@ -83,6 +83,10 @@ async function start(kind: string, file: string | undefined): Promise<{ url: str
       return startDemo({ port: 0, db: file!, seed: 1, store: 'prisma' });
     case 'demo-prisma-pg':
       return startDemo({ port: 0, seed: 1, databaseUrl: file!, store: 'prisma' });
+    case 'demo-drizzle':
+      return startDemo({ port: 0, db: file!, seed: 1, store: 'drizzle' });
+    case 'demo-drizzle-pg':
+      return startDemo({ port: 0, seed: 1, databaseUrl: file!, store: 'drizzle' });
     case 'baseline-pg':
       return startPgBaseline({ databaseUrl: file!, port: 0 });
     case 'floor-raw':

@@ -1,9 +1,9 @@
 /**
- * `npm run bench -- --store prisma` (and `--db postgres`): routes a-g served by the demo on its
- * Kysely store, on its Prisma store (`startDemo({ store: 'prisma' })`) and by the hand-written
+ * `npm run bench -- --store prisma|drizzle` (and `--db postgres`): routes a-g served by the demo
+ * on its Kysely store, on the other store (`startDemo({ store })`) and by the hand-written
  * baseline, side by side in one run; the statements each store runs per route (route a, b and f
- * at page sizes 10, 20 and 50); and a CPU profile of the Prisma demo serving route b, its self
- * time by where the code lives. bench/run.ts writes the section under its own heading.
+ * at page sizes 10, 20 and 50); and a CPU profile of the other store's demo serving route b, its
+ * self time by where the code lives. bench/run.ts writes the section under its own heading.
  */
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -16,28 +16,38 @@ import { ROUTES, type Route, SEEDED_ARTICLES, routeB } from './routes.js';
 import { type BenchContext, type ServerProcess, measure, serve } from './server-process.js';
 import { PAGE_SIZES, WARM_ROUNDS, removeCreated } from './sqlite-sections.js';
 
+/** The stores compared with the Kysely store. */
+export type OtherStore = 'prisma' | 'drizzle';
+
+/** A store's name in prose and tables. */
+export const storeLabel = (store: OtherStore) => ({ prisma: 'Prisma', drizzle: 'Drizzle' })[store];
+
+/** The least rate of the Kysely store's each route must reach (the issues' targets). */
+export const RATIO_TARGET: Record<OtherStore, number> = { prisma: 0.5, drizzle: 0.8 };
+
 /** The section's heading in bench/results.md, on SQLite and on PostgreSQL. */
-export const prismaHeading = (postgres: boolean) =>
-  `# Prisma store${postgres ? ' on PostgreSQL' : ''}: against the Kysely store and the baseline`;
+export const storeHeading = (store: OtherStore, postgres: boolean) =>
+  `# ${storeLabel(store)} store${postgres ? ' on PostgreSQL' : ''}: against the Kysely store and the baseline`;
 
 /** Where the run's servers read: the SQLite file, or the PostgreSQL URL with its reset and CPU. */
-export type PrismaDb =
+export type StoreDb =
   { kind: 'sqlite'; file: string } | { kind: 'postgres'; url: string; reset: () => Promise<void>; cpu: () => number };
 
-const SERVERS = ['kysely', 'prisma', 'baseline'] as const;
+/** The three servers of a run: `store` is the Prisma or Drizzle demo. */
+const SERVERS = ['kysely', 'store', 'baseline'] as const;
 type ServerName = (typeof SERVERS)[number];
-const noLoads = (): Record<ServerName, Load[]> => ({ kysely: [], prisma: [], baseline: [] });
+const noLoads = (): Record<ServerName, Load[]> => ({ kysely: [], store: [], baseline: [] });
 
-const reset = (db: PrismaDb) => (db.kind === 'sqlite' ? removeCreated(db.file, SEEDED_ARTICLES) : db.reset());
-const location = (db: PrismaDb) => (db.kind === 'sqlite' ? db.file : db.url);
-const kindOf = (name: ServerName, db: PrismaDb) =>
-  `${{ kysely: 'demo', prisma: 'demo-prisma', baseline: 'baseline' }[name]}${db.kind === 'postgres' ? '-pg' : ''}`;
+const reset = (db: StoreDb) => (db.kind === 'sqlite' ? removeCreated(db.file, SEEDED_ARTICLES) : db.reset());
+const location = (db: StoreDb) => (db.kind === 'sqlite' ? db.file : db.url);
+const kindOf = (name: ServerName, store: OtherStore, db: StoreDb) =>
+  `${{ kysely: 'demo', store: `demo-${store}`, baseline: 'baseline' }[name]}${db.kind === 'postgres' ? '-pg' : ''}`;
 
 export interface QueryCount {
   route: string;
   path: string;
   /** Statements, or the status of a failed request (`500`). */
-  prisma: number | string;
+  store: number | string;
   kysely: number | string;
 }
 
@@ -60,18 +70,20 @@ function countedRoutes(): Route[] {
 
 /**
  * Statements per request, in-process: the Prisma demo through Prisma's `query` event
- * (`onPrismaQuery`), the Kysely demo through Kysely's `log`.
+ * (`onPrismaQuery`), the Drizzle demo through its logger (`onDrizzleQuery`), the Kysely demo
+ * through Kysely's `log`.
  */
-export async function countPrismaQueries(db: PrismaDb): Promise<QueryCount[]> {
-  const prismaLog: string[] = [];
+export async function countStatements(store: OtherStore, db: StoreDb): Promise<QueryCount[]> {
+  const storeLog: string[] = [];
   const kyselyLog: string[] = [];
   const where = db.kind === 'sqlite' ? { db: db.file, databaseUrl: null } : { databaseUrl: db.url };
-  const prisma = await startDemo({
+  const onQuery = (q: string) => void storeLog.push(q);
+  const other = await startDemo({
     port: 0,
     seed: 1,
     ...where,
-    store: 'prisma',
-    onPrismaQuery: (q) => prismaLog.push(q),
+    store,
+    ...(store === 'prisma' ? { onPrismaQuery: onQuery } : { onDrizzleQuery: onQuery }),
   });
   const kysely = await startDemo({
     port: 0,
@@ -100,33 +112,38 @@ export async function countPrismaQueries(db: PrismaDb): Promise<QueryCount[]> {
       counts.push({
         route: route.name,
         path: `${route.method} ${route.path}`,
-        prisma: await count(prisma.url, prismaLog),
+        store: await count(other.url, storeLog),
         kysely: await count(kysely.url, kyselyLog),
       });
     }
   } finally {
-    await prisma.close();
+    await other.close();
     await kysely.close();
   }
   return counts;
 }
 
-export interface PrismaRow {
+export interface StoreRow {
   name: string;
   label: string;
   /** The median loads of the servers that answered the route; a failing server's status instead. */
   loads: Record<ServerName, Load | number>;
   /** Medians of the paired ratios (the servers measured back to back in each repetition), and each repetition's. */
-  prismaKysely: number[];
-  prismaBaseline: number[];
+  storeKysely: number[];
+  storeBaseline: number[];
 }
 
 /** Routes a-g on the three servers, taking turns route by route; medians over `ctx.config.reps`. */
-export async function prismaHttp(ctx: BenchContext, db: PrismaDb, log: (line: string) => void): Promise<PrismaRow[]> {
+export async function storeHttp(
+  ctx: BenchContext,
+  store: OtherStore,
+  db: StoreDb,
+  log: (line: string) => void,
+): Promise<StoreRow[]> {
   const servers = new Map<ServerName, ServerProcess>();
   const extraCpu = db.kind === 'postgres' ? db.cpu : undefined;
   try {
-    for (const name of SERVERS) servers.set(name, await serve(ctx, kindOf(name, db), location(db)));
+    for (const name of SERVERS) servers.set(name, await serve(ctx, kindOf(name, store, db), location(db)));
     // A server that fails a route (a status >= 300) is not measured on it: the table says so.
     const failures = new Map<string, number>();
     for (const route of ROUTES)
@@ -173,13 +190,13 @@ export async function prismaHttp(ctx: BenchContext, db: PrismaDb, log: (line: st
       const s = samples.get(route.name)!;
       const of = (name: ServerName) => failures.get(`${route.name} ${name}`) ?? medianLoad(s[name]);
       const ratios = (other: ServerName) =>
-        s.prisma.length && s[other].length ? s.prisma.map((p, i) => p.rps / s[other][i]!.rps) : [NaN];
+        s.store.length && s[other].length ? s.store.map((p, i) => p.rps / s[other][i]!.rps) : [NaN];
       return {
         name: route.name,
         label: route.label,
-        loads: { kysely: of('kysely'), prisma: of('prisma'), baseline: of('baseline') },
-        prismaKysely: ratios('kysely'),
-        prismaBaseline: ratios('baseline'),
+        loads: { kysely: of('kysely'), store: of('store'), baseline: of('baseline') },
+        storeKysely: ratios('kysely'),
+        storeBaseline: ratios('baseline'),
       };
     });
   } finally {
@@ -187,20 +204,22 @@ export async function prismaHttp(ctx: BenchContext, db: PrismaDb, log: (line: st
   }
 }
 
-/** Where a profiled frame's code lives, for the Prisma demo's profile; undefined for idle time. */
-export function prismaPlace(functionName: string, url: string): string | undefined {
+/** Where a profiled frame's code lives, for a store demo's profile; undefined for idle time. */
+export function storePlace(functionName: string, url: string): string | undefined {
   if (functionName === '(idle)') return undefined;
   if (url.startsWith('wasm://')) return 'Prisma query compiler (wasm)';
   if (url.includes('node_modules/')) {
     const pkg = url.split('node_modules/').pop()!.split('/').slice(0, 2).join('/');
     if (pkg.startsWith('@prisma/client')) return 'Prisma client runtime (@prisma/client)';
     if (pkg.startsWith('@prisma/')) return 'Prisma driver adapter (@prisma/adapter-*, driver-adapter-utils)';
+    if (pkg.startsWith('drizzle-orm/')) return 'Drizzle ORM (drizzle-orm)';
     if (/^(better-sqlite3|pg|pg-[^/]*|postgres-[^/]*)\//.test(pkg)) return 'database driver (better-sqlite3, pg)';
     return `other package ${pkg.split('/')[0]}`;
   }
   if (url.includes('/examples/blog/prisma/generated/'))
     return 'generated Prisma client (examples/blog/prisma/generated)';
   if (url.includes('/integrations/prisma/')) return 'our Prisma store (integrations/prisma)';
+  if (url.includes('/integrations/drizzle/')) return 'our Drizzle store (integrations/drizzle)';
   if (url.includes('/integrations/kysely/')) return 'the Kysely store (integrations/kysely: the demo migrates with it)';
   if (url.includes('/runtime/')) return 'jsonapi-gen runtime (runtime/)';
   if (url.includes('/examples/blog/') || url.includes('/bench/')) return 'the demo (examples/blog)';
@@ -211,7 +230,7 @@ export function prismaPlace(functionName: string, url: string): string | undefin
   return `other ${url}`;
 }
 
-export interface PrismaProfile {
+export interface StoreProfile {
   seconds: number;
   requests: number;
   total: number;
@@ -220,18 +239,19 @@ export interface PrismaProfile {
 }
 
 /**
- * The Prisma demo in its own process under `node --cpu-prof` (profiles into `dir`), route b
+ * The store's demo in its own process under `node --cpu-prof` (profiles into `dir`), route b
  * warmed then loaded for `seconds`; its self time by place.
  */
-export async function profilePrismaRouteB(
+export async function profileRouteB(
   ctx: BenchContext,
-  db: PrismaDb,
+  store: OtherStore,
+  db: StoreDb,
   dir: string,
   seconds: number,
-): Promise<PrismaProfile> {
+): Promise<StoreProfile> {
   const before = new Set(readdirSync(dir, { withFileTypes: false }).map(String));
-  const profiled = { ...ctx, profile: dir, profileKinds: [kindOf('prisma', db)] };
-  const server = await serve(profiled, kindOf('prisma', db), location(db));
+  const kind = kindOf('store', store, db);
+  const server = await serve({ ...ctx, profile: dir, profileKinds: [kind] }, kind, location(db));
   const route = ROUTES.find((r) => r.name === 'b')!;
   let requests: number;
   try {
@@ -242,21 +262,38 @@ export async function profilePrismaRouteB(
   }
   const file = readdirSync(dir).find((name) => name.endsWith('.cpuprofile') && !before.has(name));
   if (!file) throw new Error(`no CPU profile written to ${dir}`);
-  const { total, places } = selfByPlace(readProfile(join(dir, file)), prismaPlace);
+  const { total, places } = selfByPlace(readProfile(join(dir, file)), storePlace);
   return { seconds, requests, total, places, file: join(dir, file) };
 }
 
 const range = (ratios: number[]) =>
   ratios.length > 1 ? ` (${f2(Math.min(...ratios))}-${f2(Math.max(...ratios))})` : '';
 
+/** What the profile's paragraph names as the store's library, by place. */
+const LIBRARY: Record<OtherStore, { name: string; places: string[]; adapter?: string }> = {
+  prisma: {
+    name: 'Prisma (its client runtime, query compiler and the generated client)',
+    places: [
+      'Prisma client runtime (@prisma/client)',
+      'Prisma query compiler (wasm)',
+      'generated Prisma client (examples/blog/prisma/generated)',
+    ],
+    adapter: 'Prisma driver adapter (@prisma/adapter-*, driver-adapter-utils)',
+  },
+  drizzle: { name: 'Drizzle ORM', places: ['Drizzle ORM (drizzle-orm)'] },
+};
+
 /** The section's tables, from the heading's paragraph on; its Targets last. */
-export function prismaReport(
-  rows: readonly PrismaRow[],
+export function storeReport(
+  store: OtherStore,
+  rows: readonly StoreRow[],
   counts: readonly QueryCount[],
-  profile: PrismaProfile | undefined,
+  profile: StoreProfile | undefined,
   postgres: boolean,
   floor: readonly FloorRow[] = [],
 ): { lines: string[]; targets: Target[] } {
+  const label = storeLabel(store);
+  const least = RATIO_TARGET[store];
   const lines: string[] = [];
   const targets: Target[] = [];
   const failed = (status: number) => `fails: ${status}`;
@@ -267,48 +304,55 @@ export function prismaReport(
   const latency = (l: Load | number) => (typeof l === 'number' ? failed(l) : `${l.p50} / ${l.p99}`);
   const countOf = (name: string) => counts.find((c) => c.route === name || c.route === `${name}@20`);
   lines.push(
-    `| route | Kysely req/s | Prisma req/s | baseline req/s | Prisma / Kysely (range) | Prisma / baseline (range) | CPU µs/request${postgres ? ' node + PostgreSQL' : ''} (Kysely / Prisma / baseline) | Prisma p50 / p99 ms | statements (Kysely / Prisma) | Prisma / Kysely >= 0.5 |`,
+    `| route | Kysely req/s | ${label} req/s | baseline req/s | ${label} / Kysely (range) | ${label} / baseline (range) | CPU µs/request${postgres ? ' node + PostgreSQL' : ''} (Kysely / ${label} / baseline) | ${label} p50 / p99 ms | statements (Kysely / ${label}) | ${label} / Kysely >= ${least} |`,
     '|---|---:|---:|---:|---:|---:|---:|---:|---:|---|',
   );
   for (const row of rows) {
-    const ratio = median(row.prismaKysely);
-    const ok = ratio >= 0.5;
-    targets.push([`Prisma ${row.name} >= 0.5 × Kysely`, ok, Number.isNaN(ratio) ? 'not measured' : f2(ratio)]);
-    const { kysely, prisma, baseline } = row.loads;
+    const ratio = median(row.storeKysely);
+    const ok = ratio >= least;
+    targets.push([`${label} ${row.name} >= ${least} × Kysely`, ok, Number.isNaN(ratio) ? 'not measured' : f2(ratio)]);
+    const { kysely, store: other, baseline } = row.loads;
     const c = countOf(row.name);
     lines.push(
-      `| ${row.name} \`${row.label}\` | ${rps(kysely)} | ${rps(prisma)} | ${rps(baseline)} | ${show(ratio)}${range(row.prismaKysely)} | ${show(median(row.prismaBaseline))}${range(row.prismaBaseline)} | ${cpu(kysely)} / ${cpu(prisma)} / ${cpu(baseline)} | ${latency(prisma)} | ${c ? `${c.kysely} / ${c.prisma}` : '-'} | ${mark(ok)} |`,
+      `| ${row.name} \`${row.label}\` | ${rps(kysely)} | ${rps(other)} | ${rps(baseline)} | ${show(ratio)}${range(row.storeKysely)} | ${show(median(row.storeBaseline))}${range(row.storeBaseline)} | ${cpu(kysely)} / ${cpu(other)} / ${cpu(baseline)} | ${latency(other)} | ${c ? `${c.kysely} / ${c.store}` : '-'} | ${mark(ok)} |`,
     );
   }
   lines.push('', '### Statements per request by page size', '');
   lines.push(
-    "Counted in-process: the Prisma store through Prisma's `query` event (`startDemo({ store: 'prisma', onPrismaQuery })`), the Kysely store through Kysely's `log`; route d's include the transaction's statements.",
+    `Counted in-process: the ${label} store through ${store === 'prisma' ? "Prisma's `query` event (`startDemo({ store: 'prisma', onPrismaQuery })`)" : "Drizzle's logger (`startDemo({ store: 'drizzle', onDrizzleQuery })`)"}, the Kysely store through Kysely's \`log\`; route d's include the transaction's statements.`,
     '',
-    '| route | request | Kysely | Prisma |',
+    `| route | request | Kysely | ${label} |`,
     '|---|---|---:|---:|',
   );
-  for (const c of counts) lines.push(`| ${c.route} | \`${c.path}\` | ${c.kysely} | ${c.prisma} |`);
+  for (const c of counts) lines.push(`| ${c.route} | \`${c.path}\` | ${c.kysely} | ${c.store} |`);
   for (const name of ['a', 'b', 'f']) {
-    const prisma = counts.filter((c) => c.route.startsWith(`${name}@`)).map((c) => c.prisma);
+    const of = counts.filter((c) => c.route.startsWith(`${name}@`)).map((c) => c.store);
     targets.push([
-      `Prisma statements of ${name} do not grow with page size (${PAGE_SIZES.join(', ')})`,
-      prisma.length > 0 && prisma.every((n) => typeof n === 'number' && n <= (prisma[0] as number)),
-      prisma.join(', '),
+      `${label} statements of ${name} do not grow with page size (${PAGE_SIZES.join(', ')})`,
+      of.length > 0 && of.every((n) => typeof n === 'number' && n <= (of[0] as number)),
+      of.join(', '),
     ]);
   }
+  if (store === 'drizzle')
+    targets.push([
+      'Drizzle statements equal to the Kysely store’s on every route',
+      counts.every((c) => c.store === c.kysely),
+      counts
+        .filter((c) => c.store !== c.kysely)
+        .map((c) => `${c.route}: ${c.kysely} / ${c.store}`)
+        .join(', ') || 'all equal',
+    ]);
   lines.push('');
   if (profile) {
     const share = (place: string) => profile.places.find(([p]) => p === place)?.[1] ?? 0;
     const pct = (n: number) => `${((n / profile.total) * 100).toFixed(0)}%`;
-    const prismaSide =
-      share('Prisma client runtime (@prisma/client)') +
-      share('Prisma query compiler (wasm)') +
-      share('generated Prisma client (examples/blog/prisma/generated)');
-    const ours = share('our Prisma store (integrations/prisma)');
+    const library = LIBRARY[store];
+    const librarySide = library.places.reduce((sum, place) => sum + share(place), 0);
+    const ours = share(`our ${label} store (integrations/${store})`);
     const runtime = share('jsonapi-gen runtime (runtime/)');
-    lines.push('### Where the Prisma demo spends its CPU on route b', '');
+    lines.push(`### Where the ${label} demo spends its CPU on route b`, '');
     lines.push(
-      `A CPU profile (\`node --cpu-prof\`) of the Prisma demo serving route b for ${profile.seconds} s (${f0(profile.requests)} requests) after a warm-up; self time of the busy samples (idle left out) by where the code lives (bench/profile-summary.ts for the functions). Prisma (its client runtime, query compiler and the generated client) takes ${pct(prismaSide)}, its driver adapter ${pct(share('Prisma driver adapter (@prisma/adapter-*, driver-adapter-utils)'))}, the database driver ${pct(share('database driver (better-sqlite3, pg)'))}; our Prisma store ${pct(ours)} and the jsonapi-gen runtime ${pct(runtime)}; the rest is Node (HTTP, streams, native code) and the garbage collector.`,
+      `A CPU profile (\`node --cpu-prof\`) of the ${label} demo serving route b for ${profile.seconds} s (${f0(profile.requests)} requests) after a warm-up; self time of the busy samples (idle left out) by where the code lives (bench/profile-summary.ts for the functions). ${library.name} takes ${pct(librarySide)}${library.adapter ? `, its driver adapter ${pct(share(library.adapter))}` : ''}, the database driver ${pct(share('database driver (better-sqlite3, pg)'))}; our ${label} store ${pct(ours)} and the jsonapi-gen runtime ${pct(runtime)}; the rest is Node (HTTP, streams, native code) and the garbage collector.`,
       '',
       '| place | self time |',
       '|---|---:|',
