@@ -111,7 +111,7 @@ function transport(options: ClientOptions): Transport {
     },
     async send<R>(method: string, url: string, request: (RequestOptions & Write) | undefined): Promise<R> {
       const headers = new Headers(options.headers);
-      for (const [name, value] of new Headers(request?.headers)) headers.set(name, value);
+      new Headers(request?.headers).forEach((value, name) => headers.set(name, value));
       const media = request?.media ?? MEDIA_TYPE;
       headers.set('accept', media);
       if (request?.body !== undefined) headers.set('content-type', media);
@@ -185,23 +185,33 @@ function addClauses(params: URLSearchParams, prefix: string, clauses: object): v
     }
   }
 }
+`;
 
+/**
+ * The helpers some APIs' clients need and others do not, by name: each is written only when the
+ * rest of the client calls it (the generated file compiles under `noUnusedLocals`).
+ */
+export const CLIENT_HELPERS: Readonly<Record<string, string>> = {
+  pathOf: `
 /** The path of a resource, or of a member under it. */
 function pathOf(type: string, id: string, ...rest: string[]): string {
   return ['', type, encodeURIComponent(id), ...rest].join('/');
 }
-
+`,
+  linkageOf: `
 /** A write's relationships as the document carries them: each identifier (or list of them) as \`data\`. */
 function linkageOf(relationships: object | undefined): { [name: string]: { data: unknown } } | undefined {
   if (relationships === undefined) return undefined;
   return Object.fromEntries(Object.entries(relationships).map(([name, data]) => [name, { data }]));
 }
-
+`,
+  identifiers: `
 /** The ids of \`type\` as identifiers. */
 function identifiers(type: string, ids: readonly string[]): Array<{ type: string; id: string }> {
   return ids.map((id) => ({ type, id }));
 }
-
+`,
+  resourceObject: `
 /** A write's values (attributes, relationships as identifiers, a client id) as a resource object. */
 function resourceObject(type: string, id: string | undefined, values: { id?: string; attributes?: object; relationships?: object }) {
   const relationships = linkageOf(values.relationships);
@@ -214,7 +224,8 @@ function resourceObject(type: string, id: string | undefined, values: { id?: str
     },
   };
 }
-
+`,
+  pagesOf: `
 /**
  * Every page of a collection, following each page's \`links.next\` (an offset or a cursor, as the
  * server pages) until there is none.
@@ -231,4 +242,5 @@ async function* pagesOf<D extends { links?: { [name: string]: string | null } }>
     next = page.links?.['next'];
   }
 }
-`;
+`,
+};

@@ -8,7 +8,7 @@
  */
 import type { ApiModel, AttributeModel, FilterModel, RelationshipModel, ResourceModel } from '../ir.js';
 import { propertyKey, quote } from '../naming.js';
-import { CLIENT_CORE } from './client-core.js';
+import { CLIENT_CORE, CLIENT_HELPERS } from './client-core.js';
 import { header } from './helpers.js';
 import { filterOperators, includePaths, reachableTypes, withCountNames } from './openapi-parameters.js';
 
@@ -22,34 +22,52 @@ const union = (names: readonly string[]): string => (names.length === 0 ? 'never
 /** The text of `client.ts` (unformatted: the printer formats it). */
 export function emitClient(model: ApiModel): string {
   const byType: ByType = new Map(model.resources.map((r) => [r.type, r]));
-  const imports = [
-    "import type { DocumentQuery, ErrorObject } from 'jsonapi-gen';",
-    // Specifiers through `quote`: a literal one here would read as an import of this module (incremental.ts).
-    `import type { ApiTypes, CollectionDocument, Document } from ${quote('./index.js')};`,
-    ...model.resources.map(
-      (r) => `import type { ${resourceImports(r).join(', ')} } from ${quote(`./resources/${r.type}.js`)};`,
-    ),
-  ];
-  return [
-    header(model.schemaPath),
-    '',
-    ...imports,
+  const code = [
     CLIENT_CORE,
     registry(model, byType),
     ...model.resources.map((r) => resourceTypes(r, byType)),
     atomicTypes(model),
     createClient(model),
   ].join('\n');
+  const helpers = helpersCalled(code);
+  const body = code + helpers.map((name) => CLIENT_HELPERS[name]).join('');
+  // Only the names the client uses: it compiles under `noUnusedLocals`. Specifiers through
+  // `quote`: a literal one here would read as an import of this module (incremental.ts).
+  const importOf = (specifier: string, names: readonly string[]) => {
+    const used = names.filter((name) => new RegExp(`\\b${name}\\b`).test(body));
+    return used.length === 0 ? [] : [`import type { ${used.join(', ')} } from ${quote(specifier)};`];
+  };
+  return [
+    header(model.schemaPath),
+    '',
+    ...importOf('jsonapi-gen', ['DocumentQuery', 'ErrorObject']),
+    ...importOf('./index.js', ['ApiTypes', 'CollectionDocument', 'Document']),
+    ...model.resources.flatMap((r) => importOf(`./resources/${r.type}.js`, resourceImports(r))),
+    body,
+  ].join('\n');
 }
 
+/** The helpers `code` calls, and those they call, in the order of `CLIENT_HELPERS`. */
+function helpersCalled(code: string): string[] {
+  const called = new Set<string>();
+  let text = code;
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const name of Object.keys(CLIENT_HELPERS)) {
+      if (!called.has(name) && new RegExp(`\\b${name}\\(`).test(text)) {
+        called.add(name);
+        text += CLIENT_HELPERS[name];
+        grew = true;
+      }
+    }
+  }
+  return Object.keys(CLIENT_HELPERS).filter((name) => called.has(name));
+}
+
+/** What a resource module may give the client: identifiers, and the values and bodies of writes. */
 function resourceImports(r: ResourceModel): string[] {
   const p = r.names.pascal;
-  return [
-    `${p}Attributes`,
-    `${p}Identifier`,
-    ...(r.endpoints.create ? [`${p}CreateValues`, `${p}CreatePayload`] : []),
-    ...(r.endpoints.update ? [`${p}UpdateValues`, `${p}UpdatePayload`] : []),
-  ];
+  return [`${p}Identifier`, `${p}CreateValues`, `${p}CreatePayload`, `${p}UpdateValues`, `${p}UpdatePayload`];
 }
 
 /** What the read options of every type need: its include paths, fieldsets and countable names. */
@@ -71,14 +89,17 @@ export type ReadOptions<T extends keyof ClientTypes, I, F> = RequestOptions & {
   withCount?: readonly ClientTypes[T]['withCount'][];
 };
 
-/** The parts of a request that shape its document. */
-type Shape<I extends DocumentQuery['include'], F extends DocumentQuery['fields']> = { include: I; fields: F };
+/** The parts of a request that shape its document: its include paths \`I\` and fieldsets \`F\`. */
+export type Shape<I extends NonNullable<DocumentQuery['include']>, F extends NonNullable<DocumentQuery['fields']>> = {
+  include: I;
+  fields: F;
+};
 
 /** The document of a relationship's related resources: \`Rel\` names the related type and whether it is to-many. */
 export type RelatedDocument<
   Rel extends { type: keyof ApiTypes['objects']; many: boolean },
-  I extends DocumentQuery['include'],
-  F extends DocumentQuery['fields'],
+  I extends NonNullable<DocumentQuery['include']>,
+  F extends NonNullable<DocumentQuery['fields']>,
 > = Rel['many'] extends true
   ? CollectionDocument<Rel['type'], Shape<I, F>>
   : NullableDocument<Document<Rel['type'], Shape<I, F>>>;

@@ -3,7 +3,6 @@
 import type { DocumentQuery, ErrorObject } from 'jsonapi-gen';
 import type { ApiTypes, CollectionDocument, Document } from './index.js';
 import type {
-  ArticlesAttributes,
   ArticlesIdentifier,
   ArticlesCreateValues,
   ArticlesCreatePayload,
@@ -11,7 +10,6 @@ import type {
   ArticlesUpdatePayload,
 } from './resources/articles.js';
 import type {
-  CommentsAttributes,
   CommentsIdentifier,
   CommentsCreateValues,
   CommentsCreatePayload,
@@ -19,7 +17,6 @@ import type {
   CommentsUpdatePayload,
 } from './resources/comments.js';
 import type {
-  PeopleAttributes,
   PeopleIdentifier,
   PeopleCreateValues,
   PeopleCreatePayload,
@@ -27,7 +24,6 @@ import type {
   PeopleUpdatePayload,
 } from './resources/people.js';
 import type {
-  TagsAttributes,
   TagsIdentifier,
   TagsCreateValues,
   TagsCreatePayload,
@@ -140,7 +136,7 @@ function transport(options: ClientOptions): Transport {
     },
     async send<R>(method: string, url: string, request: (RequestOptions & Write) | undefined): Promise<R> {
       const headers = new Headers(options.headers);
-      for (const [name, value] of new Headers(request?.headers)) headers.set(name, value);
+      new Headers(request?.headers).forEach((value, name) => headers.set(name, value));
       const media = request?.media ?? MEDIA_TYPE;
       headers.set('accept', media);
       if (request?.body !== undefined) headers.set('content-type', media);
@@ -212,56 +208,6 @@ function addClauses(params: URLSearchParams, prefix: string, clauses: object): v
     } else {
       params.set(key, String(value));
     }
-  }
-}
-
-/** The path of a resource, or of a member under it. */
-function pathOf(type: string, id: string, ...rest: string[]): string {
-  return ['', type, encodeURIComponent(id), ...rest].join('/');
-}
-
-/** A write's relationships as the document carries them: each identifier (or list of them) as `data`. */
-function linkageOf(relationships: object | undefined): { [name: string]: { data: unknown } } | undefined {
-  if (relationships === undefined) return undefined;
-  return Object.fromEntries(Object.entries(relationships).map(([name, data]) => [name, { data }]));
-}
-
-/** The ids of `type` as identifiers. */
-function identifiers(type: string, ids: readonly string[]): Array<{ type: string; id: string }> {
-  return ids.map((id) => ({ type, id }));
-}
-
-/** A write's values (attributes, relationships as identifiers, a client id) as a resource object. */
-function resourceObject(
-  type: string,
-  id: string | undefined,
-  values: { id?: string; attributes?: object; relationships?: object },
-) {
-  const relationships = linkageOf(values.relationships);
-  return {
-    data: {
-      type,
-      ...((id ?? values.id) !== undefined && { id: id ?? values.id }),
-      ...(values.attributes && { attributes: values.attributes }),
-      ...(relationships && { relationships }),
-    },
-  };
-}
-
-/**
- * Every page of a collection, following each page's `links.next` (an offset or a cursor, as the
- * server pages) until there is none.
- */
-async function* pagesOf<D extends { links?: { [name: string]: string | null } }>(
-  t: Transport,
-  url: string,
-  options: RequestOptions | undefined,
-): AsyncGenerator<D, void, undefined> {
-  let next: string | null | undefined = url;
-  while (next) {
-    const page: D = await t.send<D>('GET', next, options);
-    yield page;
-    next = page.links?.['next'];
   }
 }
 
@@ -356,14 +302,17 @@ export type ReadOptions<T extends keyof ClientTypes, I, F> = RequestOptions & {
   withCount?: readonly ClientTypes[T]['withCount'][];
 };
 
-/** The parts of a request that shape its document. */
-type Shape<I extends DocumentQuery['include'], F extends DocumentQuery['fields']> = { include: I; fields: F };
+/** The parts of a request that shape its document: its include paths `I` and fieldsets `F`. */
+export type Shape<I extends NonNullable<DocumentQuery['include']>, F extends NonNullable<DocumentQuery['fields']>> = {
+  include: I;
+  fields: F;
+};
 
 /** The document of a relationship's related resources: `Rel` names the related type and whether it is to-many. */
 export type RelatedDocument<
   Rel extends { type: keyof ApiTypes['objects']; many: boolean },
-  I extends DocumentQuery['include'],
-  F extends DocumentQuery['fields'],
+  I extends NonNullable<DocumentQuery['include']>,
+  F extends NonNullable<DocumentQuery['fields']>,
 > = Rel['many'] extends true
   ? CollectionDocument<Rel['type'], Shape<I, F>>
   : NullableDocument<Document<Rel['type'], Shape<I, F>>>;
@@ -919,4 +868,53 @@ function tagsClient(t: Transport): TagsClient {
     relationship: (id, relationship, options) =>
       t.send('GET', t.url(pathOf('tags', id, 'relationships', relationship)), options),
   };
+}
+/** The path of a resource, or of a member under it. */
+function pathOf(type: string, id: string, ...rest: string[]): string {
+  return ['', type, encodeURIComponent(id), ...rest].join('/');
+}
+
+/** A write's relationships as the document carries them: each identifier (or list of them) as `data`. */
+function linkageOf(relationships: object | undefined): { [name: string]: { data: unknown } } | undefined {
+  if (relationships === undefined) return undefined;
+  return Object.fromEntries(Object.entries(relationships).map(([name, data]) => [name, { data }]));
+}
+
+/** The ids of `type` as identifiers. */
+function identifiers(type: string, ids: readonly string[]): Array<{ type: string; id: string }> {
+  return ids.map((id) => ({ type, id }));
+}
+
+/** A write's values (attributes, relationships as identifiers, a client id) as a resource object. */
+function resourceObject(
+  type: string,
+  id: string | undefined,
+  values: { id?: string; attributes?: object; relationships?: object },
+) {
+  const relationships = linkageOf(values.relationships);
+  return {
+    data: {
+      type,
+      ...((id ?? values.id) !== undefined && { id: id ?? values.id }),
+      ...(values.attributes && { attributes: values.attributes }),
+      ...(relationships && { relationships }),
+    },
+  };
+}
+
+/**
+ * Every page of a collection, following each page's `links.next` (an offset or a cursor, as the
+ * server pages) until there is none.
+ */
+async function* pagesOf<D extends { links?: { [name: string]: string | null } }>(
+  t: Transport,
+  url: string,
+  options: RequestOptions | undefined,
+): AsyncGenerator<D, void, undefined> {
+  let next: string | null | undefined = url;
+  while (next) {
+    const page: D = await t.send<D>('GET', next, options);
+    yield page;
+    next = page.links?.['next'];
+  }
 }
