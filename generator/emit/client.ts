@@ -51,7 +51,7 @@ export function emitClient(model: ApiModel): string {
 function helpersCalled(code: string): string[] {
   const called = new Set<string>();
   let text = code;
-  for (let grew = true; grew; ) {
+  for (let grew = true; grew;) {
     grew = false;
     for (const name of Object.keys(CLIENT_HELPERS)) {
       if (!called.has(name) && new RegExp(`\\b${name}\\(`).test(text)) {
@@ -184,9 +184,7 @@ function listTypes(r: ResourceModel, byType: ByType): string[] {
   const out: string[] = [];
   const members: string[] = [];
   if (r.filterDetails.length > 0) {
-    const filters = r.filterDetails.map(
-      (f) => `${propertyKey(f.name)}?: ${filterType(r, f, byType)};`,
-    );
+    const filters = r.filterDetails.map((f) => `${propertyKey(f.name)}?: ${filterType(r, f, byType)};`);
     out.push(
       `/** The filters of \`GET /${r.type}\`, each with the operators it takes and the value it compares. */`,
       `export type ${p}Filters = { ${filters.join('\n')} };`,
@@ -234,7 +232,8 @@ function filterType(r: ResourceModel, filter: FilterModel, byType: ByType): stri
 /** The TypeScript type of one value a `Where` filter compares: by its attribute's kind, or an id. */
 function valueType(r: ResourceModel, name: string, byType: ByType): string {
   const [first, path] = name.split('.') as [string, string | undefined];
-  const owner = path === undefined ? r : byType.get(r.relationships.find((rel) => rel.name === first)?.relatedType ?? '');
+  const owner =
+    path === undefined ? r : byType.get(r.relationships.find((rel) => rel.name === first)?.relatedType ?? '');
   const attribute = owner?.attributes.find((a) => a.name === (path ?? first));
   return attribute ? kindType(attribute) : 'string';
 }
@@ -263,7 +262,10 @@ function relationshipMethods(r: ResourceModel, byType: ByType, out: string[]): s
     out.push(
       `/** The relationships of \`${r.type}\`: each one's related type and whether it is to-many. */`,
       `export type ${p}Relations = { ${r.relationships
-        .map((rel) => `${propertyKey(rel.name)}: { type: ${quote(rel.relatedType)}; many: ${rel.cardinality === 'many'} };`)
+        .map(
+          (rel) =>
+            `${propertyKey(rel.name)}: { type: ${quote(rel.relatedType)}; many: ${rel.cardinality === 'many'} };`,
+        )
         .join(' ')} };`,
       `/** The linkage of each relationship of \`${r.type}\`. */`,
       `export type ${p}Linkage = { ${r.relationships
@@ -331,7 +333,11 @@ export interface AtomicResultsDocument {
 function createClient(model: ApiModel): string {
   const atomic = model.extensions.atomic;
   const members = model.resources.map((r) => `${propertyKey(r.type)}: ${r.names.pascal}Client;`);
-  if (atomic) members.push(`/** \`POST ${atomic.path}\`: the operations, in one transaction. */`, 'atomic(operations: readonly AtomicOperation[], options?: RequestOptions): Promise<AtomicResultsDocument>;');
+  if (atomic)
+    members.push(
+      `/** \`POST ${atomic.path}\`: the operations, in one transaction. */`,
+      'atomic(operations: readonly AtomicOperation[], options?: RequestOptions): Promise<AtomicResultsDocument>;',
+    );
   const [first] = model.resources;
   const example = first
     ? `\n * const page = await client.${first.type.includes('-') ? `[${quote(first.type)}]` : first.type}.list();`
@@ -378,9 +384,13 @@ function resourceClient(r: ResourceModel): string {
   }
   if (r.endpoints.show) methods.push(`get: (id, options) => t.send('GET', t.url(pathOf(${t}, id), options), options),`);
   if (r.endpoints.create)
-    methods.push(`create: (values, options) => t.send('POST', t.url('/' + ${t}), { ...options, body: resourceObject(${t}, undefined, values) }),`);
+    methods.push(
+      `create: (values, options) => t.send('POST', t.url('/' + ${t}), { ...options, body: resourceObject(${t}, undefined, values) }),`,
+    );
   if (r.endpoints.update)
-    methods.push(`update: (id, values, options) => t.send('PATCH', t.url(pathOf(${t}, id)), { ...options, body: resourceObject(${t}, id, values) }),`);
+    methods.push(
+      `update: (id, values, options) => t.send('PATCH', t.url(pathOf(${t}, id)), { ...options, body: resourceObject(${t}, id, values) }),`,
+    );
   if (r.endpoints.delete) methods.push(`delete: (id, options) => t.send('DELETE', t.url(pathOf(${t}, id)), options),`);
   if (r.relationships.length > 0 && r.endpoints.show) {
     methods.push(
@@ -391,7 +401,8 @@ function resourceClient(r: ResourceModel): string {
   const writable = r.endpoints.update ? r.relationships.filter((rel) => rel.writable) : [];
   if (writable.length > 0) {
     const related = `{ ${writable.map((rel) => `${propertyKey(rel.name)}: ${quote(rel.relatedType)}`).join(', ')} }`;
-    const linkage = (ids: string, name: string) => `${ids} === null ? null : typeof ${ids} === 'string' ? { type: RELATED[${name}], id: ${ids} } : identifiers(RELATED[${name}], ${ids})`;
+    const linkage = (ids: string, name: string) =>
+      `${ids} === null ? null : typeof ${ids} === 'string' ? { type: RELATED[${name}], id: ${ids} } : identifiers(RELATED[${name}], ${ids})`;
     methods.push(
       `replace: (id, relationship, ids, options) => t.send('PATCH', t.url(pathOf(${t}, id, 'relationships', relationship)), { ...options, body: { data: ${linkage('ids', 'relationship')} } }),`,
     );
@@ -413,5 +424,9 @@ function resourceClient(r: ResourceModel): string {
       '}',
     ].join('\n');
   }
-  return [`function ${r.names.camel}Client(t: Transport): ${p}Client {`, `  return { ${methods.join('\n')} };`, '}'].join('\n');
+  return [
+    `function ${r.names.camel}Client(t: Transport): ${p}Client {`,
+    `  return { ${methods.join('\n')} };`,
+    '}',
+  ].join('\n');
 }

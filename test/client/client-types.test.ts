@@ -45,10 +45,17 @@ export async function run() {
 
 /** Each misuse: the line of GOOD replaced, its replacement, and a word of the error. */
 const MISUSES: Array<[string, { from: string; to: string; want: string }]> = [
-  ['an include path the schema does not declare', { from: "include: ['author'],", to: "include: ['editor'],", want: '"editor"' }],
+  [
+    'an include path the schema does not declare',
+    { from: "include: ['author'],", to: "include: ['editor'],", want: '"editor"' },
+  ],
   [
     'a field of another type',
-    { from: "fields: { articles: ['title', 'author'] },", to: "fields: { articles: ['title', 'name'] },", want: '"name"' },
+    {
+      from: "fields: { articles: ['title', 'author'] },",
+      to: "fields: { articles: ['title', 'name'] },",
+      want: '"name"',
+    },
   ],
   [
     'an operator the filter does not take',
@@ -59,19 +66,35 @@ const MISUSES: Array<[string, { from: string; to: string; want: string }]> = [
   ['a sort the schema does not declare', { from: "sort: ['-createdAt'],", to: "sort: ['-body'],", want: '"-body"' }],
   [
     'reading included after asking no include',
-    { from: 'const body: string | null = plain.data.attributes.body;', to: 'const body = plain.included;', want: 'included' },
+    {
+      from: 'const body: string | null = plain.data.attributes.body;',
+      to: 'const body = plain.included;',
+      want: 'included',
+    },
   ],
   [
     'reading an attribute outside fields',
-    { from: 'const title: string = article.attributes.title;', to: 'const title: string = article.attributes.body;', want: 'body' },
+    {
+      from: 'const title: string = article.attributes.title;',
+      to: 'const title: string = article.attributes.body;',
+      want: 'body',
+    },
   ],
   [
     'a linkage write on a relationship that is not writable',
-    { from: "await client.articles.addTo('1', 'tags', ['2']);", to: "await client.articles.addTo('1', 'comments', ['2']);", want: '"comments"' },
+    {
+      from: "await client.articles.addTo('1', 'tags', ['2']);",
+      to: "await client.articles.addTo('1', 'comments', ['2']);",
+      want: '"comments"',
+    },
   ],
   [
     'a create without a required attribute',
-    { from: "attributes: { title: 'New' }, relationships", to: "attributes: { body: 'New' }, relationships", want: 'title' },
+    {
+      from: "attributes: { title: 'New' }, relationships",
+      to: "attributes: { body: 'New' }, relationships",
+      want: 'title',
+    },
   ],
 ];
 

@@ -69,7 +69,12 @@ describe('reads', () => {
     expect(ids(list)).toEqual(ids(either));
 
     const notOne = await client.articles.list({ filter: { not: { author: '1' } }, page: { limit: 50 } });
-    expect(ids(notOne)).toEqual(all.data.filter((a) => !byAuthor('1').includes(a.id)).map((a) => a.id).sort());
+    expect(ids(notOne)).toEqual(
+      all.data
+        .filter((a) => !byAuthor('1').includes(a.id))
+        .map((a) => a.id)
+        .sort(),
+    );
 
     const both = await client.articles.list({
       filter: { and: [{ author: { in: ['1', '2'] } }, { not: { author: '2' } }] },
