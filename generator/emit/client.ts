@@ -44,7 +44,9 @@ export function emitClient(model: ApiModel): string {
     ...importOf('./index.js', ['ApiTypes', 'CollectionDocument', 'Document']),
     ...model.resources.flatMap((r) => importOf(`./resources/${r.type}.js`, resourceImports(r))),
     body,
-  ].join('\n');
+  ]
+    .join('\n')
+    .replace(/(?<!\*\/)\n(?=\/\*\*|export |function |const |async function)/g, '\n\n'); // a blank line before each top-level declaration and its comment
 }
 
 /** The helpers `code` calls, and those they call, in the order of `CLIENT_HELPERS`. */

@@ -3,6 +3,8 @@
  * every method over real HTTP, each answer a real document (or, for a non-2xx answer, a
  * `JsonApiClientError` with the server's status and errors).
  */
+import { readFileSync } from 'node:fs';
+import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Client, JsonApiClientError, createClient } from '../../examples/blog/generated/client.js';
 import type { Demo } from '../../examples/blog/server.js';
@@ -219,5 +221,18 @@ describe('writes', () => {
       .catch((error: unknown) => error as JsonApiClientError);
     expect(failed).toBeInstanceOf(JsonApiClientError);
     expect((failed as JsonApiClientError).status).toBe(404);
+  });
+});
+
+describe('what the client pulls into a bundle', () => {
+  it('imports types only: nothing of the runtime or the schema is loaded with it', () => {
+    const path = new URL('../../examples/blog/generated/client.ts', import.meta.url);
+    const source = ts.createSourceFile(path.pathname, readFileSync(path, 'utf8'), ts.ScriptTarget.ES2022, true);
+    const imports = source.statements.filter(ts.isImportDeclaration);
+    expect(imports.length).toBeGreaterThan(0);
+    for (const declaration of imports) expect(declaration.importClause?.isTypeOnly, declaration.getText()).toBe(true);
+    expect(source.statements.filter(ts.isExportDeclaration)).toEqual([]);
+    // Nothing loaded at run time either: no import() or require().
+    expect(source.text).not.toMatch(/\bimport\(|\brequire\(/);
   });
 });

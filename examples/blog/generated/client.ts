@@ -320,6 +320,7 @@ export type RelatedDocument<
 /** The field names of `articles`, as `fields[articles]` lists them. */
 export type ArticlesFieldName =
   'title' | 'body' | 'status' | 'createdAt' | 'updatedAt' | 'author' | 'comments' | 'tags';
+
 /** The filters of `GET /articles`, each with the operators it takes and the value it compares. */
 export type ArticlesFilters = {
   title?: string | FilterOperators<string, 'eq' | 'contains' | 'startsWith' | 'endsWith'>;
@@ -337,6 +338,7 @@ export type ArticlesFilters = {
   tagCount?: number | FilterOperators<number, 'eq' | 'ne' | 'lt' | 'lte' | 'gt' | 'gte'>;
   search?: string | readonly string[];
 };
+
 /** A sort term of `GET /articles`: a declared sort, descending with a leading `-`. */
 export type ArticlesSortTerm =
   | 'title'
@@ -351,35 +353,43 @@ export type ArticlesSortTerm =
   | '-commentCount'
   | 'tagCount'
   | '-tagCount';
+
 /** A page of `GET /articles`: by offset, or by cursor (at most 50 resources). */
 export type ArticlesPage = { offset?: number; limit?: number } | { size?: number; after?: string; before?: string };
+
 /** The options of `articles.list`. */
 export type ArticlesListOptions<I, F> = ReadOptions<'articles', I, F> & {
   filter?: FilterClauses<ArticlesFilters>;
   sort?: readonly ArticlesSortTerm[];
   page?: ArticlesPage;
 };
+
 /** The options of `articles.all`: those of `list`, and how many resources each page holds. */
 export type ArticlesAllOptions<I, F> = Omit<ArticlesListOptions<I, F>, 'page'> & { pageSize?: number };
+
 /** What `articles.create` takes: attributes (those with a default may be left out) and relationships as identifiers. */
 export type ArticlesCreateInput = {
   attributes: WithDefaults<ArticlesCreateValues['attributes'], 'status'>;
   relationships: ArticlesCreateValues['relationships'];
 };
+
 /** The relationships of `articles`: each one's related type and whether it is to-many. */
 export type ArticlesRelations = {
   author: { type: 'people'; many: false };
   comments: { type: 'comments'; many: true };
   tags: { type: 'tags'; many: true };
 };
+
 /** The linkage of each relationship of `articles`. */
 export type ArticlesLinkage = {
   author: PeopleIdentifier | null;
   comments: CommentsIdentifier[];
   tags: TagsIdentifier[];
 };
+
 /** What `articles.replace` takes for each writable relationship: the related ids. */
 export type ArticlesReplace = { author: string; tags: readonly string[] };
+
 /** The endpoints of `articles` the schema declares. */
 export interface ArticlesClient {
   /** `GET /articles`: a page of resources, narrowed by `include` and `fields`. */
@@ -389,6 +399,7 @@ export interface ArticlesClient {
   >(
     options?: ArticlesListOptions<I, F>,
   ): Promise<CollectionDocument<'articles', Shape<I, F>>>;
+
   /** Every page of `GET /articles`, in order, following each page's `links.next` (cursor pages). */
   all<
     const I extends readonly ClientTypes['articles']['include'][] = [],
@@ -396,6 +407,7 @@ export interface ArticlesClient {
   >(
     options?: ArticlesAllOptions<I, F>,
   ): AsyncGenerator<CollectionDocument<'articles', Shape<I, F>>, void, undefined>;
+
   /** `GET /articles/{id}`: one resource, narrowed by `include` and `fields`. */
   get<
     const I extends readonly ClientTypes['articles']['include'][] = [],
@@ -404,16 +416,20 @@ export interface ArticlesClient {
     id: string,
     options?: ReadOptions<'articles', I, F>,
   ): Promise<Document<'articles', Shape<I, F>>>;
+
   /** `POST /articles`: the created resource. */
   create(values: ArticlesCreateInput, options?: RequestOptions): Promise<Document<'articles'>>;
+
   /** `PATCH /articles/{id}` with the members to change; `ifMatch` sends `If-Match`. */
   update(
     id: string,
     values: Partial<ArticlesUpdateValues>,
     options?: RequestOptions & { ifMatch?: string },
   ): Promise<Document<'articles'>>;
+
   /** `DELETE /articles/{id}`. */
   delete(id: string, options?: RequestOptions): Promise<void>;
+
   /** `GET /articles/{id}/{relationship}`: the related resources, narrowed by `include` and `fields`. */
   related<
     N extends keyof ArticlesRelations,
@@ -424,12 +440,14 @@ export interface ArticlesClient {
     relationship: N,
     options?: ReadOptions<ArticlesRelations[N]['type'], I, F>,
   ): Promise<RelatedDocument<ArticlesRelations[N], I, F>>;
+
   /** `GET /articles/{id}/relationships/{relationship}`: the relationship's linkage. */
   relationship<N extends keyof ArticlesLinkage>(
     id: string,
     relationship: N,
     options?: RequestOptions,
   ): Promise<LinkageDocument<ArticlesLinkage[N]>>;
+
   /** `PATCH /articles/{id}/relationships/{relationship}`: the relationship becomes exactly these ids. */
   replace<N extends keyof ArticlesReplace>(
     id: string,
@@ -437,41 +455,54 @@ export interface ArticlesClient {
     ids: ArticlesReplace[N],
     options?: RequestOptions,
   ): Promise<void>;
+
   /** `POST /articles/{id}/relationships/{relationship}`: adds these ids (those present stay). */
   addTo(id: string, relationship: 'tags', ids: readonly string[], options?: RequestOptions): Promise<void>;
+
   /** `DELETE /articles/{id}/relationships/{relationship}`: removes these ids (those absent are ignored). */
   removeFrom(id: string, relationship: 'tags', ids: readonly string[], options?: RequestOptions): Promise<void>;
 }
+
 /** The field names of `comments`, as `fields[comments]` lists them. */
 export type CommentsFieldName = 'body' | 'createdAt' | 'author' | 'article';
+
 /** The filters of `GET /comments`, each with the operators it takes and the value it compares. */
 export type CommentsFilters = {
   article?: string | readonly string[] | FilterOperators<string, 'eq' | 'in'>;
   author?: string | readonly string[] | FilterOperators<string, 'eq' | 'in'>;
 };
+
 /** A sort term of `GET /comments`: a declared sort, descending with a leading `-`. */
 export type CommentsSortTerm = 'createdAt' | '-createdAt';
+
 /** A page of `GET /comments`: by offset, or by cursor (at most 100 resources). */
 export type CommentsPage = { offset?: number; limit?: number } | { size?: number; after?: string; before?: string };
+
 /** The options of `comments.list`. */
 export type CommentsListOptions<I, F> = ReadOptions<'comments', I, F> & {
   filter?: FilterClauses<CommentsFilters>;
   sort?: readonly CommentsSortTerm[];
   page?: CommentsPage;
 };
+
 /** The options of `comments.all`: those of `list`, and how many resources each page holds. */
 export type CommentsAllOptions<I, F> = Omit<CommentsListOptions<I, F>, 'page'> & { pageSize?: number };
+
 /** What `comments.create` takes: attributes (those with a default may be left out) and relationships as identifiers. */
 export type CommentsCreateInput = {
   attributes: CommentsCreateValues['attributes'];
   relationships: CommentsCreateValues['relationships'];
 };
+
 /** The relationships of `comments`: each one's related type and whether it is to-many. */
 export type CommentsRelations = { author: { type: 'people'; many: false }; article: { type: 'articles'; many: false } };
+
 /** The linkage of each relationship of `comments`. */
 export type CommentsLinkage = { author: PeopleIdentifier | null; article: ArticlesIdentifier | null };
+
 /** What `comments.replace` takes for each writable relationship: the related ids. */
 export type CommentsReplace = { author: string; article: string };
+
 /** The endpoints of `comments` the schema declares. */
 export interface CommentsClient {
   /** `GET /comments`: a page of resources, narrowed by `include` and `fields`. */
@@ -481,6 +512,7 @@ export interface CommentsClient {
   >(
     options?: CommentsListOptions<I, F>,
   ): Promise<CollectionDocument<'comments', Shape<I, F>>>;
+
   /** Every page of `GET /comments`, in order, following each page's `links.next` (cursor pages). */
   all<
     const I extends readonly ClientTypes['comments']['include'][] = [],
@@ -488,6 +520,7 @@ export interface CommentsClient {
   >(
     options?: CommentsAllOptions<I, F>,
   ): AsyncGenerator<CollectionDocument<'comments', Shape<I, F>>, void, undefined>;
+
   /** `GET /comments/{id}`: one resource, narrowed by `include` and `fields`. */
   get<
     const I extends readonly ClientTypes['comments']['include'][] = [],
@@ -496,16 +529,20 @@ export interface CommentsClient {
     id: string,
     options?: ReadOptions<'comments', I, F>,
   ): Promise<Document<'comments', Shape<I, F>>>;
+
   /** `POST /comments`: the created resource. */
   create(values: CommentsCreateInput, options?: RequestOptions): Promise<Document<'comments'>>;
+
   /** `PATCH /comments/{id}` with the members to change; `ifMatch` sends `If-Match`. */
   update(
     id: string,
     values: Partial<CommentsUpdateValues>,
     options?: RequestOptions & { ifMatch?: string },
   ): Promise<Document<'comments'>>;
+
   /** `DELETE /comments/{id}`. */
   delete(id: string, options?: RequestOptions): Promise<void>;
+
   /** `GET /comments/{id}/{relationship}`: the related resources, narrowed by `include` and `fields`. */
   related<
     N extends keyof CommentsRelations,
@@ -516,12 +553,14 @@ export interface CommentsClient {
     relationship: N,
     options?: ReadOptions<CommentsRelations[N]['type'], I, F>,
   ): Promise<RelatedDocument<CommentsRelations[N], I, F>>;
+
   /** `GET /comments/{id}/relationships/{relationship}`: the relationship's linkage. */
   relationship<N extends keyof CommentsLinkage>(
     id: string,
     relationship: N,
     options?: RequestOptions,
   ): Promise<LinkageDocument<CommentsLinkage[N]>>;
+
   /** `PATCH /comments/{id}/relationships/{relationship}`: the relationship becomes exactly these ids. */
   replace<N extends keyof CommentsReplace>(
     id: string,
@@ -530,8 +569,10 @@ export interface CommentsClient {
     options?: RequestOptions,
   ): Promise<void>;
 }
+
 /** The field names of `people`, as `fields[people]` lists them. */
 export type PeopleFieldName = 'name' | 'email' | 'createdAt' | 'articles';
+
 /** The filters of `GET /people`, each with the operators it takes and the value it compares. */
 export type PeopleFilters = {
   name?:
@@ -540,27 +581,35 @@ export type PeopleFilters = {
     | FilterOperators<string, 'eq' | 'in' | 'ne' | 'nin' | 'contains' | 'startsWith' | 'endsWith'>;
   articleCount?: number | FilterOperators<number, 'eq' | 'ne' | 'lt' | 'lte' | 'gt' | 'gte'>;
 };
+
 /** A sort term of `GET /people`: a declared sort, descending with a leading `-`. */
 export type PeopleSortTerm = 'name' | '-name' | 'createdAt' | '-createdAt' | 'articleCount' | '-articleCount';
+
 /** A page of `GET /people`: by offset (at most 50 resources). */
 export type PeoplePage = { offset?: number; limit?: number };
+
 /** The options of `people.list`. */
 export type PeopleListOptions<I, F> = ReadOptions<'people', I, F> & {
   filter?: FilterClauses<PeopleFilters>;
   sort?: readonly PeopleSortTerm[];
   page?: PeoplePage;
 };
+
 /** The options of `people.all`: those of `list`, and how many resources each page holds. */
 export type PeopleAllOptions<I, F> = Omit<PeopleListOptions<I, F>, 'page'> & { pageSize?: number };
+
 /** What `people.create` takes: attributes (those with a default may be left out) and relationships as identifiers. */
 export type PeopleCreateInput = {
   attributes: PeopleCreateValues['attributes'];
   relationships?: PeopleCreateValues['relationships'];
 };
+
 /** The relationships of `people`: each one's related type and whether it is to-many. */
 export type PeopleRelations = { articles: { type: 'articles'; many: true } };
+
 /** The linkage of each relationship of `people`. */
 export type PeopleLinkage = { articles: ArticlesIdentifier[] };
+
 /** The endpoints of `people` the schema declares. */
 export interface PeopleClient {
   /** `GET /people`: a page of resources, narrowed by `include` and `fields`. */
@@ -570,6 +619,7 @@ export interface PeopleClient {
   >(
     options?: PeopleListOptions<I, F>,
   ): Promise<CollectionDocument<'people', Shape<I, F>>>;
+
   /** Every page of `GET /people`, in order, following each page's `links.next`. */
   all<
     const I extends readonly ClientTypes['people']['include'][] = [],
@@ -577,6 +627,7 @@ export interface PeopleClient {
   >(
     options?: PeopleAllOptions<I, F>,
   ): AsyncGenerator<CollectionDocument<'people', Shape<I, F>>, void, undefined>;
+
   /** `GET /people/{id}`: one resource, narrowed by `include` and `fields`. */
   get<
     const I extends readonly ClientTypes['people']['include'][] = [],
@@ -585,16 +636,20 @@ export interface PeopleClient {
     id: string,
     options?: ReadOptions<'people', I, F>,
   ): Promise<Document<'people', Shape<I, F>>>;
+
   /** `POST /people`: the created resource. */
   create(values: PeopleCreateInput, options?: RequestOptions): Promise<Document<'people'>>;
+
   /** `PATCH /people/{id}` with the members to change; `ifMatch` sends `If-Match`. */
   update(
     id: string,
     values: Partial<PeopleUpdateValues>,
     options?: RequestOptions & { ifMatch?: string },
   ): Promise<Document<'people'>>;
+
   /** `DELETE /people/{id}`. */
   delete(id: string, options?: RequestOptions): Promise<void>;
+
   /** `GET /people/{id}/{relationship}`: the related resources, narrowed by `include` and `fields`. */
   related<
     N extends keyof PeopleRelations,
@@ -605,6 +660,7 @@ export interface PeopleClient {
     relationship: N,
     options?: ReadOptions<PeopleRelations[N]['type'], I, F>,
   ): Promise<RelatedDocument<PeopleRelations[N], I, F>>;
+
   /** `GET /people/{id}/relationships/{relationship}`: the relationship's linkage. */
   relationship<N extends keyof PeopleLinkage>(
     id: string,
@@ -612,8 +668,10 @@ export interface PeopleClient {
     options?: RequestOptions,
   ): Promise<LinkageDocument<PeopleLinkage[N]>>;
 }
+
 /** The field names of `tags`, as `fields[tags]` lists them. */
 export type TagsFieldName = 'name' | 'articles';
+
 /** The filters of `GET /tags`, each with the operators it takes and the value it compares. */
 export type TagsFilters = {
   name?:
@@ -621,27 +679,35 @@ export type TagsFilters = {
     | readonly string[]
     | FilterOperators<string, 'eq' | 'in' | 'ne' | 'nin' | 'contains' | 'startsWith' | 'endsWith'>;
 };
+
 /** A sort term of `GET /tags`: a declared sort, descending with a leading `-`. */
 export type TagsSortTerm = 'name' | '-name';
+
 /** A page of `GET /tags`: by offset (at most 50 resources). */
 export type TagsPage = { offset?: number; limit?: number };
+
 /** The options of `tags.list`. */
 export type TagsListOptions<I, F> = ReadOptions<'tags', I, F> & {
   filter?: FilterClauses<TagsFilters>;
   sort?: readonly TagsSortTerm[];
   page?: TagsPage;
 };
+
 /** The options of `tags.all`: those of `list`, and how many resources each page holds. */
 export type TagsAllOptions<I, F> = Omit<TagsListOptions<I, F>, 'page'> & { pageSize?: number };
+
 /** What `tags.create` takes: attributes (those with a default may be left out) and relationships as identifiers. */
 export type TagsCreateInput = {
   attributes: TagsCreateValues['attributes'];
   relationships?: TagsCreateValues['relationships'];
 };
+
 /** The relationships of `tags`: each one's related type and whether it is to-many. */
 export type TagsRelations = { articles: { type: 'articles'; many: true } };
+
 /** The linkage of each relationship of `tags`. */
 export type TagsLinkage = { articles: ArticlesIdentifier[] };
+
 /** The endpoints of `tags` the schema declares. */
 export interface TagsClient {
   /** `GET /tags`: a page of resources, narrowed by `include` and `fields`. */
@@ -651,6 +717,7 @@ export interface TagsClient {
   >(
     options?: TagsListOptions<I, F>,
   ): Promise<CollectionDocument<'tags', Shape<I, F>>>;
+
   /** Every page of `GET /tags`, in order, following each page's `links.next`. */
   all<
     const I extends readonly ClientTypes['tags']['include'][] = [],
@@ -658,6 +725,7 @@ export interface TagsClient {
   >(
     options?: TagsAllOptions<I, F>,
   ): AsyncGenerator<CollectionDocument<'tags', Shape<I, F>>, void, undefined>;
+
   /** `GET /tags/{id}`: one resource, narrowed by `include` and `fields`. */
   get<
     const I extends readonly ClientTypes['tags']['include'][] = [],
@@ -666,16 +734,20 @@ export interface TagsClient {
     id: string,
     options?: ReadOptions<'tags', I, F>,
   ): Promise<Document<'tags', Shape<I, F>>>;
+
   /** `POST /tags`: the created resource. */
   create(values: TagsCreateInput, options?: RequestOptions): Promise<Document<'tags'>>;
+
   /** `PATCH /tags/{id}` with the members to change; `ifMatch` sends `If-Match`. */
   update(
     id: string,
     values: Partial<TagsUpdateValues>,
     options?: RequestOptions & { ifMatch?: string },
   ): Promise<Document<'tags'>>;
+
   /** `DELETE /tags/{id}`. */
   delete(id: string, options?: RequestOptions): Promise<void>;
+
   /** `GET /tags/{id}/{relationship}`: the related resources, narrowed by `include` and `fields`. */
   related<
     N extends keyof TagsRelations,
@@ -686,6 +758,7 @@ export interface TagsClient {
     relationship: N,
     options?: ReadOptions<TagsRelations[N]['type'], I, F>,
   ): Promise<RelatedDocument<TagsRelations[N], I, F>>;
+
   /** `GET /tags/{id}/relationships/{relationship}`: the relationship's linkage. */
   relationship<N extends keyof TagsLinkage>(
     id: string,
@@ -723,6 +796,7 @@ export interface Client {
   comments: CommentsClient;
   people: PeopleClient;
   tags: TagsClient;
+
   /** `POST /operations`: the operations, in one transaction. */
   atomic(operations: readonly AtomicOperation[], options?: RequestOptions): Promise<AtomicResultsDocument>;
 }
@@ -749,6 +823,7 @@ export function createClient(options: ClientOptions): Client {
       }),
   };
 }
+
 function articlesClient(t: Transport): ArticlesClient {
   /** The related type of each writable relationship. */
   const RELATED = { author: 'people', tags: 'tags' } as const;
@@ -796,6 +871,7 @@ function articlesClient(t: Transport): ArticlesClient {
       }),
   };
 }
+
 function commentsClient(t: Transport): CommentsClient {
   /** The related type of each writable relationship. */
   const RELATED = { author: 'people', article: 'articles' } as const;
@@ -833,6 +909,7 @@ function commentsClient(t: Transport): CommentsClient {
       }),
   };
 }
+
 function peopleClient(t: Transport): PeopleClient {
   return {
     list: (options) => t.send('GET', t.url('/' + 'people', options), options),
@@ -851,6 +928,7 @@ function peopleClient(t: Transport): PeopleClient {
       t.send('GET', t.url(pathOf('people', id, 'relationships', relationship)), options),
   };
 }
+
 function tagsClient(t: Transport): TagsClient {
   return {
     list: (options) => t.send('GET', t.url('/' + 'tags', options), options),
@@ -869,6 +947,7 @@ function tagsClient(t: Transport): TagsClient {
       t.send('GET', t.url(pathOf('tags', id, 'relationships', relationship)), options),
   };
 }
+
 /** The path of a resource, or of a member under it. */
 function pathOf(type: string, id: string, ...rest: string[]): string {
   return ['', type, encodeURIComponent(id), ...rest].join('/');
