@@ -3,7 +3,8 @@
  * the filter types, and how a request's query and body are written and sent. Kept as text (not
  * imported from the runtime) so that the client needs nothing at run time but Fetch: it imports
  * only types, and a browser bundle of it holds no server code. Written without template literals,
- * so that it can stand inside one here.
+ * so that it can stand inside one here; its `@example` tag is interpolated, so that the test of
+ * this repository's doc examples does not take it for one of this file's.
  */
 export const CLIENT_CORE = `
 /** What \`createClient\` takes. */
@@ -26,7 +27,7 @@ export interface RequestOptions {
  * A request the server answered with a status other than 2xx: the status, and the error objects
  * of its error document (empty when the answer was not one).
  *
- * @example
+ * ${'@example'}
  * try {
  *   await client.articles.get('999');
  * } catch (error) {
