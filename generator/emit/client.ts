@@ -371,23 +371,24 @@ function createClient(model: ApiModel): string {
 function resourceClient(r: ResourceModel): string {
   const p = r.names.pascal;
   const t = quote(r.type);
+  const collection = quote(`/${r.type}`);
   const methods: string[] = [];
   const index = r.endpoints.index;
   if (index) {
-    methods.push(`list: (options) => t.send('GET', t.url('/' + ${t}, options), options),`);
+    methods.push(`list: (options) => t.send('GET', t.url(${collection}, options), options),`);
     const page = index.cursor
       ? `pageSize === undefined ? { size: ${index.pagination?.defaultLimit ?? 'undefined'} } : { size: pageSize }`
       : '{ limit: pageSize }';
     methods.push(
       index.pagination
-        ? `all: (options) => { const { pageSize, ...rest } = options ?? {}; return pagesOf(t, t.url('/' + ${t}, { ...rest, page: ${page} }), options); },`
-        : `all: (options) => pagesOf(t, t.url('/' + ${t}, options), options),`,
+        ? `all: (options) => { const { pageSize, ...rest } = options ?? {}; return pagesOf(t, t.url(${collection}, { ...rest, page: ${page} }), options); },`
+        : `all: (options) => pagesOf(t, t.url(${collection}, options), options),`,
     );
   }
   if (r.endpoints.show) methods.push(`get: (id, options) => t.send('GET', t.url(pathOf(${t}, id), options), options),`);
   if (r.endpoints.create)
     methods.push(
-      `create: (values, options) => t.send('POST', t.url('/' + ${t}), { ...options, body: resourceObject(${t}, undefined, values) }),`,
+      `create: (values, options) => t.send('POST', t.url(${collection}), { ...options, body: resourceObject(${t}, undefined, values) }),`,
     );
   if (r.endpoints.update)
     methods.push(

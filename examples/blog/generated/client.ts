@@ -828,18 +828,18 @@ function articlesClient(t: Transport): ArticlesClient {
   /** The related type of each writable relationship. */
   const RELATED = { author: 'people', tags: 'tags' } as const;
   return {
-    list: (options) => t.send('GET', t.url('/' + 'articles', options), options),
+    list: (options) => t.send('GET', t.url('/articles', options), options),
     all: (options) => {
       const { pageSize, ...rest } = options ?? {};
       return pagesOf(
         t,
-        t.url('/' + 'articles', { ...rest, page: pageSize === undefined ? { size: 20 } : { size: pageSize } }),
+        t.url('/articles', { ...rest, page: pageSize === undefined ? { size: 20 } : { size: pageSize } }),
         options,
       );
     },
     get: (id, options) => t.send('GET', t.url(pathOf('articles', id), options), options),
     create: (values, options) =>
-      t.send('POST', t.url('/' + 'articles'), { ...options, body: resourceObject('articles', undefined, values) }),
+      t.send('POST', t.url('/articles'), { ...options, body: resourceObject('articles', undefined, values) }),
     update: (id, values, options) =>
       t.send('PATCH', t.url(pathOf('articles', id)), { ...options, body: resourceObject('articles', id, values) }),
     delete: (id, options) => t.send('DELETE', t.url(pathOf('articles', id)), options),
@@ -876,18 +876,18 @@ function commentsClient(t: Transport): CommentsClient {
   /** The related type of each writable relationship. */
   const RELATED = { author: 'people', article: 'articles' } as const;
   return {
-    list: (options) => t.send('GET', t.url('/' + 'comments', options), options),
+    list: (options) => t.send('GET', t.url('/comments', options), options),
     all: (options) => {
       const { pageSize, ...rest } = options ?? {};
       return pagesOf(
         t,
-        t.url('/' + 'comments', { ...rest, page: pageSize === undefined ? { size: 10 } : { size: pageSize } }),
+        t.url('/comments', { ...rest, page: pageSize === undefined ? { size: 10 } : { size: pageSize } }),
         options,
       );
     },
     get: (id, options) => t.send('GET', t.url(pathOf('comments', id), options), options),
     create: (values, options) =>
-      t.send('POST', t.url('/' + 'comments'), { ...options, body: resourceObject('comments', undefined, values) }),
+      t.send('POST', t.url('/comments'), { ...options, body: resourceObject('comments', undefined, values) }),
     update: (id, values, options) =>
       t.send('PATCH', t.url(pathOf('comments', id)), { ...options, body: resourceObject('comments', id, values) }),
     delete: (id, options) => t.send('DELETE', t.url(pathOf('comments', id)), options),
@@ -912,14 +912,14 @@ function commentsClient(t: Transport): CommentsClient {
 
 function peopleClient(t: Transport): PeopleClient {
   return {
-    list: (options) => t.send('GET', t.url('/' + 'people', options), options),
+    list: (options) => t.send('GET', t.url('/people', options), options),
     all: (options) => {
       const { pageSize, ...rest } = options ?? {};
-      return pagesOf(t, t.url('/' + 'people', { ...rest, page: { limit: pageSize } }), options);
+      return pagesOf(t, t.url('/people', { ...rest, page: { limit: pageSize } }), options);
     },
     get: (id, options) => t.send('GET', t.url(pathOf('people', id), options), options),
     create: (values, options) =>
-      t.send('POST', t.url('/' + 'people'), { ...options, body: resourceObject('people', undefined, values) }),
+      t.send('POST', t.url('/people'), { ...options, body: resourceObject('people', undefined, values) }),
     update: (id, values, options) =>
       t.send('PATCH', t.url(pathOf('people', id)), { ...options, body: resourceObject('people', id, values) }),
     delete: (id, options) => t.send('DELETE', t.url(pathOf('people', id)), options),
@@ -931,14 +931,14 @@ function peopleClient(t: Transport): PeopleClient {
 
 function tagsClient(t: Transport): TagsClient {
   return {
-    list: (options) => t.send('GET', t.url('/' + 'tags', options), options),
+    list: (options) => t.send('GET', t.url('/tags', options), options),
     all: (options) => {
       const { pageSize, ...rest } = options ?? {};
-      return pagesOf(t, t.url('/' + 'tags', { ...rest, page: { limit: pageSize } }), options);
+      return pagesOf(t, t.url('/tags', { ...rest, page: { limit: pageSize } }), options);
     },
     get: (id, options) => t.send('GET', t.url(pathOf('tags', id), options), options),
     create: (values, options) =>
-      t.send('POST', t.url('/' + 'tags'), { ...options, body: resourceObject('tags', undefined, values) }),
+      t.send('POST', t.url('/tags'), { ...options, body: resourceObject('tags', undefined, values) }),
     update: (id, values, options) =>
       t.send('PATCH', t.url(pathOf('tags', id)), { ...options, body: resourceObject('tags', id, values) }),
     delete: (id, options) => t.send('DELETE', t.url(pathOf('tags', id)), options),
