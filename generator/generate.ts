@@ -9,11 +9,12 @@ import { type LoadedSchema, loadSchema } from './load.js';
 import { Locator } from './locate.js';
 import { modelFor } from './model.js';
 import { emitApi } from './emit/api.js';
+import { CLIENT_FILE, emitClient } from './emit/client.js';
 import { emitOpenApiModule } from './emit/openapi-module.js';
 import { type OpenApiOptions, emitOpenApi } from './emit/openapi.js';
 import { emitResource, resourceFile } from './emit/resource.js';
 import { SUPPORT_FILE, emitSupport } from './emit/support.js';
-import { type OutputFile, printJson, printTypeScript } from './print.js';
+import { type OutputFile, formatTypeScript, printJson, printTypeScript } from './print.js';
 import { validate } from './validate.js';
 
 export interface Generation {
@@ -48,6 +49,8 @@ export async function generateFrom(
     json,
     { path: 'openapi.ts', content: emitOpenApiModule(model, json.content) },
     apiDescriptionFile(describeApi(loaded, model.schemaPath)),
+    // Written as text: its fixed part (the Fetch transport) reads better so than as structures.
+    { path: CLIENT_FILE, content: await formatTypeScript(emitClient(model)) },
   ];
   files.sort((a, b) => (a.path < b.path ? -1 : 1));
   return { model, files };

@@ -31,7 +31,7 @@ describe('build --quiet and --json', () => {
       unchanged: [],
       removed: [],
     });
-    expect(report.written).toHaveLength(7);
+    expect(report.written).toHaveLength(8);
     for (const path of report.written) expect(existsSync(join(out, path))).toBe(true);
 
     const quiet = await cli(['build', schema, '--out', out, '--quiet']);
@@ -64,7 +64,7 @@ describe('build --quiet and --json', () => {
     expect(JSON.parse(stale.stdout)).toMatchObject({
       ok: false,
       check: true,
-      stale: ['openapi.json', 'openapi.ts', 'resources/tags.ts', 'schema.json'],
+      stale: ['client.ts', 'openapi.json', 'openapi.ts', 'resources/tags.ts', 'schema.json'],
       missing: [],
       extra: [],
     });

@@ -41,6 +41,10 @@ async function writeHost(): Promise<void> {
     `export * from '${blog(join(HOST, 'generated'), 'generated/index.js')}';\n`,
   );
   writeFileSync(
+    join(HOST, 'generated', 'client.ts'),
+    `export * from '${blog(join(HOST, 'generated'), 'generated/client.js')}';\n`,
+  );
+  writeFileSync(
     join(HOST, 'db.ts'),
     `import type { Kysely } from 'kysely';
 import type { Database } from '${blog(HOST, 'db.js')}';

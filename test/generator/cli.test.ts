@@ -52,11 +52,11 @@ describe('jsonapi-gen build', { timeout: 120_000 }, () => {
     const first = await cli('build', schema, '--out', out);
     expect(first.stderr).toBe('');
     expect(first.code).toBe(0);
-    expect(first.stdout).toMatch(/^jsonapi-gen: 1 resource, 2 endpoints → .*generated: 7 written, 0 unchanged/);
+    expect(first.stdout).toMatch(/^jsonapi-gen: 1 resource, 2 endpoints → .*generated: 8 written, 0 unchanged/);
     expect(existsSync(join(out, 'resources', 'tags.ts'))).toBe(true);
 
     const second = await cli('build', schema, '--out', out);
-    expect(second.stdout).toMatch(/7 unchanged/);
+    expect(second.stdout).toMatch(/8 unchanged/);
     expect(second.stdout).toMatch(/0 written/);
 
     expect((await cli('build', schema, '--out', out, '--check')).code).toBe(0);

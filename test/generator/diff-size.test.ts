@@ -101,7 +101,7 @@ const CHANGES: ReadonlyArray<{ name: string; schema: () => string; touches: stri
         "    Attribute.make('updatedAt').type('date-time'),\n",
         "    Attribute.make('updatedAt').type('date-time'),\n    Attribute.make('summary').type('string').nullable().writable(),\n",
       ),
-    touches: ['openapi.json', 'openapi.ts', 'schema.json', 'resources/articles.ts'],
+    touches: ['openapi.json', 'openapi.ts', 'schema.json', 'resources/articles.ts', 'client.ts'],
   },
   {
     name: "an attribute's kind: articles.body from string to integer",
@@ -119,7 +119,7 @@ const CHANGES: ReadonlyArray<{ name: string; schema: () => string; touches: stri
         "Attribute.make('status').type('enum', ['draft', 'published'])",
         "Attribute.make('status').type('enum', ['draft', 'published', 'archived'])",
       ),
-    touches: ['openapi.json', 'openapi.ts', 'schema.json', 'resources/articles.ts'],
+    touches: ['openapi.json', 'openapi.ts', 'schema.json', 'resources/articles.ts', 'client.ts'],
   },
   {
     name: "a filtered attribute's kind: articles.createdAt from date-time to date (seven filter parameters compare it)",
@@ -133,7 +133,7 @@ const CHANGES: ReadonlyArray<{ name: string; schema: () => string; touches: stri
   {
     name: 'an attribute removed: people.email',
     schema: () => changed("    Attribute.make('email').type('string').nullable().writable(),\n", ''),
-    touches: ['openapi.json', 'openapi.ts', 'schema.json', 'resources/people.ts'],
+    touches: ['openapi.json', 'openapi.ts', 'schema.json', 'resources/people.ts', 'client.ts'],
   },
 ];
 
@@ -152,9 +152,9 @@ describe('a one-attribute schema change', () => {
       expect(files.map((f) => f.path)).toEqual(expect.arrayContaining(touches));
       for (const file of files) {
         // ...and stays small and readable in every file it reaches.
-        expect(file.added + file.removed, `${file.path}: ${file.lines.join('\n')}`).toBeLessThanOrEqual(
-          MAX_CHANGED_LINES,
-        );
+        // The manifest holds a hash per file: two lines for each file the change reaches, and the input's.
+        const limit = file.path === 'manifest.json' ? 2 * files.length : MAX_CHANGED_LINES;
+        expect(file.added + file.removed, `${file.path}: ${file.lines.join('\n')}`).toBeLessThanOrEqual(limit);
         expect(file.lines.length, file.path).toBe(file.added + file.removed);
         for (const line of file.lines)
           expect(line.length, `${file.path}: ${line.slice(0, 300)}`).toBeLessThanOrEqual(

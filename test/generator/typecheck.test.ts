@@ -256,7 +256,7 @@ beforeAll(async () => {
     const out = join(DIR, name, 'generated');
     const { files, model } = await generateFixture(name, out);
     writeFiles(out, files);
-    roots.push(join(out, 'index.ts'));
+    roots.push(join(out, 'index.ts'), join(out, 'client.ts'));
     await writeStubs(model, join(DIR, name, 'data'), out);
     roots.push(...model.resources.map((r) => join(DIR, name, 'data', `${r.type}.ts`)));
   }
