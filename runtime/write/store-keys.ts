@@ -11,7 +11,8 @@ import { escape } from './payload.js';
  * relationship `name` when it names none.
  *
  * @example
- * relatedKeyOf(parseIntegerId, { type: 'people', id: 'x' }, 'author'); // throws 404 at /data/relationships/author/data
+ * const parseId = (id: string) => (/^[1-9][0-9]*$/.test(id) ? Number(id) : undefined);
+ * relatedKeyOf(parseId, { type: 'people', id: 'x' }, 'author'); // throws 404 at /data/relationships/author/data
  */
 export function relatedKeyOf(parseId: (id: string) => unknown, identifier: ResourceIdentifier, name: string): unknown {
   const key = parseId(identifier.id);
