@@ -32,6 +32,16 @@ export type {
   UpdateSavingHook,
 } from './dsl/hooks.js';
 export {
+  typedResources,
+  type CheckedEndpoint,
+  type CheckedField,
+  type CheckedSpec,
+  type CheckedTypes,
+  type ModelCheck,
+  type ValuesHook,
+} from './dsl/checked.js';
+export { Meta, type AnyMeta, type DocumentMetaGetter, type MetaKind, type MetaValues } from './dsl/meta.js';
+export {
   Create,
   Delete,
   Endpoint,
@@ -141,6 +151,7 @@ export {
   type FilterDescription,
   type IndexDescription,
   type JsonValue,
+  type MetaDescription,
   type PathDescription,
   type RelationshipDescription,
   type SchemaDescription,
