@@ -12,7 +12,7 @@ import {
 } from 'ts-morph';
 import type { ApiModel, AttributeModel, MetaModel, RelationshipModel, ResourceModel } from '../ir.js';
 import { pascalCase, propertyAccess, quote } from '../naming.js';
-import { capabilityImports, dataLayerTypes, optionalAttribute } from './data-layer.js';
+import { capabilityImports, dataLayerTypes, hookImports, optionalAttribute } from './data-layer.js';
 import {
   type Member,
   attributeTypeOf,
@@ -51,6 +51,7 @@ export function emitResource(model: ApiModel, resource: ResourceModel): SourceFi
     'ResourceDefinition',
     'ResourceTypes',
     ...(getters ? ['Context', 'GetterModel'] : []),
+    ...hookImports(resource),
     ...(resource.customFilters.length > 0 ? ['FilterValue'] : []),
     ...(resource.capabilities.includes('Filterable') ? ['FilterCondition'] : []),
   ];
@@ -186,7 +187,11 @@ const META_TYPES: Record<MetaModel['kind'], string> = {
 function metaMember(meta: MetaModel): Member {
   const type = META_TYPES[meta.kind];
   const docs = KIND_DOCS[meta.kind === 'json' ? 'object' : meta.kind];
-  return { name: meta.name, type: meta.nullable && type !== 'unknown' ? `${type} | null` : type, ...(docs && { docs }) };
+  return {
+    name: meta.name,
+    type: meta.nullable && type !== 'unknown' ? `${type} | null` : type,
+    ...(docs && { docs }),
+  };
 }
 
 /** The linkage a write payload gives for a relationship. */

@@ -79,6 +79,9 @@ export interface CheckedSpec<T extends CheckedTypes, K extends string, M, F exte
  */
 export function typedResources<R extends { [K in keyof R]: CheckedTypes }>() {
   return <const K extends keyof R & string, M = unknown, const F extends readonly AnyField[] = readonly AnyField[]>(
-    spec: CheckedSpec<NoInfer<R[K]>, K, M, F> & { fields?: F & readonly CheckedField<NoInfer<R[K]>>[] },
+    // Each field held to the resource's model, element by element (so an error points at the field).
+    spec: CheckedSpec<NoInfer<R[K]>, K, M, F> & {
+      fields?: F & { readonly [I in keyof F]: CheckedField<NoInfer<R[K]>> };
+    },
   ): DeclaredResource<M, F> => defineResource<M, F>(spec as ResourceSpec<M, F>);
 }
