@@ -26,10 +26,12 @@ export type {
   CreateSavingHook,
   DeletingHook,
   Draft,
+  ModelCheck,
   Problem,
   ResourceValidator,
   SavingResult,
   UpdateSavingHook,
+  ValuesHook,
 } from './dsl/hooks.js';
 export {
   typedResources,
@@ -37,8 +39,6 @@ export {
   type CheckedField,
   type CheckedSpec,
   type CheckedTypes,
-  type ModelCheck,
-  type ValuesHook,
 } from './dsl/checked.js';
 export { Meta, type AnyMeta, type DocumentMetaGetter, type MetaKind, type MetaValues } from './dsl/meta.js';
 export {

@@ -5,20 +5,9 @@
 import type { Context } from './context.js';
 import type { MaybePromise } from '../core/types.js';
 import type { Create, Delete, Index, Show, Update } from './endpoints.js';
-import type { CreateSavingHook, Problem, SavingResult } from './hooks.js';
+import type { CreateSavingHook, ModelCheck, Problem, ValuesHook } from './hooks.js';
 import type { Meta } from './meta.js';
 import { type AnyField, type DeclaredResource, type ResourceSpec, defineResource } from './resource.js';
-
-/**
- * What a callback was typed to read of a model, as the builders record it. A method type, so
- * that a record fits when the callback's model and the resource's generated model agree one way
- * or the other: the generated model or less (`unknown`, a few members), or more (members the data
- * layer's model holds beyond it, such as a foreign key). A model of another resource fits neither.
- */
-export type ModelCheck<M> = { bivariant(model: M): void }['bivariant'];
-
-/** What an Update's `saving` hook does with the values, as the builders record it. */
-export type ValuesHook<V> = (values: V) => MaybePromise<SavingResult<V>>;
 
 /** The generated types of one resource a checked resource is held to (a generated `<Type>Types`). */
 export interface CheckedTypes {

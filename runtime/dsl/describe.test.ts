@@ -175,6 +175,7 @@ describe('describeSchema', () => {
       countable: false,
       cursor: false,
       defaultSort: '-createdAt',
+      documentMeta: false,
     });
     expect(description.filters).toStrictEqual([
       {

@@ -4,7 +4,7 @@ import { Visibility } from './visibility.js';
 import type { WriteValues } from '../core/vocabulary.js';
 import type { AfterCommitHook, CreateSavingHook, DeletingHook, UpdateSavingHook } from './hooks.js';
 import type { DocumentMetaGetter } from './meta.js';
-import type { ModelCheck, ValuesHook } from './checked.js';
+import type { ModelCheck, ValuesHook } from './hooks.js';
 
 /** Hooks kept untyped, as the runtime calls them (the builders typed them where they were given). */
 type Untyped = (...args: never[]) => unknown;

@@ -1,6 +1,6 @@
 import type { Context } from './context.js';
 import type { MaybePromise } from '../core/types.js';
-import type { ModelCheck } from './checked.js';
+import type { ModelCheck } from './hooks.js';
 
 /** The declared kinds of attribute values. */
 export type AttributeKind =

@@ -1,6 +1,6 @@
 /** Meta a resource object carries beside its attributes: declared values the server computes. */
 import type { Context } from './context.js';
-import type { ModelCheck } from './checked.js';
+import type { ModelCheck } from './hooks.js';
 
 /** The kinds of meta values. */
 export type MetaKind = 'string' | 'integer' | 'number' | 'boolean' | 'date-time' | 'json';

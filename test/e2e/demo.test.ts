@@ -133,7 +133,7 @@ describe.each(BACKENDS)('the blog demo on %s', (dialect) => {
       });
     const created = await send('POST', '/articles', '4', {
       type: 'articles',
-      attributes: { title: 'Over HTTP' },
+      attributes: { title: 'Over HTTP', body: 'Sent over HTTP.' },
       relationships: { author: { data: { type: 'people', id: '4' } }, tags: { data: [{ type: 'tags', id: '2' }] } },
     });
     expect(created.status).toBe(201);
