@@ -2,7 +2,7 @@
  * The generator's intermediate representation: plain, serializable data describing the API,
  * built once from the loaded schema and read by every emitter.
  */
-import type { AttributeKind, Operator } from 'jsonapi-gen';
+import type { AttributeKind, MetaKind, Operator } from 'jsonapi-gen';
 
 /** The data-layer capabilities a resource needs, named after the runtime interfaces. */
 export type Capability =
@@ -84,6 +84,17 @@ export interface ResourceModel {
   readonly clientIds: boolean;
   /** What the data layer must implement, in a fixed order. */
   readonly capabilities: readonly Capability[];
+  /** The meta members of each resource object, in declared order. */
+  readonly meta: readonly MetaModel[];
+  /** Whether Show and Index give document meta (`meta()`). */
+  readonly documentMeta: { readonly show: boolean; readonly index: boolean };
+}
+
+/** A meta member of resource objects (`Meta.make(name)`). */
+export interface MetaModel {
+  readonly name: string;
+  readonly kind: MetaKind;
+  readonly nullable: boolean;
 }
 
 /** A filter as the OpenAPI document describes it. */

@@ -19,7 +19,7 @@ export interface Target {
   /** The resource type, to find `defineResource({ type: '...' })` when the export is not a plain declaration. */
   readonly type?: string;
   /** A property of the object given to `defineResource`. */
-  readonly part?: 'type' | 'fields' | 'endpoints' | 'filters' | 'sorts';
+  readonly part?: 'type' | 'fields' | 'endpoints' | 'filters' | 'sorts' | 'meta';
   /** The member declared in `part`: a field, filter or sort name, or an endpoint kind. */
   readonly name?: string;
   /** Which declaration of `name`, 0-based, when it is declared more than once. */

@@ -113,6 +113,11 @@ export function resourceModel(exportName: string, description: SchemaDescription
       ...(queries.customSorts.length > 0 ? (['CustomSortable'] as const) : []),
       ...(usesPolicy ? (['Authorizable'] as const) : []),
     ],
+    meta: description.meta.map(({ name, kind, nullable }) => ({ name, kind, nullable })),
+    documentMeta: {
+      show: description.endpoints.some((e) => e.kind === 'show' && e.documentMeta),
+      index: description.endpoints.some((e) => e.kind === 'index' && e.documentMeta),
+    },
   };
 }
 

@@ -26,11 +26,21 @@ export type {
   CreateSavingHook,
   DeletingHook,
   Draft,
+  ModelCheck,
   Problem,
   ResourceValidator,
   SavingResult,
   UpdateSavingHook,
+  ValuesHook,
 } from './dsl/hooks.js';
+export {
+  typedResources,
+  type CheckedEndpoint,
+  type CheckedField,
+  type CheckedSpec,
+  type CheckedTypes,
+} from './dsl/checked.js';
+export { Meta, type AnyMeta, type DocumentMetaGetter, type MetaKind, type MetaValues } from './dsl/meta.js';
 export {
   Create,
   Delete,
@@ -141,6 +151,7 @@ export {
   type FilterDescription,
   type IndexDescription,
   type JsonValue,
+  type MetaDescription,
   type PathDescription,
   type RelationshipDescription,
   type SchemaDescription,

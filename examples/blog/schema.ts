@@ -8,6 +8,7 @@ import {
   CustomFilter,
   Delete,
   Index,
+  Meta,
   Show,
   SortBy,
   SortWithCount,
@@ -18,11 +19,20 @@ import {
   WhereCount,
   atomic,
   can,
-  defineResource,
+  typedResources,
 } from 'jsonapi-gen';
 import type { Context, Draft, Problem } from 'jsonapi-gen';
-// Types only (erased when the generator loads this file): what the hooks and validation read.
-import type { ArticlesCreateValues, ArticlesModel, ArticlesUpdateValues } from './generated/index.js';
+// Types only (erased when the generator loads this file): what the hooks, policies, validation
+// and meta getters read, each checked against the resource it is declared on.
+import type {
+  ArticlesCreateValues,
+  ArticlesMetaGetter,
+  ArticlesSavingHook,
+  ArticlesValidator,
+  CommentsModel,
+  CommentsWritePolicy,
+  Resources,
+} from './generated/index.js';
 
 declare module 'jsonapi-gen' {
   /** The attributes the demo attaches to requests (`server.ts`): `user` from `Authorization: Bearer <personId>`. */
@@ -37,6 +47,9 @@ declare module 'jsonapi-gen' {
  */
 export const extensions = [atomic()];
 
+/** `defineResource`, checked against the generated types of the resource each declaration names. */
+const defineResource = typedResources<Resources>();
+
 /** The demo's stand-in for authentication sets `user` from `Authorization: Bearer <id>`. */
 const signedIn = (ctx: Context) => ctx.getAttribute('user') !== undefined;
 
@@ -44,22 +57,19 @@ const signedIn = (ctx: Context) => ctx.getAttribute('user') !== undefined;
  * An article created without an author is the signed-in user's; an anonymous one stays 422 at
  * the author it lacks.
  */
-function authorFromUser(values: Draft<ArticlesCreateValues>, ctx: Context): Draft<ArticlesCreateValues> | Problem[] {
+const authorFromUser: ArticlesSavingHook = (values, ctx): Draft<ArticlesCreateValues> | Problem[] => {
   if (values.relationships.author !== undefined) return values;
   const user = ctx.getAttribute('user');
   if (user === undefined)
     return [{ detail: 'author is required', pointer: '/data/relationships/author', code: 'required' }];
   return { ...values, relationships: { ...values.relationships, author: { type: 'people', id: user } } };
-}
+};
 
 /**
  * No published article without a body: what a write sends of `status` and `body`, the stored
  * article for the rest. Answered at the member sent (`body` when both were).
  */
-function publishedNeedsBody(
-  values: ArticlesCreateValues | ArticlesUpdateValues,
-  stored: ArticlesModel | undefined,
-): Problem[] {
+const publishedNeedsBody: ArticlesValidator = (values, stored): Problem[] => {
   const sent = values.attributes;
   if (!('status' in sent) && !('body' in sent)) return [];
   const status = 'status' in sent ? sent.status : stored?.status;
@@ -67,10 +77,16 @@ function publishedNeedsBody(
   if (status !== 'published' || (typeof body === 'string' && body !== '')) return [];
   const member = 'body' in sent ? 'body' : 'status';
   return [{ detail: 'A published article needs a body', pointer: `/data/attributes/${member}` }];
-}
+};
 
-/** On update, a comment's body is its author's to change; anyone may write it on create. */
-const byCommentAuthor = (comment: { authorId: number | string } | undefined, ctx: Context) =>
+/** How many words an article's body holds (0 without a body): `meta.wordCount` of each article. */
+const wordCount: ArticlesMetaGetter<number> = (article) => article.body?.split(/\s+/).filter(Boolean).length ?? 0;
+
+/**
+ * On update, a comment's body is its author's to change; anyone may write it on create. It reads
+ * the author's key, which the data layer's model holds beyond the generated one.
+ */
+const byCommentAuthor: CommentsWritePolicy<CommentsModel & { authorId: number | string }> = (comment, ctx) =>
   comment === undefined || String(comment.authorId) === ctx.getAttribute('user');
 
 export const people = defineResource({
@@ -107,11 +123,12 @@ export const articles = defineResource({
   endpoints: [
     Show.make(),
     Index.make().paginate(20, 50).cursor().defaultSort('-createdAt').countable(),
-    Create.make().saving<ArticlesCreateValues>(authorFromUser),
+    Create.make().saving(authorFromUser),
     Update.make().visible(can('update')),
     Delete.make().visible(can('delete')),
   ],
   validate: publishedNeedsBody,
+  meta: [Meta.make('wordCount').type('integer').get(wordCount)],
   filters: [
     // Operators as examples/blog/README.md lists them: filter[title][contains]=ts, filter[createdAt][gte]=...
     Where.make('title').operators('eq', 'contains', 'startsWith', 'endsWith'),

@@ -3,7 +3,7 @@
  * reads, the values create and update receive, what each relationship loader returns, the
  * filters and sorts it implements, and the data-layer interface that gathers them.
  */
-import type { StatementStructures } from 'ts-morph';
+import { type StatementStructures, StructureKind } from 'ts-morph';
 import type { AttributeModel, Capability, RelationshipModel, ResourceModel } from '../ir.js';
 import { pascalCase } from '../naming.js';
 import {
@@ -60,6 +60,18 @@ export function optionalAttribute(attribute: AttributeModel): boolean {
 
 function identifierType(relationship: RelationshipModel): string {
   return `${pascalCase(relationship.relatedType)}Identifier`;
+}
+
+/** The runtime types the hook types of `resource` name (`hookTypes`). */
+export function hookImports(resource: ResourceModel): string[] {
+  const { create, update } = resource.endpoints;
+  return [
+    'Context',
+    ...(create ? ['CreateSavingHook'] : []),
+    ...(update ? ['UpdateSavingHook'] : []),
+    ...(create || update ? ['AfterCommitHook', 'FieldWritePolicy', 'ResourceValidator'] : []),
+    ...(resource.endpoints.delete ? ['DeletingHook', 'AfterCommitHook'] : []),
+  ];
 }
 
 /** The model, write values, related models, filters, sorts and data-layer interface of `resource`. */
@@ -212,6 +224,8 @@ export function dataLayerTypes(
         { name: 'customFilters', type: has('CustomFilterable') ? `${pascal}CustomFilters` : 'Record<never, never>' },
         { name: 'customSorts', type: has('CustomSortable') ? `${pascal}CustomSort` : 'never' },
         { name: 'policy', type: String(resource.usesPolicy) },
+        { name: 'createValues', type: has('Creatable') ? `${pascal}CreateValues` : 'never' },
+        { name: 'updateValues', type: has('Updatable') ? `${pascal}UpdateValues` : 'never' },
       ],
       {
         docs: `The types of resources of type \`${resource.type}\` in one place, for typed integrations (the Kysely store checks its mapping against them).`,
@@ -226,5 +240,67 @@ export function dataLayerTypes(
       extends: resource.capabilities.map((c) => CAPABILITY_TYPES[c](pascal, composable)),
       typeParameters: [`M extends ${pascal}Model = ${pascal}Model`, 'Q = unknown'],
     }),
+    ...hookTypes(resource),
+  ];
+}
+
+/**
+ * The types of the schema's callbacks for `resource`, for `typedResources` to check: `M` is the
+ * model a callback reads (the generated one, or the data layer's richer one).
+ */
+function hookTypes(resource: ResourceModel): StatementStructures[] {
+  const { pascal } = resource.names;
+  const model = `M extends ${pascal}Model = ${pascal}Model`;
+  const { create, update } = resource.endpoints;
+  const alias = (name: string, type: string, docs: string, generic = true): StatementStructures => ({
+    ...typeAliasOf(`${pascal}${name}`, type, docs),
+    ...(generic && { typeParameters: [model] }),
+  });
+  const values = [create && `${pascal}CreateValues`, update && `${pascal}UpdateValues`].filter(Boolean).join(' | ');
+  return [
+    ...(create
+      ? [
+          alias(
+            'SavingHook',
+            `CreateSavingHook<${pascal}CreateValues>`,
+            `A \`saving\` hook of \`POST /${resource.type}\`: \`Create.make().saving(hook)\`.`,
+            false,
+          ),
+        ]
+      : []),
+    ...(update
+      ? [
+          alias(
+            'UpdateSavingHook',
+            `UpdateSavingHook<${pascal}UpdateValues, M>`,
+            `A \`saving\` hook of \`PATCH /${resource.type}/{id}\`: \`Update.make().saving(hook)\`.`,
+          ),
+        ]
+      : []),
+    ...(create || update
+      ? [
+          alias('SavedHook', 'AfterCommitHook<M>', 'A `saved` hook of Create or Update, run once the write committed.'),
+          alias('WritePolicy', 'FieldWritePolicy<M>', "A writable field's policy: `writable(policy)`."),
+          alias(
+            'Validator',
+            `ResourceValidator<${values}, M>`,
+            'The cross-field validation of every create and update: `validate`.',
+          ),
+        ]
+      : []),
+    ...(resource.endpoints.delete
+      ? [
+          alias('DeletingHook', 'DeletingHook<M>', `A \`deleting\` hook of \`DELETE /${resource.type}/{id}\`.`),
+          alias('DeletedHook', 'AfterCommitHook<M>', 'A `deleted` hook, run once the delete committed.'),
+        ]
+      : []),
+    {
+      ...typeAliasOf(
+        `${pascal}MetaGetter`,
+        '(model: M, context: Context) => V',
+        "A meta member's getter: `Meta.make(name).type(kind).get(getter)`, giving `V`.",
+      ),
+      typeParameters: ['V', model],
+    },
   ];
 }

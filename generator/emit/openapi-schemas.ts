@@ -160,15 +160,42 @@ export function resourceSchemas(resource: ResourceModel): Array<[string, SchemaO
           attributes: ref(`${pascal}Attributes`),
           relationships: ref(`${pascal}Relationships`),
           links: ref('Links'),
+          ...(resource.meta.length > 0 && { meta: ref(`${pascal}Meta`) }),
         },
+        // Meta is served whatever sparse fieldsets ask: required where declared.
+        ...(resource.meta.length > 0 && { required: ['type', 'id', 'meta'] }),
       },
     ],
+    ...(resource.meta.length > 0 ? ([[`${pascal}Meta`, metaSchema(resource)]] as Array<[string, SchemaObject]>) : []),
     [`${pascal}Document`, documentSchema(ref(`${pascal}Resource`))],
     [`${pascal}CollectionDocument`, documentSchema({ type: 'array', items: ref(`${pascal}Resource`) })],
   ];
   if (resource.endpoints.create) schemas.push([`${pascal}CreateRequest`, writeSchema(resource, 'create')]);
   if (resource.endpoints.update) schemas.push([`${pascal}UpdateRequest`, writeSchema(resource, 'update')]);
   return schemas;
+}
+
+/** The declared meta members of a resource object, each always there. */
+function metaSchema(resource: ResourceModel): SchemaObject {
+  const types: Record<string, SchemaObject> = {
+    string: { type: 'string' },
+    integer: { type: 'integer' },
+    number: { type: 'number' },
+    boolean: { type: 'boolean' },
+    'date-time': { type: 'string', format: 'date-time' },
+    json: {},
+  };
+  return {
+    type: 'object',
+    required: resource.meta.map((m) => m.name),
+    properties: Object.fromEntries(
+      resource.meta.map((m) => {
+        const schema = types[m.kind]!;
+        const nullable: SchemaObject = { ...schema, type: [schema.type as 'string', 'null'] };
+        return [m.name, m.nullable && m.kind !== 'json' ? nullable : schema];
+      }),
+    ),
+  };
 }
 
 /** A top-level document whose primary data is `data`. */

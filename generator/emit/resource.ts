@@ -10,9 +10,9 @@ import {
   StructureKind,
   VariableDeclarationKind,
 } from 'ts-morph';
-import type { ApiModel, AttributeModel, RelationshipModel, ResourceModel } from '../ir.js';
+import type { ApiModel, AttributeModel, MetaModel, RelationshipModel, ResourceModel } from '../ir.js';
 import { pascalCase, propertyAccess, quote } from '../naming.js';
-import { capabilityImports, dataLayerTypes, optionalAttribute } from './data-layer.js';
+import { capabilityImports, dataLayerTypes, hookImports, optionalAttribute } from './data-layer.js';
 import {
   type Member,
   attributeTypeOf,
@@ -51,6 +51,7 @@ export function emitResource(model: ApiModel, resource: ResourceModel): SourceFi
     'ResourceDefinition',
     'ResourceTypes',
     ...(getters ? ['Context', 'GetterModel'] : []),
+    ...hookImports(resource),
     ...(resource.customFilters.length > 0 ? ['FilterValue'] : []),
     ...(resource.capabilities.includes('Filterable') ? ['FilterCondition'] : []),
   ];
@@ -80,6 +81,13 @@ export function emitResource(model: ApiModel, resource: ResourceModel): SourceFi
       ? [
           interfaceOf(`${pascal}Relationships`, resource.relationships.map(relationshipMember), {
             docs: `The relationships of a resource of type \`${resource.type}\`: \`data\` is there when included or declared \`withLinkage()\`.`,
+          }),
+        ]
+      : []),
+    ...(resource.meta.length > 0
+      ? [
+          interfaceOf(`${pascal}Meta`, resource.meta.map(metaMember), {
+            docs: `The meta of a resource object of type \`${resource.type}\` (served whatever sparse fieldsets ask).`,
           }),
         ]
       : []),
@@ -162,7 +170,28 @@ function resourceObjectMembers(resource: ResourceModel): Member[] {
     ...(resource.attributes.length > 0 ? [{ name: 'attributes', type: `${pascal}Attributes` }] : []),
     ...(resource.relationships.length > 0 ? [{ name: 'relationships', type: `${pascal}Relationships` }] : []),
     { name: 'links', type: '{ self: string }' },
+    ...(resource.meta.length > 0 ? [{ name: 'meta', type: `${pascal}Meta` }] : []),
   ];
+}
+
+/** The JSON type of each meta kind. */
+const META_TYPES: Record<MetaModel['kind'], string> = {
+  string: 'string',
+  integer: 'number',
+  number: 'number',
+  boolean: 'boolean',
+  'date-time': 'string',
+  json: 'unknown',
+};
+
+function metaMember(meta: MetaModel): Member {
+  const type = META_TYPES[meta.kind];
+  const docs = KIND_DOCS[meta.kind === 'json' ? 'object' : meta.kind];
+  return {
+    name: meta.name,
+    type: meta.nullable && type !== 'unknown' ? `${type} | null` : type,
+    ...(docs && { docs }),
+  };
 }
 
 /** The linkage a write payload gives for a relationship. */

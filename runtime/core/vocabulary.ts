@@ -23,6 +23,7 @@ export interface ResourceObject extends ResourceIdentifier {
   attributes?: Record<string, unknown>;
   relationships?: Record<string, RelationshipObject>;
   links: { self: string };
+  meta?: Record<string, unknown>;
 }
 
 /** The members of a top-level document the runtime emits. */

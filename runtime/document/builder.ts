@@ -319,8 +319,40 @@ export class DocumentBuilder {
     }
     if (relationships) object.relationships = relationships;
     object.links = { self };
+    // Meta is served whatever `fields[type]` asks: sparse fieldsets name attributes and relationships only.
+    if (resource.meta.length > 0) object.meta = resourceMeta(resource, model, context);
     return object;
   }
+}
+
+/**
+ * A document's `meta`: what the endpoint's `meta()` getter gave, then the runtime's own members
+ * (`total`, `page`), which a declared member of the same name never replaces. Undefined when
+ * there is neither.
+ *
+ * @example
+ * documentMeta({ drafts: 2, total: 99 }, { total: 7 }); // { drafts: 2, total: 7 }
+ */
+export function documentMeta(
+  declared: unknown,
+  own: Record<string, unknown> | undefined,
+): Record<string, unknown> | undefined {
+  if (declared === undefined) return own;
+  if (typeof declared !== 'object' || declared === null || Array.isArray(declared))
+    throw new TypeError(
+      `an endpoint's meta() must give an object, not ${declared === null ? 'null' : typeof declared}`,
+    );
+  return { ...(declared as Record<string, unknown>), ...own };
+}
+
+/** The meta members of one resource object, each in its JSON form (date-times as RFC 3339 text). */
+function resourceMeta(resource: RegisteredResource, model: unknown, context: Context): Record<string, unknown> {
+  const meta: Record<string, unknown> = {};
+  for (const member of resource.meta) {
+    const value = member.getter!(model, context);
+    meta[member.name] = member.kind === 'date-time' ? dateTimeJson(value) : value === undefined ? null : value;
+  }
+  return meta;
 }
 
 /** The include tree of a request without `include` (never written to). */

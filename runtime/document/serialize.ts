@@ -3,7 +3,7 @@ import type { TopLevelDocument } from '../core/vocabulary.js';
 
 /**
  * A resource object the `DocumentBuilder` made: its members are set in the order the JSON reads
- * (type, id, attributes, relationships, links), its relationship objects hold `links`, then
+ * (type, id, attributes, relationships, links, meta), its relationship objects hold `links`, then
  * `data` (identifiers the builder made), then `meta.count` (a number), and nothing else is ever added. `documentJson` writes
  * it by that shape instead of walking it as `JSON.stringify` does.
  */
@@ -11,6 +11,7 @@ export class BuiltResource {
   declare attributes?: Record<string, unknown>;
   declare relationships?: Record<string, BuiltRelationship>;
   declare links: { self: string };
+  declare meta?: Record<string, unknown>;
   /** Its links hold nothing JSON escapes (the builder checked their parts): written without a look. */
   readonly #plainLinks: boolean;
 
@@ -150,7 +151,9 @@ function resourceJson(resource: BuiltResource): string {
   }
   if (resource.relationships !== undefined)
     json += `,"relationships":${relationshipsJson(resource.relationships, plain)}`;
-  return `${json},"links":{"self":${linkJson(resource.links.self, plain)}}}`;
+  json += `,"links":{"self":${linkJson(resource.links.self, plain)}}`;
+  if (resource.meta !== undefined) json += `,"meta":${valueJson(resource.meta, 'meta') ?? '{}'}`;
+  return `${json}}`;
 }
 
 /** Primary data or included resources: the builder's resource objects by their shape, anything else as `JSON.stringify` writes it. */

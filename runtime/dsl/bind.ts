@@ -54,6 +54,7 @@ export function bindResource<M, Q>(
     endpoints: () => schema.endpoints(),
     filters: () => schema.filters?.() ?? [],
     sorts: () => schema.sorts?.() ?? [],
+    meta: () => schema.meta?.() ?? [],
     // The schema decides what is counted: the registry counts only where the Index declares countable().
     countOnlyWhereDeclared: true,
   };

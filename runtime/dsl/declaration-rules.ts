@@ -27,7 +27,7 @@ export interface DeclarationIssue {
   /** What is wrong, naming the field, filter, sort or endpoint and the argument (not the resource). */
   readonly message: string;
   /** The list of the declaration holding the builder call, or `type` for the resource type itself. */
-  readonly part: 'type' | 'fields' | 'endpoints' | 'filters' | 'sorts';
+  readonly part: 'type' | 'fields' | 'endpoints' | 'filters' | 'sorts' | 'meta';
   /** The field, filter or sort name, the endpoint kind, or the resource type. */
   readonly name: string;
   /** Which declaration of `name`, 0-based, when it is declared more than once. */
@@ -43,6 +43,7 @@ export interface DeclarationLike {
   endpoints(): readonly object[];
   filters?(): readonly object[];
   sorts?(): readonly object[];
+  meta?(): readonly object[];
 }
 
 /** The mistakes of one resource of a schema (`schemaIssues`), and its type when `type()` gives one. */
@@ -65,6 +66,7 @@ const KINDS: readonly AttributeKind[] = [
   'array',
   'object',
 ];
+const META_KINDS: readonly string[] = ['string', 'integer', 'number', 'boolean', 'date-time', 'json'];
 const ENDPOINT_KINDS: readonly string[] = ['show', 'index', 'create', 'update', 'delete'];
 const LEGAL = 'letters and digits, with - or _ inside';
 
@@ -137,6 +139,14 @@ export function declarationIssues(schema: DeclarationLike): DeclarationIssue[] {
     else attributeRules(field, report);
     if (field.getter !== undefined && typeof field.getter !== 'function')
       report(`field "${name}": get() takes a function, not ${show(field.getter)}`, 'get');
+  });
+  eachNamed((schema.meta?.() ?? []) as readonly Members[], 'meta', 'meta member', issues, (meta, report) => {
+    const name = String(meta.name);
+    if (!isMemberName(name)) report(`meta member "${name}" is not a legal member name (${LEGAL})`);
+    if (!META_KINDS.includes(String(meta.kind)))
+      report(`meta member "${name}": type() takes one of ${META_KINDS.join(', ')}, not ${show(meta.kind)}`, 'type');
+    if (typeof meta.getter !== 'function')
+      report(`meta member "${name}": get() must give the function that computes it`, 'get');
   });
   const sorts = (schema.sorts?.() ?? []) as readonly Members[];
   const kinds = new Map<string, number>();

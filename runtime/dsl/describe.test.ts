@@ -130,6 +130,7 @@ describe('describeSchema', () => {
       writable: true,
       required: true,
       getter: false,
+      writePolicy: false,
       conditional: false,
       kind: 'string',
       enumValues: [],
@@ -145,6 +146,7 @@ describe('describeSchema', () => {
         writable: false,
         required: false,
         getter: false,
+        writePolicy: false,
         conditional: false,
         cardinality: 'one',
         relatedType: 'people',
@@ -157,6 +159,7 @@ describe('describeSchema', () => {
         writable: false,
         required: false,
         getter: false,
+        writePolicy: false,
         conditional: false,
         cardinality: 'many',
         relatedType: 'comments',
@@ -172,6 +175,7 @@ describe('describeSchema', () => {
       countable: false,
       cursor: false,
       defaultSort: '-createdAt',
+      documentMeta: false,
     });
     expect(description.filters).toStrictEqual([
       {

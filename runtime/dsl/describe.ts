@@ -9,6 +9,7 @@
 import type { Operator } from './operators.js';
 import { declarationIssues, type DeclarationLike } from './declaration-rules.js';
 import type { AttributeKind } from './fields.js';
+import type { MetaKind } from './meta.js';
 import { isCommaListFilter } from './filters.js';
 import type { ResourceSchema } from './resource.js';
 
@@ -23,6 +24,8 @@ export interface SchemaDescription {
   readonly endpoints: readonly EndpointDescription[];
   readonly filters: readonly FilterDescription[];
   readonly sorts: readonly SortDescription[];
+  /** The meta members of each resource object (`meta: [Meta.make(...)]`), in declared order. */
+  readonly meta: readonly MetaDescription[];
   /** Whether the schema gives `getId` (else a model's `id` property is its id). */
   readonly getsId: boolean;
 }
@@ -79,6 +82,13 @@ export interface RelationshipDescription extends FieldDescription {
   readonly countable: boolean;
 }
 
+/** A `Meta` member of resource objects. */
+export interface MetaDescription {
+  readonly name: string;
+  readonly kind: MetaKind;
+  readonly nullable: boolean;
+}
+
 /** Any endpoint; `abilities` are what its `can(ability)` callbacks ask the data layer's policy. */
 export type EndpointDescription = ShowDescription | IndexDescription | CreateDescription | WriteEndpointDescription;
 
@@ -88,6 +98,8 @@ interface EndpointBase {
 
 export interface ShowDescription extends EndpointBase {
   readonly kind: 'show';
+  /** Whether `meta()` gives document meta. */
+  readonly documentMeta: boolean;
 }
 
 export interface IndexDescription extends EndpointBase {
@@ -100,6 +112,8 @@ export interface IndexDescription extends EndpointBase {
   readonly cursor: boolean;
   /** `defaultSort(terms)`, if declared. */
   readonly defaultSort?: string;
+  /** Whether `meta()` gives document meta. */
+  readonly documentMeta: boolean;
 }
 
 export interface CreateDescription extends EndpointBase {
@@ -194,6 +208,11 @@ export function describeSchema(schema: ResourceSchema): SchemaDescription {
     endpoints: (declaration.endpoints() as readonly Members[]).map(describeEndpoint),
     filters: ((declaration.filters?.() ?? []) as readonly Members[]).map((filter) => describeFilter(filter, fieldOf)),
     sorts: ((declaration.sorts?.() ?? []) as readonly Members[]).map((sort) => describeSort(sort, fieldOf)),
+    meta: ((declaration.meta?.() ?? []) as readonly Members[]).map((meta) => ({
+      name: String(meta.name),
+      kind: meta.kind as MetaKind,
+      nullable: meta.isNullable === true,
+    })),
     getsId: typeof schema.getId === 'function',
   };
 }
@@ -275,6 +294,7 @@ function describeEndpoint(endpoint: Members): EndpointDescription {
         ...(typeof countable === 'boolean' && { countable }),
         cursor: endpoint.acceptsCursor === true,
         ...(typeof sort === 'string' && { defaultSort: sort }),
+        documentMeta: typeof endpoint.documentMeta === 'function',
       };
     }
     case 'create':
@@ -283,7 +303,7 @@ function describeEndpoint(endpoint: Members): EndpointDescription {
     case 'delete':
       return { kind: endpoint.kind, abilities, requiresIfMatch: endpoint.requiresIfMatch === true };
     default:
-      return { kind: 'show', abilities };
+      return { kind: 'show', abilities, documentMeta: typeof endpoint.documentMeta === 'function' };
   }
 }
 

@@ -3,6 +3,8 @@ import type { MaybePromise } from '../core/types.js';
 import { Visibility } from './visibility.js';
 import type { WriteValues } from '../core/vocabulary.js';
 import type { AfterCommitHook, CreateSavingHook, DeletingHook, UpdateSavingHook } from './hooks.js';
+import type { DocumentMetaGetter } from './meta.js';
+import type { ModelCheck, ValuesHook } from './hooks.js';
 
 /** Hooks kept untyped, as the runtime calls them (the builders typed them where they were given). */
 type Untyped = (...args: never[]) => unknown;
@@ -32,6 +34,24 @@ export abstract class Endpoint<Args extends unknown[] = [Context]> extends Visib
  */
 export class Show extends Endpoint<[Context]> {
   readonly kind = 'show' as const;
+  #meta: DocumentMetaGetter<never> | undefined;
+
+  /**
+   * Document meta of `GET /{type}/{id}`, computed from the model: merged into the document's
+   * `meta` (the runtime's own members win a clash).
+   *
+   * @example
+   * Show.make().meta((article: { updatedAt: string }) => ({ fresh: Date.parse(article.updatedAt) > Date.now() - 86_400_000 }));
+   */
+  meta<M = unknown>(getter: DocumentMetaGetter<M>): this {
+    this.#meta = getter;
+    return this;
+  }
+
+  /** The document meta getter `meta()` was given. */
+  get documentMeta(): DocumentMetaGetter<unknown> | undefined {
+    return this.#meta as DocumentMetaGetter<unknown> | undefined;
+  }
 
   /** A new Show endpoint. */
   static make(): Show {
@@ -51,6 +71,24 @@ export class Index extends Endpoint<[Context]> {
   #defaultSort: string | undefined;
   #countable: boolean | undefined;
   #cursor = false;
+  #meta: DocumentMetaGetter<never> | undefined;
+
+  /**
+   * Document meta of `GET /{type}`, computed from the page's models: merged into the document's
+   * `meta` beside the runtime's own members (`total`, `page`), which win a clash.
+   *
+   * @example
+   * Index.make().meta((articles: readonly { status: string }[]) => ({ drafts: articles.filter((a) => a.status === 'draft').length }));
+   */
+  meta<M = unknown>(getter: DocumentMetaGetter<readonly M[]>): this {
+    this.#meta = getter;
+    return this;
+  }
+
+  /** The document meta getter `meta()` was given. */
+  get documentMeta(): DocumentMetaGetter<readonly unknown[]> | undefined {
+    return this.#meta as DocumentMetaGetter<readonly unknown[]> | undefined;
+  }
 
   /** A new Index endpoint. */
   static make(): Index {
@@ -131,8 +169,10 @@ export class Index extends Endpoint<[Context]> {
  * @example
  * Create.make().visible((ctx) => ctx.getAttribute('user') !== undefined);
  */
-export class Create extends Endpoint<[Context]> {
+export class Create<H = unknown> extends Endpoint<[Context]> {
   readonly kind = 'create' as const;
+  /** Type level only: what its hooks were typed with, for `typedResources` to check. */
+  declare readonly '~hooks'?: H;
   #clientIds = false;
   #saving: Untyped[] = [];
   #saved: Untyped[] = [];
@@ -151,7 +191,7 @@ export class Create extends Endpoint<[Context]> {
    *   return { ...values, relationships: { ...values.relationships, author: { type: 'people', id: user } } };
    * });
    */
-  saving<V extends object = WriteValues>(hook: CreateSavingHook<V>): this {
+  saving<V extends object = WriteValues>(hook: CreateSavingHook<V>): Create<H | ['create', CreateSavingHook<V>]> {
     this.#saving.push(hook);
     return this;
   }
@@ -163,7 +203,7 @@ export class Create extends Endpoint<[Context]> {
    * @example
    * Create.make().saved((article: { id: number }) => console.log('created', article.id));
    */
-  saved<M = unknown>(hook: AfterCommitHook<M>): this {
+  saved<M = unknown>(hook: AfterCommitHook<M>): Create<H | ['model', ModelCheck<M>]> {
     this.#saved.push(hook);
     return this;
   }
@@ -189,8 +229,8 @@ export class Create extends Endpoint<[Context]> {
   }
 
   /** A new Create endpoint. */
-  static make(): Create {
-    return new Create();
+  static make(): Create<never> {
+    return new Create<never>();
   }
 }
 
@@ -225,8 +265,10 @@ export abstract class WriteEndpoint extends Endpoint<[unknown, Context, Policy]>
  * @example
  * Update.make().visible((article: { authorId: string }, ctx) => article.authorId === ctx.getAttribute('user'));
  */
-export class Update extends WriteEndpoint {
+export class Update<H = unknown> extends WriteEndpoint {
   readonly kind = 'update' as const;
+  /** Type level only: what its hooks were typed with, for `typedResources` to check. */
+  declare readonly '~hooks'?: H;
   #saving: Untyped[] = [];
   #saved: Untyped[] = [];
 
@@ -242,7 +284,9 @@ export class Update extends WriteEndpoint {
    *   values.attributes.title === article.title ? [{ detail: 'title unchanged', pointer: '/data/attributes/title' }] : undefined,
    * );
    */
-  saving<V extends object = WriteValues, M = unknown>(hook: UpdateSavingHook<V, M>): this {
+  saving<V extends object = WriteValues, M = unknown>(
+    hook: UpdateSavingHook<V, M>,
+  ): Update<H | ['update', ValuesHook<V>] | ['model', ModelCheck<M>]> {
     this.#saving.push(hook);
     return this;
   }
@@ -253,7 +297,7 @@ export class Update extends WriteEndpoint {
    * @example
    * Update.make().saved((article: { id: number }) => console.log('updated', article.id));
    */
-  saved<M = unknown>(hook: AfterCommitHook<M>): this {
+  saved<M = unknown>(hook: AfterCommitHook<M>): Update<H | ['model', ModelCheck<M>]> {
     this.#saved.push(hook);
     return this;
   }
@@ -269,8 +313,8 @@ export class Update extends WriteEndpoint {
   }
 
   /** A new Update endpoint. */
-  static make(): Update {
-    return new Update();
+  static make(): Update<never> {
+    return new Update<never>();
   }
 }
 
@@ -280,8 +324,10 @@ export class Update extends WriteEndpoint {
  * @example
  * Delete.make().visible((article: { authorId: number }, ctx) => String(article.authorId) === ctx.getAttribute('user'));
  */
-export class Delete extends WriteEndpoint {
+export class Delete<H = unknown> extends WriteEndpoint {
   readonly kind = 'delete' as const;
+  /** Type level only: what its hooks were typed with, for `typedResources` to check. */
+  declare readonly '~hooks'?: H;
   #deleting: Untyped[] = [];
   #deleted: Untyped[] = [];
 
@@ -292,7 +338,7 @@ export class Delete extends WriteEndpoint {
    * @example
    * Delete.make().deleting((tag: { name: string }) => (tag.name === 'news' ? [{ detail: 'news stays' }] : undefined));
    */
-  deleting<M = unknown>(hook: DeletingHook<M>): this {
+  deleting<M = unknown>(hook: DeletingHook<M>): Delete<H | ['model', ModelCheck<M>]> {
     this.#deleting.push(hook);
     return this;
   }
@@ -303,7 +349,7 @@ export class Delete extends WriteEndpoint {
    * @example
    * Delete.make().deleted((article: { id: number }) => console.log('deleted', article.id));
    */
-  deleted<M = unknown>(hook: AfterCommitHook<M>): this {
+  deleted<M = unknown>(hook: AfterCommitHook<M>): Delete<H | ['model', ModelCheck<M>]> {
     this.#deleted.push(hook);
     return this;
   }
@@ -319,8 +365,8 @@ export class Delete extends WriteEndpoint {
   }
 
   /** A new Delete endpoint. */
-  static make(): Delete {
-    return new Delete();
+  static make(): Delete<never> {
+    return new Delete<never>();
   }
 }
 

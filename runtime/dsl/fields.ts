@@ -1,5 +1,6 @@
 import type { Context } from './context.js';
 import type { MaybePromise } from '../core/types.js';
+import type { ModelCheck } from './hooks.js';
 
 /** The declared kinds of attribute values. */
 export type AttributeKind =
@@ -118,7 +119,7 @@ export abstract class Field {
    *   comment === undefined || String(comment.authorId) === ctx.getAttribute('user'),
    * );
    */
-  writable<M = unknown>(policy?: FieldWritePolicy<M>): this {
+  writable<M = unknown>(policy?: FieldWritePolicy<M>): this & { readonly '~model'?: ModelCheck<M> } {
     this.#writable = true;
     this.#writePolicy = policy;
     return this;

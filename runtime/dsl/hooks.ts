@@ -59,3 +59,14 @@ export type ResourceValidator<V = WriteValues, M = unknown> = (
   stored: M | undefined,
   context: Context,
 ) => MaybePromise<readonly Problem[] | undefined | void>;
+
+/**
+ * What a callback was typed to read of a model, as the builders record it. A method type, so
+ * that a record fits when the callback's model and the resource's generated model agree one way
+ * or the other: the generated model or less (`unknown`, a few members), or more (members the data
+ * layer's model holds beyond it, such as a foreign key). A model of another resource fits neither.
+ */
+export type ModelCheck<M> = { bivariant(model: M): void }['bivariant'];
+
+/** What an Update's `saving` hook does with the values, as the builders record it. */
+export type ValuesHook<V> = (values: V) => MaybePromise<SavingResult<V>>;

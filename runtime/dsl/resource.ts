@@ -6,6 +6,7 @@ import type { MaybePromise } from '../core/types.js';
 import type { ConditionPath, CountPath, FilterCondition } from './operators.js';
 import type { ResourceIdentifier, WriteValues } from '../core/vocabulary.js';
 import type { Problem } from './hooks.js';
+import type { AnyMeta } from './meta.js';
 
 /**
  * A resource's cross-field validation as the runtime calls it (a method type, so a validator
@@ -32,6 +33,8 @@ export interface ResourceSchema<M = unknown> {
   endpoints(): readonly AnyEndpoint[];
   filters?(): readonly Filter[];
   sorts?(): readonly Sort[];
+  /** The meta members of each resource object (`defineResource`'s `meta`). */
+  meta?(): readonly AnyMeta[];
   /** The id of a model as a string; defaults to `String(model.id)`. */
   getId?(model: M, context: Context): string;
   /**
@@ -432,6 +435,14 @@ export interface ResourceSpec<M = unknown, F extends readonly AnyField[] = reado
   endpoints?: readonly AnyEndpoint[];
   filters?: readonly Filter[];
   sorts?: readonly Sort[];
+  /**
+   * Meta members of each resource object, computed from the model (in `data` and `included`,
+   * whatever sparse fieldsets ask).
+   *
+   * @example
+   * defineResource({ type: 'articles', meta: [Meta.make('wordCount').type('integer').get((a: { body: string | null }) => a.body?.split(' ').length ?? 0)] });
+   */
+  meta?: readonly AnyMeta[];
   getId?: (model: M, context: Context) => string;
   /**
    * Cross-field validation of every create and update (REST and Atomic Operations, `PATCH` of a
@@ -472,12 +483,14 @@ export function defineResource<M = unknown, const F extends readonly AnyField[] 
   const endpoints = Object.freeze([...(spec.endpoints ?? [])]);
   const filters = Object.freeze([...(spec.filters ?? [])]);
   const sorts = Object.freeze([...(spec.sorts ?? [])]);
+  const meta = Object.freeze([...(spec.meta ?? [])]);
   const schema: DeclaredResource<M, F> = {
     type: () => spec.type,
     fields: () => fields,
     endpoints: () => endpoints,
     filters: () => filters,
     sorts: () => sorts,
+    meta: () => meta,
   };
   if (spec.getId) schema.getId = spec.getId;
   if (spec.validate) schema.validate = spec.validate;

@@ -20,6 +20,7 @@ import type { RequestTarget } from '../http/target.js';
 import { checkDocumentParameters, mustBeVisible } from '../pipeline/checks.js';
 import { onlyParameters } from '../query/checks.js';
 import { type RequestState, documentBuilder } from '../pipeline/state.js';
+import { documentMeta } from '../document/builder.js';
 
 /** What a collection is served from: the resource listed, the query to start from, how to render. */
 export interface CollectionSource {
@@ -147,6 +148,9 @@ async function collectionDocument(
   }
   const nodes = builder.primary(resource, models);
   await builder.complete(resource, nodes, state.query.include);
+  // The Index's own document meta belongs to `GET /{type}`, not to a related collection.
+  const declared = state.route.relationship === undefined ? source.index?.documentMeta : undefined;
+  meta = documentMeta(await declared?.(models, state.context), meta);
   return respond(
     state,
     {

@@ -18,6 +18,7 @@ import { declarationIssues } from '../dsl/declaration-rules.js';
 import type { AnyField, ResourceDefinition } from '../dsl/resource.js';
 import type { MaybePromise } from '../core/types.js';
 import type { CountPath } from '../dsl/operators.js';
+import type { AnyMeta } from '../dsl/meta.js';
 
 const NEEDS: Record<EndpointKind, readonly string[]> = {
   show: ['find'],
@@ -38,6 +39,8 @@ export class RegisteredResource {
   /** Attributes with visibility callbacks: checked per model even when generated code serializes. */
   readonly conditionalAttributes: readonly Attribute[];
   readonly fields: ReadonlyMap<string, AnyField>;
+  /** The meta members of each resource object. */
+  readonly meta: readonly AnyMeta[];
   readonly endpoints: ReadonlyMap<EndpointKind, AnyEndpoint>;
   readonly filters: ReadonlyMap<string, Filter>;
   readonly sorts: ReadonlyMap<string, Sort>;
@@ -78,6 +81,7 @@ export class RegisteredResource {
     const fields = new Map<string, AnyField>();
     for (const field of definition.fields()) fields.set(field.name, field);
     this.fields = fields;
+    this.meta = definition.meta?.() ?? [];
     this.attributes = [...fields.values()].filter((f): f is Attribute => f instanceof Attribute);
     this.relationships = [...fields.values()].filter((f): f is ToOne | ToMany => f instanceof Relationship);
     this.conditionalAttributes = this.attributes.filter((a) => a.isConditional);

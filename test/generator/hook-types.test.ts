@@ -1,7 +1,8 @@
 /**
- * The demo's hooks, write policy and validation are typed with the generated types: each mistake
- * below, made in examples/blog/schema.ts, fails to compile with its first error in schema.ts,
- * on the line of the mistake.
+ * The demo's hooks, write policy, validation and meta getter are typed with the generated types,
+ * and its resources are declared with `typedResources<Resources>()`, which holds each callback to
+ * the resource it is declared on: each mistake below, made in examples/blog/schema.ts, fails to
+ * compile with its first error in schema.ts, on the line of the mistake.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -41,6 +42,54 @@ const MISTAKES: Array<[string, { from: string; to: string; want: string }]> = [
   [
     'a validation reading a stored member that does not exist',
     { from: ': stored?.status;', to: ': stored?.state;', want: 'state' },
+  ],
+  [
+    "a saving hook typed with another resource's values",
+    {
+      from: 'Create.make().saving(authorFromUser),',
+      to: "Create.make().saving(authorFromUser).saving<import('./generated/index.js').PeopleCreateValues>((values) => values),",
+      want: 'PeopleCreateValues',
+    },
+  ],
+  [
+    "a saved hook typed with another resource's model",
+    {
+      from: "Update.make().visible(can('update')),",
+      to: "Update.make().visible(can('update')).saved((person: import('./generated/index.js').PeopleModel) => person.name),",
+      want: 'PeopleModel',
+    },
+  ],
+  [
+    "a write policy typed with another resource's model",
+    {
+      from: "Attribute.make('body').type('string').writable(byCommentAuthor)",
+      to: "Attribute.make('body').type('string').writable((article: import('./generated/index.js').ArticlesModel | undefined) => article?.title !== '')",
+      want: 'ArticlesModel',
+    },
+  ],
+  [
+    "a validation typed with another resource's values",
+    {
+      from: 'validate: publishedNeedsBody,',
+      to: "validate: (values: import('./generated/index.js').PeopleCreateValues) => (values.attributes.name ? [] : undefined),",
+      want: 'PeopleCreateValues',
+    },
+  ],
+  [
+    'a meta getter of another resource',
+    {
+      from: "Meta.make('wordCount').type('integer').get(wordCount)",
+      to: "Meta.make('wordCount').type('integer').get((person: import('./generated/index.js').PeopleModel) => person.name.length)",
+      want: 'PeopleModel',
+    },
+  ],
+  [
+    'a meta getter giving a value of the wrong kind',
+    {
+      from: "Meta.make('wordCount').type('integer').get(wordCount)",
+      to: "Meta.make('wordCount').type('boolean').get(wordCount)",
+      want: 'boolean',
+    },
   ],
 ];
 

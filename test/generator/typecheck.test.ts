@@ -140,6 +140,7 @@ export const article: ArticlesResource = {
   attributes: { title: 'T', body: null, status: 'draft', createdAt: '2020-01-01T00:00:00.000Z', updatedAt: '2020-01-01T00:00:00.000Z' },
   relationships: { author: { links: { self: '', related: '' }, data: { type: 'people', id: '1' } }, comments: { links: { self: '', related: '' } }, tags: { links: { self: '', related: '' } } },
   links: { self: '' },
+  meta: { wordCount: 0 },
 };
 export const create: ArticlesCreatePayload = { data: { type: 'articles', attributes: { title: 'T' }, relationships: { author: { data: { type: 'people', id: '1' } } } } };
 export const update: ArticlesUpdatePayload = { data: { type: 'articles', id: '1' } };

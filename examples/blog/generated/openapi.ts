@@ -1886,14 +1886,25 @@ export const openapi: OpenAPIObject = JSON.parse(`{
         "type": "object",
         "required": [
           "type",
-          "id"
+          "id",
+          "meta"
         ],
         "properties": {
           "type": { "const": "articles" },
           "id": { "type": "string" },
           "attributes": { "$ref": "#/components/schemas/ArticlesAttributes" },
           "relationships": { "$ref": "#/components/schemas/ArticlesRelationships" },
-          "links": { "$ref": "#/components/schemas/Links" }
+          "links": { "$ref": "#/components/schemas/Links" },
+          "meta": { "$ref": "#/components/schemas/ArticlesMeta" }
+        }
+      },
+      "ArticlesMeta": {
+        "type": "object",
+        "required": [
+          "wordCount"
+        ],
+        "properties": {
+          "wordCount": { "type": "integer" }
         }
       },
       "ArticlesDocument": {
