@@ -65,9 +65,33 @@ interface Apis {
 
 function compareResource(changes: Changes, apis: Apis, o: ResourceDescription, n: ResourceDescription): void {
   compareMembers(changes, o, n);
+  compareMeta(changes, o, n);
   compareEndpoints(changes, o, n);
   compareFilters(changes, apis, o, n);
   compareSorts(changes, o, n);
+}
+
+/**
+ * Resource-object meta members (read-only, in responses): removed, or of another kind, breaks
+ * clients that read them; made nullable too. Descriptions written before meta existed have none.
+ */
+function compareMeta(changes: Changes, o: ResourceDescription, n: ResourceDescription): void {
+  const before = byName(o.meta ?? []);
+  const after = byName(n.meta ?? []);
+  for (const name of new Set([...before.keys(), ...after.keys()])) {
+    const path = `${o.type}.meta.${name}`;
+    const was = before.get(name);
+    const is = after.get(name);
+    if (was && !is) changes.major('meta-removed', path, `meta member "${name}" removed from resource objects`);
+    else if (!was && is) changes.minor('meta-added', path, `meta member "${name}" added to resource objects`);
+    else if (was && is) {
+      if (was.kind !== is.kind)
+        changes.major('meta-kind-changed', path, `meta member kind changed from ${was.kind} to ${is.kind}`);
+      if (!was.nullable && is.nullable)
+        changes.major('meta-made-nullable', path, 'meta member made nullable: clients may now read null');
+      if (was.nullable && !is.nullable) changes.minor('meta-made-non-nullable', path, 'meta member never null now');
+    }
+  }
 }
 
 /** Attributes and relationships share one namespace of member names. */

@@ -20,6 +20,8 @@ interface Articles {
   endpoints?: string;
   filters?: string;
   sorts?: string;
+  /** The meta members of articles. */
+  meta?: string;
   /** Declarations after `articles` (another resource, `extensions`). */
   extra?: string;
 }
@@ -35,12 +37,13 @@ const BASE: Required<Articles> = {
   endpoints: 'Show.make(), Index.make().paginate(20, 50), Create.make(), Update.make()',
   filters: "Where.make('title'), Where.make('status')",
   sorts: "SortBy.make('title')",
+  meta: '',
   extra: '',
 };
 
 function schemaText(parts: Articles): string {
   const p = { ...BASE, ...parts };
-  return `import { Attribute, Create, CustomFilter, Delete, Index, Show, SortBy, ToMany, ToOne, Update, Where, atomic, defineResource } from 'jsonapi-gen';
+  return `import { Attribute, Create, CustomFilter, Delete, Index, Meta, Show, SortBy, ToMany, ToOne, Update, Where, atomic, defineResource } from 'jsonapi-gen';
 
 export const people = defineResource({
   type: 'people',
@@ -54,6 +57,7 @@ export const articles = defineResource({
   endpoints: [${p.endpoints}],
   filters: [${p.filters}],
   sorts: [${p.sorts}],
+  meta: [${p.meta}],
 });
 ${p.extra}
 `;
@@ -421,6 +425,27 @@ const ROWS: Row[] = [
     new: {},
     kinds: ['endpoint-visibility-removed'],
     verdict: 'minor',
+  },
+  {
+    name: 'a meta member added',
+    old: {},
+    new: { meta: "Meta.make('wordCount').type('integer').get(() => 0)" },
+    kinds: ['meta-added'],
+    verdict: 'minor',
+  },
+  {
+    name: 'a meta member removed',
+    old: { meta: "Meta.make('wordCount').type('integer').get(() => 0)" },
+    new: {},
+    kinds: ['meta-removed'],
+    verdict: 'major',
+  },
+  {
+    name: "a meta member's kind changed",
+    old: { meta: "Meta.make('wordCount').type('integer').get(() => 0)" },
+    new: { meta: "Meta.make('wordCount').type('string').get(() => '0')" },
+    kinds: ['meta-kind-changed'],
+    verdict: 'major',
   },
   {
     name: 'a write policy added to a writable attribute',
