@@ -9,6 +9,7 @@ import { type RequestState, documentBuilder } from '../pipeline/state.js';
 export async function serveShow(state: RequestState, id: string): Promise<HttpResult> {
   const { resource, query, context } = state;
   await mustBeVisible(
+    state.trace?.begin('authorize'),
     resource.endpoint('show')!.permits(context),
     `You may not view resources of type "${resource.type}"`,
   );
