@@ -74,7 +74,7 @@ const existenceChecks = new WeakMap<SharedExistence, SharedExistence>();
 function tracedExistence(check: SharedExistence): SharedExistence {
   let traced = existenceChecks.get(check);
   if (!traced) {
-    const exist = check.exist as Method;
+    const exist = (check as unknown as Record<'exist', Method>).exist;
     traced = {
       exist: reporting(exist, check, () => ({ kind: 'data', name: 'exist' })) as SharedExistence['exist'],
     };
@@ -133,7 +133,11 @@ function methodNames(definition: object): Set<string> {
   const names = new Set<string>();
   // A name seen nearer shadows the same name further up the chain, method or not.
   const seen = new Set<string>(['constructor']);
-  for (let at: object | null = definition; at !== null && at !== Object.prototype; at = Object.getPrototypeOf(at)) {
+  for (
+    let at: object | null = definition;
+    at !== null && at !== Object.prototype;
+    at = Object.getPrototypeOf(at) as object | null
+  ) {
     for (const name of Object.getOwnPropertyNames(at)) {
       if (seen.has(name)) continue;
       seen.add(name);

@@ -28,6 +28,7 @@ const manifests = Object.fromEntries(WORKSPACES.map((w) => [w.name, read(w.folde
 const runtime = manifests['jsonapi-gen']!;
 const kysely = manifests['@jsonapi-gen/kysely']!;
 const prisma = manifests['@jsonapi-gen/prisma']!;
+const openTelemetry = manifests['@jsonapi-gen/opentelemetry']!;
 const cli = manifests['@jsonapi-gen/cli']!;
 
 describe('package manifests', () => {
@@ -42,6 +43,7 @@ describe('package manifests', () => {
       expect(`${manifest.name}@${manifest.version}`).toBe(`${manifest.name}@${root.version}`);
     expect(kysely.peerDependencies?.['jsonapi-gen']).toBe(root.version);
     expect(prisma.peerDependencies?.['jsonapi-gen']).toBe(root.version);
+    expect(openTelemetry.peerDependencies?.['jsonapi-gen']).toBe(root.version);
     expect(cli.peerDependencies?.['jsonapi-gen']).toBe(root.version);
   });
 
@@ -50,7 +52,7 @@ describe('package manifests', () => {
     expect(runtime.peerDependencies ?? {}).toEqual({});
     expect(runtime.sideEffects).toBe(false);
     expect(Object.keys(runtime.exports ?? {})).toEqual(['.', './node', './internal', './package.json']);
-    for (const manifest of [runtime, kysely, prisma]) {
+    for (const manifest of [runtime, kysely, prisma, openTelemetry]) {
       for (const [path, target] of Object.entries(manifest.exports ?? {})) {
         if (path === './package.json') continue;
         expect(Object.keys(target as object), `${manifest.name} ${path}`).toEqual(['types', 'default']);
@@ -85,6 +87,14 @@ describe('package manifests', () => {
     // the lowest the peer ranges allow.
     for (const name of ['prisma', '@prisma/client', '@prisma/adapter-better-sqlite3', '@prisma/adapter-pg'])
       expect(`^${root.devDependencies?.[name]}`, name).toBe(prisma.peerDependencies?.['@prisma/client']);
+  });
+
+  it('the OpenTelemetry integration takes @opentelemetry/api as its only peer besides the runtime, in the range developed with', () => {
+    expect(openTelemetry.dependencies ?? {}).toEqual({});
+    expect(Object.keys(openTelemetry.peerDependencies ?? {}).sort()).toEqual(['@opentelemetry/api', 'jsonapi-gen']);
+    expect(openTelemetry.peerDependencies?.['@opentelemetry/api']).toBe('^1.9.0');
+    // The repository develops and tests with the lowest minor version the peer range allows.
+    expect(root.devDependencies?.['@opentelemetry/api']).toBe('~1.9.0');
   });
 
   it('the CLI carries the generator and the schema loader, and the jsonapi-gen bin', () => {

@@ -10,6 +10,7 @@ export const WORKSPACES = [
   { name: 'jsonapi-gen', folder: 'runtime' },
   { name: '@jsonapi-gen/kysely', folder: 'integrations/kysely' },
   { name: '@jsonapi-gen/prisma', folder: 'integrations/prisma' },
+  { name: '@jsonapi-gen/opentelemetry', folder: 'integrations/opentelemetry' },
   { name: '@jsonapi-gen/cli', folder: 'generator' },
 ] as const;
 

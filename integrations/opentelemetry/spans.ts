@@ -1,0 +1,163 @@
+import {
+  type Attributes,
+  type Context,
+  type Span,
+  SpanKind,
+  SpanStatusCode,
+  type TextMapGetter,
+  type Tracer,
+  context,
+  propagation,
+  trace,
+} from '@opentelemetry/api';
+import type { Instrumentation, RequestStart, RouteInfo, SpanOutcome, StageStart, TraceSpan } from 'jsonapi-gen';
+
+/** Options of `openTelemetry`. */
+export interface OpenTelemetryOptions {
+  /** The tracer the spans are made with. Default: the global tracer provider's `@jsonapi-gen/opentelemetry`. */
+  tracer?: Tracer;
+}
+
+/**
+ * The API's `instrument` option on OpenTelemetry: one server span per request (named
+ * `GET articles` once routed, with the HTTP method, route, status, and the JSON:API resource
+ * type, endpoint and `include`), a child span per stage (`parse`, `authorize`, `serialize`, each
+ * Atomic operation) and per data-layer call (`results articles`, `loadRelated articles.author`),
+ * errors recorded on the span that threw them. Each data-layer call runs with its span active,
+ * so the spans a database driver's instrumentation opens nest under it (with a context manager
+ * registered, as the Node SDK does). A request whose context has no span yet continues the
+ * trace its `traceparent` header names.
+ *
+ * @example
+ * import { createApi } from './generated/index.js';
+ * import { store } from './store.js';
+ * const api = createApi(store, { instrument: openTelemetry() });
+ */
+export function openTelemetry(options: OpenTelemetryOptions = {}): Instrumentation {
+  const tracer = options.tracer ?? trace.getTracer('@jsonapi-gen/opentelemetry');
+  return {
+    request(request) {
+      const active = context.active();
+      const parent = trace.getSpan(active) ? active : propagation.extract(active, request, HEADERS);
+      const span = tracer.startSpan(
+        request.method,
+        { kind: SpanKind.SERVER, attributes: urlAttributes(request) },
+        parent,
+      );
+      return new RequestSpan(tracer, span, trace.setSpan(parent, span), request.method);
+    },
+  };
+}
+
+/** Reads the propagation headers (`traceparent`, `tracestate`, `baggage`) of a request. */
+const HEADERS: TextMapGetter<RequestStart> = {
+  keys: () => ['traceparent', 'tracestate', 'baggage'],
+  get: (request, key) => request.header(key) ?? undefined,
+};
+
+/** `http.request.method`, `url.scheme`, `url.path` and `url.query` of a request. */
+function urlAttributes(request: RequestStart): Attributes {
+  const url = request.url;
+  const scheme = url.indexOf('://');
+  const path = url.indexOf('/', scheme + 3);
+  const query = url.indexOf('?');
+  const attributes: Attributes = { 'http.request.method': request.method, 'url.scheme': url.slice(0, scheme) };
+  if (path >= 0 && (query < 0 || path < query)) attributes['url.path'] = url.slice(path, query < 0 ? undefined : query);
+  if (query >= 0) attributes['url.query'] = url.slice(query + 1);
+  return attributes;
+}
+
+/** A span of the runtime's trace: its OpenTelemetry span and the context that has it current. */
+class StageSpan implements TraceSpan {
+  protected readonly tracer: Tracer;
+  protected readonly span: Span;
+  protected readonly context: Context;
+
+  constructor(tracer: Tracer, span: Span, spanContext: Context) {
+    this.tracer = tracer;
+    this.span = span;
+    this.context = spanContext;
+  }
+
+  stage(stage: StageStart): TraceSpan {
+    const span = this.tracer.startSpan(stageName(stage), { attributes: stageAttributes(stage) }, this.context);
+    return new StageSpan(this.tracer, span, trace.setSpan(this.context, span));
+  }
+
+  /** An Atomic operation, once routed, is named and described as a request is. */
+  routed(route: RouteInfo): void {
+    this.span.updateName(`${route.method} ${route.type ?? route.route}`);
+    this.span.setAttributes(routeAttributes(route));
+  }
+
+  run<T>(work: () => T): T {
+    return context.with(this.context, work);
+  }
+
+  end(outcome: SpanOutcome): void {
+    if (outcome.status !== undefined) this.span.setAttribute('http.response.status_code', outcome.status);
+    if (outcome.error !== undefined) failed(this.span, outcome.error);
+    this.span.end();
+  }
+}
+
+/**
+ * A request's server span: named by the request's own method (HEAD stays HEAD) and its type;
+ * only a 5xx makes it an error (a 4xx is the client's, as HTTP's semantic conventions have it).
+ */
+class RequestSpan extends StageSpan {
+  readonly #method: string;
+
+  constructor(tracer: Tracer, span: Span, spanContext: Context, method: string) {
+    super(tracer, span, spanContext);
+    this.#method = method;
+  }
+
+  override routed(route: RouteInfo): void {
+    this.span.updateName(`${this.#method} ${route.type ?? route.route}`);
+    this.span.setAttributes(routeAttributes(route));
+  }
+
+  override end(outcome: SpanOutcome): void {
+    const status = outcome.status ?? 500;
+    this.span.setAttribute('http.response.status_code', status);
+    if (status >= 500) {
+      this.span.setAttribute('error.type', String(status));
+      if (outcome.error !== undefined) failed(this.span, outcome.error);
+      else this.span.setStatus({ code: SpanStatusCode.ERROR });
+    }
+    this.span.end();
+  }
+}
+
+function stageName(stage: StageStart): string {
+  if (stage.kind !== 'data') return stage.name;
+  const of = stage.type === undefined ? '' : ` ${stage.type}${stage.relationship ? `.${stage.relationship}` : ''}`;
+  return stage.name + of;
+}
+
+function stageAttributes(stage: StageStart): Attributes {
+  const attributes: Attributes = { 'jsonapi.stage': stage.kind };
+  if (stage.kind === 'data') attributes['jsonapi.data_layer.call'] = stage.name;
+  if (stage.type !== undefined) attributes['jsonapi.resource_type'] = stage.type;
+  if (stage.relationship !== undefined) attributes['jsonapi.relationship'] = stage.relationship;
+  return attributes;
+}
+
+function routeAttributes(route: RouteInfo): Attributes {
+  const attributes: Attributes = { 'http.route': route.route, 'jsonapi.endpoint': route.endpoint };
+  if (route.type !== undefined) attributes['jsonapi.resource_type'] = route.type;
+  if (route.include !== undefined) attributes['jsonapi.include'] = route.include;
+  return attributes;
+}
+
+/** Records what a span's work threw, and marks the span failed. */
+function failed(span: Span, error: unknown): void {
+  if (error instanceof Error) {
+    span.recordException(error);
+    span.setStatus({ code: SpanStatusCode.ERROR, message: error.message });
+  } else {
+    span.recordException(String(error));
+    span.setStatus({ code: SpanStatusCode.ERROR });
+  }
+}
