@@ -120,6 +120,45 @@ describe('openTelemetry()', () => {
     expect(spans.find((s) => s.name === 'parse')!.attributes).toEqual({ 'jsonapi.stage': 'parse' });
   });
 
+  it('traces POST /articles: the linkage to two types checked in one shared exist call, then create', async () => {
+    const response = await api.fetch(
+      request('/articles', {
+        method: 'POST',
+        headers: { 'content-type': JSON_API },
+        body: JSON.stringify({
+          data: {
+            type: 'articles',
+            attributes: { title: 'Traced', body: 'Body' },
+            relationships: {
+              author: { data: { type: 'people', id: '1' } },
+              tags: { data: [{ type: 'tags', id: '1' }] },
+            },
+          },
+        }),
+      }),
+      { attributes: { user: '1' } },
+    );
+    expect(response.status).toBe(201);
+    const spans = exporter.getFinishedSpans();
+    const root = rootOf(spans);
+    // The transaction's own statements (BEGIN, COMMIT) run under the request span.
+    const calls = spans.filter((s) => s.name !== 'sqlite' || s.parentSpanContext?.spanId !== root.spanContext().spanId);
+    expect(tree(calls, root)).toEqual([
+      'POST articles',
+      [
+        'parse',
+        'authorize',
+        ['exist', ['sqlite']],
+        ['create articles', expect.arrayContaining(['sqlite'])],
+        'serialize',
+      ],
+    ]);
+    expect(spans.find((s) => s.name === 'exist')!.attributes).toEqual({
+      'jsonapi.stage': 'data',
+      'jsonapi.data_layer.call': 'exist',
+    });
+  });
+
   it('records errors: a data layer that throws fails its span and the request (500); a refusal only its stage', async () => {
     const failing = createStore(database.db);
     const failure = new Error('the disk is on fire');

@@ -8,14 +8,18 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
+  Attribute,
   type Instrumentation,
+  JsonApi,
   JsonApiError,
   type JsonApiOptions,
   type RequestStart,
   type RouteInfo,
+  Show,
   type SpanOutcome,
   type StageStart,
   type TraceSpan,
+  defineResource,
 } from 'jsonapi-gen';
 import { type DataLayers, createApi } from '../../examples/blog/generated/index.js';
 import { memoryIdempotency, memoryStore, memoryTables } from '../../examples/blog/memory.js';
@@ -208,6 +212,31 @@ describe('the instrumentation hook', () => {
     });
     expect((await api.fetch(request('/people/1'))).status).toBe(200);
     expect(seen).toEqual(['find people']);
+  });
+
+  it('traces a data layer that is a class: its methods keep their `this` (private fields)', async () => {
+    class Notes {
+      readonly #rows = new Map([['1', { id: 1, title: 'First' }]]);
+      readonly #schema = defineResource({ type: 'notes', fields: [Attribute.make('title')], endpoints: [Show.make()] });
+      type() {
+        return this.#schema.type();
+      }
+      fields() {
+        return this.#schema.fields();
+      }
+      endpoints() {
+        return this.#schema.endpoints();
+      }
+      find(id: string) {
+        return this.#rows.get(id) ?? null;
+      }
+    }
+    const { requests, instrument } = recorder();
+    const api = new JsonApi({ instrument }).resource(new Notes());
+    const response = await api.fetch(request('/notes/1'));
+    expect(response.status).toBe(200);
+    expect(((await response.json()) as { data: { attributes: unknown } }).data.attributes).toEqual({ title: 'First' });
+    expect(shape(requests[0]!.span)).toEqual(['request', ['parse', 'authorize', 'find notes', 'serialize']]);
   });
 
   it('follows each Atomic operation under its batch, with stages of its own', async () => {
