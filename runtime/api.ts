@@ -25,7 +25,7 @@ import { type Route, matchRoute } from './http/router.js';
 import { RequestGate } from './http/gate.js';
 import { checkCost, readCost } from './read/cost.js';
 import { type RequestTarget, parseTarget } from './http/target.js';
-import type { Instrumentation, TracedEndpoint } from './pipeline/instrumentation.js';
+import type { Instrumentation, RouteInfo, TracedEndpoint } from './pipeline/instrumentation.js';
 import { Trace, traceContext } from './pipeline/trace.js';
 import { tracedDefinition } from './pipeline/traced-data-layer.js';
 
@@ -267,7 +267,7 @@ export class JsonApi {
     const resource = route && this.#resources.get(route.type);
     if (!route || !resource) throw new NotFoundError({ detail: `Nothing is served at ${url.pathname}` });
     const method = request.method === 'HEAD' ? 'GET' : request.method;
-    trace?.routed({ method, ...routeOf(this.#basePath, resource, route, method), ...includeOf(url) });
+    trace?.routed(routeInfo(this.#basePath, resource, route, method, url));
     const allowed = allowedMethods(resource, route);
     if (!allowed.includes(method)) {
       if (allowed.length === 0) throw new NotFoundError({ detail: `Nothing is served at ${url.pathname}` });
@@ -491,29 +491,30 @@ function errorStatus(thrown: unknown): number {
   return thrown instanceof JsonApiErrors || thrown instanceof JsonApiError ? thrown.status : 500;
 }
 
-/** The endpoint a routed request reaches and its route's template (`{id}` for the id). */
-function routeOf(
+/**
+ * What a routed request addresses, for its trace: the endpoint it reaches, its route's template
+ * (`{id}` for the id) and its `include` parameter as sent.
+ */
+function routeInfo(
   basePath: string,
   resource: RegisteredResource,
   route: Route,
   method: string,
-): { route: string; type: string; endpoint: TracedEndpoint } {
-  const type = resource.type;
+  url: RequestTarget,
+): RouteInfo {
   const collection = `${basePath}/${resource.typeSegment}`;
-  if (route.id === undefined) return { route: collection, type, endpoint: method === 'POST' ? 'create' : 'index' };
   const member = `${collection}/{id}`;
-  if (route.relationship !== undefined) {
-    return route.linkage
-      ? { route: `${member}/relationships/${route.relationship}`, type, endpoint: 'relationship' }
-      : { route: `${member}/${route.relationship}`, type, endpoint: 'related' };
-  }
-  return { route: member, type, endpoint: method === 'PATCH' ? 'update' : method === 'DELETE' ? 'delete' : 'show' };
-}
-
-/** The request's `include` parameter as sent, when it has one. */
-function includeOf(url: RequestTarget): { include?: string } {
-  const include = url.searchParams.get('include');
-  return include === null ? {} : { include };
+  const [template, endpoint]: [string, TracedEndpoint] =
+    route.id === undefined
+      ? [collection, method === 'POST' ? 'create' : 'index']
+      : route.relationship === undefined
+        ? [member, method === 'PATCH' ? 'update' : method === 'DELETE' ? 'delete' : 'show']
+        : route.linkage
+          ? [`${member}/relationships/${route.relationship}`, 'relationship']
+          : [`${member}/${route.relationship}`, 'related'];
+  const include = url.search === '' ? null : url.searchParams.get('include');
+  const info = { method, route: template, type: resource.type, endpoint };
+  return include === null ? info : { ...info, include };
 }
 
 /** The methods a route answers, from the endpoints its resource enables. */

@@ -16,6 +16,12 @@ import type { Instrumentation, RequestStart, RouteInfo, SpanOutcome, StageStart,
 export interface OpenTelemetryOptions {
   /** The tracer the spans are made with. Default: the global tracer provider's `@jsonapi-gen/opentelemetry`. */
   tracer?: Tracer;
+  /**
+   * Whether `parse`, `authorize` and `serialize` get spans. Default: true. Without them a
+   * request has its span and those of its data-layer calls (and Atomic operations) only: three
+   * spans fewer per request, for an API whose stages are not worth their cost.
+   */
+  stages?: boolean;
 }
 
 /**
@@ -35,6 +41,7 @@ export interface OpenTelemetryOptions {
  */
 export function openTelemetry(options: OpenTelemetryOptions = {}): Instrumentation {
   const tracer = options.tracer ?? trace.getTracer('@jsonapi-gen/opentelemetry');
+  const stages = options.stages ?? true;
   return {
     request(request) {
       const active = context.active();
@@ -44,7 +51,7 @@ export function openTelemetry(options: OpenTelemetryOptions = {}): Instrumentati
         { kind: SpanKind.SERVER, attributes: urlAttributes(request) },
         parent,
       );
-      return new RequestSpan(tracer, span, trace.setSpan(parent, span), request.method);
+      return new RequestSpan(tracer, stages, span, parent, request.method);
     },
   };
 }
@@ -67,21 +74,33 @@ function urlAttributes(request: RequestStart): Attributes {
   return attributes;
 }
 
-/** A span of the runtime's trace: its OpenTelemetry span and the context that has it current. */
+/**
+ * A span of the runtime's trace: its OpenTelemetry span, and the context that has it current
+ * (made when first needed: only data-layer calls and operations run in theirs, or have stages).
+ */
 class StageSpan implements TraceSpan {
   protected readonly tracer: Tracer;
   protected readonly span: Span;
-  protected readonly context: Context;
+  /** Whether parse, authorize and serialize get spans (`OpenTelemetryOptions.stages`). */
+  readonly #stages: boolean;
+  readonly #parent: Context;
+  #context: Context | undefined;
 
-  constructor(tracer: Tracer, span: Span, spanContext: Context) {
+  constructor(tracer: Tracer, stages: boolean, span: Span, parent: Context) {
     this.tracer = tracer;
+    this.#stages = stages;
     this.span = span;
-    this.context = spanContext;
+    this.#parent = parent;
+  }
+
+  protected get context(): Context {
+    return (this.#context ??= trace.setSpan(this.#parent, this.span));
   }
 
   stage(stage: StageStart): TraceSpan {
+    if (!this.#stages && stage.kind !== 'data' && stage.kind !== 'operation') return UNTRACED;
     const span = this.tracer.startSpan(stageName(stage), { attributes: stageAttributes(stage) }, this.context);
-    return new StageSpan(this.tracer, span, trace.setSpan(this.context, span));
+    return new StageSpan(this.tracer, this.#stages, span, this.context);
   }
 
   /** An Atomic operation, once routed, is named and described as a request is. */
@@ -108,8 +127,8 @@ class StageSpan implements TraceSpan {
 class RequestSpan extends StageSpan {
   readonly #method: string;
 
-  constructor(tracer: Tracer, span: Span, spanContext: Context, method: string) {
-    super(tracer, span, spanContext);
+  constructor(tracer: Tracer, stages: boolean, span: Span, parent: Context, method: string) {
+    super(tracer, stages, span, parent);
     this.#method = method;
   }
 
@@ -130,13 +149,25 @@ class RequestSpan extends StageSpan {
   }
 }
 
+/** A stage that gets no span. */
+const UNTRACED: TraceSpan = { stage: () => UNTRACED, end: () => undefined };
+
 function stageName(stage: StageStart): string {
   if (stage.kind !== 'data') return stage.name;
   const of = stage.type === undefined ? '' : ` ${stage.type}${stage.relationship ? `.${stage.relationship}` : ''}`;
   return stage.name + of;
 }
 
+/** The attributes of the stages that are not data-layer calls: the same each time. */
+const STAGE_ATTRIBUTES: Readonly<Record<string, Attributes>> = {
+  parse: { 'jsonapi.stage': 'parse' },
+  authorize: { 'jsonapi.stage': 'authorize' },
+  serialize: { 'jsonapi.stage': 'serialize' },
+  operation: { 'jsonapi.stage': 'operation' },
+};
+
 function stageAttributes(stage: StageStart): Attributes {
+  if (stage.kind !== 'data') return STAGE_ATTRIBUTES[stage.kind]!;
   const attributes: Attributes = { 'jsonapi.stage': stage.kind };
   if (stage.kind === 'data') attributes['jsonapi.data_layer.call'] = stage.name;
   if (stage.type !== undefined) attributes['jsonapi.resource_type'] = stage.type;

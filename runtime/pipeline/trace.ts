@@ -1,6 +1,14 @@
 import type { Context } from '../dsl/context.js';
 import type { HttpResult } from '../http/result.js';
-import type { Instrumentation, RequestStart, RouteInfo, StageKind, StageStart, TraceSpan } from './instrumentation.js';
+import type {
+  Instrumentation,
+  RequestStart,
+  RouteInfo,
+  SpanOutcome,
+  StageKind,
+  StageStart,
+  TraceSpan,
+} from './instrumentation.js';
 
 /** The stages a `Server-Timing` header names, in its order (`db`: the data-layer calls). */
 const METRICS = ['parse', 'authorize', 'db', 'serialize'] as const;
@@ -54,8 +62,8 @@ const ms = (value: number) => value.toFixed(2);
 export class Trace {
   readonly #span: TraceSpan | undefined;
   readonly #timings: Timings | undefined;
-  /** Stages begun and not ended: ended with the request's outcome (a callback threw past them). */
-  readonly #open: Stage[] = [];
+  /** Every stage begun: those not ended when the request ends (a callback threw past them) end with it. */
+  readonly #stages: Stage[] = [];
 
   constructor(span: TraceSpan | undefined, timings: Timings | undefined) {
     this.#span = span;
@@ -73,16 +81,25 @@ export class Trace {
     return new Trace(instrumentation?.request(request), serverTiming ? new Timings() : undefined);
   }
 
-  /** A stage starts (`type`, `relationship`: a data-layer call's). */
-  begin(kind: StageKind, start?: StageStart): Stage {
-    const stage = new Stage(this, kind, this.#span?.stage(start ?? { kind, name: kind }), this.#timings);
-    this.#open.push(stage);
+  /** A stage starts. */
+  begin(kind: 'parse' | 'authorize' | 'serialize'): Stage {
+    return this.#begin(kind, STAGES[kind]);
+  }
+
+  /** A data-layer call starts (`start`: its name, type and relationship). */
+  beginCall(start: StageStart): Stage {
+    return this.#begin('data', start);
+  }
+
+  #begin(kind: StageKind, start: StageStart): Stage {
+    const stage = new Stage(kind, this.#span?.stage(start), this.#timings);
+    this.#stages.push(stage);
     return stage;
   }
 
   /** An Atomic operation starts: a trace of its own, whose stages count in the batch's timings. */
   operation(): Trace {
-    return new Trace(this.#span?.stage({ kind: 'operation', name: 'operation' }), this.#timings);
+    return new Trace(this.#span?.stage(STAGES.operation), this.#timings);
   }
 
   /** The request (or operation) is routed. */
@@ -98,7 +115,7 @@ export class Trace {
 
   /** Ends the stages left open (one threw past them) with what was thrown. */
   endStages(error: unknown): void {
-    for (const stage of [...this.#open]) stage.end(error);
+    for (const stage of this.#stages) stage.end(error);
   }
 
   /** The request (or operation) ended: stages left open end with it. */
@@ -116,29 +133,30 @@ export class Trace {
       body: result.body,
     };
   }
-
-  /** What `Stage.end` calls: the stage is no longer open. */
-  closed(stage: Stage): void {
-    const at = this.#open.indexOf(stage);
-    if (at >= 0) this.#open.splice(at, 1);
-  }
 }
+
+/** The starts of the stages that are not data-layer calls: the same each time. */
+const STAGES: Readonly<Record<'parse' | 'authorize' | 'serialize' | 'operation', StageStart>> = Object.freeze({
+  parse: Object.freeze({ kind: 'parse', name: 'parse' }),
+  authorize: Object.freeze({ kind: 'authorize', name: 'authorize' }),
+  serialize: Object.freeze({ kind: 'serialize', name: 'serialize' }),
+  operation: Object.freeze({ kind: 'operation', name: 'operation' }),
+});
 
 /** One stage of a trace, begun: ended once (later calls to `end` do nothing). */
 export class Stage {
-  readonly #trace: Trace;
   readonly #kind: StageKind;
   readonly #span: TraceSpan | undefined;
   readonly #timings: Timings | undefined;
+  /** When it began, for the timings (read only when there are timings). */
   readonly #started: number;
   #ended = false;
 
-  constructor(trace: Trace, kind: StageKind, span: TraceSpan | undefined, timings: Timings | undefined) {
-    this.#trace = trace;
+  constructor(kind: StageKind, span: TraceSpan | undefined, timings: Timings | undefined) {
     this.#kind = kind;
     this.#span = span;
     this.#timings = timings;
-    this.#started = performance.now();
+    this.#started = timings ? performance.now() : 0;
     if (kind === 'data') timings?.callStarted(this.#started);
   }
 
@@ -151,7 +169,6 @@ export class Stage {
   end(error?: unknown): void {
     if (this.#ended) return;
     this.#ended = true;
-    this.#trace.closed(this);
     const timings = this.#timings;
     if (timings) {
       const now = performance.now();
@@ -159,9 +176,12 @@ export class Stage {
       if (kind === 'data') timings.callEnded(now);
       else if (kind !== 'operation') timings.add(kind, now - this.#started);
     }
-    this.#span?.end(error === undefined ? {} : { error });
+    this.#span?.end(error === undefined ? ENDED : { error });
   }
 }
+
+/** The outcome of a stage that ended well. */
+const ENDED: SpanOutcome = Object.freeze({});
 
 /** Each context's trace, for the data-layer calls, which see only their context. */
 const traces = new WeakMap<Context, Trace>();

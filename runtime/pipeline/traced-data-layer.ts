@@ -46,7 +46,7 @@ export function tracedDefinition(definition: ResourceDefinition): ResourceDefini
           type,
           ...(name === 'loadRelated' || name === 'countRelated' ? { relationship: relationshipName(args[0]) } : {}),
         }))
-      : (...args: unknown[]) => method.apply(definition, args);
+      : method.bind(definition);
   }
   const related = definition.related;
   if (related) {
@@ -96,7 +96,7 @@ function reporting(method: Method, self: unknown, start: (args: unknown[]) => St
 
 /** Runs `call` as a `data` stage: ended when it returns, or when the promise it returned settles. */
 function report(trace: Trace, start: StageStart, call: () => unknown): unknown {
-  const stage = trace.begin('data', start);
+  const stage = trace.beginCall(start);
   let result: unknown;
   try {
     result = stage.run(call);
@@ -108,7 +108,7 @@ function report(trace: Trace, start: StageStart, call: () => unknown): unknown {
     stage.end();
     return result;
   }
-  return Promise.resolve(result).then(
+  return (result instanceof Promise ? result : Promise.resolve(result)).then(
     (value) => {
       stage.end();
       return value;

@@ -244,6 +244,22 @@ describe('openTelemetry()', () => {
   });
 });
 
+describe('openTelemetry({ stages: false })', () => {
+  it('makes spans for the request and its data-layer calls only', async () => {
+    const lean = createApi(createStore(database.db), { instrument: openTelemetry({ tracer, stages: false }) });
+    expect((await lean.fetch(request('/articles?include=author'))).status).toBe(200);
+    const spans = exporter.getFinishedSpans();
+    expect(tree(spans, rootOf(spans))).toEqual([
+      'GET articles',
+      [
+        ['count articles', ['sqlite']],
+        ['results articles', ['sqlite']],
+        ['loadRelated articles.author', ['sqlite']],
+      ],
+    ]);
+  });
+});
+
 describe('openTelemetry() without a tracer', () => {
   it('uses the global tracer provider', async () => {
     trace.setGlobalTracerProvider(provider);
