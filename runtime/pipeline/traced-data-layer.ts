@@ -108,7 +108,8 @@ function report(trace: Trace, start: StageStart, call: () => unknown): unknown {
     stage.end();
     return result;
   }
-  return (result instanceof Promise ? result : Promise.resolve(result)).then(
+  const settling: Promise<unknown> = result instanceof Promise ? result : Promise.resolve(result);
+  return settling.then(
     (value) => {
       stage.end();
       return value;
