@@ -6,6 +6,8 @@
  * an API without either option traces nothing.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   Attribute,
@@ -21,6 +23,7 @@ import {
   type TraceSpan,
   defineResource,
 } from 'jsonapi-gen';
+import { toNodeHandler } from 'jsonapi-gen/node';
 import { type DataLayers, createApi } from '../../examples/blog/generated/index.js';
 import { memoryIdempotency, memoryStore, memoryTables } from '../../examples/blog/memory.js';
 import { seedRows } from '../../examples/blog/seed.js';
@@ -355,6 +358,26 @@ describe('the Server-Timing header', () => {
     const head = await api.handle(request('/articles/1', { method: 'HEAD' }));
     expect(head.status).toBe(200);
     expect(metrics(head.headers.get('server-timing')).map(([name]) => name)).toContain('db');
+  });
+
+  it('is sent through the Node adapter', async () => {
+    const { api } = demo({ serverTiming: true });
+    const server = createServer(toNodeHandler(api));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const response = await fetch(`http://127.0.0.1:${port}/articles/1?include=author`);
+      expect(response.status).toBe(200);
+      expect(metrics(response.headers.get('server-timing')).map(([name]) => name)).toEqual([
+        'parse',
+        'authorize',
+        'db',
+        'serialize',
+        'total',
+      ]);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 
   it('adds up the stages of every operation of an Atomic Operations batch', async () => {
