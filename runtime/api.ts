@@ -203,7 +203,7 @@ export class JsonApi {
    * result) or, with `rethrow`, `handle`'s.
    */
   async #traced(request: HttpRequest, options: HandleOptions, rethrow: boolean): Promise<HttpResult> {
-    const trace = Trace.start(this.#instrument, this.#serverTiming, request);
+    const trace = Trace.start(this.#instrument, this.#serverTiming, request, this.#onError);
     let result: HttpResult;
     try {
       result = await trace.run(() => this.#handle(request, options, trace));

@@ -6,7 +6,8 @@
 
 /**
  * Follows the requests of an API: `request` is called as each request starts, and the span it
- * returns hears of the request's stages and how it ended.
+ * returns hears of the request's stages and how it ended. What its methods throw goes to the
+ * API's `onError`; the request is served all the same (that span left out).
  *
  * @example
  * const log: Instrumentation = {

@@ -53,21 +53,27 @@ export class Timings {
 /** Milliseconds with two decimals (what the header's readers show). */
 const ms = (value: number) => value.toFixed(2);
 
+/** Where what the instrumentation throws goes (the API's `onError`): never into the request. */
+type OnError = (error: unknown) => void;
+
 /**
  * One request's trace as the runtime keeps it: the instrumentation's span (when the API has
  * `instrument`) and the `Server-Timing` durations (when it has `serverTiming`). An Atomic
  * operation gets a trace of its own under its batch's (`operation`). Only made when the API
- * traces: an API without either option makes none.
+ * traces: an API without either option makes none. A call of the instrumentation that throws
+ * is reported to `onError`, and the request goes on (that span left out).
  */
 export class Trace {
   readonly #span: TraceSpan | undefined;
   readonly #timings: Timings | undefined;
+  readonly #onError: OnError;
   /** Every stage begun: those not ended when the request ends (a callback threw past them) end with it. */
   readonly #stages: Stage[] = [];
 
-  constructor(span: TraceSpan | undefined, timings: Timings | undefined) {
+  constructor(span: TraceSpan | undefined, timings: Timings | undefined, onError: OnError) {
     this.#span = span;
     this.#timings = timings;
+    this.#onError = onError;
   }
 
   /**
@@ -75,10 +81,32 @@ export class Trace {
    *
    * @example
    * import { memoryRequest } from '../http/request.js';
-   * const trace = Trace.start(undefined, true, memoryRequest('GET', 'http://localhost/articles', {}));
+   * const request = memoryRequest('GET', 'http://localhost/articles', {});
+   * const trace = Trace.start(undefined, true, request, (error) => console.error(error));
    */
-  static start(instrumentation: Instrumentation | undefined, serverTiming: boolean, request: RequestStart): Trace {
-    return new Trace(instrumentation?.request(request), serverTiming ? new Timings() : undefined);
+  static start(
+    instrumentation: Instrumentation | undefined,
+    serverTiming: boolean,
+    request: RequestStart,
+    onError: OnError,
+  ): Trace {
+    let span: TraceSpan | undefined;
+    try {
+      span = instrumentation?.request(request);
+    } catch (error) {
+      onError(error);
+    }
+    return new Trace(span, serverTiming ? new Timings() : undefined, onError);
+  }
+
+  /** A child span of this trace's, or none when the instrumentation threw. */
+  #child(start: StageStart): TraceSpan | undefined {
+    try {
+      return this.#span?.stage(start);
+    } catch (error) {
+      this.#onError(error);
+      return undefined;
+    }
   }
 
   /** A stage starts. */
@@ -92,19 +120,23 @@ export class Trace {
   }
 
   #begin(kind: StageKind, start: StageStart): Stage {
-    const stage = new Stage(kind, this.#span?.stage(start), this.#timings);
+    const stage = new Stage(kind, this.#child(start), this.#timings, this.#onError);
     this.#stages.push(stage);
     return stage;
   }
 
   /** An Atomic operation starts: a trace of its own, whose stages count in the batch's timings. */
   operation(): Trace {
-    return new Trace(this.#span?.stage(STAGES.operation), this.#timings);
+    return new Trace(this.#child(STAGES.operation), this.#timings, this.#onError);
   }
 
   /** The request (or operation) is routed. */
   routed(route: RouteInfo): void {
-    this.#span?.routed?.(route);
+    try {
+      this.#span?.routed?.(route);
+    } catch (error) {
+      this.#onError(error);
+    }
   }
 
   /** Runs `work` as the span's (context propagation), or as it is. */
@@ -121,7 +153,11 @@ export class Trace {
   /** The request (or operation) ended: stages left open end with it. */
   end(status: number, error?: unknown): void {
     this.endStages(error);
-    this.#span?.end(error === undefined ? { status } : { status, error });
+    try {
+      this.#span?.end(error === undefined ? { status } : { status, error });
+    } catch (thrown) {
+      this.#onError(thrown);
+    }
   }
 
   /** `result` with its `Server-Timing` header, when the API sends one. */
@@ -148,14 +184,16 @@ export class Stage {
   readonly #kind: StageKind;
   readonly #span: TraceSpan | undefined;
   readonly #timings: Timings | undefined;
+  readonly #onError: OnError;
   /** When it began, for the timings (read only when there are timings). */
   readonly #started: number;
   #ended = false;
 
-  constructor(kind: StageKind, span: TraceSpan | undefined, timings: Timings | undefined) {
+  constructor(kind: StageKind, span: TraceSpan | undefined, timings: Timings | undefined, onError: OnError) {
     this.#kind = kind;
     this.#span = span;
     this.#timings = timings;
+    this.#onError = onError;
     this.#started = timings ? performance.now() : 0;
     if (kind === 'data') timings?.callStarted(this.#started);
   }
@@ -176,7 +214,11 @@ export class Stage {
       if (kind === 'data') timings.callEnded(now);
       else if (kind !== 'operation') timings.add(kind, now - this.#started);
     }
-    this.#span?.end(error === undefined ? ENDED : { error });
+    try {
+      this.#span?.end(error === undefined ? ENDED : { error });
+    } catch (thrown) {
+      this.#onError(thrown);
+    }
   }
 }
 

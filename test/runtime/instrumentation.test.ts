@@ -295,6 +295,38 @@ describe('the instrumentation hook', () => {
     expect(requests[0]!.span.outcome).toEqual({ status: 201 });
   });
 
+  it('an instrumentation that throws never fails a request: what it throws goes to onError', async () => {
+    const broken = new Error('the tracer is broken');
+    const errors: unknown[] = [];
+    const throwing: TraceSpan = {
+      stage: () => {
+        throw broken;
+      },
+      routed: () => {
+        throw broken;
+      },
+      end: () => {
+        throw broken;
+      },
+    };
+    for (const instrument of [
+      {
+        request: () => {
+          throw broken;
+        },
+      },
+      { request: () => throwing },
+    ]) {
+      const { api } = demo({ instrument, serverTiming: true, onError: (error) => errors.push(error) });
+      const response = await api.fetch(request('/articles?include=author'));
+      expect(response.status).toBe(200);
+      expect(response.headers.get('server-timing')).toContain('db;dur=');
+      expect((await api.handle(request('/articles/1'))).status).toBe(200);
+    }
+    expect(errors.length).toBeGreaterThan(2);
+    expect(errors.every((error) => error === broken)).toBe(true);
+  });
+
   it('an API without instrument or serverTiming makes no trace: no clock is read, no header sent', async () => {
     const { api } = demo();
     const clock = vi.spyOn(performance, 'now');
