@@ -277,6 +277,32 @@ describe('the instrumentation hook', () => {
     expect(span.outcome).toEqual({ status: 200 });
   });
 
+  it('ends a failed Atomic operation with its error, and the batch with it', async () => {
+    const { requests, instrument } = recorder();
+    const { api } = demo({ instrument });
+    const response = await api.fetch(
+      request('/operations', {
+        method: 'POST',
+        headers: { 'content-type': ATOMIC, accept: ATOMIC },
+        body: JSON.stringify({
+          'atomic:operations': [
+            { op: 'add', data: { type: 'tags', attributes: { name: 'kept?' } } },
+            { op: 'remove', ref: { type: 'comments', id: '999' } },
+          ],
+        }),
+      }),
+      asUser,
+    );
+    expect(response.status).toBe(404);
+    const { span } = requests[0]!;
+    const [add, remove] = span.children as [Recorded, Recorded];
+    expect(add.outcome).toEqual({ status: 201 });
+    expect(remove.outcome?.status).toBe(404);
+    expect((remove.outcome?.error as JsonApiError).status).toBe(404);
+    expect(span.outcome?.status).toBe(404);
+    for (const node of all(span)) expect(node.ends, node.label).toBe(1);
+  });
+
   it('follows a request with an Idempotency-Key once', async () => {
     const { requests, instrument } = recorder();
     const { api } = demo({ instrument });
