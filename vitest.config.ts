@@ -13,6 +13,7 @@ export default defineConfig({
       { find: /^@jsonapi-gen\/kysely$/, replacement: here('./integrations/kysely/index.ts') },
       { find: /^@jsonapi-gen\/prisma$/, replacement: here('./integrations/prisma/index.ts') },
       { find: /^@jsonapi-gen\/drizzle$/, replacement: here('./integrations/drizzle/index.ts') },
+      { find: /^@jsonapi-gen\/opentelemetry$/, replacement: here('./integrations/opentelemetry/index.ts') },
     ],
   },
   test: {

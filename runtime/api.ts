@@ -25,6 +25,9 @@ import { type Route, matchRoute } from './http/router.js';
 import { RequestGate } from './http/gate.js';
 import { checkCost, readCost } from './read/cost.js';
 import { type RequestTarget, parseTarget } from './http/target.js';
+import type { Instrumentation, RouteInfo, TracedEndpoint } from './pipeline/instrumentation.js';
+import { Trace, traceContext } from './pipeline/trace.js';
+import { tracedDefinition } from './pipeline/traced-data-layer.js';
 
 /** Options of a `JsonApi`. */
 export interface JsonApiOptions {
@@ -72,6 +75,28 @@ export interface JsonApiOptions {
    * new JsonApi({ idempotency: { store: kyselyIdempotency(db), scope: (ctx) => ctx.getAttribute('user') } });
    */
   idempotency?: IdempotencyOptions;
+  /**
+   * Follows each request as it is served: the span `instrument.request` returns hears of its
+   * route, its stages (parse, authorize, each data-layer call, serialize; each operation of an
+   * Atomic Operations batch) and its outcome. Each data-layer call runs inside its stage's span
+   * (`TraceSpan.run`). Without it, nothing is traced and nothing is paid for it.
+   *
+   * @example
+   * import { openTelemetry } from '@jsonapi-gen/opentelemetry';
+   * new JsonApi({ instrument: openTelemetry() });
+   */
+  instrument?: Instrumentation;
+  /**
+   * Sends a `Server-Timing` header with each response of `fetch`, `serve`, the Node adapter and
+   * `handle` (not on what `handle` rejects with): the milliseconds spent parsing, authorizing,
+   * in data-layer calls (`db`: while at least one was running) and serializing, then the whole
+   * (`total`). It tells anyone who sees the response how long each stage took: turn it on where
+   * that is fine (development, or behind a proxy that removes it). Default: off.
+   *
+   * @example
+   * new JsonApi({ serverTiming: process.env.NODE_ENV !== 'production' });
+   */
+  serverTiming?: boolean;
 }
 
 /**
@@ -98,6 +123,10 @@ export class JsonApi {
   /** The bound on concurrent work: every request served at the top (not an Atomic operation's twin) takes a turn. */
   readonly #gate: RequestGate;
   readonly #extensionUris: ReadonlySet<string>;
+  readonly #instrument: Instrumentation | undefined;
+  readonly #serverTiming: boolean;
+  /** Whether requests are traced (`instrument` or `serverTiming`): checked once per request, nothing else is paid without. */
+  readonly #tracing: boolean;
   #checked = false;
   readonly #lookup: ResourceLookup = (type) => this.#resources.get(type);
 
@@ -118,6 +147,9 @@ export class JsonApi {
     this.#limits = Object.freeze({ ...DEFAULT_LIMITS, ...options.limits });
     this.#gate = new RequestGate(this.#limits);
     this.#extensionUris = new Set(extensions.map((e) => e.uri));
+    this.#instrument = options.instrument;
+    this.#serverTiming = options.serverTiming === true;
+    this.#tracing = this.#instrument !== undefined || this.#serverTiming;
   }
 
   /**
@@ -125,7 +157,9 @@ export class JsonApi {
    * data-layer method an enabled endpoint needs.
    */
   resource(definition: ResourceDefinition): this {
-    const registered = new RegisteredResource(definition);
+    let registered = new RegisteredResource(definition);
+    // Traced, the data layer's calls report to their request's trace (checked as given first, so that its errors read the same).
+    if (this.#tracing) registered = new RegisteredResource(tracedDefinition(definition));
     if (this.#resources.has(registered.type)) throw new TypeError(`resource "${registered.type}" is registered twice`);
     this.#resources.set(registered.type, registered);
     this.#checked = false;
@@ -146,7 +180,9 @@ export class JsonApi {
    * const response = await api.handle(new Request('http://localhost/articles'), { attributes: { user: '7' } });
    */
   handle = (request: Request, options: HandleOptions = {}): Promise<Response> =>
-    this.#handle(fromFetch(request), options).then(toResponse);
+    (this.#tracing ? this.#traced(fromFetch(request), options, true) : this.#handle(fromFetch(request), options)).then(
+      toResponse,
+    );
 
   /**
    * Serves the runtime's own request value and never rejects: anything thrown becomes an error
@@ -158,9 +194,34 @@ export class JsonApi {
    * result.status; // 200
    */
   serve = (request: HttpRequest, options: HandleOptions = {}): Promise<HttpResult> =>
-    this.#handle(request, options).catch((thrown: unknown) => this.#failure(request, thrown));
+    this.#tracing
+      ? this.#traced(request, options, false)
+      : this.#handle(request, options).catch((thrown: unknown) => this.#failure(request, thrown));
 
-  #handle = (request: HttpRequest, options: HandleOptions): Promise<HttpResult> => {
+  /**
+   * A request served under its trace, from start to answer: `serve`'s (an error becomes its
+   * result) or, with `rethrow`, `handle`'s.
+   */
+  async #traced(request: HttpRequest, options: HandleOptions, rethrow: boolean): Promise<HttpResult> {
+    const trace = Trace.start(this.#instrument, this.#serverTiming, request, this.#onError);
+    let result: HttpResult;
+    try {
+      result = await trace.run(() => this.#handle(request, options, trace));
+    } catch (thrown) {
+      trace.endStages(thrown);
+      if (rethrow) {
+        trace.end(request.aborted ? 499 : errorStatus(thrown), thrown);
+        throw thrown;
+      }
+      result = this.#failure(request, thrown);
+      trace.end(result.status, thrown);
+      return trace.withTiming(result);
+    }
+    trace.end(result.status);
+    return trace.withTiming(result);
+  }
+
+  #handle = (request: HttpRequest, options: HandleOptions, trace?: Trace): Promise<HttpResult> => {
     // Not async: the promise of #serve is handed on as it is, one promise and turn fewer a request.
     try {
       this.#checkRelationships();
@@ -176,14 +237,15 @@ export class JsonApi {
       if (this.#idempotency && request.method === 'POST' && request.header('idempotency-key') !== null) {
         if (extension || matchRoute(url.pathname, this.#basePath)?.id === undefined) {
           const context = new Context(request, options.attributes, url);
+          // The first run is served as `serve` would, under this request's trace.
           return serveIdempotently(request, context, this.#idempotency, this.#limits, (inner) =>
-            this.serve(inner, options),
+            this.#handle(inner, options, trace).catch((thrown: unknown) => this.#failure(inner, thrown)),
           );
         }
       }
       return extension
-        ? this.#serveExtensionInTurn(extension, request, options)
-        : this.#serve(request, options, url, true);
+        ? this.#serveExtensionInTurn(extension, request, options, trace)
+        : this.#serve(request, options, url, true, undefined, undefined, trace);
     } catch (error) {
       // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- rejects with what was thrown, as it is, as an async function would
       return Promise.reject(error);
@@ -197,11 +259,15 @@ export class JsonApi {
     transactional: boolean,
     unitOfWork?: object,
     batchAfterCommit?: AfterCommit,
+    trace?: Trace,
   ): Promise<HttpResult> => {
+    // A stage that throws stays open: the trace ends it with the request, and its error.
+    const parsing = trace?.begin('parse');
     const route = matchRoute(url.pathname, this.#basePath);
     const resource = route && this.#resources.get(route.type);
     if (!route || !resource) throw new NotFoundError({ detail: `Nothing is served at ${url.pathname}` });
     const method = request.method === 'HEAD' ? 'GET' : request.method;
+    trace?.routed(routeInfo(this.#basePath, resource, route, method, url));
     const allowed = allowedMethods(resource, route);
     if (!allowed.includes(method)) {
       if (allowed.length === 0) throw new NotFoundError({ detail: `Nothing is served at ${url.pathname}` });
@@ -218,6 +284,7 @@ export class JsonApi {
     // Only a `%` can be a bad escape: the common query pays one scan for it.
     if (url.search.includes('%')) checkQueryEncoding(url.search);
     const context = new Context(request, options.attributes, url, unitOfWork);
+    if (trace) traceContext(context, trace);
     const baseUrl = url.origin + this.#basePath;
     const state: RequestState = {
       context,
@@ -231,7 +298,9 @@ export class JsonApi {
       body: read ?? body,
       cacheControl: this.#cacheControl,
       afterCommit: batchAfterCommit ?? [],
+      trace,
     };
+    parsing?.end();
     // Every request served at the top takes a turn; an Atomic operation's twin (not
     // transactional) runs in its batch's.
     const gate = transactional ? this.#gate : undefined;
@@ -301,17 +370,28 @@ export class JsonApi {
   }
 
   /** An extension's request (an Atomic Operations batch, a write: cost 1), in its turn. */
-  async #serveExtensionInTurn(extension: Extension, request: HttpRequest, options: HandleOptions): Promise<HttpResult> {
+  async #serveExtensionInTurn(
+    extension: Extension,
+    request: HttpRequest,
+    options: HandleOptions,
+    trace: Trace | undefined,
+  ): Promise<HttpResult> {
     const gate = this.#gate;
     if (!gate.tryEnter(1)) await gate.wait(1, request);
     try {
-      return await this.#serveExtension(extension, request, options);
+      return await this.#serveExtension(extension, request, options, trace);
     } finally {
       gate.leave();
     }
   }
 
-  async #serveExtension(extension: Extension, request: HttpRequest, options: HandleOptions): Promise<HttpResult> {
+  async #serveExtension(
+    extension: Extension,
+    request: HttpRequest,
+    options: HandleOptions,
+    trace: Trace | undefined,
+  ): Promise<HttpResult> {
+    trace?.routed({ method: request.method, route: this.#basePath + extension.path, endpoint: 'extension' });
     if (request.method !== 'POST')
       throw new MethodNotAllowedError(['POST'], { detail: `${request.method} is not allowed here` });
     negotiateExtension(request, extension.uri);
@@ -323,17 +403,22 @@ export class JsonApi {
       basePath: this.#basePath,
       limits: this.#limits,
       serve: (inner, innerOptions) =>
-        this.#serve(inner, innerOptions, parseTarget(inner.url), false, unitOfWork, afterCommit),
+        trace
+          ? traceOperation(trace.operation(), (operation) =>
+              this.#serve(inner, innerOptions, parseTarget(inner.url), false, unitOfWork, afterCommit, operation),
+            )
+          : this.#serve(inner, innerOptions, parseTarget(inner.url), false, unitOfWork, afterCommit),
       transaction: (run, outer, outerOptions) => {
         const batch = new Context(outer, outerOptions.attributes);
         unitOfWork = batch.unitOfWork;
         return this.#transaction ? this.#transaction(run, batch) : run();
       },
-      respond: (document, status) => ({
-        status,
-        headers: { 'content-type': `${MEDIA_TYPE}; ext="${extension.uri}"`, vary: 'Accept' },
-        body: JSON.stringify({ jsonapi: { version: '1.1', ext: [extension.uri] }, ...document }),
-      }),
+      respond: (document, status) => {
+        const serializing = trace?.begin('serialize');
+        const body = JSON.stringify({ jsonapi: { version: '1.1', ext: [extension.uri] }, ...document });
+        serializing?.end();
+        return { status, headers: { 'content-type': `${MEDIA_TYPE}; ext="${extension.uri}"`, vary: 'Accept' }, body };
+      },
     };
     const result = await extension.handle(request, options, host);
     if (afterCommit.length > 0) await this.#runAfterCommit(afterCommit);
@@ -387,6 +472,49 @@ export class JsonApi {
     if (problems.length > 0) throw new TypeError(problems.join('; '));
     this.#checked = true;
   }
+}
+
+/** An Atomic operation served under its own trace, ended with its status (or the error it throws). */
+async function traceOperation(trace: Trace, serve: (trace: Trace) => Promise<HttpResult>): Promise<HttpResult> {
+  try {
+    const result = await trace.run(() => serve(trace));
+    trace.end(result.status);
+    return result;
+  } catch (error) {
+    trace.end(errorStatus(error), error);
+    throw error;
+  }
+}
+
+/** The status of the error response a thrown value becomes. */
+function errorStatus(thrown: unknown): number {
+  return thrown instanceof JsonApiErrors || thrown instanceof JsonApiError ? thrown.status : 500;
+}
+
+/**
+ * What a routed request addresses, for its trace: the endpoint it reaches, its route's template
+ * (`{id}` for the id) and its `include` parameter as sent.
+ */
+function routeInfo(
+  basePath: string,
+  resource: RegisteredResource,
+  route: Route,
+  method: string,
+  url: RequestTarget,
+): RouteInfo {
+  const collection = `${basePath}/${resource.typeSegment}`;
+  const member = `${collection}/{id}`;
+  const [template, endpoint]: [string, TracedEndpoint] =
+    route.id === undefined
+      ? [collection, method === 'POST' ? 'create' : 'index']
+      : route.relationship === undefined
+        ? [member, method === 'PATCH' ? 'update' : method === 'DELETE' ? 'delete' : 'show']
+        : route.linkage
+          ? [`${member}/relationships/${route.relationship}`, 'relationship']
+          : [`${member}/${route.relationship}`, 'related'];
+  const include = url.search === '' ? null : url.searchParams.get('include');
+  const info = { method, route: template, type: resource.type, endpoint };
+  return include === null ? info : { ...info, include };
 }
 
 /** The methods a route answers, from the endpoints its resource enables. */

@@ -1,4 +1,15 @@
 export { JsonApi, type JsonApiOptions } from './api.js';
+export type {
+  DataLayerCall,
+  Instrumentation,
+  RequestStart,
+  RouteInfo,
+  SpanOutcome,
+  StageKind,
+  StageStart,
+  TraceSpan,
+  TracedEndpoint,
+} from './pipeline/instrumentation.js';
 export { staleVersion } from './http/conditional.js';
 export type { DocumentQuery, ResourceCollectionDocument, ResourceDocument, TypeRegistry } from './core/client-types.js';
 export type { IdempotencyClaim, IdempotencyOptions, IdempotencyStore, StoredResponse } from './write/idempotency.js';

@@ -6,6 +6,7 @@ import type { IncludeTree } from '../query/parse.js';
 import type { MaybePromise } from '../core/types.js';
 import type { RegisteredResource } from '../registry/registry.js';
 import type { RequestState } from './state.js';
+import type { Stage } from './trace.js';
 
 /** 400 for `include` paths, `fields[type]` names and `withCount` names this request may not use. */
 export function checkDocumentParameters(state: RequestState, resource: RegisteredResource): void {
@@ -60,9 +61,22 @@ export async function findOr404(state: RequestState, resource: RegisteredResourc
   return model;
 }
 
-/** 403 unless the endpoint's callbacks permit (`Visibility.permits`). */
-export async function mustBeVisible(visible: MaybePromise<boolean>, detail: string): Promise<void> {
-  if (!(await visible)) throw new ForbiddenError({ detail });
+/**
+ * 403 unless the endpoint's callbacks permit (`Visibility.permits`); `authorizing`, the
+ * request's `authorize` stage when it is traced (begun before the callbacks ran), ends here.
+ */
+export async function mustBeVisible(
+  authorizing: Stage | undefined,
+  visible: MaybePromise<boolean>,
+  detail: string,
+): Promise<void> {
+  try {
+    if (!(await visible)) throw new ForbiddenError({ detail });
+  } catch (error) {
+    authorizing?.end(error);
+    throw error;
+  }
+  authorizing?.end();
 }
 
 /** JSON:API: "A server MUST return 403 Forbidden in response to an unsupported request". */

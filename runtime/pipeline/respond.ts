@@ -28,6 +28,20 @@ export function respond(
 ): HttpResult {
   // Nobody is left to read a document that is not yet written.
   state.context.throwIfAborted();
+  const serializing = state.trace?.begin('serialize');
+  const result = written(state, document, status, headers, version);
+  serializing?.end();
+  return result;
+}
+
+/** The document as JSON text, with its headers (`respond` without the look and the trace). */
+function written(
+  state: RequestState,
+  document: Omit<TopLevelDocument, 'jsonapi'>,
+  status: number,
+  headers: Record<string, string> | undefined,
+  version: string | undefined,
+): HttpResult {
   const full = { jsonapi: { version: '1.1' as const }, ...document };
   const read = state.method === 'GET' && status === 200;
   if (!read && version === undefined) return jsonResult(full, status, headers);

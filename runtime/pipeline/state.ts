@@ -4,6 +4,7 @@ import type { Limits } from '../core/limits.js';
 import type { QueryParameters } from '../query/parse.js';
 import type { RegisteredResource, ResourceLookup } from '../registry/registry.js';
 import type { Route } from '../http/router.js';
+import type { Trace } from './trace.js';
 
 /** What a promise settled with. */
 export type Settled<T> = { value: T } | { error: unknown };
@@ -35,6 +36,8 @@ export interface RequestState {
    * the operations of an Atomic Operations batch, run after the batch.
    */
   afterCommit: AfterCommit;
+  /** The request's trace, when the API traces (`instrument`, `serverTiming`). */
+  trace?: Trace | undefined;
 }
 
 /** Tasks queued to run after commit, in order; failures go to the API's `onError`. */

@@ -44,7 +44,11 @@ export async function serveCollection(state: RequestState, source: CollectionSou
   const definition = resource.definition;
   // GET /{type}: the Index's callbacks decide, as Show's do for a single resource.
   if (state.route.relationship === undefined && index) {
-    await mustBeVisible(index.permits(context), `You may not list resources of type "${resource.type}"`);
+    await mustBeVisible(
+      state.trace?.begin('authorize'),
+      index.permits(context),
+      `You may not list resources of type "${resource.type}"`,
+    );
   }
   onlyParameters(
     query,

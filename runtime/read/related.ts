@@ -19,6 +19,7 @@ export async function serveRelated(state: RequestState, id: string, name: string
   const unknown = () => new NotFoundError({ detail: `${resource.type} has no relationship "${name}"` });
   if (!(relationship instanceof Relationship) || !relationship.isVisibleFor(undefined, context)) throw unknown();
   await mustBeVisible(
+    state.trace?.begin('authorize'),
     resource.endpoint('show')!.permits(context),
     `You may not view resources of type "${resource.type}"`,
   );

@@ -10,7 +10,11 @@ import { documentMeta } from '../document/builder.js';
 export async function serveShow(state: RequestState, id: string): Promise<HttpResult> {
   const { resource, query, context } = state;
   const show = resource.endpoint('show')!;
-  await mustBeVisible(show.permits(context), `You may not view resources of type "${resource.type}"`);
+  await mustBeVisible(
+    state.trace?.begin('authorize'),
+    show.permits(context),
+    `You may not view resources of type "${resource.type}"`,
+  );
   onlyParameters(query, ['include', 'fields'], 'a single resource');
   checkDocumentParameters(state, resource);
   const model = await findOr404(state, resource, id);

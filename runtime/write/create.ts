@@ -16,7 +16,11 @@ export async function serveCreate(state: RequestState): Promise<HttpResult> {
     resource.definition.create,
     `Creating resources of type "${resource.type}" is not supported`,
   );
-  await mustBeVisible(endpoint.permits(context), `You may not create resources of type "${resource.type}"`);
+  await mustBeVisible(
+    state.trace?.begin('authorize'),
+    endpoint.permits(context),
+    `You may not create resources of type "${resource.type}"`,
+  );
   onlyParameters(query, ['include', 'fields'], 'a create request');
   checkDocumentParameters(state, resource);
   const body = await requestBody(state);

@@ -11,6 +11,7 @@ export async function serveDelete(state: RequestState, id: string): Promise<Http
   const model = await findOr404(state, resource, id);
   const endpoint = resource.endpoint('delete')!;
   await mustBeVisible(
+    state.trace?.begin('authorize'),
     endpoint.permits(model, context, resource.policy),
     `You may not delete this resource of type "${resource.type}"`,
   );

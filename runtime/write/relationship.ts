@@ -35,6 +35,7 @@ export async function serveRelationshipWrite(
   if (!relationship.isVisibleFor(model, context)) throw unknown();
   const endpoint = resource.endpoint('update')!;
   await mustBeVisible(
+    state.trace?.begin('authorize'),
     endpoint.permits(model, context, resource.policy),
     `You may not update this resource of type "${resource.type}"`,
   );

@@ -26,6 +26,7 @@ export async function serveUpdate(state: RequestState, id: string): Promise<Http
   const model = await findOr404(state, resource, id);
   const endpoint = resource.endpoint('update')!;
   await mustBeVisible(
+    state.trace?.begin('authorize'),
     endpoint.permits(model, context, resource.policy),
     `You may not update this resource of type "${resource.type}"`,
   );

@@ -29,6 +29,7 @@ const runtime = manifests['jsonapi-gen']!;
 const kysely = manifests['@jsonapi-gen/kysely']!;
 const prisma = manifests['@jsonapi-gen/prisma']!;
 const drizzle = manifests['@jsonapi-gen/drizzle']!;
+const openTelemetry = manifests['@jsonapi-gen/opentelemetry']!;
 const cli = manifests['@jsonapi-gen/cli']!;
 
 describe('package manifests', () => {
@@ -44,6 +45,7 @@ describe('package manifests', () => {
     expect(kysely.peerDependencies?.['jsonapi-gen']).toBe(root.version);
     expect(prisma.peerDependencies?.['jsonapi-gen']).toBe(root.version);
     expect(drizzle.peerDependencies?.['jsonapi-gen']).toBe(root.version);
+    expect(openTelemetry.peerDependencies?.['jsonapi-gen']).toBe(root.version);
     expect(cli.peerDependencies?.['jsonapi-gen']).toBe(root.version);
   });
 
@@ -52,7 +54,7 @@ describe('package manifests', () => {
     expect(runtime.peerDependencies ?? {}).toEqual({});
     expect(runtime.sideEffects).toBe(false);
     expect(Object.keys(runtime.exports ?? {})).toEqual(['.', './node', './internal', './package.json']);
-    for (const manifest of [runtime, kysely, prisma, drizzle]) {
+    for (const manifest of [runtime, kysely, prisma, drizzle, openTelemetry]) {
       for (const [path, target] of Object.entries(manifest.exports ?? {})) {
         if (path === './package.json') continue;
         expect(Object.keys(target as object), `${manifest.name} ${path}`).toEqual(['types', 'default']);
@@ -93,6 +95,14 @@ describe('package manifests', () => {
     // the lowest the peer ranges allow.
     for (const name of ['prisma', '@prisma/client', '@prisma/adapter-better-sqlite3', '@prisma/adapter-pg'])
       expect(`^${root.devDependencies?.[name]}`, name).toBe(prisma.peerDependencies?.['@prisma/client']);
+  });
+
+  it('the OpenTelemetry integration takes @opentelemetry/api as its only peer besides the runtime, in the range developed with', () => {
+    expect(openTelemetry.dependencies ?? {}).toEqual({});
+    expect(Object.keys(openTelemetry.peerDependencies ?? {}).sort()).toEqual(['@opentelemetry/api', 'jsonapi-gen']);
+    expect(openTelemetry.peerDependencies?.['@opentelemetry/api']).toBe('^1.9.0');
+    // The repository develops and tests with the lowest minor version the peer range allows.
+    expect(root.devDependencies?.['@opentelemetry/api']).toBe('~1.9.0');
   });
 
   it('the CLI carries the generator and the schema loader, and the jsonapi-gen bin', () => {

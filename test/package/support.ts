@@ -11,6 +11,7 @@ export const WORKSPACES = [
   { name: '@jsonapi-gen/kysely', folder: 'integrations/kysely' },
   { name: '@jsonapi-gen/prisma', folder: 'integrations/prisma' },
   { name: '@jsonapi-gen/drizzle', folder: 'integrations/drizzle' },
+  { name: '@jsonapi-gen/opentelemetry', folder: 'integrations/opentelemetry' },
   { name: '@jsonapi-gen/cli', folder: 'generator' },
 ] as const;
 
