@@ -320,12 +320,10 @@ export function program(io: Io = streamIo()): Command {
         .choices(['kysely', 'prisma', 'drizzle'])
         .default('kysely'),
     )
-    .action(
-      async (dir: string, options: { fromCheckout?: boolean; registry?: boolean; store: InitStore }) => {
-        const from = options.registry ? 'registry' : options.fromCheckout ? 'checkout' : undefined;
-        process.exitCode = await initCommand(dir, io, { ...(from !== undefined && { from }), store: options.store });
-      },
-    );
+    .action(async (dir: string, options: { fromCheckout?: boolean; registry?: boolean; store: InitStore }) => {
+      const from = options.registry ? 'registry' : options.fromCheckout ? 'checkout' : undefined;
+      process.exitCode = await initCommand(dir, io, { ...(from !== undefined && { from }), store: options.store });
+    });
   cli
     .command('diff')
     .description(

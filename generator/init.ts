@@ -76,7 +76,10 @@ export const DRIZZLE_HOST_DEPENDENCIES = {
 } as const;
 
 /** The third-party dependencies of a host of `store`. */
-function hostDependencies(store: InitStore): { dependencies: Record<string, string>; devDependencies: Record<string, string> } {
+function hostDependencies(store: InitStore): {
+  dependencies: Record<string, string>;
+  devDependencies: Record<string, string>;
+} {
   switch (store) {
     case 'kysely':
       return HOST_DEPENDENCIES;
@@ -202,7 +205,8 @@ export function scaffold(
   walk(base, base);
   const overlay = OVERLAYS[store];
   if (overlay !== undefined) {
-    for (const path of [...files.keys()]) if (overlay.omit.some((prefix) => path.startsWith(prefix))) files.delete(path);
+    for (const path of [...files.keys()])
+      if (overlay.omit.some((prefix) => path.startsWith(prefix))) files.delete(path);
     const folder = join(templatesDir(), overlay.folder);
     walk(folder, folder);
   }
