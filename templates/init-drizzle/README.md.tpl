@@ -19,8 +19,9 @@ A JSON:API server made with [jsonapi-gen](https://www.npmjs.com/package/jsonapi-
   with the same `Idempotency-Key` gets the first response again, and a write with `If-Match`
   changes a row only at the version its ETag names. `GET /openapi.json` is the OpenAPI 3.1
   document. A 500 answers nothing of its cause; `onError` logs it on stderr.
-- `npm test`: builds, then `src/api.test.ts` serves a request and compares the generated
-  OpenAPI document with its snapshot. Commit `src/__snapshots__/`: after a schema change,
+- `npm test`: builds, then `src/api.test.ts` serves a request, checks that `src/tables.ts`
+  declares the columns the migrations make, and compares the generated OpenAPI document with
+  its snapshot. Commit `src/__snapshots__/`: after a schema change,
   `npx vitest run -u` updates it, and the diff in review shows what the change did to the API.
 - `vendor/` (when made from a clone of jsonapi-gen): the packed jsonapi-gen packages this host
   installs. Once they are published, depend on the registry instead

@@ -10,7 +10,7 @@ import { idempotencyKeys } from './tables.js';
 
 const db = openDatabase();
 migrate(db);
-await seed(db);
+seed(db);
 
 // A 500's body says nothing of its cause (the client may be anyone): the cause is logged here.
 const logFailure = (error: unknown) => console.error('{{name}}: 500 Internal Server Error:', error);
