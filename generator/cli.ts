@@ -1,7 +1,7 @@
 /**
  * The jsonapi-gen command:
  *   build <schema.ts> --out <dir> [--check] [--stubs <dir>] [--watch] [--quiet | --json]
- *   init [dir] [--from-checkout | --registry] [--store kysely|prisma]
+ *   init [dir] [--from-checkout | --registry] [--store kysely|prisma|drizzle]
  *   diff <old> <new> | diff --against <ref> <path> [--json] [--allow-breaking]
  * Schema mistakes print as `file:line:col` with the line quoted, and exit 1; never a stack trace.
  * Output is short, coloured only on a terminal (NO_COLOR respected, see output.ts).
@@ -16,7 +16,7 @@ import type { DiffOptions } from './diff/command.js';
 import type { OpenApiOptions } from './emit/openapi.js';
 import { checkFiles, leftovers, writeFiles } from './files.js';
 import type { ApiModel } from './ir.js';
-import { InitConflict, type InitOptions, init, packageRoot } from './init.js';
+import { InitConflict, type InitOptions, type InitStore, init, packageRoot } from './init.js';
 import { MANIFEST, inputHash, manifestFile, upToDate } from './incremental.js';
 import { loadSchema } from './load.js';
 import { endpointCount, modelFor } from './model.js';
@@ -299,7 +299,7 @@ export function program(io: Io = streamIo()): Command {
   cli
     .command('init')
     .description(
-      'Scaffold a new host: schema, SQLite store (Kysely, or Prisma with --store prisma), server, a test and npm scripts; then `npm install && npm start`.',
+      'Scaffold a new host: schema, SQLite store (Kysely, or Prisma or Drizzle with --store), server, a test and npm scripts; then `npm install && npm start`.',
     )
     .argument('[dir]', 'the directory (created when missing)', '.')
     .addOption(
@@ -315,17 +315,15 @@ export function program(io: Io = streamIo()): Command {
     .addOption(
       new Option(
         '--store <store>',
-        'the data layers: the Kysely store, or the Prisma store on a client generated from prisma/schema.prisma',
+        'the data layers: the Kysely store, the Prisma store on a client generated from prisma/schema.prisma, or the Drizzle store on the tables of src/tables.ts',
       )
-        .choices(['kysely', 'prisma'])
+        .choices(['kysely', 'prisma', 'drizzle'])
         .default('kysely'),
     )
-    .action(
-      async (dir: string, options: { fromCheckout?: boolean; registry?: boolean; store: 'kysely' | 'prisma' }) => {
-        const from = options.registry ? 'registry' : options.fromCheckout ? 'checkout' : undefined;
-        process.exitCode = await initCommand(dir, io, { ...(from !== undefined && { from }), store: options.store });
-      },
-    );
+    .action(async (dir: string, options: { fromCheckout?: boolean; registry?: boolean; store: InitStore }) => {
+      const from = options.registry ? 'registry' : options.fromCheckout ? 'checkout' : undefined;
+      process.exitCode = await initCommand(dir, io, { ...(from !== undefined && { from }), store: options.store });
+    });
   cli
     .command('diff')
     .description(

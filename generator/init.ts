@@ -1,8 +1,9 @@
 /**
- * `jsonapi-gen init [dir] [--store kysely|prisma]`: a new host that runs with `npm install &&
+ * `jsonapi-gen init [dir] [--store kysely|prisma|drizzle]`: a new host that runs with `npm install &&
  * npm start`. The text of the files is in the package's `templates/init/` (`*.tpl`, `{{name}}`
- * replaced); with `--store prisma`, the files of `templates/init-prisma/` are laid over them
- * (replacing those of the same path). package.json is written here. Existing files are never
+ * replaced); with `--store prisma` or `--store drizzle`, the files of `templates/init-prisma/` or
+ * `templates/init-drizzle/` are laid over them (replacing those of the same path; a Drizzle host
+ * leaves out the Kysely migrations). package.json is written here. Existing files are never
  * overwritten: when one is in the way, nothing is written.
  *
  * Where the host gets the jsonapi-gen packages: run from a clone of the repository, `init`
@@ -24,14 +25,15 @@ interface Manifest {
 /** The CLI package's name: its package.json marks the package root. */
 const CLI = '@jsonapi-gen/cli';
 
-/** The data layers a new host is scaffolded with: the Kysely store or the Prisma store. */
-export type InitStore = 'kysely' | 'prisma';
+/** The data layers a new host is scaffolded with: the Kysely, Prisma or Drizzle store. */
+export type InitStore = 'kysely' | 'prisma' | 'drizzle';
 
 /** The packages a host may depend on, by the folder of the repository that holds each; `store`: only a host of that store. */
 const PACKAGES: ReadonlyArray<{ name: string; folder: string; dev: boolean; store?: InitStore }> = [
   { name: 'jsonapi-gen', folder: 'runtime', dev: false },
   { name: '@jsonapi-gen/kysely', folder: 'integrations/kysely', dev: false, store: 'kysely' },
   { name: '@jsonapi-gen/prisma', folder: 'integrations/prisma', dev: false, store: 'prisma' },
+  { name: '@jsonapi-gen/drizzle', folder: 'integrations/drizzle', dev: false, store: 'drizzle' },
   { name: CLI, folder: 'generator', dev: true },
 ];
 
@@ -64,6 +66,47 @@ export const PRISMA_HOST_DEPENDENCIES = {
   devDependencies: { prisma: '7.10.0' },
 } as const;
 
+/**
+ * What a Drizzle host has in place of Kysely: drizzle-orm, in the range of the Drizzle
+ * integration's peer dependency (test/cli/init-drizzle.test.ts checks it). Its tables come from
+ * SQL migrations that drizzle-orm's own migrator runs, so it needs no Kysely.
+ */
+export const DRIZZLE_HOST_DEPENDENCIES = {
+  dependencies: { 'drizzle-orm': '^0.45.2' },
+} as const;
+
+/** The third-party dependencies of a host of `store`. */
+function hostDependencies(store: InitStore): {
+  dependencies: Record<string, string>;
+  devDependencies: Record<string, string>;
+} {
+  switch (store) {
+    case 'kysely':
+      return HOST_DEPENDENCIES;
+    case 'prisma':
+      return {
+        dependencies: { ...HOST_DEPENDENCIES.dependencies, ...PRISMA_HOST_DEPENDENCIES.dependencies },
+        devDependencies: { ...HOST_DEPENDENCIES.devDependencies, ...PRISMA_HOST_DEPENDENCIES.devDependencies },
+      };
+    case 'drizzle':
+      return {
+        dependencies: {
+          'better-sqlite3': HOST_DEPENDENCIES.dependencies['better-sqlite3'],
+          ...DRIZZLE_HOST_DEPENDENCIES.dependencies,
+        },
+        devDependencies: HOST_DEPENDENCIES.devDependencies,
+      };
+  }
+}
+
+/** The template folder a store's host lays over `templates/init/`, and the paths of it that host leaves out. */
+const OVERLAYS: Readonly<Record<InitStore, { folder: string; omit: readonly string[] } | undefined>> = {
+  kysely: undefined,
+  prisma: { folder: 'init-prisma', omit: [] },
+  // Its tables come from drizzle/*.sql, not from Kysely migrations.
+  drizzle: { folder: 'init-drizzle', omit: ['src/migrations/'] },
+};
+
 /** This package's root directory (where its package.json names it @jsonapi-gen/cli), and its manifest. */
 export function packageRoot(): { dir: string; manifest: Manifest } {
   for (let dir = dirname(fileURLToPath(import.meta.url)); ; dir = dirname(dir)) {
@@ -94,9 +137,11 @@ export interface InitOptions {
    */
   readonly from?: 'checkout' | 'registry';
   /**
-   * The host's data layers: `kysely` (the default) or `prisma` (`@jsonapi-gen/prisma` on a
+   * The host's data layers: `kysely` (the default), `prisma` (`@jsonapi-gen/prisma` on a
    * Prisma client generated from `prisma/schema.prisma`; the tables still come from the
-   * Kysely migrations, as `prisma migrate` needs a schema engine).
+   * Kysely migrations, as `prisma migrate` needs a schema engine) or `drizzle`
+   * (`@jsonapi-gen/drizzle` on the Drizzle tables of `src/tables.ts`, made by the SQL
+   * migrations of `drizzle/` that drizzle-orm's migrator runs).
    */
   readonly store?: InitStore;
 }
@@ -158,9 +203,12 @@ export function scaffold(
   };
   const base = join(templatesDir(), 'init');
   walk(base, base);
-  if (store === 'prisma') {
-    const overlay = join(templatesDir(), 'init-prisma');
-    walk(overlay, overlay);
+  const overlay = OVERLAYS[store];
+  if (overlay !== undefined) {
+    for (const path of [...files.keys()])
+      if (overlay.omit.some((prefix) => path.startsWith(prefix))) files.delete(path);
+    const folder = join(templatesDir(), overlay.folder);
+    walk(folder, folder);
   }
 
   const ours = (dev: boolean) =>
@@ -188,16 +236,8 @@ export function scaffold(
       // Offline (no schema engine download); with internet, `npx prisma generate` does the same.
       ...(prisma && { 'prisma:generate': 'node scripts/prisma-generate.mjs' }),
     },
-    dependencies: sorted({
-      ...ours(false),
-      ...HOST_DEPENDENCIES.dependencies,
-      ...(prisma && PRISMA_HOST_DEPENDENCIES.dependencies),
-    }),
-    devDependencies: sorted({
-      ...ours(true),
-      ...HOST_DEPENDENCIES.devDependencies,
-      ...(prisma && PRISMA_HOST_DEPENDENCIES.devDependencies),
-    }),
+    dependencies: sorted({ ...ours(false), ...hostDependencies(store).dependencies }),
+    devDependencies: sorted({ ...ours(true), ...hostDependencies(store).devDependencies }),
   };
   files.set('package.json', JSON.stringify(pkg, null, 2) + '\n');
   return files;

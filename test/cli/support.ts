@@ -100,3 +100,23 @@ export async function startHost(
   });
   return { server, url, output: () => output };
 }
+
+/** Whether a child process has ended (by exiting, or by a signal). */
+const ended = (child: ChildProcess) => child.exitCode !== null || child.signalCode !== null;
+
+/** Stops a host `startHost` started (SIGTERM to its process group) and waits until it has exited. */
+export async function stopHost(server: ChildProcess): Promise<void> {
+  const exited = new Promise((resolve) => (ended(server) ? resolve(null) : server.once('exit', resolve)));
+  if (server.pid !== undefined && !ended(server)) process.kill(-server.pid, 'SIGTERM');
+  await exited;
+}
+
+/** For `afterAll`: kills a host still running (a test that failed before stopping it), with its children. */
+export function killHost(server: ChildProcess | undefined): void {
+  if (server?.pid === undefined || ended(server)) return;
+  try {
+    process.kill(-server.pid, 'SIGKILL');
+  } catch {
+    // already gone
+  }
+}
