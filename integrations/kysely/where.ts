@@ -3,7 +3,7 @@ import { type ComposableWhere, compileCondition, pathMembers } from './condition
 import type { ListQuery } from './list-query.js';
 import type { StoreTables } from './store-tables.js';
 import type { TableResource } from './table-resource.js';
-import { isSqlite } from './transaction.js';
+import { dialectOf } from './dialect.js';
 
 /**
  * The store's `where`: `query` narrowed by one `FilterCondition`. A plain condition on the
@@ -28,17 +28,17 @@ export function whereQuery(
   context: Context,
   composable: ReadonlyMap<string, ComposableWhere>,
 ): ListQuery {
-  const sqlite = isSqlite(t.db);
+  const dialect = dialectOf(t.db);
   if (condition.op === 'and' || condition.op === 'or' || condition.op === 'not' || condition.op === 'custom') {
-    const compiled = compileCondition(t, resource, condition, context, sqlite, composable);
+    const compiled = compileCondition(t, resource, condition, context, dialect, composable);
     return query.whereExpression(compiled.shape, compiled.values, compiled.expression);
   }
   const leaf = condition as Condition;
   if (leaf.count) {
-    const compiled = compileCondition(t, resource, leaf, context, sqlite, composable);
+    const compiled = compileCondition(t, resource, leaf, context, dialect, composable);
     return query.whereExpression(compiled.shape, compiled.values, compiled.expression);
   }
-  if (!leaf.path) return query.condition(resource.filterColumn(leaf.field), leaf, sqlite);
-  const { column, shape, values, members } = pathMembers(t, resource, leaf, context, sqlite, false);
+  if (!leaf.path) return query.condition(resource.filterColumn(leaf.field), leaf, dialect);
+  const { column, shape, values, members } = pathMembers(t, resource, leaf, context, dialect, false);
   return query.whereIn(column, shape, values, members);
 }

@@ -1,6 +1,6 @@
 /**
- * What SQL data layers on better-sqlite3 and node-postgres make of their drivers' errors, shared
- * by the Kysely and Drizzle stores (both run on those drivers): a unique violation is 409 at the
+ * What SQL data layers on better-sqlite3, node-postgres and mysql2 make of their drivers' errors,
+ * shared by the Kysely and Drizzle stores (both run on those drivers): a unique violation is 409 at the
  * member holding the value, a value a column cannot hold 422 (or 400 in a filter), a database
  * that cannot answer for now 503 with `Retry-After`, and a conflict PostgreSQL aborted a
  * transaction for is worth running it again.
@@ -33,7 +33,7 @@ export interface Written {
  * throw sqlClientError(thrown, { attributes: { name: 'json' }, column: (name) => name, idColumn: 'id' });
  */
 export function sqlClientError(thrown: unknown, written?: Written): unknown {
-  const code = (thrown as { code?: unknown } | null)?.code;
+  const code = mysqlState(thrown) ?? (thrown as { code?: unknown } | null)?.code;
   if (unavailable(thrown)) return unavailableError();
   if (typeof code !== 'string') return thrown;
   if (written && (code === '54000' || code.startsWith('22'))) return unstorable(code, written.attributes);
@@ -50,12 +50,26 @@ export function sqlClientError(thrown: unknown, written?: Written): unknown {
 }
 
 /**
+ * mysql2's names for a connection lost or refused, a server shutting down (1053), out of
+ * connections (1040), or a connection killed (MariaDB's 1927).
+ */
+const MYSQL_UNAVAILABLE = new Set([
+  'PROTOCOL_CONNECTION_LOST',
+  'PROTOCOL_ENQUEUE_AFTER_FATAL_ERROR',
+  'PROTOCOL_SEQUENCE_TIMEOUT',
+  'ER_SERVER_SHUTDOWN',
+  'ER_CON_COUNT_ERROR',
+  'ER_CONNECTION_KILLED',
+]);
+
+/**
  * Whether the database could not serve the statement for now, through no fault of the request:
  * SQLite busy or locked by another connection past `busy_timeout`; PostgreSQL shutting down or
  * refusing connections (class 57P, 53300 too many connections), a connection lost or refused
  * (class 08, ECONNREFUSED, ECONNRESET, or node-postgres's "Connection terminated"), or a
  * client that lost it before (node-postgres's "... is not queryable": what a rollback after a
- * lost connection throws in place of the statement's error).
+ * lost connection throws in place of the statement's error); MySQL and MariaDB likewise
+ * (`MYSQL_UNAVAILABLE`, SQLSTATE class 08, mysql2's "Can't add new command ... closed state").
  *
  * @example
  * declare const thrown: unknown;
@@ -69,13 +83,16 @@ export function unavailable(thrown: unknown): boolean {
       /^(57P0[1-3]|08...|53300)$/.test(code) ||
       code === 'ECONNREFUSED' ||
       code === 'ECONNRESET' ||
-      code === 'ETIMEDOUT'
+      code === 'ETIMEDOUT' ||
+      code === 'EPIPE' ||
+      MYSQL_UNAVAILABLE.has(code)
     )
       return true;
   }
+  if (isMysqlError(thrown) && thrown.sqlState.startsWith('08')) return true;
   return (
     typeof message === 'string' &&
-    /^(Connection terminated|Client has encountered a connection error and is not queryable|Client was closed and is not queryable)/.test(
+    /^(Connection terminated|Client has encountered a connection error and is not queryable|Client was closed and is not queryable|Can't add new command when connection is in closed state)/.test(
       message,
     )
   );
@@ -108,8 +125,10 @@ export function unavailableError(): JsonApiError {
 }
 
 /**
- * Whether PostgreSQL aborted the transaction for a conflict with another one, which running it
- * again resolves: a serialization failure (40001) or a deadlock (40P01).
+ * Whether the database aborted the transaction (or its statement) for a conflict with another
+ * one, which running it again resolves: on PostgreSQL a serialization failure (40001) or a
+ * deadlock (40P01); on MySQL and MariaDB a deadlock (1213) or a lock wait past
+ * `innodb_lock_wait_timeout` (1205).
  *
  * @example
  * declare const thrown: unknown;
@@ -117,10 +136,32 @@ export function unavailableError(): JsonApiError {
  */
 export function conflictAborted(thrown: unknown): boolean {
   const code = (thrown as { code?: unknown } | null)?.code;
-  return code === '40001' || code === '40P01';
+  return code === '40001' || code === '40P01' || code === 'ER_LOCK_DEADLOCK' || code === 'ER_LOCK_WAIT_TIMEOUT';
 }
 
 type DatabaseError = { code: string; message?: string; detail?: string };
+
+/** What mysql2 throws for an error the server reported: its number and SQLSTATE besides its name (`code`). */
+type MysqlError = { errno: number; sqlState: string; sqlMessage?: string };
+
+function isMysqlError(thrown: unknown): thrown is MysqlError {
+  const { errno, sqlState } = (thrown ?? {}) as Partial<MysqlError>;
+  return typeof errno === 'number' && typeof sqlState === 'string';
+}
+
+/**
+ * The PostgreSQL SQLSTATE that means what a MySQL or MariaDB error means, for the rules above:
+ * 23505 for a duplicate key (1062, 1586), class 22 for a value the column cannot hold (its
+ * own SQLSTATE, or 22000 for those MySQL files under HY000 or 01000: 1265 truncated, 1366
+ * incorrect value); undefined for anything else, or an error not from mysql2.
+ */
+function mysqlState(thrown: unknown): string | undefined {
+  if (!isMysqlError(thrown)) return undefined;
+  if (thrown.errno === 1062 || thrown.errno === 1586) return '23505';
+  if (thrown.sqlState.startsWith('22')) return thrown.sqlState;
+  if (thrown.errno === 1265 || thrown.errno === 1366) return '22000';
+  return undefined;
+}
 
 /**
  * Where a unique violation points: the written attribute whose column the constraint names
@@ -130,7 +171,11 @@ type DatabaseError = { code: string; message?: string; detail?: string };
 function uniquePointer(error: DatabaseError, written: Written): string | undefined {
   const sqlite = /constraint failed: (.+)$/.exec(error.message ?? '')?.[1];
   const postgres = /^Key \((.+?)\)=/.exec(error.detail ?? '')?.[1];
-  const columns = (sqlite ?? postgres)?.split(',').map((c) => c.trim().split('.').pop()!.replace(/^"|"$/g, ''));
+  // MySQL names the index ("for key 'tags.name'", MariaDB "for key 'name'"): a one-column
+  // unique index is named after its column unless given a name; the key's is PRIMARY.
+  const mysql = isMysqlError(error) ? /for key '(.+)'$/.exec(error.sqlMessage ?? '')?.[1]?.split('.').pop() : undefined;
+  if (mysql === 'PRIMARY') return '/data/id';
+  const columns = (sqlite ?? postgres ?? mysql)?.split(',').map((c) => c.trim().split('.').pop()!.replace(/^"|"$/g, ''));
   if (!columns) return undefined;
   if (columns.includes(written.idColumn)) return '/data/id';
   const name = Object.keys(written.attributes).find((attribute) => columns.includes(written.column(attribute)));
