@@ -36,6 +36,7 @@ export {
 export {
   conflictAborted,
   sqlClientError,
+  invalidFilterValue,
   unavailable,
   unavailableError,
   whenUnavailable,

@@ -1,4 +1,5 @@
 import type { Condition, Context, FilterCondition } from 'jsonapi-gen';
+import { invalidFilterValue } from 'jsonapi-gen/internal';
 import { type ComposableWhere, compileCondition, pathMembers } from './condition-tree.js';
 import type { ListQuery } from './list-query.js';
 import type { StoreTables } from './store-tables.js';
@@ -34,6 +35,7 @@ export function whereQuery(
     return query.whereExpression(compiled.shape, compiled.values, compiled.expression);
   }
   const leaf = condition as Condition;
+  if (dialect === 'mysql' && !leaf.path && !leaf.count) checkRelatedIds(t, resource, leaf);
   if (leaf.count) {
     const compiled = compileCondition(t, resource, leaf, context, dialect, composable);
     return query.whereExpression(compiled.shape, compiled.values, compiled.expression);
@@ -41,4 +43,19 @@ export function whereQuery(
   if (!leaf.path) return query.condition(resource.filterColumn(leaf.field), leaf, dialect);
   const { column, shape, values, members } = pathMembers(t, resource, leaf, context, dialect, false);
   return query.whereIn(column, shape, values, members);
+}
+
+/**
+ * On MySQL, 400 for a to-one relationship filter (`filter[author]=...`) whose id the related
+ * resource's `parseId` refuses, as PostgreSQL answers a value its key column cannot hold: MySQL
+ * would compare `'1 OR 1=1'` with an integer key as 1. The related resource is the one of the
+ * mapping's `table`; without it, the ids go to the database as they are.
+ */
+function checkRelatedIds(t: StoreTables, resource: TableResource, condition: Condition): void {
+  const mapping = resource.relationships[condition.field];
+  if (mapping?.type !== 'toOne' || mapping.table === undefined) return;
+  const related = [...t.tables.values()].find((r) => r.table === mapping.table);
+  if (!related || condition.op === 'null') return;
+  const ids = Array.isArray(condition.value) ? (condition.value as readonly unknown[]) : [condition.value];
+  if (ids.some((id) => related.parseId(String(id)) === undefined)) throw invalidFilterValue();
 }

@@ -37,16 +37,26 @@ export function sqlClientError(thrown: unknown, written?: Written): unknown {
   if (unavailable(thrown)) return unavailableError();
   if (typeof code !== 'string') return thrown;
   if (written && (code === '54000' || code.startsWith('22'))) return unstorable(code, written.attributes);
-  if (/^22[0-9A-Z]{3}$/.test(code)) {
-    return new BadRequestError({
-      detail: 'A filter value is not valid for the column it is compared with',
-      code: 'invalid_filter_value',
-    });
-  }
+  if (/^22[0-9A-Z]{3}$/.test(code)) return invalidFilterValue();
   if (code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
     return uniqueViolation(written && uniquePointer(thrown as DatabaseError, written));
   }
   return thrown;
+}
+
+/**
+ * 400: a filter value the column it is compared with cannot hold (`filter[author]=abc` against
+ * an integer key), as PostgreSQL tells it (class 22) and as a store tells it itself where the
+ * database would not (MySQL compares `'1 OR 1=1'` with an integer as 1).
+ *
+ * @example
+ * throw invalidFilterValue();
+ */
+export function invalidFilterValue(): BadRequestError {
+  return new BadRequestError({
+    detail: 'A filter value is not valid for the column it is compared with',
+    code: 'invalid_filter_value',
+  });
 }
 
 /**

@@ -7,8 +7,8 @@ import type { Dialect } from '../db.js';
  * On MySQL and MariaDB: InnoDB tables in utf8mb4 with the binary collation `utf8mb4_bin`, so
  * that text compares and sorts by code point, case-sensitively, as on SQLite and PostgreSQL
  * (the default collations ignore case and accents: `filter[title]=x` would find "X");
- * `varchar(255)` for text that is indexed (MySQL indexes text only to a length), `text` for the
- * rest; `datetime(3)` for date-times, which the store keeps as UTC instants (milliseconds, as
+ * `varchar(255)` for text that is indexed (MySQL indexes text only to a length), `mediumtext`
+ * for the rest; `datetime(3)` for date-times, which the store keeps as UTC instants (milliseconds, as
  * responses carry them); foreign keys as table constraints (MySQL ignores them in a column).
  */
 export function initial(dialect: Dialect): Migration {
@@ -16,6 +16,8 @@ export function initial(dialect: Dialect): Migration {
   const timestamp = dialect === 'postgres' ? 'timestamptz' : mysql ? 'datetime(3)' : 'text';
   /** Text that is indexed. */
   const indexed = mysql ? 'varchar(255)' : 'text';
+  /** Text that is not: MySQL's `text` holds 64 KB, `mediumtext` 16 MB. */
+  const long = mysql ? sql`mediumtext` : 'text';
   const id = <T extends string>(table: CreateTableBuilder<T, never>) => {
     const options = mysql ? table.modifyEnd(sql`engine = InnoDB default charset = utf8mb4 collate = utf8mb4_bin`) : table;
     return dialect === 'postgres'
@@ -44,12 +46,12 @@ export function initial(dialect: Dialect): Migration {
     async up(db: Kysely<unknown>) {
       await id(db.schema.createTable('people'))
         .addColumn('name', indexed, (c) => c.notNull())
-        .addColumn('email', 'text')
+        .addColumn('email', long)
         .addColumn('created_at', timestamp, (c) => c.notNull())
         .execute();
       const articles = id(db.schema.createTable('articles'))
         .addColumn('title', indexed, (c) => c.notNull())
-        .addColumn('body', 'text')
+        .addColumn('body', long)
         .addColumn('status', mysql ? 'varchar(16)' : 'text', (c) =>
           c
             .notNull()
@@ -61,7 +63,7 @@ export function initial(dialect: Dialect): Migration {
         .addColumn('updated_at', timestamp, (c) => c.notNull());
       await foreignKeys(articles, 'articles', [['author_id', 'people']]).execute();
       const comments = id(db.schema.createTable('comments'))
-        .addColumn('body', 'text', (c) => c.notNull())
+        .addColumn('body', long, (c) => c.notNull())
         .addColumn('author_id', 'integer', references('people'))
         .addColumn('article_id', 'integer', references('articles'))
         .addColumn('created_at', timestamp, (c) => c.notNull());
