@@ -1,6 +1,6 @@
 /**
- * The store suites' fixture: the blog's tables, seeded, on SQLite or on a PostgreSQL database
- * of this file's own, served by a JsonApi with the blog schema and the Kysely store's data
+ * The store suites' fixture: the blog's tables, seeded, on SQLite or on a PostgreSQL or MySQL
+ * (MariaDB) database of this file's own, served by a JsonApi with the blog schema and the Kysely store's data
  * layers, whose statements run through Kysely's executor or on the driver directly (the
  * store's two runners), or the Prisma store's (the demo's mapping); every SQL statement the
  * store runs is recorded.
@@ -16,18 +16,23 @@ import { createPrismaStore, openPrisma } from '../../examples/blog/prisma-store.
 import * as schema from '../../examples/blog/schema.js';
 import { seed } from '../../examples/blog/seed.js';
 import { type StoreOptions, createStore } from '../../examples/blog/store.js';
-import { createPostgresDatabase, emptyKysely, type TestDatabase } from '../support/databases.js';
+import { createMysqlDatabase, createPostgresDatabase, emptyKysely, type TestDatabase } from '../support/databases.js';
 import { expectValidAtomicDocument } from '../support/atomic-schema.js';
 import { expectValidDocument } from '../support/validate.js';
 
-export type DialectName = 'sqlite' | 'postgres';
+export type DialectName = 'sqlite' | 'postgres' | 'mysql';
+/** The dialects with both runners (and the Prisma store); MySQL is in `STORES` only. */
 export const DIALECTS: DialectName[] = ['sqlite', 'postgres'];
 /** The store's runners: Kysely's executor, and the driver directly. */
 export const RUNNERS: RunnerName[] = ['kysely', 'direct'];
-/** Every dialect with every runner, for `describe.each(STORES)('... on %s (%s runner)', (dialect, runner) => ...)`. */
-export const STORES: Array<[DialectName, RunnerName]> = DIALECTS.flatMap((dialect) =>
-  RUNNERS.map((runner): [DialectName, RunnerName] => [dialect, runner]),
-);
+/**
+ * Every dialect with every runner it has, for `describe.each(STORES)('... on %s (%s runner)',
+ * (dialect, runner) => ...)`: MySQL runs on Kysely's executor only.
+ */
+export const STORES: Array<[DialectName, RunnerName]> = [
+  ...DIALECTS.flatMap((dialect) => RUNNERS.map((runner): [DialectName, RunnerName] => [dialect, runner])),
+  ['mysql', 'kysely'],
+];
 
 /** The data layers a suite runs on: the Kysely store with one of its runners, or the Prisma store. */
 export type Backend = RunnerName | 'prisma';
@@ -59,13 +64,14 @@ export async function openFixture(
   articles = 60,
   backend: Backend = 'kysely',
 ): Promise<Fixture> {
-  let pg: TestDatabase | undefined;
-  if (dialect === 'postgres') pg = await createPostgresDatabase();
+  let server: TestDatabase | undefined;
+  if (dialect === 'postgres') server = await createPostgresDatabase();
+  if (dialect === 'mysql') server = await createMysqlDatabase();
   const statements: string[] = [];
   const onStatement = (sql: string) => void statements.push(sql);
   const runner = backend === 'prisma' ? 'kysely' : backend;
   const database = openDatabase({
-    databaseUrl: pg?.url,
+    databaseUrl: server?.url,
     runner,
     ...(backend !== 'prisma' && { onStatement }),
   });
@@ -73,7 +79,7 @@ export async function openFixture(
   await seed(database.db, articles);
   const prisma =
     backend === 'prisma'
-      ? openPrisma(pg ? { databaseUrl: pg.url } : { file: database.location }, { onQuery: onStatement })
+      ? openPrisma(server ? { databaseUrl: server.url } : { file: database.location }, { onQuery: onStatement })
       : undefined;
   const storeOf = (options?: StoreOptions): DataLayers =>
     prisma
@@ -115,7 +121,7 @@ export async function openFixture(
     async close() {
       await prisma?.$disconnect();
       await database.close();
-      await pg?.drop();
+      await server?.drop();
     },
   };
 }
