@@ -48,14 +48,22 @@ export function whereQuery(
 /**
  * On MySQL, 400 for a to-one relationship filter (`filter[author]=...`) whose id the related
  * resource's `parseId` refuses, as PostgreSQL answers a value its key column cannot hold: MySQL
- * would compare `'1 OR 1=1'` with an integer key as 1. The related resource is the one of the
- * mapping's `table`; without it, the ids go to the database as they are.
+ * would compare `'1 OR 1=1'` with an integer key as 1. The ids are parsed as the related
+ * resource parses them: the one of the mapping's `table`, or, without it, as every resource of
+ * the store does when they all parse ids alike (the default: integer keys); otherwise they go
+ * to the database as they are.
  */
 function checkRelatedIds(t: StoreTables, resource: TableResource, condition: Condition): void {
   const mapping = resource.relationships[condition.field];
-  if (mapping?.type !== 'toOne' || mapping.table === undefined) return;
-  const related = [...t.tables.values()].find((r) => r.table === mapping.table);
-  if (!related || condition.op === 'null') return;
+  if (mapping?.type !== 'toOne' || condition.op === 'null') return;
+  const resources = [...t.tables.values()];
+  const parseId =
+    mapping.table === undefined
+      ? resources.every((r) => r.parseId === resource.parseId)
+        ? resource.parseId
+        : undefined
+      : resources.find((r) => r.table === mapping.table)?.parseId;
+  if (!parseId) return;
   const ids = Array.isArray(condition.value) ? (condition.value as readonly unknown[]) : [condition.value];
-  if (ids.some((id) => related.parseId(String(id)) === undefined)) throw invalidFilterValue();
+  if (ids.some((id) => parseId(String(id)) === undefined)) throw invalidFilterValue();
 }

@@ -52,7 +52,10 @@ export interface Fixture {
   store(options?: StoreOptions): DataLayers;
   /** The `transaction` option of a JsonApi on `store()`'s data layers. */
   transaction: Transaction;
-  /** SQL of every statement the driver ran since the last `statements.length = 0` (on SQLite with its values written in). */
+  /**
+   * SQL of every statement the driver ran since the last `statements.length = 0` (on SQLite
+   * with its values written in; on MySQL with names in double quotes, as the others quote them).
+   */
   statements: string[];
   /** A request through `api.fetch`; the response body parsed and checked against the JSON:API schema. */
   request(method: string, path: string, user?: string, body?: unknown): Promise<{ status: number; body: any }>;
@@ -68,7 +71,9 @@ export async function openFixture(
   if (dialect === 'postgres') server = await createPostgresDatabase();
   if (dialect === 'mysql') server = await createMysqlDatabase();
   const statements: string[] = [];
-  const onStatement = (sql: string) => void statements.push(sql);
+  // MySQL quotes names with backticks: recorded as the other dialects quote them, so that one
+  // pattern reads a statement on each.
+  const onStatement = (sql: string) => void statements.push(dialect === 'mysql' ? sql.replace(/`/g, '"') : sql);
   const runner = backend === 'prisma' ? 'kysely' : backend;
   const database = openDatabase({
     databaseUrl: server?.url,
