@@ -168,7 +168,12 @@ export async function seed(db: Kysely<Database>, articles = 120): Promise<SeedCo
   const stored = (list: readonly object[]) =>
     mysql
       ? list.map((row) =>
-          Object.fromEntries(Object.entries(row).map(([column, value]) => [column, column.endsWith('_at') ? mysqlDateTime(value) : value])),
+          Object.fromEntries(
+            Object.entries(row).map(([column, value]) => [
+              column,
+              column.endsWith('_at') ? mysqlDateTime(value) : value,
+            ]),
+          ),
         )
       : list;
   await db.transaction().execute(async (trx) => {

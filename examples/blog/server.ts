@@ -1,6 +1,6 @@
 /**
  * The blog demo: migrates and seeds a database, then serves the API of examples/blog/README.md on
- * node:http. `npm run demo -- --db FILE --seed N --workers N`; PostgreSQL when DATABASE_URL is set;
+ * node:http. `npm run demo -- --db FILE --seed N --workers N`; PostgreSQL (or MySQL) when DATABASE_URL is set;
  * `--store memory` (or `--memory`) serves the hand-written in-memory data layers of memory.ts instead,
  * `--store prisma` the same tables through the Prisma store of prisma-store.ts.
  */
@@ -65,7 +65,7 @@ export interface DemoOptions {
   db?: string | undefined;
   /** Articles to seed into an empty database. Default 120. */
   seed?: number;
-  /** A `postgres://` URL to use instead of SQLite; null for SQLite. Default: $DATABASE_URL. */
+  /** A `postgres://` or `mysql://` URL to use instead of SQLite; null for SQLite. Default: $DATABASE_URL. */
   databaseUrl?: string | null | undefined;
   /** Kysely's `log` option. */
   log?: LogConfig;
@@ -257,7 +257,9 @@ async function main(args: readonly string[]): Promise<void> {
     store === 'memory'
       ? 'memory, hand-written data layers'
       : `${
-          process.env.DATABASE_URL ? 'PostgreSQL ($DATABASE_URL)' : (flag(args, '--db') ?? 'a temporary SQLite file')
+          process.env.DATABASE_URL
+            ? `${/^mysql:/i.test(process.env.DATABASE_URL) ? 'MySQL' : 'PostgreSQL'} ($DATABASE_URL)`
+            : (flag(args, '--db') ?? 'a temporary SQLite file')
         }${store === 'prisma' ? ', Prisma store' : ''}`;
   const onDatabase = store === 'prisma' ? 'prisma' : 'kysely';
   if (cluster.isWorker) {

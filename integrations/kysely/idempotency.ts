@@ -108,7 +108,9 @@ export function kyselyIdempotency(db: Kysely<AnyDatabase>, options: KyselyIdempo
         })
         .$call((insert) =>
           // Taken already: no row, no error. MySQL has no `on conflict`; `insert ignore` skips a duplicate key.
-          dialectOf(db) === 'mysql' ? insert.ignore() : insert.onConflict((conflict) => conflict.column('key').doNothing()),
+          dialectOf(db) === 'mysql'
+            ? insert.ignore()
+            : insert.onConflict((conflict) => conflict.column('key').doNothing()),
         )
         .execute();
       return inserted !== undefined && inserted.numInsertedOrUpdatedRows === 1n;

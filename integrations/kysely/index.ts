@@ -182,6 +182,7 @@ export { type PgTypeParsers, dateTimeText } from './pg-types.js';
  * @example
  * import mysql from 'mysql2';
  * import { Kysely, MysqlDialect } from 'kysely';
+ * import type { Database } from './db.js';
  * const pool = mysql.createPool({ uri: process.env.DATABASE_URL, timezone: 'Z', typeCast: mysqlDateTimeText });
  * pool.on('connection', (connection) => connection.query("set time_zone = '+00:00'"));
  * const db = new Kysely<Database>({ dialect: new MysqlDialect({ pool }) });

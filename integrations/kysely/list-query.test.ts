@@ -30,7 +30,9 @@ describe('ListQuery', () => {
       .compile();
     expect(compiled.sql).toBe('select "articles".* from "articles" where "articles"."author_id" in (?, ?)');
     expect(compiled.parameters).toEqual(['1', '1); DROP TABLE articles; --']);
-    expect(articles().condition('title', { op: 'in', value: [] }, 'sqlite').build().compile().sql).toMatch(/where 1 = 0$/);
+    expect(articles().condition('title', { op: 'in', value: [] }, 'sqlite').build().compile().sql).toMatch(
+      /where 1 = 0$/,
+    );
   });
 
   it('keeps an already qualified column', () => {

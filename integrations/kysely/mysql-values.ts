@@ -19,7 +19,8 @@ const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})
  * mysqlDateTime('2024-01-01T10:00:00+02:00'); // '2024-01-01 08:00:00.000'
  */
 export function mysqlDateTime(value: unknown): unknown {
-  const date = value instanceof Date ? value : typeof value === 'string' && RFC3339.test(value) ? new Date(value) : undefined;
+  const date =
+    value instanceof Date ? value : typeof value === 'string' && RFC3339.test(value) ? new Date(value) : undefined;
   if (date === undefined || Number.isNaN(date.getTime())) return value;
   const iso = date.toISOString();
   // toISOString writes a year past 9999 with a sign, which DATETIME cannot hold anyway.

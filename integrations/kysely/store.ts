@@ -287,7 +287,8 @@ function dataLayer(t: StoreTables, resource: TableResource, check: SharedExisten
         : typeof generated === 'bigint' && generated <= BigInt(Number.MAX_SAFE_INTEGER)
           ? Number(generated)
           : generated;
-    if (key === undefined) throw new TypeError(`defineStore: inserting into ${table} gave no key to read the row back by`);
+    if (key === undefined)
+      throw new TypeError(`defineStore: inserting into ${table} gave no key to read the row back by`);
     await writeToMany(t, resource, key, values.relationships, context, true);
     return findByKey(key, context);
   }

@@ -183,9 +183,16 @@ function uniquePointer(error: DatabaseError, written: Written): string | undefin
   const postgres = /^Key \((.+?)\)=/.exec(error.detail ?? '')?.[1];
   // MySQL names the index ("for key 'tags.name'", MariaDB "for key 'name'"): a one-column
   // unique index is named after its column unless given a name; the key's is PRIMARY.
-  const mysql = isMysqlError(error) ? /for key '(.+)'$/.exec(error.sqlMessage ?? '')?.[1]?.split('.').pop() : undefined;
+  const mysql = isMysqlError(error)
+    ? /for key '(.+)'$/
+        .exec(error.sqlMessage ?? '')?.[1]
+        ?.split('.')
+        .pop()
+    : undefined;
   if (mysql === 'PRIMARY') return '/data/id';
-  const columns = (sqlite ?? postgres ?? mysql)?.split(',').map((c) => c.trim().split('.').pop()!.replace(/^"|"$/g, ''));
+  const columns = (sqlite ?? postgres ?? mysql)
+    ?.split(',')
+    .map((c) => c.trim().split('.').pop()!.replace(/^"|"$/g, ''));
   if (!columns) return undefined;
   if (columns.includes(written.idColumn)) return '/data/id';
   const name = Object.keys(written.attributes).find((attribute) => columns.includes(written.column(attribute)));

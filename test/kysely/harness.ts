@@ -62,11 +62,7 @@ export interface Fixture {
   close(): Promise<void>;
 }
 
-export async function openFixture(
-  dialect: DialectName,
-  articles = 60,
-  backend: Backend = 'kysely',
-): Promise<Fixture> {
+export async function openFixture(dialect: DialectName, articles = 60, backend: Backend = 'kysely'): Promise<Fixture> {
   let server: TestDatabase | undefined;
   if (dialect === 'postgres') server = await createPostgresDatabase();
   if (dialect === 'mysql') server = await createMysqlDatabase();

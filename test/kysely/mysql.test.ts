@@ -91,9 +91,9 @@ describe('the Kysely store on MySQL', () => {
     const response = await create({ title: 'Offset', dueAt: '2024-01-03T10:00:00.5+02:00' });
     expect(response.status).toBe(201);
     expect((await json(response)).data.attributes.dueAt).toBe('2024-01-03T08:00:00.500Z');
-    const [row] = await sql<{ due_at: string }>`select cast(due_at as char) as due_at from notes where title = 'Offset'`.execute(
-      suite.db,
-    ).then((r) => r.rows);
+    const [row] = await sql<{ due_at: string }>`select cast(due_at as char) as due_at from notes where title = 'Offset'`
+      .execute(suite.db)
+      .then((r) => r.rows);
     expect(row?.due_at).toBe('2024-01-03 08:00:00.500');
     expect(await titles(`filter[dueAt][gte]=${encodeURIComponent('2024-01-03T09:00:00.5+01:00')}`)).toEqual(['Offset']);
     expect(await titles(`filter[dueAt][lt]=${encodeURIComponent('2024-01-02T08:00:00.001Z')}`)).toEqual([
@@ -118,12 +118,10 @@ describe('the Kysely store on MySQL', () => {
           await sql`set session innodb_lock_wait_timeout = 1`.execute(waiter);
           await sql`start transaction`.execute(waiter);
           try {
-            const thrown = await sql`update notes set label = 'waited' where title = 'Plan ABC'`
-              .execute(waiter)
-              .then(
-                () => undefined,
-                (error: unknown) => error,
-              );
+            const thrown = await sql`update notes set label = 'waited' where title = 'Plan ABC'`.execute(waiter).then(
+              () => undefined,
+              (error: unknown) => error,
+            );
             expect((thrown as { errno?: number }).errno).toBe(1205);
             expect(conflictAborted(thrown)).toBe(true);
           } finally {

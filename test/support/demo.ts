@@ -8,7 +8,14 @@ import { createMysqlDatabase, createPostgresDatabase } from './databases.js';
 export type Backend = 'sqlite' | 'postgres' | 'mysql' | 'memory' | 'prisma-sqlite' | 'prisma-postgres';
 
 /** Every backend, for `describe.each`. */
-export const BACKENDS: readonly Backend[] = ['sqlite', 'postgres', 'mysql', 'memory', 'prisma-sqlite', 'prisma-postgres'];
+export const BACKENDS: readonly Backend[] = [
+  'sqlite',
+  'postgres',
+  'mysql',
+  'memory',
+  'prisma-sqlite',
+  'prisma-postgres',
+];
 
 /**
  * The blog demo on a free loopback port, seeded with `seed` articles: on a temporary SQLite

@@ -88,13 +88,7 @@ export async function startMariadb(): Promise<MariadbServer> {
   try {
     execFileSync(
       binaries.install,
-      [
-        '--no-defaults',
-        '--auth-root-authentication-method=normal',
-        `--datadir=${data}`,
-        '--skip-test-db',
-        ...user,
-      ],
+      ['--no-defaults', '--auth-root-authentication-method=normal', `--datadir=${data}`, '--skip-test-db', ...user],
       { stdio: 'pipe' },
     );
   } catch (error) {

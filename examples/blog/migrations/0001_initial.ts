@@ -19,7 +19,9 @@ export function initial(dialect: Dialect): Migration {
   /** Text that is not: MySQL's `text` holds 64 KB, `mediumtext` 16 MB. */
   const long = mysql ? sql`mediumtext` : 'text';
   const id = <T extends string>(table: CreateTableBuilder<T, never>) => {
-    const options = mysql ? table.modifyEnd(sql`engine = InnoDB default charset = utf8mb4 collate = utf8mb4_bin`) : table;
+    const options = mysql
+      ? table.modifyEnd(sql`engine = InnoDB default charset = utf8mb4 collate = utf8mb4_bin`)
+      : table;
     return dialect === 'postgres'
       ? options.addColumn('id', 'serial', (c) => c.primaryKey())
       : options.addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement());
@@ -80,7 +82,9 @@ export function initial(dialect: Dialect): Migration {
         .addColumn('tag_id', 'integer', references('tags'))
         .addPrimaryKeyConstraint('article_tags_pk', ['article_id', 'tag_id']);
       await foreignKeys(
-        mysql ? articleTags.modifyEnd(sql`engine = InnoDB default charset = utf8mb4 collate = utf8mb4_bin`) : articleTags,
+        mysql
+          ? articleTags.modifyEnd(sql`engine = InnoDB default charset = utf8mb4 collate = utf8mb4_bin`)
+          : articleTags,
         'article_tags',
         [
           ['article_id', 'articles'],
