@@ -21,6 +21,6 @@ export default defineConfig({
     exclude: ['**/node_modules/**', '**/dist/**', 'generator/templates/**', '**/.tmp/**'],
     testTimeout: 20_000,
     hookTimeout: 120_000,
-    globalSetup: ['./test/support/postgres.ts', './test/support/prisma-clients.ts'],
+    globalSetup: ['./test/support/postgres.ts', './test/support/mysql.ts', './test/support/prisma-clients.ts'],
   },
 });

@@ -38,6 +38,7 @@ export {
   conflictCode,
   connectionLost,
   sqlClientError,
+  invalidFilterValue,
   unavailable,
   unavailableCode,
   unavailableError,

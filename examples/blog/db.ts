@@ -1,14 +1,16 @@
 /**
- * The demo's database: SQLite (better-sqlite3, WAL) in a file, or PostgreSQL when given a
- * `postgres://` URL. Both get the same tables through `migrate()`.
+ * The demo's database: SQLite (better-sqlite3, WAL) in a file, PostgreSQL when given a
+ * `postgres://` URL, or MySQL / MariaDB (mysql2) when given a `mysql://` URL. All get the same
+ * tables through `migrate()`.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { type ColumnType, type Generated, Kysely, type LogConfig, Migrator } from 'kysely';
+import { type ColumnType, type Generated, Kysely, type LogConfig, Migrator, MysqlDialect } from 'kysely';
+import mysql from 'mysql2';
 import pg from 'pg';
-import { type RunnerName, dateTimeText, postgresKysely, sqliteKysely } from '@jsonapi-gen/kysely';
+import { type RunnerName, dateTimeText, mysqlDateTimeText, postgresKysely, sqliteKysely } from '@jsonapi-gen/kysely';
 import { createMigrations } from './migrations/index.js';
 
 /** A timestamp: written as RFC 3339 text, read back as such (on PostgreSQL through `dateTimeText`; a Date only past its fast path). */
@@ -60,10 +62,10 @@ export interface Database {
   article_tags: ArticleTagsTable;
 }
 
-export type Dialect = 'sqlite' | 'postgres';
+export type Dialect = 'sqlite' | 'postgres' | 'mysql';
 
 export interface OpenOptions {
-  /** A `postgres://` URL; otherwise SQLite. */
+  /** A `postgres://` or `mysql://` URL; otherwise SQLite. */
   databaseUrl?: string | undefined;
   /** The SQLite file. Default: a fresh file in a new directory under the OS temp dir, removed by `close()`. */
   file?: string | undefined;
@@ -81,7 +83,7 @@ export interface OpenOptions {
 export interface OpenDatabase {
   db: Kysely<Database>;
   dialect: Dialect;
-  /** Where the data lives: the SQLite file, or the PostgreSQL URL. */
+  /** Where the data lives: the SQLite file, or the database's URL. */
   location: string;
   /** Closes the connections (and removes a temporary SQLite file). */
   close(): Promise<void>;
@@ -97,6 +99,7 @@ export function openDatabase(options: OpenOptions = {}): OpenDatabase {
   // except when asked to log, which needs every statement to go through Kysely.
   const runner: RunnerName = options.runner ?? (log ? 'kysely' : 'direct');
   const config = log ? { log, runner } : { runner };
+  if (options.databaseUrl && /^mysql:/i.test(options.databaseUrl)) return openMysql(options.databaseUrl, options);
   if (options.databaseUrl) {
     // Date-times come back as the text responses carry (no Date parsed and printed back); in
     // UTC, the session's wire form is rewritten by slicing.
@@ -156,6 +159,33 @@ export function openDatabase(options: OpenOptions = {}): OpenDatabase {
       await db.destroy();
       if (temporary) rmSync(temporary, { recursive: true, force: true });
     },
+  };
+}
+
+/**
+ * MySQL or MariaDB through a mysql2 pool, on Kysely's own runner (there is no direct one for
+ * mysql2). Sessions run in UTC and read date-times as RFC 3339 text (`mysqlDateTimeText`), so
+ * `DATETIME` columns hold UTC instants.
+ */
+function openMysql(url: string, options: OpenOptions): OpenDatabase {
+  const { log, onStatement } = options;
+  if (options.runner === 'direct') throw new TypeError("openDatabase: MySQL has no 'direct' runner; use 'kysely'");
+  const pool = mysql.createPool({ uri: url, connectionLimit: 10, timezone: 'Z', typeCast: mysqlDateTimeText });
+  pool.on('connection', (connection) => {
+    connection.query("set time_zone = '+00:00'");
+    if (onStatement) traceMysql(connection, onStatement);
+  });
+  const db = new Kysely<Database>({ dialect: new MysqlDialect({ pool }), ...(log && { log }) });
+  return { db, dialect: 'mysql', location: url, close: () => db.destroy() };
+}
+
+/** Calls `onStatement` with the text of every query `connection` runs (`onStatement` of `openDatabase`). */
+function traceMysql(connection: mysql.PoolConnection, onStatement: (sql: string) => void): void {
+  const query = connection.query.bind(connection) as (...args: unknown[]) => unknown;
+  (connection as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
+    const [what] = args;
+    onStatement(typeof what === 'string' ? what : String((what as { sql?: unknown }).sql));
+    return query(...args);
   };
 }
 

@@ -4,7 +4,8 @@
  * 5 per article, 12 tags, 0 to 3 tags per article. 1,000 articles give the benchmark's
  * 20 people, 5,000 comments and 12 tags.
  */
-import type { Kysely } from 'kysely';
+import { type Kysely, MysqlIntrospector } from 'kysely';
+import { mysqlDateTime } from '@jsonapi-gen/kysely';
 import type { Database } from './db.js';
 
 export interface SeedCounts {
@@ -162,9 +163,22 @@ export async function seed(db: Kysely<Database>, articles = 120): Promise<SeedCo
     .executeTakeFirstOrThrow();
   if (Number(existing.n) > 0) return { people: 0, articles: 0, comments: 0, tags: 0 };
   const rows = seedRows(articles);
+  // MySQL's DATETIME takes an instant as UTC text without a zone (the store converts its own writes).
+  const mysql = db.introspection instanceof MysqlIntrospector;
+  const stored = (list: readonly object[]) =>
+    mysql
+      ? list.map((row) =>
+          Object.fromEntries(
+            Object.entries(row).map(([column, value]) => [
+              column,
+              column.endsWith('_at') ? mysqlDateTime(value) : value,
+            ]),
+          ),
+        )
+      : list;
   await db.transaction().execute(async (trx) => {
     for (const table of ['people', 'tags', 'articles', 'article_tags', 'comments'] as const)
-      await insertChunks(trx, table, rows[table]);
+      await insertChunks(trx, table, stored(rows[table]));
   });
   return seedCounts(articles);
 }

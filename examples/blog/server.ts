@@ -1,6 +1,6 @@
 /**
  * The blog demo: migrates and seeds a database, then serves the API of examples/blog/README.md on
- * node:http. `npm run demo -- --db FILE --seed N --workers N`; PostgreSQL when DATABASE_URL is set;
+ * node:http. `npm run demo -- --db FILE --seed N --workers N`; PostgreSQL (or MySQL) when DATABASE_URL is set;
  * `--store memory` (or `--memory`) serves the hand-written in-memory data layers of memory.ts instead,
  * `--store prisma` the same tables through the Prisma store of prisma-store.ts, `--store drizzle`
  * through the Drizzle store of drizzle-store.ts.
@@ -66,7 +66,7 @@ export interface DemoOptions {
   db?: string | undefined;
   /** Articles to seed into an empty database. Default 120. */
   seed?: number;
-  /** A `postgres://` URL to use instead of SQLite; null for SQLite. Default: $DATABASE_URL. */
+  /** A `postgres://` or `mysql://` URL to use instead of SQLite; null for SQLite. Default: $DATABASE_URL. */
   databaseUrl?: string | null | undefined;
   /** Kysely's `log` option. */
   log?: LogConfig;
@@ -115,6 +115,9 @@ async function openApi(options: DemoOptions): Promise<{ api: JsonApi; close: () 
     };
   }
   const databaseUrl = options.databaseUrl === undefined ? process.env.DATABASE_URL : (options.databaseUrl ?? undefined);
+  // The Prisma and Drizzle stores serve SQLite and PostgreSQL; MySQL has the Kysely store only.
+  if (databaseUrl && /^mysql:/i.test(databaseUrl) && (options.store === 'prisma' || options.store === 'drizzle'))
+    throw new Error(`--store ${options.store} serves SQLite and PostgreSQL; on MySQL use --store kysely`);
   const database = openDatabase({ databaseUrl, file: options.db, ...(options.log && { log: options.log }) });
   const { db } = database;
   try {
@@ -295,7 +298,9 @@ async function main(args: readonly string[]): Promise<void> {
     store === 'memory'
       ? 'memory, hand-written data layers'
       : `${
-          process.env.DATABASE_URL ? 'PostgreSQL ($DATABASE_URL)' : (flag(args, '--db') ?? 'a temporary SQLite file')
+          process.env.DATABASE_URL
+            ? `${/^mysql:/i.test(process.env.DATABASE_URL) ? 'MySQL' : 'PostgreSQL'} ($DATABASE_URL)`
+            : (flag(args, '--db') ?? 'a temporary SQLite file')
         }${store === 'prisma' ? ', Prisma store' : store === 'drizzle' ? ', Drizzle store' : ''}`;
   const onDatabase = store === 'memory' ? 'kysely' : store;
   if (cluster.isWorker) {

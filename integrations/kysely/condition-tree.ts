@@ -1,6 +1,7 @@
 import type { Condition, Context, CountPath, FilterCondition, FilterValue } from 'jsonapi-gen';
 import { type Expression, type Kysely, type SqlBool, sql } from 'kysely';
 import type { AnyDatabase, AnyExpressionBuilder } from './any-database.js';
+import type { SqlDialect } from './dialect.js';
 import { conditionShape, conditionSql, conditionValues, whereCondition } from './conditions.js';
 import type { SelectQuery } from './select-query.js';
 import type { StoreTables } from './store-tables.js';
@@ -54,18 +55,18 @@ export function pathMembers(
   resource: TableResource,
   condition: Condition,
   context: Context,
-  sqlite: boolean,
+  dialect: SqlDialect,
   twoValued: boolean,
 ): PathMembers {
   const path = condition.path!;
   const { mapping, related } = relation(t, resource, path.relationship, path.type);
   const column = `${related.table}.${related.column(path.attribute)}`;
   const matching = (on: Kysely<AnyDatabase>, key: string): SelectQuery => {
-    const keys = whereCondition(visible(related, on, context).select(key), column, condition, sqlite);
+    const keys = whereCondition(visible(related, on, context).select(key), column, condition, dialect);
     return twoValued ? keys.where(key, 'is not', null) : keys;
   };
   const shape = related.scope ? undefined : `${resource.type}.${condition.field} ${conditionShape(condition)}`;
-  const values = conditionValues(condition, sqlite);
+  const values = conditionValues(condition, dialect === 'sqlite');
   if (mapping.type === 'toOne')
     return {
       column: mapping.foreignKey,
@@ -150,7 +151,7 @@ const COMPARISON = { eq: '=', ne: '<>', lt: '<', lte: '<=', gt: '>', gte: '>=' }
  * import type { StoreTables } from './store-tables.js';
  * import type { TableResource } from './table-resource.js';
  * declare const t: StoreTables, articles: TableResource, ctx: Context;
- * const compiled = compileCondition(t, articles, { op: 'not', conditions: [{ field: 'status', op: 'eq', value: 'draft' }] }, ctx, true, new Map());
+ * const compiled = compileCondition(t, articles, { op: 'not', conditions: [{ field: 'status', op: 'eq', value: 'draft' }] }, ctx, 'sqlite', new Map());
  * compiled.shape; // 'not(c "articles.status" eq)'
  */
 export function compileCondition(
@@ -158,11 +159,11 @@ export function compileCondition(
   resource: TableResource,
   condition: FilterCondition,
   context: Context,
-  sqlite: boolean,
+  dialect: SqlDialect,
   composable: ReadonlyMap<string, ComposableWhere>,
 ): CompiledCondition {
   if (condition.op === 'and' || condition.op === 'or' || condition.op === 'not') {
-    const parts = condition.conditions.map((c) => compileCondition(t, resource, c, context, sqlite, composable));
+    const parts = condition.conditions.map((c) => compileCondition(t, resource, c, context, dialect, composable));
     const shapes = parts.map((p) => p.shape);
     const shape = shapes.some((s) => s === undefined) ? undefined : `${condition.op}(${shapes.join(', ')})`;
     const all = (eb: AnyExpressionBuilder, on: Kysely<AnyDatabase>) => parts.map((p) => p.expression(eb, on));
@@ -200,7 +201,7 @@ export function compileCondition(
     };
   }
   if (leaf.path) {
-    const members = pathMembers(t, resource, leaf, context, sqlite, true);
+    const members = pathMembers(t, resource, leaf, context, dialect, true);
     const column = `${resource.table}.${members.column}`;
     return {
       shape: members.shape === undefined ? undefined : `in ${JSON.stringify(column)} (${members.shape})`,
@@ -214,7 +215,7 @@ export function compileCondition(
   const column = `${resource.table}.${resource.filterColumn(leaf.field)}`;
   return {
     shape: `c ${JSON.stringify(column)} ${conditionShape(leaf)}`,
-    values: conditionValues(leaf, sqlite),
-    expression: (eb) => conditionSql(eb, column, leaf, sqlite),
+    values: conditionValues(leaf, dialect === 'sqlite'),
+    expression: (eb) => conditionSql(eb, column, leaf, dialect),
   };
 }

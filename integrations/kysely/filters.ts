@@ -18,7 +18,7 @@ export function whereColumn(query: SelectQuery, column: string, values: readonly
     query,
     column,
     values.length === 1 ? { op: 'eq', value: values[0]! } : { op: 'in', value: values },
-    false,
+    'postgres',
   );
 }
 

@@ -1,14 +1,15 @@
 /**
  * Idempotency keys in a table of the database, so that any process can answer a retry: a claim
- * is one `insert ... on conflict do nothing` (atomic on SQLite and PostgreSQL), the response is
+ * is one `insert ... on conflict do nothing` (`insert ignore` on MySQL; atomic on each), the response is
  * stored when the request ends, and keys older than `ttlSeconds` are forgotten. A claim is a
  * lease, marked written by `kyselyTransaction` on the same database: the rules are the
  * runtime's (`leasedIdempotency` of `jsonapi-gen/internal`), the statements here.
  */
-import type { Kysely, Migration } from 'kysely';
+import { type Kysely, type Migration, sql } from 'kysely';
 import type { AnyDatabase } from './any-database.js';
 import type { IdempotencyStore } from 'jsonapi-gen';
 import { type HeldKey, type KeyTable, type LeaseOptions, leasedIdempotency, markHeldKey } from 'jsonapi-gen/internal';
+import { dialectOf } from './dialect.js';
 import { whenUnavailable } from './errors.js';
 
 /** The default table name. */
@@ -36,14 +37,18 @@ interface KeyRow {
 export function idempotencyMigration(table = TABLE): Migration {
   return {
     async up(db: Kysely<AnyDatabase>) {
+      // MySQL indexes text only to a length, and its `text` holds 64 KB: a scoped key gets the
+      // most InnoDB indexes in utf8mb4 (768 characters; the key itself is at most 255), a
+      // stored response up to 4 GB.
+      const mysql = dialectOf(db) === 'mysql';
       await db.schema
         .createTable(table)
         .ifNotExists()
-        .addColumn('key', 'text', (c) => c.primaryKey())
+        .addColumn('key', mysql ? 'varchar(768)' : 'text', (c) => c.primaryKey())
         .addColumn('fingerprint', 'text', (c) => c.notNull())
         .addColumn('created_at', 'bigint', (c) => c.notNull())
         .addColumn('status', 'integer')
-        .addColumn('response', 'text')
+        .addColumn('response', mysql ? sql`longtext` : 'text')
         .addColumn('holder', 'text')
         .addColumn('written', 'integer', (c) => c.notNull().defaultTo(0))
         .execute();
@@ -101,7 +106,12 @@ export function kyselyIdempotency(db: Kysely<AnyDatabase>, options: KyselyIdempo
           holder: row.holder,
           written: 0,
         })
-        .onConflict((conflict) => conflict.column('key').doNothing())
+        .$call((insert) =>
+          // Taken already: no row, no error. MySQL has no `on conflict`; `insert ignore` skips a duplicate key.
+          dialectOf(db) === 'mysql'
+            ? insert.ignore()
+            : insert.onConflict((conflict) => conflict.column('key').doNothing()),
+        )
         .execute();
       return inserted !== undefined && inserted.numInsertedOrUpdatedRows === 1n;
     },

@@ -174,3 +174,17 @@ export {
  * const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, options: '-c TimeZone=UTC', types: dateTimeText(pg.types) });
  */
 export { type PgTypeParsers, dateTimeText } from './pg-types.js';
+/**
+ * MySQL and MariaDB: a mysql2 `typeCast` that reads `DATETIME` and `TIMESTAMP` as the RFC 3339
+ * UTC text responses carry, and an instant as `DATETIME` takes it (UTC, no zone). The store
+ * writes its date-time columns as `mysqlDateTime` does by itself.
+ *
+ * @example
+ * import mysql from 'mysql2';
+ * import { Kysely, MysqlDialect } from 'kysely';
+ * import type { Database } from './db.js';
+ * const pool = mysql.createPool({ uri: process.env.DATABASE_URL, timezone: 'Z', typeCast: mysqlDateTimeText });
+ * pool.on('connection', (connection) => connection.query("set time_zone = '+00:00'"));
+ * const db = new Kysely<Database>({ dialect: new MysqlDialect({ pool }) });
+ */
+export { type MysqlField, mysqlDateTime, mysqlDateTimeText } from './mysql-values.js';

@@ -6,7 +6,7 @@ export { likeText, type LikePosition } from 'jsonapi-gen/internal';
 /**
  * The right-hand side of a `like` that matches `term` literally: `%`, `_` and `\` in it are
  * escaped, the pattern is a bound parameter, and `escape '\'` is part of the expression, so it
- * means the same on SQLite (which has no default escape character) and PostgreSQL.
+ * means the same on SQLite (which has no default escape character), PostgreSQL and MySQL.
  * `filter[search]=50%` then finds "50%", not every title holding "50".
  *
  * @example
@@ -14,5 +14,6 @@ export { likeText, type LikePosition } from 'jsonapi-gen/internal';
  *   query.where((eb) => eb(eb.fn('lower', ['articles.title']), 'like', likePattern(String(value).toLowerCase(), 'contains')));
  */
 export function likePattern(term: string, position: LikePosition): RawBuilder<string> {
-  return sql<string>`${likeText(term, position)} escape '\\'`;
+  // A literal, not text: each dialect writes the backslash as its string literals need (MySQL doubles it).
+  return sql<string>`${likeText(term, position)} escape ${sql.lit('\\')}`;
 }

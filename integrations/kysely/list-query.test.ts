@@ -16,7 +16,7 @@ const articles = () =>
 
 describe('ListQuery', () => {
   it('one value is one bound value, compared with the table-qualified column', () => {
-    const q = articles().condition('title', { op: 'eq', value: "x' OR 1=1 --" }, true);
+    const q = articles().condition('title', { op: 'eq', value: "x' OR 1=1 --" }, 'sqlite');
     const compiled = q.build().compile();
     expect(compiled.sql).toBe('select "articles".* from "articles" where "articles"."title" = ?');
     expect(compiled.parameters).toEqual(["x' OR 1=1 --"]);
@@ -25,25 +25,27 @@ describe('ListQuery', () => {
 
   it('several values are IN with one parameter per value; none match nothing', () => {
     const compiled = articles()
-      .condition('author_id', { op: 'in', value: ['1', '1); DROP TABLE articles; --'] }, true)
+      .condition('author_id', { op: 'in', value: ['1', '1); DROP TABLE articles; --'] }, 'sqlite')
       .build()
       .compile();
     expect(compiled.sql).toBe('select "articles".* from "articles" where "articles"."author_id" in (?, ?)');
     expect(compiled.parameters).toEqual(['1', '1); DROP TABLE articles; --']);
-    expect(articles().condition('title', { op: 'in', value: [] }, true).build().compile().sql).toMatch(/where 1 = 0$/);
+    expect(articles().condition('title', { op: 'in', value: [] }, 'sqlite').build().compile().sql).toMatch(
+      /where 1 = 0$/,
+    );
   });
 
   it('keeps an already qualified column', () => {
-    expect(articles().condition('people.name', { op: 'eq', value: 'x' }, true).build().compile().sql).toContain(
+    expect(articles().condition('people.name', { op: 'eq', value: 'x' }, 'sqlite').build().compile().sql).toContain(
       '"people"."name" = ?',
     );
   });
 
   it('binds its values in the order the SQL takes them: filters, then the page', () => {
     const q = articles()
-      .condition('author_id', { op: 'in', value: ['1', '2'] }, true)
+      .condition('author_id', { op: 'in', value: ['1', '2'] }, 'sqlite')
       .orderBy('created_at', 'desc')
-      .condition('status', { op: 'eq', value: 'published' }, true)
+      .condition('status', { op: 'eq', value: 'published' }, 'sqlite')
       .page('articles.id', 20, 40);
     const compiled = q.build().compile();
     expect(compiled.sql).toBe(
@@ -54,24 +56,24 @@ describe('ListQuery', () => {
 
   it('has one shape per SQL text: the same steps with other values share it, another column, arity or direction does not', () => {
     const shape = (q: ListQuery) => q.shape;
-    expect(shape(articles().condition('title', { op: 'eq', value: 'a' }, true))).toBe(
-      shape(articles().condition('title', { op: 'eq', value: 'b' }, true)),
+    expect(shape(articles().condition('title', { op: 'eq', value: 'a' }, 'sqlite'))).toBe(
+      shape(articles().condition('title', { op: 'eq', value: 'b' }, 'sqlite')),
     );
     const others = [
-      articles().condition('title', { op: 'in', value: ['a', 'b'] }, true),
-      articles().condition('body', { op: 'eq', value: 'a' }, true),
-      articles().condition('title', { op: 'eq', value: 'a' }, true).orderBy('title', 'asc'),
-      articles().condition('title', { op: 'eq', value: 'a' }, true).orderBy('title', 'desc'),
-      articles().condition('title', { op: 'eq', value: 'a' }, true).page('articles.id', 10, 0),
+      articles().condition('title', { op: 'in', value: ['a', 'b'] }, 'sqlite'),
+      articles().condition('body', { op: 'eq', value: 'a' }, 'sqlite'),
+      articles().condition('title', { op: 'eq', value: 'a' }, 'sqlite').orderBy('title', 'asc'),
+      articles().condition('title', { op: 'eq', value: 'a' }, 'sqlite').orderBy('title', 'desc'),
+      articles().condition('title', { op: 'eq', value: 'a' }, 'sqlite').page('articles.id', 10, 0),
     ];
     expect(
-      new Set([shape(articles().condition('title', { op: 'eq', value: 'a' }, true)), ...others.map(shape)]).size,
+      new Set([shape(articles().condition('title', { op: 'eq', value: 'a' }, 'sqlite')), ...others.map(shape)]).size,
     ).toBe(6);
   });
 
   it('a keyset page binds its values in the order the SQL takes them, with a leading bound on the first column', () => {
     const q = articles()
-      .condition('status', { op: 'eq', value: 'published' }, true)
+      .condition('status', { op: 'eq', value: 'published' }, 'sqlite')
       .keyset(
         [
           { column: 'created_at', direction: 'desc' },
@@ -90,7 +92,7 @@ describe('ListQuery', () => {
 
   it('a step on the Kysely builder itself has no shape from then on: the query is built anew each time', () => {
     const q = articles()
-      .condition('title', { op: 'eq', value: 'a' }, true)
+      .condition('title', { op: 'eq', value: 'a' }, 'sqlite')
       .apply((b) => b.where('articles.body', 'like', '%x%'))
       .orderBy('created_at', 'asc');
     expect(q.shape).toBeUndefined();

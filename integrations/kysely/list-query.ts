@@ -2,6 +2,7 @@ import type { Condition, SortDirection } from 'jsonapi-gen';
 import { conditionShape, conditionValues, whereCondition } from './conditions.js';
 import type { Expression, Kysely, SqlBool } from 'kysely';
 import type { AnyDatabase, AnyExpressionBuilder } from './any-database.js';
+import type { SqlDialect } from './dialect.js';
 import type { SelectQuery } from './select-query.js';
 
 /**
@@ -34,7 +35,7 @@ function constantRef(column: string): (on: Kysely<AnyDatabase>) => string {
  * @example
  * import { db } from './db.js';
  * const query = ListQuery.from('articles', db, (on) => on.selectFrom('articles').selectAll('articles'), 'articles list')
- *   .condition('author_id', { op: 'in', value: ['1', '2'] }, true)
+ *   .condition('author_id', { op: 'in', value: ['1', '2'] }, 'sqlite')
  *   .orderBy('created_at', 'desc');
  * await query.build().execute();
  */
@@ -74,17 +75,17 @@ export class ListQuery {
     return new ListQuery(table, executor, shape, values, start);
   }
 
-  /** Rows matching one condition on `column` (see `conditionSql`; `sqlite` picks its case-sensitive text match). */
+  /** Rows matching one condition on `column` (see `conditionSql`; `dialect` picks its case-sensitive text match). */
   condition(
     column: string,
     condition: Pick<Condition, 'op' | 'value' | 'caseInsensitive'>,
-    sqlite: boolean,
+    dialect: SqlDialect,
   ): ListQuery {
     const qualified = this.#qualify(column);
     return this.#then(
       `cond ${JSON.stringify(qualified)} ${conditionShape(condition)}`,
-      conditionValues(condition, sqlite),
-      (q) => whereCondition(q, qualified, condition, sqlite),
+      conditionValues(condition, dialect === 'sqlite'),
+      (q) => whereCondition(q, qualified, condition, dialect),
     );
   }
 

@@ -5,7 +5,8 @@ import { runStatement } from './errors.js';
 import type { ThroughMapping, ToManyMapping } from './mapping.js';
 import type { StoreTables } from './store-tables.js';
 import type { TableResource } from './table-resource.js';
-import { executorFor, isSqlite } from './transaction.js';
+import { dialectOf } from './dialect.js';
+import { executorFor } from './transaction.js';
 
 function toManyMapping(
   resource: TableResource,
@@ -158,14 +159,15 @@ interface JoinRows {
 /**
  * On PostgreSQL, the join-table rows of a new row's to-many members, when join tables hold all
  * of them, to insert in the row's own statement (`insertWithMembers`); undefined otherwise (no
- * members, SQLite, whose `with` takes no insert, or members held by foreign keys).
+ * members, SQLite and MySQL, whose `with` takes no insert, or members held by foreign keys).
  */
 export function joinRowsOf(
   t: StoreTables,
   resource: TableResource,
   relationships: Record<string, Linkage>,
 ): JoinRows[] | undefined {
-  if (isSqlite(t.db)) return undefined;
+  // SQLite and MySQL have no data-modifying WITH: the members are written after the row.
+  if (dialectOf(t.db) !== 'postgres') return undefined;
   const rows: JoinRows[] = [];
   for (const [name, linkage] of Object.entries(relationships)) {
     if (!Array.isArray(linkage) || linkage.length === 0) continue;

@@ -49,6 +49,8 @@ import { StoreTables } from './store-tables.js';
 import { whereQuery } from './where.js';
 import { type Model, type Row, TableResource, keyText } from './table-resource.js';
 import { executorFor, stopIfGone } from './transaction.js';
+import { dialectOf } from './dialect.js';
+import { mysqlRow } from './mysql-values.js';
 
 export type { Model } from './table-resource.js';
 export { ListQuery } from './list-query.js';
@@ -179,6 +181,7 @@ function tableStore<DB>(
 function dataLayer(t: StoreTables, resource: TableResource, check: SharedExistence): KyselyDataLayer {
   const { db, statements } = t;
   const { table } = resource;
+  const mysql = dialectOf(db) === 'mysql';
   const toModels = (rows: readonly Record<string, unknown>[]) => resource.toModels(rows);
 
   /** Columns to write from checked values: attributes, to-one foreign keys, server-set columns. */
@@ -235,6 +238,7 @@ function dataLayer(t: StoreTables, resource: TableResource, check: SharedExisten
   async function createRow(values: WriteValues, context: Context): Promise<Model> {
     const row = toRow(values, 'create', context);
     if (values.id !== undefined) row[resource.idColumn] = resource.parseId(values.id);
+    if (mysql) return createMysqlRow(values, row, context);
     // Kysely leaves out columns whose value is undefined; so does the statement's shape.
     const columns = Object.keys(row).filter((c) => row[c] !== undefined);
     // On PostgreSQL, join-table members go in the row's own statement (undefined: written after).
@@ -258,29 +262,63 @@ function dataLayer(t: StoreTables, resource: TableResource, check: SharedExisten
   }
 
   /**
+   * MySQL has no `insert ... returning`: the row is inserted, its members written, and the row
+   * read back by its key (the client's id, or the one the insert generated) in the same transaction.
+   */
+  async function createMysqlRow(values: WriteValues, row: Record<string, unknown>, context: Context): Promise<Model> {
+    await mysqlRow(db, table, row);
+    const columns = Object.keys(row).filter((c) => row[c] !== undefined);
+    const result = await runStatement(
+      () =>
+        statements.execute(
+          executorFor(db, context),
+          `${resource.type} insert ${JSON.stringify(columns)}`,
+          columns.map((c) => row[c]),
+          (on) => on.insertInto(table).values(row),
+        ),
+      written(values),
+    );
+    const given = row[resource.idColumn];
+    const generated = result.insertId;
+    // An integer key the insert generated comes as a bigint; the store's keys are numbers where they fit.
+    const key =
+      given !== undefined
+        ? given
+        : typeof generated === 'bigint' && generated <= BigInt(Number.MAX_SAFE_INTEGER)
+          ? Number(generated)
+          : generated;
+    if (key === undefined)
+      throw new TypeError(`defineStore: inserting into ${table} gave no key to read the row back by`);
+    await writeToMany(t, resource, key, values.relationships, context, true);
+    return findByKey(key, context);
+  }
+
+  /**
    * Updates a row (`update ... returning *`: the row as stored) and its to-many members; reads
    * it back only when there were no columns to set or the members live in its own table.
    */
   async function updateRow(model: Model, values: WriteValues, context: Context): Promise<Model> {
     const key = resource.key(model);
     const row = toRow(values, 'update', context);
+    if (mysql) await mysqlRow(db, table, row);
     const version = resource.version;
     if (version) row[version.column] = sql`${sql.ref(version.column)} + 1`;
     let updated: Row | undefined;
     if (Object.keys(row).length > 0) {
-      const rows: Row[] = await runStatement(
-        () =>
-          unlessChanged(
-            executorFor(db, context).updateTable(table).set(row).where(resource.idColumn, '=', key),
-            model,
-            context,
-          )
-            .returningAll()
-            .execute(),
-        written(values),
+      const update = unlessChanged(
+        executorFor(db, context).updateTable(table).set(row).where(resource.idColumn, '=', key),
+        model,
+        context,
       );
-      stillCurrent(BigInt(rows.length), context);
-      updated = rows[0];
+      if (mysql) {
+        // No `update ... returning` on MySQL: the row is read back after (the rows the update matched tell a stale version).
+        const [result] = await runStatement(() => update.execute(), written(values));
+        stillCurrent(result?.numUpdatedRows, context);
+      } else {
+        const rows: Row[] = await runStatement(() => update.returningAll().execute(), written(values));
+        stillCurrent(BigInt(rows.length), context);
+        updated = rows[0];
+      }
     }
     await writeToMany(t, resource, key, values.relationships, context, false);
     return updated && !membersInOwnTable(values) ? resource.toModel(updated) : findByKey(key, context);

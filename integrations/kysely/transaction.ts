@@ -1,6 +1,7 @@
 import { AsyncLocalStorage, AsyncResource } from 'node:async_hooks';
-import { type Kysely, SqliteIntrospector, type Transaction } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { AnyDatabase } from './any-database.js';
+import { dialectOf } from './dialect.js';
 import type { Context } from 'jsonapi-gen';
 import { conflictAborted, heldKeyOf, retryConflicts } from 'jsonapi-gen/internal';
 import { whenUnavailable } from './errors.js';
@@ -145,14 +146,10 @@ async function bindToRequest<T>(
   }
 }
 
-/** Whether `db` is a SQLite database (its dialect's introspector says so), remembered per database. */
+/** Whether `db` is a SQLite database (see `dialectOf`). */
 export function isSqlite(db: Kysely<AnyDatabase>): boolean {
-  let known = sqliteDatabases.get(db);
-  if (known === undefined) sqliteDatabases.set(db, (known = db.introspection instanceof SqliteIntrospector));
-  return known;
+  return dialectOf(db) === 'sqlite';
 }
-
-const sqliteDatabases = new WeakMap<Kysely<AnyDatabase>, boolean>();
 
 /**
  * A SQLite transaction begun with `BEGIN IMMEDIATE`: it takes the write lock first, waiting

@@ -219,7 +219,7 @@ async function postgresShapes(url: string): Promise<Record<string, TableShape>> 
   }
 }
 
-const DECLARED: Record<Dialect, Record<string, unknown>> = { sqlite: sqliteTables, postgres: postgresTables };
+const DECLARED: Record<'sqlite' | 'postgres', Record<string, unknown>> = { sqlite: sqliteTables, postgres: postgresTables };
 
 describe.each(['sqlite', 'postgres'] as const)('the demo Drizzle tables against the migrated %s database', (dialect) => {
   let migrated: Record<string, TableShape>;

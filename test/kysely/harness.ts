@@ -1,6 +1,6 @@
 /**
- * The store suites' fixture: the blog's tables, seeded, on SQLite or on a PostgreSQL database
- * of this file's own, served by a JsonApi with the blog schema and the Kysely store's data
+ * The store suites' fixture: the blog's tables, seeded, on SQLite or on a PostgreSQL or MySQL
+ * (MariaDB) database of this file's own, served by a JsonApi with the blog schema and the Kysely store's data
  * layers, whose statements run through Kysely's executor or on the driver directly (the
  * store's two runners), or the Prisma or the Drizzle store's (the demo's mappings); every SQL
  * statement the store runs is recorded.
@@ -18,18 +18,23 @@ import { createDrizzleStore, openDrizzle } from '../../examples/blog/drizzle-sto
 import * as schema from '../../examples/blog/schema.js';
 import { seed } from '../../examples/blog/seed.js';
 import { type StoreOptions, createStore } from '../../examples/blog/store.js';
-import { createPostgresDatabase, emptyKysely, type TestDatabase } from '../support/databases.js';
+import { createMysqlDatabase, createPostgresDatabase, emptyKysely, type TestDatabase } from '../support/databases.js';
 import { expectValidAtomicDocument } from '../support/atomic-schema.js';
 import { expectValidDocument } from '../support/validate.js';
 
-export type DialectName = 'sqlite' | 'postgres';
+export type DialectName = 'sqlite' | 'postgres' | 'mysql';
+/** The dialects with both runners (and the Prisma store); MySQL is in `STORES` only. */
 export const DIALECTS: DialectName[] = ['sqlite', 'postgres'];
 /** The store's runners: Kysely's executor, and the driver directly. */
 export const RUNNERS: RunnerName[] = ['kysely', 'direct'];
-/** Every dialect with every runner, for `describe.each(STORES)('... on %s (%s runner)', (dialect, runner) => ...)`. */
-export const STORES: Array<[DialectName, RunnerName]> = DIALECTS.flatMap((dialect) =>
-  RUNNERS.map((runner): [DialectName, RunnerName] => [dialect, runner]),
-);
+/**
+ * Every dialect with every runner it has, for `describe.each(STORES)('... on %s (%s runner)',
+ * (dialect, runner) => ...)`: MySQL runs on Kysely's executor only.
+ */
+export const STORES: Array<[DialectName, RunnerName]> = [
+  ...DIALECTS.flatMap((dialect) => RUNNERS.map((runner): [DialectName, RunnerName] => [dialect, runner])),
+  ['mysql', 'kysely'],
+];
 
 /** The data layers a suite runs on: the Kysely store with one of its runners, the Prisma store or the Drizzle store. */
 export type Backend = RunnerName | 'prisma' | 'drizzle';
@@ -54,31 +59,33 @@ export interface Fixture {
   store(options?: StoreOptions): DataLayers;
   /** The `transaction` option of a JsonApi on `store()`'s data layers. */
   transaction: Transaction;
-  /** SQL of every statement the driver ran since the last `statements.length = 0` (on SQLite with its values written in). */
+  /**
+   * SQL of every statement the driver ran since the last `statements.length = 0` (on SQLite
+   * with its values written in; on MySQL with names in double quotes, as the others quote them).
+   */
   statements: string[];
   /** A request through `api.fetch`; the response body parsed and checked against the JSON:API schema. */
   request(method: string, path: string, user?: string, body?: unknown): Promise<{ status: number; body: any }>;
   close(): Promise<void>;
 }
 
-export async function openFixture(
-  dialect: DialectName,
-  articles = 60,
-  backend: Backend = 'kysely',
-): Promise<Fixture> {
-  let pg: TestDatabase | undefined;
-  if (dialect === 'postgres') pg = await createPostgresDatabase();
+export async function openFixture(dialect: DialectName, articles = 60, backend: Backend = 'kysely'): Promise<Fixture> {
+  let server: TestDatabase | undefined;
+  if (dialect === 'postgres') server = await createPostgresDatabase();
+  if (dialect === 'mysql') server = await createMysqlDatabase();
   const statements: string[] = [];
-  const onStatement = (sql: string) => void statements.push(sql);
+  // MySQL quotes names with backticks: recorded as the other dialects quote them, so that one
+  // pattern reads a statement on each.
+  const onStatement = (sql: string) => void statements.push(dialect === 'mysql' ? sql.replace(/`/g, '"') : sql);
   const runner = backend === 'prisma' || backend === 'drizzle' ? 'kysely' : backend;
   const database = openDatabase({
-    databaseUrl: pg?.url,
+    databaseUrl: server?.url,
     runner,
     ...(runner === backend && { onStatement }),
   });
   await migrate(database.db, database.dialect);
   await seed(database.db, articles);
-  const where = pg ? { databaseUrl: pg.url } : { file: database.location };
+  const where = server ? { databaseUrl: server.url } : { file: database.location };
   const prisma = backend === 'prisma' ? openPrisma(where, { onQuery: onStatement }) : undefined;
   const drizzle = backend === 'drizzle' ? openDrizzle(where, { onQuery: onStatement }) : undefined;
   const provider = dialect === 'sqlite' ? 'sqlite' : 'postgresql';
@@ -129,7 +136,7 @@ export async function openFixture(
       await prisma?.$disconnect();
       await drizzle?.close();
       await database.close();
-      await pg?.drop();
+      await server?.drop();
     },
   };
 }

@@ -23,7 +23,9 @@ describe.each(STORES)(
       async (db) => {
         await db.schema
           .createTable('counters')
-          .addColumn('id', dialect === 'postgres' ? 'serial' : 'integer', (c) => c.primaryKey())
+          .addColumn('id', dialect === 'postgres' ? 'serial' : 'integer', (c) =>
+            dialect === 'mysql' ? c.primaryKey().autoIncrement() : c.primaryKey(),
+          )
           .addColumn('hits', 'bigint', (c) => c.notNull())
           .addColumn('price', 'numeric(10, 2)', (c) => c.notNull())
           .execute();

@@ -42,13 +42,17 @@ describe.each(STORES)('Kysely writes on %s, %s runner', (dialect, runner) => {
     expect(body.data.attributes).toMatchObject({ title: 'Written through Kysely', status: 'draft' });
     expect(Date.parse(body.data.attributes.createdAt)).toBeGreaterThan(Date.parse('2025-01-01'));
     expect(body.data.relationships.tags.data.map((t: any) => t.id)).toEqual(['3', '5']);
-    const run = f.statements.filter((s) => !/^(begin|commit|savepoint|release)/i.test(s));
+    // MySQL's store reads its date-time columns once per database (information_schema).
+    const run = f.statements.filter(
+      (s) => !/^(begin|commit|savepoint|release|start transaction)/i.test(s) && !/information_schema/.test(s),
+    );
     expect(await tagsOf(31)).toEqual(['3', '5']);
     // One check of the author and both tags, the row inserted and returned whole (no re-read),
     // the tag links in one insert (on PostgreSQL, in the row's own statement); then
-    // `include=tags` reads the tags.
+    // `include=tags` reads the tags. MySQL has no `returning`: the row is read back by its key.
     const postgres = f.database.dialect === 'postgres';
-    expect(run).toHaveLength(postgres ? 3 : 4);
+    const mysql = f.database.dialect === 'mysql';
+    expect(run).toHaveLength(postgres ? 3 : mysql ? 5 : 4);
     expect(run[0]).toMatch(
       /^select \(select count\(distinct "people"\."id"\) as "n" from "people" where "people"\."id" in \([?$]1?\)\) as "n0", \(select count\(distinct "tags"\."id"\)/,
     );
@@ -56,6 +60,10 @@ describe.each(STORES)('Kysely writes on %s, %s runner', (dialect, runner) => {
       expect(run[1]).toMatch(
         /^with "new" as \(insert into "articles" .* returning \*\), "m0" as \(insert into "article_tags" .*\) select \* from "new"$/,
       );
+    } else if (mysql) {
+      expect(run[1]).toMatch(/^insert into "articles" \(.*\) values \([?, ]+\)$/);
+      expect(run[2]).toMatch(/^insert into "article_tags"/);
+      expect(run[3]).toMatch(/^select "articles"\.\* from "articles" where "articles"\."id" = \?$/);
     } else {
       expect(run[1]).toMatch(/^insert into "articles" .* returning \*$/);
       expect(run[2]).toMatch(/^insert into "article_tags"/);
@@ -125,8 +133,15 @@ describe.each(STORES)('Kysely writes on %s, %s runner', (dialect, runner) => {
     expect(status).toBe(200);
     expect(body.data.attributes.title).toBe('Renamed');
     expect(await tagsOf(31)).toEqual(['1']);
-    // The row comes back from its update: no read of it after the writes.
+    // The row comes back from its update: no read of it after the writes (on MySQL, which has
+    // no `returning`, one read by key after the tags are written).
     const writes = f.statements.filter((s) => !/^(begin|commit|savepoint|release)/i.test(s));
+    if (f.database.dialect === 'mysql') {
+      const update = writes.findIndex((s) => /^update "articles" set .* where "id" = \?$/.test(s));
+      expect(update).toBeGreaterThanOrEqual(0);
+      expect(writes.slice(update + 1).filter((s) => /^select "articles"\.\*/.test(s))).toHaveLength(1);
+      return;
+    }
     const update = writes.findIndex((s) => /^update "articles" .* returning \*$/.test(s));
     expect(update).toBeGreaterThanOrEqual(0);
     expect(writes.slice(update + 1).some((s) => /^select "articles"\.\*/.test(s))).toBe(false);

@@ -28,7 +28,8 @@ const models = schemaModels(readFileSync(DEMO_SCHEMA, 'utf8'));
 const MIGRATOR_TABLES = ['kysely_migration', 'kysely_migration_lock'];
 
 /** The column types each Prisma type may be read from, by database. */
-const COMPATIBLE: Record<Dialect, Record<string, string[]>> = {
+// The Prisma store on MySQL is not in the demo yet.
+const COMPATIBLE: Record<Exclude<Dialect, 'mysql'>, Record<string, string[]>> = {
   // SQLite's declared types; the demo keeps date-times as ISO 8601 text, which Prisma's adapter reads.
   sqlite: { Int: ['integer'], BigInt: ['bigint', 'integer'], String: ['text'], DateTime: ['text'] },
   postgres: {
@@ -99,7 +100,7 @@ async function postgresColumns(url: string): Promise<DatabaseColumn[]> {
 }
 
 /** What does not agree between the schema's models and the database's columns, one line each. */
-function disagreements(schema: SchemaModel[], columns: DatabaseColumn[], dialect: Dialect): string[] {
+function disagreements(schema: SchemaModel[], columns: DatabaseColumn[], dialect: keyof typeof COMPATIBLE): string[] {
   const problems: string[] = [];
   const key = (table: string, column: string) => `${table}.${column}`;
   const inDatabase = new Map(columns.map((c) => [key(c.table, c.column), c]));

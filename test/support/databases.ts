@@ -1,12 +1,14 @@
 /**
- * A database of its own per test file, on the server `postgres.ts` provides, so files run in
- * parallel without seeing each other's rows.
+ * A database of its own per test file, on the servers `postgres.ts` and `mysql.ts` provide, so
+ * files run in parallel without seeing each other's rows.
  */
 import { randomBytes } from 'node:crypto';
 import SQLite from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import { Kysely, MysqlDialect, PostgresDialect, SqliteDialect } from 'kysely';
+import mysql from 'mysql2';
+import mysqlPromise from 'mysql2/promise';
 import pg from 'pg';
-import { type RunnerName, postgresKysely, sqliteKysely } from '@jsonapi-gen/kysely';
+import { type RunnerName, mysqlDateTimeText, postgresKysely, sqliteKysely } from '@jsonapi-gen/kysely';
 import { inject } from 'vitest';
 
 export interface TestDatabase {
@@ -59,16 +61,47 @@ export async function createPostgresDatabase(): Promise<TestDatabase> {
 }
 
 /**
- * An empty Kysely database on `dialect`: an in-memory SQLite one, or a PostgreSQL database of its
- * own; `close()` destroys the Kysely and drops the PostgreSQL database. With `runner: 'kysely'`
- * (the default) Kysely's own dialect on the plain driver, with `'direct'` the integration's
- * Kysely (`sqliteKysely`, `postgresKysely`) whose store statements run on the driver directly.
+ * Creates an empty MySQL database (utf8mb4, binary collation: text compares and sorts by code
+ * point, as on the other databases) on the server `mysql.ts` provides; `drop()` removes it.
+ *
+ * @example
+ * const database = await createMysqlDatabase();
+ * try { console.log(database.url); } finally { await database.drop(); }
+ */
+export async function createMysqlDatabase(): Promise<TestDatabase> {
+  const admin = inject('mysqlUrl');
+  if (!admin) {
+    throw new Error(
+      'No MySQL server for this run: test/support/mysql.ts (a globalSetup in vitest.config.ts) starts one only when a selected file matches its NEEDS_MYSQL pattern; add this file there.',
+    );
+  }
+  const name = `jsonapi_gen_test_${process.pid}_${randomBytes(4).toString('hex')}`;
+  const run = async (statement: string) => {
+    const connection = await mysqlPromise.createConnection({ uri: admin });
+    try {
+      await connection.query(statement);
+    } finally {
+      await connection.end();
+    }
+  };
+  await run(`CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_bin`);
+  const url = new URL(admin);
+  url.pathname = `/${name}`;
+  return { url: url.toString(), drop: () => run(`DROP DATABASE IF EXISTS \`${name}\``) };
+}
+
+/**
+ * An empty Kysely database on `dialect`: an in-memory SQLite one, or a PostgreSQL or MySQL
+ * database of its own; `close()` destroys the Kysely and drops the database. With `runner:
+ * 'kysely'` (the default) Kysely's own dialect on the plain driver, with `'direct'` the
+ * integration's Kysely (`sqliteKysely`, `postgresKysely`) whose store statements run on the
+ * driver directly (MySQL has only Kysely's).
  *
  * @example
  * const { db, close } = await emptyKysely<Db>('postgres', 'direct');
  */
 export async function emptyKysely<DB>(
-  dialect: 'sqlite' | 'postgres',
+  dialect: 'sqlite' | 'postgres' | 'mysql',
   runner: RunnerName = 'kysely',
 ): Promise<{ db: Kysely<DB>; close: () => Promise<void> }> {
   if (dialect === 'sqlite') {
@@ -78,6 +111,17 @@ export async function emptyKysely<DB>(
         ? sqliteKysely<DB>(database, { runner })
         : new Kysely<DB>({ dialect: new SqliteDialect({ database }) });
     return { db, close: () => db.destroy() };
+  }
+  if (dialect === 'mysql') {
+    const database = await createMysqlDatabase();
+    const db = new Kysely<DB>({ dialect: new MysqlDialect({ pool: mysqlPool(database.url) }) });
+    return {
+      db,
+      close: async () => {
+        await db.destroy();
+        await database.drop();
+      },
+    };
   }
   const database = await createPostgresDatabase();
   const pool = new pg.Pool({ connectionString: database.url });
@@ -95,4 +139,11 @@ export async function emptyKysely<DB>(
       await database.drop();
     },
   };
+}
+
+/** A mysql2 pool as the store expects one: UTC sessions, date-times read as RFC 3339 text (as examples/blog/db.ts makes it). */
+export function mysqlPool(url: string): mysql.Pool {
+  const pool = mysql.createPool({ uri: url, timezone: 'Z', typeCast: mysqlDateTimeText, connectionLimit: 10 });
+  pool.on('connection', (connection) => connection.query("set time_zone = '+00:00'"));
+  return pool;
 }

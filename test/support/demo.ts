@@ -1,13 +1,15 @@
 import { type Demo, startDemo } from '../../examples/blog/server.js';
-import { createPostgresDatabase } from './databases.js';
+import { createMysqlDatabase, createPostgresDatabase } from './databases.js';
 
 /**
- * What serves the demo: the Kysely store on SQLite or PostgreSQL, the hand-written memory
- * store, or the Prisma or the Drizzle store on SQLite or PostgreSQL.
+ * What serves the demo: the Kysely store on SQLite, PostgreSQL or MySQL (the throwaway MariaDB
+ * of `mysql.ts`), the hand-written memory store, or the Prisma or the Drizzle store on SQLite or
+ * PostgreSQL.
  */
 export type Backend =
   | 'sqlite'
   | 'postgres'
+  | 'mysql'
   | 'memory'
   | 'prisma-sqlite'
   | 'prisma-postgres'
@@ -18,6 +20,7 @@ export type Backend =
 export const BACKENDS: readonly Backend[] = [
   'sqlite',
   'postgres',
+  'mysql',
   'memory',
   'prisma-sqlite',
   'prisma-postgres',
@@ -27,11 +30,15 @@ export const BACKENDS: readonly Backend[] = [
 
 /**
  * The blog demo on a free loopback port, seeded with `seed` articles: on a temporary SQLite
- * file, on a PostgreSQL database of its own that `close()` drops (through the Kysely store or,
+ * file, on a PostgreSQL or MySQL database of its own that `close()` drops (through the Kysely store or,
  * `prisma-*` and `drizzle-*`, the Prisma or the Drizzle store), or in memory (`examples/blog/memory.ts`, data layers written by hand).
  */
 export async function startDemoOn(dialect: Backend, seed: number): Promise<Demo> {
-  const pg = dialect.endsWith('postgres') ? await createPostgresDatabase() : undefined;
+  const pg = dialect.endsWith('postgres')
+    ? await createPostgresDatabase()
+    : dialect === 'mysql'
+      ? await createMysqlDatabase()
+      : undefined;
   try {
     const demo = await startDemo({
       port: 0,

@@ -1,0 +1,86 @@
+/**
+ * Date-times on MySQL and MariaDB: `DATETIME` has no time zone, so the store keeps UTC instants
+ * in it. Written as `YYYY-MM-DD HH:MM:SS.fff` in UTC (MariaDB refuses RFC 3339's `T...Z` in a
+ * write), read back as the RFC 3339 text responses carry (`mysqlDateTimeText`, a mysql2
+ * `typeCast`). The columns to convert are the `datetime` and `timestamp` columns of the
+ * connection's database, read once from `information_schema`.
+ */
+import { type Kysely, sql } from 'kysely';
+import type { AnyDatabase } from './any-database.js';
+
+/** An RFC 3339 date-time with a zone (what the runtime hands a write: UTC, milliseconds). */
+const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i;
+
+/**
+ * `value` as MySQL's `DATETIME` takes an instant: a `Date` or RFC 3339 text with a zone becomes
+ * UTC `YYYY-MM-DD HH:MM:SS.fff`; anything else is left as it is (for the database to judge).
+ *
+ * @example
+ * mysqlDateTime('2024-01-01T10:00:00+02:00'); // '2024-01-01 08:00:00.000'
+ */
+export function mysqlDateTime(value: unknown): unknown {
+  const date =
+    value instanceof Date ? value : typeof value === 'string' && RFC3339.test(value) ? new Date(value) : undefined;
+  if (date === undefined || Number.isNaN(date.getTime())) return value;
+  const iso = date.toISOString();
+  // toISOString writes a year past 9999 with a sign, which DATETIME cannot hold anyway.
+  return iso.length === 24 ? `${iso.slice(0, 10)} ${iso.slice(11, 23)}` : value;
+}
+
+/** A field of a mysql2 result, as its `typeCast` option sees it. */
+export interface MysqlField {
+  readonly type: string;
+  string(): string | null;
+}
+
+/**
+ * A mysql2 `typeCast` that reads `DATETIME` and `TIMESTAMP` as RFC 3339 UTC text with
+ * milliseconds (`2024-01-05T04:00:00.000Z`), the form JSON:API responses carry (the session's
+ * time zone must be UTC for `TIMESTAMP`), and every other type as mysql2 does.
+ *
+ * @example
+ * import mysql from 'mysql2';
+ * const pool = mysql.createPool({ uri: process.env.DATABASE_URL, timezone: 'Z', typeCast: mysqlDateTimeText });
+ */
+export function mysqlDateTimeText(field: MysqlField, next: () => unknown): unknown {
+  if (field.type !== 'DATETIME' && field.type !== 'TIMESTAMP') return next();
+  const text = field.string();
+  if (text === null) return null;
+  // `YYYY-MM-DD HH:MM:SS[.f...]`: milliseconds, as many as the column keeps, padded or cut.
+  const fraction = (text.slice(20) + '000').slice(0, 3);
+  return `${text.slice(0, 10)}T${text.slice(11, 19)}.${fraction}Z`;
+}
+
+const dateTimeColumns = new WeakMap<Kysely<AnyDatabase>, Promise<ReadonlySet<string>>>();
+
+/**
+ * The `table.column` names of the `datetime` and `timestamp` columns of `db`'s database, read
+ * once (a failed read is tried again next time).
+ */
+function columnsOf(db: Kysely<AnyDatabase>): Promise<ReadonlySet<string>> {
+  let columns = dateTimeColumns.get(db);
+  if (columns === undefined) {
+    columns = sql<{ name: string }>`select concat(table_name, '.', column_name) as name from information_schema.columns
+      where table_schema = database() and data_type in ('datetime', 'timestamp')`
+      .execute(db)
+      .then(({ rows }) => new Set(rows.map((r) => r.name)));
+    columns.catch(() => dateTimeColumns.delete(db));
+    dateTimeColumns.set(db, columns);
+  }
+  return columns;
+}
+
+/**
+ * `row` (columns of `table` to write) with the values of its date-time columns as MySQL takes
+ * them (`mysqlDateTime`), in place.
+ *
+ * @example
+ * import { db } from './db.js';
+ * await mysqlRow(db, 'articles', { title: 'x', created_at: '2024-01-01T00:00:00.000Z' });
+ */
+export async function mysqlRow(db: Kysely<AnyDatabase>, table: string, row: Record<string, unknown>): Promise<void> {
+  const columns = await columnsOf(db);
+  for (const column of Object.keys(row)) {
+    if (columns.has(`${table}.${column}`)) row[column] = mysqlDateTime(row[column]);
+  }
+}
