@@ -158,6 +158,26 @@ export const comments = defineResource({
   sorts: [SortBy.make('createdAt')],
 });
 
+/**
+ * The outbox: one entry per successful create, update and delete of an article, written in the
+ * write's transaction by the store's outbox (server.ts), served read-only in the order written.
+ */
+export const events = defineResource({
+  type: 'events',
+  fields: [
+    Attribute.make('action').type('enum', ['create', 'update', 'delete']),
+    Attribute.make('resourceType').type('string'),
+    Attribute.make('resourceId').type('string'),
+    Attribute.make('occurredAt').type('date-time'),
+    // Stored as JSON array text, in every store.
+    Attribute.make('changed')
+      .type('array')
+      .get((event: { changed: string }) => JSON.parse(event.changed) as unknown),
+  ],
+  endpoints: [Show.make(), Index.make().paginate(20, 100).cursor()],
+  filters: [Where.make('resourceId')],
+});
+
 export const tags = defineResource({
   type: 'tags',
   fields: [

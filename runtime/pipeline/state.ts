@@ -1,6 +1,7 @@
 import type { Context } from '../dsl/context.js';
 import { DocumentBuilder } from '../document/builder.js';
 import type { Limits } from '../core/limits.js';
+import type { Outbox } from '../dsl/outbox.js';
 import type { QueryParameters } from '../query/parse.js';
 import type { RegisteredResource, ResourceLookup } from '../registry/registry.js';
 import type { Route } from '../http/router.js';
@@ -35,6 +36,8 @@ export interface RequestState {
    * the operations of an Atomic Operations batch, run after the batch.
    */
   afterCommit: AfterCommit;
+  /** The API's `outbox` option: successful writes of its types are recorded in the transaction. */
+  outbox?: Outbox | undefined;
 }
 
 /** Tasks queued to run after commit, in order; failures go to the API's `onError`. */
