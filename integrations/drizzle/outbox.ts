@@ -29,7 +29,13 @@ export interface DrizzleOutboxOptions {
 /** The one statement the outbox makes, which both dialects' databases have in this shape. */
 interface EntryInsert {
   insert(table: OutboxTable): {
-    values(row: { action: string; resourceType: string; resourceId: string; changed: string; occurredAt: string }): PromiseLike<unknown>;
+    values(row: {
+      action: string;
+      resourceType: string;
+      resourceId: string;
+      changed: string;
+      occurredAt: string;
+    }): PromiseLike<unknown>;
   };
 }
 

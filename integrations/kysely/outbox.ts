@@ -40,7 +40,9 @@ export function outboxMigration(table = TABLE): Migration {
       await db.schema
         .createTable(table)
         .ifNotExists()
-        .addColumn('id', sqlite ? 'integer' : 'serial', (c) => (sqlite ? c.primaryKey().autoIncrement() : c.primaryKey()))
+        .addColumn('id', sqlite ? 'integer' : 'serial', (c) =>
+          sqlite ? c.primaryKey().autoIncrement() : c.primaryKey(),
+        )
         .addColumn('action', 'text', (c) => c.notNull())
         .addColumn('resource_type', 'text', (c) => c.notNull())
         .addColumn('resource_id', 'text', (c) => c.notNull())

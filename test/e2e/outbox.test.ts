@@ -105,7 +105,9 @@ describe.each(BACKENDS)('the outbox of the blog demo (%s)', (backend) => {
     const article = '4';
     const user = authorOf(4);
     const title = { data: { type: 'articles', id: article, attributes: { title: 'stale' } } };
-    expect((await call('PATCH', `/articles/${article}`, { body: title, user, ifMatch: '"nonsense"' })).status).toBe(412);
+    expect((await call('PATCH', `/articles/${article}`, { body: title, user, ifMatch: '"nonsense"' })).status).toBe(
+      412,
+    );
     const published = { data: { type: 'articles', id: article, attributes: { status: 'published', body: '' } } };
     expect((await call('PATCH', `/articles/${article}`, { body: published, user })).status).toBe(422);
     const other = user === '1' ? '2' : '1';
@@ -195,13 +197,16 @@ describe.each(BACKENDS)('the outbox of the blog demo (%s)', (backend) => {
     const cursor = new URL(first.doc.links!.next!).searchParams.get('page[after]')!;
     const after = await call('GET', `/events?page[size]=100&page[after]=${encodeURIComponent(cursor)}`);
     expect((after.doc.data as Event[]).map((e) => e.id)).toEqual(all.slice(2).map((e) => e.id));
-    expect((await call('GET', `/events/${all[0]!.id}`)).doc.data).toMatchObject({ id: all[0]!.id, attributes: all[0]!.attributes });
+    expect((await call('GET', `/events/${all[0]!.id}`)).doc.data).toMatchObject({
+      id: all[0]!.id,
+      attributes: all[0]!.attributes,
+    });
 
     const body = { data: { type: 'events', attributes: { action: 'create' } } };
     expect((await call('POST', '/events', { body })).status).toBe(405);
-    expect((await call('PATCH', `/events/${all[0]!.id}`, { body: { data: { ...body.data, id: all[0]!.id } } })).status).toBe(
-      405,
-    );
+    expect(
+      (await call('PATCH', `/events/${all[0]!.id}`, { body: { data: { ...body.data, id: all[0]!.id } } })).status,
+    ).toBe(405);
     expect((await call('DELETE', `/events/${all[0]!.id}`)).status).toBe(405);
     expect(await allEvents()).toHaveLength(all.length);
   });
