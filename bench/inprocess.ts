@@ -11,6 +11,7 @@ import {
   type ArticlesModel,
   type CommentsModel,
   type DataLayers,
+  type EventsModel,
   type PeopleModel,
   type TagsModel,
   createApi,
@@ -144,6 +145,8 @@ export function memoryDataLayers(file: string): DataLayers {
       author: (c) => peopleById.get(c.authorId) ?? null,
       article: (c) => articlesById.get(c.articleId) ?? null,
     }),
+    // The outbox: the bench reads no events.
+    events: layer([] as Array<EventsModel & Model>, {}),
     tags: layer(tags, {
       articles: (t) =>
         [...tagsByArticle].filter(([, list]) => list.includes(t)).flatMap(([id]) => articlesById.get(id) ?? []),

@@ -2,6 +2,7 @@ import type { Extension, ExtensionHost } from './atomic/operations.js';
 import { DEFAULT_LIMITS, type Limits } from './core/limits.js';
 import { Context, type HandleOptions } from './dsl/context.js';
 import { type IdempotencyOptions, serveIdempotently } from './write/idempotency.js';
+import type { Outbox } from './dsl/outbox.js';
 import { JsonApiError, JsonApiErrors, MethodNotAllowedError, NotFoundError, cappedErrors } from './core/errors.js';
 import { Relationship } from './dsl/fields.js';
 import { serveCollection } from './read/collection.js';
@@ -97,6 +98,16 @@ export interface JsonApiOptions {
    * new JsonApi({ serverTiming: process.env.NODE_ENV !== 'production' });
    */
   serverTiming?: boolean;
+  /**
+   * A transactional outbox: one entry per successful create, update and delete of its types,
+   * written inside the write's transaction (see `Outbox`; the stores provide one each).
+   *
+   * @example
+   * import { kyselyOutbox, kyselyTransaction } from '@jsonapi-gen/kysely';
+   * import { db } from './db.js';
+   * new JsonApi({ transaction: kyselyTransaction(db), outbox: kyselyOutbox(db, { types: ['articles'] }) });
+   */
+  outbox?: Outbox;
 }
 
 /**
@@ -117,6 +128,7 @@ export class JsonApi {
   readonly #transaction: JsonApiOptions['transaction'];
   readonly #cacheControl: JsonApiOptions['cacheControl'];
   readonly #idempotency: IdempotencyOptions | undefined;
+  readonly #outbox: Outbox | undefined;
   /** The extensions by the path they answer at (basePath included); the first one declared wins. */
   readonly #extensionAt = new Map<string, Extension>();
   readonly #limits: Readonly<Limits>;
@@ -139,6 +151,7 @@ export class JsonApi {
     this.#transaction = options.transaction;
     this.#cacheControl = options.cacheControl;
     this.#idempotency = options.idempotency;
+    this.#outbox = options.outbox;
     const extensions = options.extensions ?? [];
     for (const extension of extensions) {
       const path = this.#basePath + extension.path;
@@ -299,6 +312,7 @@ export class JsonApi {
       cacheControl: this.#cacheControl,
       afterCommit: batchAfterCommit ?? [],
       trace,
+      outbox: this.#outbox,
     };
     parsing?.end();
     // Every request served at the top takes a turn; an Atomic operation's twin (not

@@ -13,6 +13,7 @@ export type {
 export { staleVersion } from './http/conditional.js';
 export type { DocumentQuery, ResourceCollectionDocument, ResourceDocument, TypeRegistry } from './core/client-types.js';
 export type { IdempotencyClaim, IdempotencyOptions, IdempotencyStore, StoredResponse } from './write/idempotency.js';
+export type { Outbox, OutboxEntry } from './dsl/outbox.js';
 export { bindResource, type DataLayer } from './dsl/bind.js';
 export {
   Context,

@@ -53,6 +53,17 @@ export interface ArticleTagsTable {
   tag_id: number;
 }
 
+/** The outbox (`outboxMigration` of @jsonapi-gen/kysely): one row per successful write of an article. */
+export interface OutboxTable {
+  id: Generated<number>;
+  action: 'create' | 'update' | 'delete';
+  resource_type: string;
+  resource_id: string;
+  /** The member names written, as a JSON array. */
+  changed: string;
+  occurred_at: Timestamp;
+}
+
 /** The demo's tables, for Kysely. */
 export interface Database {
   people: PeopleTable;
@@ -60,6 +71,7 @@ export interface Database {
   comments: CommentsTable;
   tags: TagsTable;
   article_tags: ArticleTagsTable;
+  jsonapi_outbox: OutboxTable;
 }
 
 export type Dialect = 'sqlite' | 'postgres' | 'mysql';

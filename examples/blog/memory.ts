@@ -17,6 +17,7 @@ import {
   type CustomCondition,
   type FilterCondition,
   type IdempotencyStore,
+  type Outbox,
   isConditionGroup,
   type SortDirection,
   type StoredResponse,
@@ -29,6 +30,7 @@ import type {
   CommentsDataLayer,
   CommentsModel,
   DataLayers,
+  EventsDataLayer,
   PeopleDataLayer,
   PeopleModel,
   TagsDataLayer,
@@ -40,6 +42,15 @@ type Person = PeopleModel & { id: number };
 type Article = ArticlesModel & { id: number; authorId: number; version: number };
 type Comment = CommentsModel & { id: number; authorId: number; articleId: number };
 type Tag = TagsModel & { id: number };
+/** An outbox entry as the SQL stores keep it: `changed` is JSON array text. */
+interface OutboxRow {
+  id: number;
+  action: 'create' | 'update' | 'delete';
+  resourceType: string;
+  resourceId: string;
+  changed: string;
+  occurredAt: string;
+}
 
 interface Tables {
   people: Person[];
@@ -48,6 +59,8 @@ interface Tables {
   tags: Tag[];
   /** article id, tag id */
   articleTags: Array<[number, number]>;
+  /** The outbox, in the order written (`memoryOutbox`). */
+  events: OutboxRow[];
 }
 
 /** A list query: the rows left by filters, and the sorts to apply (first is primary). */
@@ -248,6 +261,7 @@ export function memoryTables(rows: SeedRows): Tables {
       articleId: c.article_id,
       createdAt: c.created_at,
     })),
+    events: [],
   };
 }
 
@@ -444,7 +458,13 @@ export function memoryStore(db: Tables) {
     },
   };
 
-  const dataLayers: DataLayers = { people, articles, comments, tags };
+  // The outbox, read-only: entries are appended by `memoryOutbox`, inside the write's transaction.
+  const events: EventsDataLayer<OutboxRow, Query<OutboxRow>> = table(
+    () => db.events,
+    (field) => (field === 'resourceId' ? 'resourceId' : 'id'),
+  );
+
+  const dataLayers: DataLayers = { people, articles, comments, tags, events };
   let queue: Promise<unknown> = Promise.resolve();
   /** One write at a time; a failed one leaves the tables as they were. */
   const transaction = <T>(run: () => Promise<T>): Promise<T> => {
@@ -460,7 +480,21 @@ export function memoryStore(db: Tables) {
     queue = result.catch(() => undefined);
     return result;
   };
-  return { dataLayers, transaction };
+  /** The API's `outbox`: entries appended to `db.events`, so a rolled-back write's go with its snapshot. */
+  const outbox = (types: readonly string[]): Outbox => ({
+    types,
+    record: (entry) => {
+      db.events.push({
+        id: nextId(db.events),
+        action: entry.action,
+        resourceType: entry.type,
+        resourceId: entry.id,
+        changed: JSON.stringify(entry.changed),
+        occurredAt: entry.occurredAt,
+      });
+    },
+  });
+  return { dataLayers, transaction, outbox };
 }
 
 /** Idempotency keys in a Map: the in-process counterpart of `kyselyIdempotency`. */

@@ -129,6 +129,11 @@ export function createPrismaStore(prisma: BlogPrisma, provider: 'sqlite' | 'post
         },
         ...(scoped && { scope: (ctx: Context) => ({ article: { is: visibleArticle(ctx) } }) }),
       },
+      events: {
+        model: 'outboxEntry',
+        table: 'jsonapi_outbox',
+        columns: { resourceType: 'resource_type', resourceId: 'resource_id', occurredAt: 'occurred_at' },
+      },
       tags: {
         model: 'tag',
         table: 'tags',

@@ -19,6 +19,7 @@ import {
   WhereCount,
   atomic,
   can,
+  defineResource as defineUnchecked,
   typedResources,
 } from 'jsonapi-gen';
 import type { Context, Draft, Problem } from 'jsonapi-gen';
@@ -173,6 +174,28 @@ export const comments = defineResource({
   ],
   filters: [Where.make('article'), Where.make('author')],
   sorts: [SortBy.make('createdAt')],
+});
+
+/**
+ * The outbox: one entry per successful create, update and delete of an article, written in the
+ * write's transaction by the store's outbox (server.ts), served read-only in the order written.
+ */
+// Unchecked: its getter's model type is read from this declaration, which the checked
+// `defineResource` would check against that same type (a circle); it has no hooks to check.
+export const events = defineUnchecked({
+  type: 'events',
+  fields: [
+    Attribute.make('action').type('enum', ['create', 'update', 'delete']),
+    Attribute.make('resourceType').type('string'),
+    Attribute.make('resourceId').type('string'),
+    Attribute.make('occurredAt').type('date-time'),
+    // Stored as JSON array text, in every store.
+    Attribute.make('changed')
+      .type('array')
+      .get((event: { changed: string }) => JSON.parse(event.changed) as unknown),
+  ],
+  endpoints: [Show.make(), Index.make().paginate(20, 100).cursor()],
+  filters: [Where.make('resourceId')],
 });
 
 export const tags = defineResource({

@@ -15,7 +15,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Context, JsonApi } from 'jsonapi-gen';
 import { toNodeHandler } from 'jsonapi-gen/node';
-import { kyselyIdempotency, kyselyTransaction } from '@jsonapi-gen/kysely';
+import { kyselyIdempotency, kyselyOutbox, kyselyTransaction } from '@jsonapi-gen/kysely';
 import type { LogConfig } from 'kysely';
 import { migrate, type OpenDatabase, openDatabase } from './db.js';
 import { createApi, openapi } from './generated/index.js';
@@ -28,6 +28,8 @@ const OPENAPI = JSON.stringify(openapi);
 /** How long `close()` keeps accepting and reading before it stops (see there). */
 const SETTLE_MS = 100;
 const NO_ATTRIBUTES = Object.freeze({});
+/** The resource types whose writes the outbox records (served at `GET /events`). */
+const OUTBOX_TYPES = ['articles'] as const;
 
 // --- The API reference page: GET /docs renders /openapi.json with Swagger UI, whose browser
 // assets are served from node_modules/swagger-ui-dist under /docs/assets/ (no CDN, no network).
@@ -108,9 +110,13 @@ export function userOf(authorization: string | null | undefined): string | undef
 async function openApi(options: DemoOptions): Promise<{ api: JsonApi; close: () => Promise<void> }> {
   const scope = (ctx: Context) => ctx.getAttribute('user');
   if (options.memory) {
-    const { dataLayers, transaction } = memoryStore(memoryTables(seedRows(options.seed ?? 120)));
+    const { dataLayers, transaction, outbox } = memoryStore(memoryTables(seedRows(options.seed ?? 120)));
     return {
-      api: createApi(dataLayers, { transaction, idempotency: { store: memoryIdempotency(), scope } }),
+      api: createApi(dataLayers, {
+        transaction,
+        idempotency: { store: memoryIdempotency(), scope },
+        outbox: outbox(OUTBOX_TYPES),
+      }),
       close: async () => {},
     };
   }
@@ -132,9 +138,11 @@ async function openApi(options: DemoOptions): Promise<{ api: JsonApi; close: () 
   // The generated API bound to the Kysely data layers, with the schema's extensions (Atomic
   // Operations). Every write request, and every Atomic Operations batch, is one transaction.
   // POST retries with an Idempotency-Key are answered from the keys table, per signed-in user.
+  // Each write of an article adds its outbox entry in its own transaction.
   const api = createApi(createStore(db), {
     transaction: kyselyTransaction(db),
     idempotency: { store: kyselyIdempotency(db), scope },
+    outbox: kyselyOutbox(db, { types: OUTBOX_TYPES }),
   });
   return { api, close: () => database.close() };
 }
@@ -158,12 +166,13 @@ async function prismaApi(
     generateClients();
   }
   const { createPrismaStore, openPrisma } = await import('./prisma-store.js');
-  const { prismaIdempotency, prismaTransaction } = await import('@jsonapi-gen/prisma');
+  const { prismaIdempotency, prismaOutbox, prismaTransaction } = await import('@jsonapi-gen/prisma');
   const postgres = database.dialect === 'postgres';
   const prisma = openPrisma(postgres ? { databaseUrl: database.location } : { file: database.location }, { onQuery });
   const api = createApi(createPrismaStore(prisma, postgres ? 'postgresql' : 'sqlite'), {
     transaction: prismaTransaction(prisma),
     idempotency: { store: prismaIdempotency(prisma), scope },
+    outbox: prismaOutbox(prisma, { types: OUTBOX_TYPES }),
   });
   return {
     api,
@@ -186,7 +195,7 @@ async function drizzleApi(
 ): Promise<{ api: JsonApi; close: () => Promise<void> }> {
   const scope = (ctx: Context) => ctx.getAttribute('user');
   const { createDrizzleStore, openDrizzle } = await import('./drizzle-store.js');
-  const { drizzleIdempotency, drizzleTransaction } = await import('@jsonapi-gen/drizzle');
+  const { drizzleIdempotency, drizzleOutbox, drizzleTransaction } = await import('@jsonapi-gen/drizzle');
   const tables =
     database.dialect === 'postgres' ? await import('./drizzle/postgresql.js') : await import('./drizzle/sqlite.js');
   const drizzle = openDrizzle(
@@ -196,6 +205,7 @@ async function drizzleApi(
   const api = createApi(createDrizzleStore(drizzle.db, drizzle.dialect), {
     transaction: drizzleTransaction(drizzle.db),
     idempotency: { store: drizzleIdempotency(drizzle.db, tables.idempotencyKeys), scope },
+    outbox: drizzleOutbox(drizzle.db, tables.outbox, { types: OUTBOX_TYPES }),
   });
   return {
     api,

@@ -103,6 +103,10 @@ export function createStore(db: Kysely<Database>, options: StoreOptions = {}) {
       },
       ...(scoped && { scope: commentsScope }),
     },
+    events: {
+      table: 'jsonapi_outbox',
+      columns: { resourceType: 'resource_type', resourceId: 'resource_id', occurredAt: 'occurred_at' },
+    },
     tags: {
       table: 'tags',
       relationships: {

@@ -87,6 +87,16 @@ export {
  */
 export { type DrizzleIdempotencyOptions, type IdempotencyKeysTable, drizzleIdempotency } from './idempotency.js';
 /**
+ * A transactional outbox: one row per successful write of the given types, inserted in the
+ * write's transaction into a table the host declares.
+ *
+ * @example
+ * import { db } from './db.js';
+ * import { outbox } from './tables.js';
+ * new JsonApi({ transaction: drizzleTransaction(db), outbox: drizzleOutbox(db, outbox, { types: ['articles'] }) });
+ */
+export { type DrizzleOutboxOptions, type OutboxTable, drizzleOutbox } from './outbox.js';
+/**
  * What a Drizzle statement threw, as the runtime's JSON:API errors.
  *
  * @example

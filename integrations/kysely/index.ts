@@ -143,6 +143,7 @@ export {
  */
 export type { RunnerName } from './runner.js';
 export { idempotencyMigration, kyselyIdempotency, type KyselyIdempotencyOptions } from './idempotency.js';
+export { kyselyOutbox, outboxMigration, type KyselyOutboxOptions } from './outbox.js';
 /**
  * PostgreSQL (node-postgres) for Kysely: `postgresKysely` makes a Kysely whose statements go out
  * named (parsed and planned once per connection, a bounded number of names); with

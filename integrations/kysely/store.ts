@@ -123,6 +123,7 @@ function bindable(value: unknown): unknown {
  *     relationships: { author: { type: 'toOne', foreignKey: 'author_id' }, article: { type: 'toOne', foreignKey: 'article_id' } } },
  *   tags: { table: 'tags',
  *     relationships: { articles: { type: 'toMany', table: 'articles', through: { table: 'article_tags', from: 'tag_id', to: 'article_id' } } } },
+ *   events: { table: 'jsonapi_outbox', columns: { resourceType: 'resource_type', resourceId: 'resource_id', occurredAt: 'occurred_at' } },
  * });
  * const api = createApi(store);
  */

@@ -76,5 +76,6 @@ export {
   type WriteModel,
 } from './writes.js';
 export { prismaIdempotency, type PrismaIdempotencyOptions } from './idempotency.js';
+export { prismaOutbox, type PrismaOutboxOptions } from './outbox.js';
 export { zuluDateTimes } from './sqlite-dates.js';
 export { SQLITE_MAX_BIND_VALUES, sqliteAdapter } from './sqlite-adapter.js';

@@ -1,6 +1,7 @@
 import type { Context } from '../dsl/context.js';
 import { DocumentBuilder } from '../document/builder.js';
 import type { Limits } from '../core/limits.js';
+import type { Outbox } from '../dsl/outbox.js';
 import type { QueryParameters } from '../query/parse.js';
 import type { RegisteredResource, ResourceLookup } from '../registry/registry.js';
 import type { Route } from '../http/router.js';
@@ -38,6 +39,8 @@ export interface RequestState {
   afterCommit: AfterCommit;
   /** The request's trace, when the API traces (`instrument`, `serverTiming`). */
   trace?: Trace | undefined;
+  /** The API's `outbox` option: successful writes of its types are recorded in the transaction. */
+  outbox?: Outbox | undefined;
 }
 
 /** Tasks queued to run after commit, in order; failures go to the API's `onError`. */

@@ -4,6 +4,7 @@ import { ConflictError } from '../core/errors.js';
 import { checkLinkageExists } from './linkage.js';
 import { type ResourceDocumentOptions, checkRequired, readResourceDocument } from './payload.js';
 import { afterCommit, runSaving, validateWrite } from './hooks.js';
+import { recordWrite } from './outbox.js';
 import { checkDocumentParameters, mustBeVisible, supported } from '../pipeline/checks.js';
 import { onlyParameters } from '../query/checks.js';
 import { type RequestState, requestBody, documentBuilder } from '../pipeline/state.js';
@@ -48,6 +49,7 @@ export async function serveCreate(state: RequestState): Promise<HttpResult> {
   }
   await checkLinkageExists(values, resource, state.lookup, context, undefined, state.limits.errors);
   const model = await create.call(resource.definition, values, context);
+  await recordWrite(state, 'create', resource.getId(model, context), values);
   afterCommit(state, endpoint.afterHooks, model);
   const builder = documentBuilder(state);
   const [node] = builder.primary(resource, [model]);

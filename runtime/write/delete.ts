@@ -2,6 +2,7 @@ import { checkIfMatch, findOr404, mustBeVisible } from '../pipeline/checks.js';
 import { onlyParameters } from '../query/checks.js';
 import type { RequestState } from '../pipeline/state.js';
 import { afterCommit, runDeleting } from './hooks.js';
+import { recordWrite } from './outbox.js';
 import { type HttpResult, NO_CONTENT } from '../http/result.js';
 
 /** `DELETE /{type}/{id}`: `find`, the endpoint's callbacks with the model, `delete`, 204. */
@@ -18,6 +19,7 @@ export async function serveDelete(state: RequestState, id: string): Promise<Http
   checkIfMatch(state, resource, model, 'delete');
   if (endpoint.savingHooks.length > 0) await runDeleting(endpoint.savingHooks, model, context);
   await resource.definition.delete!(model, context);
+  await recordWrite(state, 'delete', id);
   afterCommit(state, endpoint.afterHooks, model);
   return NO_CONTENT;
 }

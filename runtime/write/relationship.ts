@@ -3,6 +3,7 @@ import { Relationship, type ToMany } from '../dsl/fields.js';
 import type { WriteValues } from '../core/vocabulary.js';
 import { checkLinkageExists } from './linkage.js';
 import { afterCommit, runSaving, validateWrite } from './hooks.js';
+import { recordWrite } from './outbox.js';
 import { linkageTypeErrors, readLinkage, topLevelData } from './payload.js';
 import { checkIfMatch, findOr404, mustBeVisible, supported } from '../pipeline/checks.js';
 import { onlyParameters } from '../query/checks.js';
@@ -84,6 +85,8 @@ export async function serveRelationshipWrite(
       if (identifiers.length > 0) await remove.call(definition, model, relationship as ToMany, identifiers, context);
     }
   }
+  // A relationship write is an update of the resource: one outbox entry, naming the relationship.
+  await recordWrite(state, 'update', id, values);
   return NO_CONTENT;
 }
 

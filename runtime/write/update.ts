@@ -3,6 +3,7 @@ import type { HttpResult } from '../http/result.js';
 import { checkLinkageExists } from './linkage.js';
 import { readResourceDocument } from './payload.js';
 import { afterCommit, runSaving, validateWrite } from './hooks.js';
+import { recordWrite } from './outbox.js';
 import {
   checkDocumentParameters,
   checkIfMatch,
@@ -43,6 +44,7 @@ export async function serveUpdate(state: RequestState, id: string): Promise<Http
   if (endpoint.savingHooks.length > 0) values = await runSaving(endpoint.savingHooks, values, model, context);
   await checkLinkageExists(values, resource, state.lookup, context, undefined, state.limits.errors);
   const updated = await update.call(resource.definition, model, values, context);
+  await recordWrite(state, 'update', id, values);
   afterCommit(state, endpoint.afterHooks, updated);
   const builder = documentBuilder(state);
   const nodes = builder.primary(resource, [updated]);

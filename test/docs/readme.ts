@@ -14,6 +14,7 @@ export const READMES = [
   'runtime/README.md',
   'integrations/kysely/README.md',
   'generator/README.md',
+  'docs/recipes/outbox-worker.md',
 ] as const;
 
 export interface CodeBlock {

@@ -140,7 +140,8 @@ describe('mistakes in the Prisma mapping of the blog', () => {
     const wrongKind = firstError(`${SOURCE}\n${types}\n${mapping("fields: { joined: 'name' }, ")}\n`, base).error;
     expect(wrongKind).toMatch(new RegExp(`^examples/blog/prisma-store\\.ts:${line}: `));
     // The first line names the field and the kind of field it should be.
-    expect(firstLine(wrongKind)).toMatch(/^Type '"name"' is not assignable to type 'FittingField<BlogPrisma, .*Date/);
+    // (TypeScript may print the fitting fields of another model with a DateTime field beside it.)
+    expect(firstLine(wrongKind)).toMatch(/^Type '"name"' is not assignable to type '.*FittingField<BlogPrisma, .*Date/);
     expect(
       firstError(`${SOURCE}\n${types}\n${mapping("fields: { joined: 'createdAt' }, ")}\n`, base).error,
     ).toBeUndefined();

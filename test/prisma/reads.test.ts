@@ -62,6 +62,7 @@ function prismaStore(prisma: Client, provider: 'sqlite' | 'postgresql') {
           article: { field: 'article', foreignKey: 'articleId' },
         },
       },
+      events: { model: 'outboxEntry' },
       tags: {
         model: 'tag',
         relationships: {

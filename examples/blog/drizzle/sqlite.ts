@@ -101,6 +101,21 @@ export const idempotencyKeys = sqliteTable(
   (t) => [index('jsonapi_idempotency_keys_created_at_index').on(t.createdAt)],
 );
 
+/** The outbox (`outboxMigration` in @jsonapi-gen/kysely): one row per successful write of an article. */
+export const outbox = sqliteTable(
+  'jsonapi_outbox',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    action: text('action', { enum: ['create', 'update', 'delete'] }).notNull(),
+    resourceType: text('resource_type').notNull(),
+    resourceId: text('resource_id').notNull(),
+    /** The member names written, as a JSON array. */
+    changed: text('changed').notNull(),
+    occurredAt: text('occurred_at').notNull(),
+  },
+  (t) => [index('jsonapi_outbox_resource_index').on(t.resourceType, t.resourceId)],
+);
+
 export const peopleRelations = relations(people, ({ many }) => ({
   articles: many(articles),
   comments: many(comments),

@@ -259,6 +259,7 @@ export interface ClientTypes {
     };
     withCount: 'articles' | 'comments' | 'tags';
   };
+  events: { include: never; fieldsets: { events?: readonly EventsFieldName[] }; withCount: never };
   people: {
     include:
       | 'articles'
@@ -570,6 +571,57 @@ export interface CommentsClient {
   ): Promise<void>;
 }
 
+/** The field names of `events`, as `fields[events]` lists them. */
+export type EventsFieldName = 'action' | 'resourceType' | 'resourceId' | 'occurredAt' | 'changed';
+
+/** The filters of `GET /events`, each with the operators it takes and the value it compares. */
+export type EventsFilters = {
+  resourceId?:
+    | string
+    | readonly string[]
+    | FilterOperators<string, 'eq' | 'in' | 'ne' | 'nin' | 'contains' | 'startsWith' | 'endsWith'>;
+};
+
+/** A page of `GET /events`: by offset, or by cursor (at most 100 resources). */
+export type EventsPage = { offset?: number; limit?: number } | { size?: number; after?: string; before?: string };
+
+/** The options of `events.list`. */
+export type EventsListOptions<I, F> = ReadOptions<'events', I, F> & {
+  filter?: FilterClauses<EventsFilters>;
+  page?: EventsPage;
+};
+
+/** The options of `events.all`: those of `list`, and how many resources each page holds. */
+export type EventsAllOptions<I, F> = Omit<EventsListOptions<I, F>, 'page'> & { pageSize?: number };
+
+/** The endpoints of `events` the schema declares. */
+export interface EventsClient {
+  /** `GET /events`: a page of resources, narrowed by `include` and `fields`. */
+  list<
+    const I extends readonly ClientTypes['events']['include'][] = [],
+    const F extends ClientTypes['events']['fieldsets'] = {},
+  >(
+    options?: EventsListOptions<I, F>,
+  ): Promise<CollectionDocument<'events', Shape<I, F>>>;
+
+  /** Every page of `GET /events`, in order, following each page's `links.next` (cursor pages). */
+  all<
+    const I extends readonly ClientTypes['events']['include'][] = [],
+    const F extends ClientTypes['events']['fieldsets'] = {},
+  >(
+    options?: EventsAllOptions<I, F>,
+  ): AsyncGenerator<CollectionDocument<'events', Shape<I, F>>, void, undefined>;
+
+  /** `GET /events/{id}`: one resource, narrowed by `include` and `fields`. */
+  get<
+    const I extends readonly ClientTypes['events']['include'][] = [],
+    const F extends ClientTypes['events']['fieldsets'] = {},
+  >(
+    id: string,
+    options?: ReadOptions<'events', I, F>,
+  ): Promise<Document<'events', Shape<I, F>>>;
+}
+
 /** The field names of `people`, as `fields[people]` lists them. */
 export type PeopleFieldName = 'name' | 'email' | 'createdAt' | 'articles';
 
@@ -794,6 +846,7 @@ export interface AtomicResultsDocument {
 export interface Client {
   articles: ArticlesClient;
   comments: CommentsClient;
+  events: EventsClient;
   people: PeopleClient;
   tags: TagsClient;
 
@@ -813,6 +866,7 @@ export function createClient(options: ClientOptions): Client {
   return {
     articles: articlesClient(t),
     comments: commentsClient(t),
+    events: eventsClient(t),
     people: peopleClient(t),
     tags: tagsClient(t),
     atomic: (operations, options) =>
@@ -907,6 +961,21 @@ function commentsClient(t: Transport): CommentsClient {
                 : identifiers(RELATED[relationship], ids),
         },
       }),
+  };
+}
+
+function eventsClient(t: Transport): EventsClient {
+  return {
+    list: (options) => t.send('GET', t.url('/events', options), options),
+    all: (options) => {
+      const { pageSize, ...rest } = options ?? {};
+      return pagesOf(
+        t,
+        t.url('/events', { ...rest, page: pageSize === undefined ? { size: 20 } : { size: pageSize } }),
+        options,
+      );
+    },
+    get: (id, options) => t.send('GET', t.url(pathOf('events', id), options), options),
   };
 }
 

@@ -20,12 +20,14 @@ import {
   type CommentsResource,
   type CommentsTypes,
 } from './resources/comments.js';
+import { type EventsDataLayer, eventsResource, type EventsResource, type EventsTypes } from './resources/events.js';
 import { type PeopleDataLayer, peopleResource, type PeopleResource, type PeopleTypes } from './resources/people.js';
 import { type TagsDataLayer, tagsResource, type TagsResource, type TagsTypes } from './resources/tags.js';
 export { openapi } from './openapi.js';
 export type { RelationshipLinks, ToManyRelationship, ToOneRelationship } from './support.js';
 export * from './resources/articles.js';
 export * from './resources/comments.js';
+export * from './resources/events.js';
 export * from './resources/people.js';
 export * from './resources/tags.js';
 
@@ -33,16 +35,24 @@ export * from './resources/tags.js';
 export interface Resources {
   articles: ArticlesTypes;
   comments: CommentsTypes;
+  events: EventsTypes;
   people: PeopleTypes;
   tags: TagsTypes;
 }
 
 /** Every resource object of the API and each relationship's related type, by type: what `Document` narrows. */
 export type ApiTypes = {
-  objects: { articles: ArticlesResource; comments: CommentsResource; people: PeopleResource; tags: TagsResource };
+  objects: {
+    articles: ArticlesResource;
+    comments: CommentsResource;
+    events: EventsResource;
+    people: PeopleResource;
+    tags: TagsResource;
+  };
   relations: {
     articles: { author: 'people'; comments: 'comments'; tags: 'tags' };
     comments: { author: 'people'; article: 'articles' };
+    events: {};
     people: { articles: 'articles' };
     tags: { articles: 'articles' };
   };
@@ -68,6 +78,7 @@ export type CollectionDocument<
 export interface DataLayers {
   articles: ArticlesDataLayer;
   comments: CommentsDataLayer;
+  events: EventsDataLayer;
   people: PeopleDataLayer;
   tags: TagsDataLayer;
 }
@@ -76,12 +87,13 @@ export interface DataLayers {
  * A `JsonApi` serving every resource of the schema, each bound to its data layer. Its extensions are the schema's `extensions` unless `options.extensions` is given.
  *
  * @example
- * const api = createApi({ articles: articlesStore, comments: commentsStore, people: peopleStore, tags: tagsStore }, { basePath: '/api' });
+ * const api = createApi({ articles: articlesStore, comments: commentsStore, events: eventsStore, people: peopleStore, tags: tagsStore }, { basePath: '/api' });
  */
 export function createApi(dataLayers: DataLayers, options?: JsonApiOptions): JsonApi {
   const api = new JsonApi({ ...options, extensions: options?.extensions ?? schemaExtensions });
   api.resource(articlesResource(dataLayers.articles));
   api.resource(commentsResource(dataLayers.comments));
+  api.resource(eventsResource(dataLayers.events));
   api.resource(peopleResource(dataLayers.people));
   api.resource(tagsResource(dataLayers.tags));
   return api;

@@ -27,6 +27,10 @@ export const openapi: OpenAPIObject = JSON.parse(`{
       "description": "Resources of type \`comments\` and their relationships."
     },
     {
+      "name": "events",
+      "description": "Resources of type \`events\` and their relationships."
+    },
+    {
       "name": "people",
       "description": "Resources of type \`people\` and their relationships."
     },
@@ -1151,6 +1155,79 @@ export const openapi: OpenAPIObject = JSON.parse(`{
         }
       }
     },
+    "/events": {
+      "get": {
+        "operationId": "listEvents",
+        "summary": "List resources of type \`events\`",
+        "tags": [
+          "events"
+        ],
+        "parameters": [
+          { "$ref": "#/components/parameters/EventsFields" },
+          { "$ref": "#/components/parameters/EventsFilterResourceId" },
+          { "$ref": "#/components/parameters/EventsFilterResourceIdList" },
+          { "$ref": "#/components/parameters/EventsFilterResourceIdEq" },
+          { "$ref": "#/components/parameters/EventsFilterResourceIdIn" },
+          { "$ref": "#/components/parameters/EventsFilterResourceIdNe" },
+          { "$ref": "#/components/parameters/EventsFilterResourceIdNin" },
+          { "$ref": "#/components/parameters/EventsFilterResourceIdContains" },
+          { "$ref": "#/components/parameters/EventsFilterResourceIdStartsWith" },
+          { "$ref": "#/components/parameters/EventsFilterResourceIdEndsWith" },
+          { "$ref": "#/components/parameters/PageOffset" },
+          { "$ref": "#/components/parameters/EventsPageLimit" },
+          { "$ref": "#/components/parameters/EventsPageSize" },
+          { "$ref": "#/components/parameters/PageAfter" },
+          { "$ref": "#/components/parameters/PageBefore" },
+          { "$ref": "#/components/parameters/EventsFilterGroupAnd" },
+          { "$ref": "#/components/parameters/EventsFilterGroupOr" },
+          { "$ref": "#/components/parameters/EventsFilterGroupNot" }
+        ],
+        "responses": {
+          "200": {
+            "description": "A page of resources of type \`events\`.",
+            "content": {
+              "application/vnd.api+json": {
+                "schema": { "$ref": "#/components/schemas/EventsCollectionDocument" }
+              }
+            }
+          },
+          "400": { "$ref": "#/components/responses/BadRequest" },
+          "403": { "$ref": "#/components/responses/Forbidden" },
+          "406": { "$ref": "#/components/responses/NotAcceptable" },
+          "500": { "$ref": "#/components/responses/Error" }
+        }
+      }
+    },
+    "/events/{id}": {
+      "parameters": [
+        { "$ref": "#/components/parameters/id" }
+      ],
+      "get": {
+        "operationId": "getEvents",
+        "summary": "Fetch a resource of type \`events\`",
+        "tags": [
+          "events"
+        ],
+        "parameters": [
+          { "$ref": "#/components/parameters/EventsFields" }
+        ],
+        "responses": {
+          "200": {
+            "description": "The resource of type \`events\`.",
+            "content": {
+              "application/vnd.api+json": {
+                "schema": { "$ref": "#/components/schemas/EventsDocument" }
+              }
+            }
+          },
+          "400": { "$ref": "#/components/responses/BadRequest" },
+          "403": { "$ref": "#/components/responses/Forbidden" },
+          "404": { "$ref": "#/components/responses/NotFound" },
+          "406": { "$ref": "#/components/responses/NotAcceptable" },
+          "500": { "$ref": "#/components/responses/Error" }
+        }
+      }
+    },
     "/people": {
       "get": {
         "operationId": "listPeople",
@@ -1800,6 +1877,7 @@ export const openapi: OpenAPIObject = JSON.parse(`{
         "oneOf": [
           { "$ref": "#/components/schemas/ArticlesResource" },
           { "$ref": "#/components/schemas/CommentsResource" },
+          { "$ref": "#/components/schemas/EventsResource" },
           { "$ref": "#/components/schemas/PeopleResource" },
           { "$ref": "#/components/schemas/TagsResource" }
         ]
@@ -2522,6 +2600,129 @@ export const openapi: OpenAPIObject = JSON.parse(`{
         "additionalProperties": { "$ref": "#/components/schemas/CommentsFilterClauses" },
         "minProperties": 1
       },
+      "EventsIdentifier": {
+        "type": "object",
+        "required": [
+          "type",
+          "id"
+        ],
+        "properties": {
+          "type": { "const": "events" },
+          "id": { "type": "string" }
+        }
+      },
+      "EventsAttributes": {
+        "type": "object",
+        "properties": {
+          "action": { "type": "string", "enum": ["create", "update", "delete"] },
+          "resourceType": { "type": "string" },
+          "resourceId": { "type": "string" },
+          "occurredAt": { "type": "string", "format": "date-time" },
+          "changed": {
+            "type": "array",
+            "items": {}
+          }
+        }
+      },
+      "EventsRelationships": {
+        "type": "object",
+        "properties": {}
+      },
+      "EventsResource": {
+        "type": "object",
+        "required": [
+          "type",
+          "id"
+        ],
+        "properties": {
+          "type": { "const": "events" },
+          "id": { "type": "string" },
+          "attributes": { "$ref": "#/components/schemas/EventsAttributes" },
+          "relationships": { "$ref": "#/components/schemas/EventsRelationships" },
+          "links": { "$ref": "#/components/schemas/Links" }
+        }
+      },
+      "EventsDocument": {
+        "type": "object",
+        "required": [
+          "data"
+        ],
+        "properties": {
+          "jsonapi": { "$ref": "#/components/schemas/JsonApi" },
+          "links": { "$ref": "#/components/schemas/Links" },
+          "data": { "$ref": "#/components/schemas/EventsResource" },
+          "included": {
+            "type": "array",
+            "items": { "$ref": "#/components/schemas/Resource" }
+          },
+          "meta": { "$ref": "#/components/schemas/Meta" }
+        }
+      },
+      "EventsCollectionDocument": {
+        "type": "object",
+        "required": [
+          "data"
+        ],
+        "properties": {
+          "jsonapi": { "$ref": "#/components/schemas/JsonApi" },
+          "links": { "$ref": "#/components/schemas/Links" },
+          "data": {
+            "type": "array",
+            "items": { "$ref": "#/components/schemas/EventsResource" }
+          },
+          "included": {
+            "type": "array",
+            "items": { "$ref": "#/components/schemas/Resource" }
+          },
+          "meta": { "$ref": "#/components/schemas/Meta" }
+        }
+      },
+      "EventsFilterClauses": {
+        "type": "object",
+        "description": "Clauses on events, all of which must hold: filters (\`[resourceId]=a\`, \`[resourceId][op]=a\`) and nested groups (\`[and]\`, \`[or]\`, \`[not]\`, and \`[0]\`, \`[1]\`, ... ANDed).",
+        "properties": {
+          "resourceId": {
+            "anyOf": [
+              { "type": "string" },
+              {
+                "type": "object",
+                "properties": {
+                  "eq": { "$ref": "#/components/schemas/EventsResourceIdValue" },
+                  "in": {
+                    "type": "array",
+                    "items": { "$ref": "#/components/schemas/EventsResourceIdValue" },
+                    "maxItems": 100
+                  },
+                  "ne": { "$ref": "#/components/schemas/EventsResourceIdValue" },
+                  "nin": {
+                    "type": "array",
+                    "items": { "$ref": "#/components/schemas/EventsResourceIdValue" },
+                    "maxItems": 100
+                  },
+                  "contains": { "$ref": "#/components/schemas/EventsResourceIdValue" },
+                  "startsWith": { "$ref": "#/components/schemas/EventsResourceIdValue" },
+                  "endsWith": { "$ref": "#/components/schemas/EventsResourceIdValue" }
+                },
+                "additionalProperties": false,
+                "minProperties": 1
+              }
+            ]
+          },
+          "and": { "$ref": "#/components/schemas/EventsFilterItems" },
+          "or": { "$ref": "#/components/schemas/EventsFilterItems" },
+          "not": { "$ref": "#/components/schemas/EventsFilterClauses" }
+        },
+        "patternProperties": {
+          "^[0-9]+$": { "$ref": "#/components/schemas/EventsFilterClauses" }
+        },
+        "additionalProperties": false
+      },
+      "EventsFilterItems": {
+        "type": "object",
+        "description": "The clause sets of an \`and\` or \`or\` group, each under an index (\`[0]\`, \`[1]\`, ...) or a label.",
+        "additionalProperties": { "$ref": "#/components/schemas/EventsFilterClauses" },
+        "minProperties": 1
+      },
       "PeopleIdentifier": {
         "type": "object",
         "required": [
@@ -2930,6 +3131,7 @@ export const openapi: OpenAPIObject = JSON.parse(`{
       "ArticlesStatusValue": { "type": "string", "enum": ["draft", "published"] },
       "ArticlesTitleValue": { "type": "string" },
       "ArticlesUpdatedAtValue": { "type": "string", "format": "date-time" },
+      "EventsResourceIdValue": { "type": "string" },
       "PeopleNameValue": { "type": "string" },
       "TagsNameValue": { "type": "string" },
       "AtomicOperation": {
@@ -3912,6 +4114,145 @@ export const openapi: OpenAPIObject = JSON.parse(`{
         "style": "deepObject",
         "explode": true,
         "schema": { "$ref": "#/components/schemas/CommentsFilterClauses" }
+      },
+      "EventsFields": {
+        "name": "fields[events]",
+        "in": "query",
+        "description": "The fields of events to return, comma-separated.",
+        "style": "form",
+        "explode": false,
+        "schema": {
+          "type": "array",
+          "items": {
+            "type": "string",
+            "enum": [
+              "action",
+              "resourceType",
+              "resourceId",
+              "occurredAt",
+              "changed"
+            ]
+          },
+          "uniqueItems": true
+        }
+      },
+      "EventsFilterResourceId": {
+        "name": "filter[resourceId]",
+        "in": "query",
+        "description": "Keeps the events whose \`resourceId\` equals the value. The value is taken verbatim, commas included (\`filter[resourceId]=a,b\` is the one value \`a,b\`); for any of several values use \`filter[resourceId][]\`.",
+        "schema": { "type": "string" }
+      },
+      "EventsFilterResourceIdList": {
+        "name": "filter[resourceId][]",
+        "in": "query",
+        "description": "Keeps the events whose \`resourceId\` equals the value. Several values, \`filter[resourceId][]=a&filter[resourceId][]=b\`, match any of them; each is taken as it is, never split on commas. Not together with \`filter[resourceId]\`.",
+        "style": "form",
+        "explode": true,
+        "schema": {
+          "type": "array",
+          "items": { "type": "string" },
+          "maxItems": 100
+        }
+      },
+      "EventsFilterResourceIdEq": {
+        "name": "filter[resourceId][eq]",
+        "in": "query",
+        "description": "Keeps the events whose \`resourceId\` is equal to the value.",
+        "schema": { "$ref": "#/components/schemas/EventsResourceIdValue" }
+      },
+      "EventsFilterResourceIdIn": {
+        "name": "filter[resourceId][in]",
+        "in": "query",
+        "description": "Keeps the events whose \`resourceId\` is equal to one of the comma-separated values.",
+        "style": "form",
+        "explode": false,
+        "schema": {
+          "type": "array",
+          "items": { "$ref": "#/components/schemas/EventsResourceIdValue" },
+          "maxItems": 100
+        }
+      },
+      "EventsFilterResourceIdNe": {
+        "name": "filter[resourceId][ne]",
+        "in": "query",
+        "description": "Keeps the events whose \`resourceId\` is not equal to the value (a null matches neither).",
+        "schema": { "$ref": "#/components/schemas/EventsResourceIdValue" }
+      },
+      "EventsFilterResourceIdNin": {
+        "name": "filter[resourceId][nin]",
+        "in": "query",
+        "description": "Keeps the events whose \`resourceId\` is equal to none of the comma-separated values (a null matches neither).",
+        "style": "form",
+        "explode": false,
+        "schema": {
+          "type": "array",
+          "items": { "$ref": "#/components/schemas/EventsResourceIdValue" },
+          "maxItems": 100
+        }
+      },
+      "EventsFilterResourceIdContains": {
+        "name": "filter[resourceId][contains]",
+        "in": "query",
+        "description": "Keeps the events whose \`resourceId\` is containing the value literally (\`%\` and \`_\` are plain characters), letter case counting.",
+        "schema": { "$ref": "#/components/schemas/EventsResourceIdValue" }
+      },
+      "EventsFilterResourceIdStartsWith": {
+        "name": "filter[resourceId][startsWith]",
+        "in": "query",
+        "description": "Keeps the events whose \`resourceId\` is starting with the value literally, letter case counting.",
+        "schema": { "$ref": "#/components/schemas/EventsResourceIdValue" }
+      },
+      "EventsFilterResourceIdEndsWith": {
+        "name": "filter[resourceId][endsWith]",
+        "in": "query",
+        "description": "Keeps the events whose \`resourceId\` is ending with the value literally, letter case counting.",
+        "schema": { "$ref": "#/components/schemas/EventsResourceIdValue" }
+      },
+      "EventsPageLimit": {
+        "name": "page[limit]",
+        "in": "query",
+        "description": "How many resources per page (at most 100).",
+        "schema": {
+          "type": "integer",
+          "minimum": 1,
+          "maximum": 100,
+          "default": 20
+        }
+      },
+      "EventsPageSize": {
+        "name": "page[size]",
+        "in": "query",
+        "description": "Cursor pagination: how many resources per page (at most 100; more is a 400 whose error has the profile's \`max-size-exceeded\` type).",
+        "schema": {
+          "type": "integer",
+          "minimum": 1,
+          "maximum": 100,
+          "default": 20
+        }
+      },
+      "EventsFilterGroupAnd": {
+        "name": "filter[and]",
+        "in": "query",
+        "description": "Keeps the events matching every clause set of the group, each under an index: \`filter[and][0][resourceId]=a&filter[and][1][or][0][resourceId]=b\`. A clause set holds filters as the top-level \`filter\` does (\`[name]=v\`, \`[name][op]=v\`) and may nest groups; sibling clauses are ANDed. At most 32 clauses in the whole \`filter\`, groups nested at most 6 deep (the server's defaults; past them a 400).",
+        "style": "deepObject",
+        "explode": true,
+        "schema": { "$ref": "#/components/schemas/EventsFilterItems" }
+      },
+      "EventsFilterGroupOr": {
+        "name": "filter[or]",
+        "in": "query",
+        "description": "Keeps the events matching any clause set of the group, each under an index: \`filter[or][0][resourceId]=a&filter[or][1][resourceId]=b\`. A clause set holds filters as the top-level \`filter\` does (\`[name]=v\`, \`[name][op]=v\`) and may nest groups; sibling clauses are ANDed. At most 32 clauses in the whole \`filter\`, groups nested at most 6 deep (the server's defaults; past them a 400).",
+        "style": "deepObject",
+        "explode": true,
+        "schema": { "$ref": "#/components/schemas/EventsFilterItems" }
+      },
+      "EventsFilterGroupNot": {
+        "name": "filter[not]",
+        "in": "query",
+        "description": "Keeps the events not matching the clause set (all of its clauses together): \`filter[not][resourceId]=a\`. A comparison on a null value does not match, so \`not\` keeps it; on a to-many path, \`not\` keeps the events with no related resource that matches. A clause set holds filters as the top-level \`filter\` does (\`[name]=v\`, \`[name][op]=v\`) and may nest groups; sibling clauses are ANDed. At most 32 clauses in the whole \`filter\`, groups nested at most 6 deep (the server's defaults; past them a 400).",
+        "style": "deepObject",
+        "explode": true,
+        "schema": { "$ref": "#/components/schemas/EventsFilterClauses" }
       },
       "PeopleInclude": {
         "name": "include",

@@ -1,0 +1,63 @@
+/**
+ * A transactional outbox in a table the host declares (the table `outboxMigration()` of
+ * @jsonapi-gen/kysely makes; the demo's `outbox` in examples/blog/drizzle/):
+ * `drizzleOutbox(db, table, { types })` (the API's `outbox` option) inserts one row per
+ * successful write on the request's transaction; the host serves the table read-only as an
+ * ordinary resource of `defineStore`.
+ */
+import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
+import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
+import type { Outbox } from 'jsonapi-gen';
+import { databaseFor } from './transaction.js';
+
+/** The columns of an outbox table, by the property names `drizzleOutbox` writes (an `id` besides, autoincrementing). */
+type EntryColumns<C> = { action: C; resourceType: C; resourceId: C; changed: C; occurredAt: C };
+
+/**
+ * An outbox table as a Drizzle table: `jsonapi_outbox` (`outboxMigration`'s) with these
+ * properties, `changed` text (the member names as a JSON array), `occurredAt` text on SQLite
+ * and `timestamp` with time zone in `string` mode on PostgreSQL.
+ */
+export type OutboxTable = (SQLiteTable & EntryColumns<SQLiteColumn>) | (PgTable & EntryColumns<PgColumn>);
+
+/** Options of `drizzleOutbox`. */
+export interface DrizzleOutboxOptions {
+  /** The resource types whose writes are recorded. */
+  types: readonly string[];
+}
+
+/** The one statement the outbox makes, which both dialects' databases have in this shape. */
+interface EntryInsert {
+  insert(table: OutboxTable): {
+    values(row: {
+      action: string;
+      resourceType: string;
+      resourceId: string;
+      changed: string;
+      occurredAt: string;
+    }): PromiseLike<unknown>;
+  };
+}
+
+/**
+ * The API's `outbox` on `db`, in `table`: each entry one insert on the request's transaction
+ * (`drizzleTransaction(db)`), so it commits or rolls back with the write.
+ *
+ * @example
+ * import { db } from './db.js';
+ * import { outbox } from './tables.js';
+ * new JsonApi({ transaction: drizzleTransaction(db), outbox: drizzleOutbox(db, outbox, { types: ['articles'] }) });
+ */
+export function drizzleOutbox(db: object, table: OutboxTable, options: DrizzleOutboxOptions): Outbox {
+  return {
+    types: options.types,
+    record: (entry, context) =>
+      (databaseFor(db, context) as unknown as EntryInsert).insert(table).values({
+        action: entry.action,
+        resourceType: entry.type,
+        resourceId: entry.id,
+        changed: JSON.stringify(entry.changed),
+        occurredAt: entry.occurredAt,
+      }),
+  };
+}

@@ -1,0 +1,98 @@
+/**
+ * A transactional outbox in a table of the database: `outboxMigration()` makes it,
+ * `kyselyOutbox(db, { types })` (the API's `outbox` option) inserts one row per successful
+ * write on the request's transaction, and the host serves the table read-only as an ordinary
+ * resource of `defineStore` (see docs/recipes/outbox-worker.md).
+ */
+import type { Kysely, Migration } from 'kysely';
+import type { Outbox } from 'jsonapi-gen';
+import type { AnyDatabase } from './any-database.js';
+import { executorFor, isSqlite } from './transaction.js';
+
+/** The default table name. */
+const TABLE = 'jsonapi_outbox';
+
+/** An entry's row, as the table's columns name it. */
+interface OutboxRow {
+  action: string;
+  resource_type: string;
+  resource_id: string;
+  /** The member names, as a JSON array. */
+  changed: string;
+  occurred_at: string;
+}
+
+/**
+ * The migration that creates the outbox table (add it to your migrations): `id` an
+ * autoincrementing integer key (`serial` on PostgreSQL), `action`, `resource_type`,
+ * `resource_id`, `changed` (the member names as JSON array text), `occurred_at` (ISO 8601 text
+ * on SQLite, `timestamptz` on PostgreSQL), and an index on `resource_type, resource_id`.
+ *
+ * @example
+ * import type { Migration } from 'kysely';
+ * declare const initial: Migration; // your first migration
+ * const migrations: Record<string, Migration> = { '0001_initial': initial, '0002_outbox': outboxMigration() };
+ */
+export function outboxMigration(table = TABLE): Migration {
+  return {
+    async up(db: Kysely<AnyDatabase>) {
+      const sqlite = isSqlite(db);
+      await db.schema
+        .createTable(table)
+        .ifNotExists()
+        .addColumn('id', sqlite ? 'integer' : 'serial', (c) =>
+          sqlite ? c.primaryKey().autoIncrement() : c.primaryKey(),
+        )
+        .addColumn('action', 'text', (c) => c.notNull())
+        .addColumn('resource_type', 'text', (c) => c.notNull())
+        .addColumn('resource_id', 'text', (c) => c.notNull())
+        .addColumn('changed', 'text', (c) => c.notNull())
+        .addColumn('occurred_at', sqlite ? 'text' : 'timestamptz', (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createIndex(`${table}_resource_index`)
+        .ifNotExists()
+        .on(table)
+        .columns(['resource_type', 'resource_id'])
+        .execute();
+    },
+    async down(db: Kysely<AnyDatabase>) {
+      await db.schema.dropTable(table).ifExists().execute();
+    },
+  };
+}
+
+/** Options of `kyselyOutbox`. */
+export interface KyselyOutboxOptions {
+  /** The resource types whose writes are recorded. */
+  types: readonly string[];
+  /** Default `jsonapi_outbox`. */
+  table?: string;
+}
+
+/**
+ * The API's `outbox` on `db`, in the table `outboxMigration()` creates: each entry one insert
+ * on the request's transaction (`kyselyTransaction(db)`), so it commits or rolls back with the
+ * write.
+ *
+ * @example
+ * import { db } from './db.js';
+ * new JsonApi({ transaction: kyselyTransaction(db), outbox: kyselyOutbox(db, { types: ['articles'] }) });
+ */
+export function kyselyOutbox(db: Kysely<AnyDatabase>, options: KyselyOutboxOptions): Outbox {
+  const table = options.table ?? TABLE;
+  return {
+    types: options.types,
+    record: (entry, context) =>
+      (executorFor(db, context) as Kysely<Record<string, OutboxRow>>)
+        .insertInto(table)
+        .values({
+          action: entry.action,
+          resource_type: entry.type,
+          resource_id: entry.id,
+          changed: JSON.stringify(entry.changed),
+          occurred_at: entry.occurredAt,
+        })
+        .execute(),
+  };
+}
