@@ -193,11 +193,15 @@ export function scaffold(
       const path = join(dir, entry.name);
       if (entry.isDirectory()) walk(templates, path);
       else if (entry.name.endsWith('.tpl')) {
-        // npm never packs a file named .gitignore, hence gitignore.tpl.
+        // npm never packs a file named .gitignore, hence gitignore.tpl; github/ is .github/
+        // (the host's CI workflow), kept out of sight of this repository's own CI.
         const target = relative(templates, path)
           .slice(0, -'.tpl'.length)
-          .replace(/^gitignore$/, '.gitignore');
-        files.set(target.split('\\').join('/'), readFileSync(path, 'utf8').replaceAll('{{name}}', name));
+          .split('\\')
+          .join('/')
+          .replace(/^gitignore$/, '.gitignore')
+          .replace(/^github\//, '.github/');
+        files.set(target, readFileSync(path, 'utf8').replaceAll('{{name}}', name));
       }
     }
   };

@@ -45,7 +45,7 @@ describe('jsonapi-gen init', () => {
     expect(scaffolded.stderr).toBe('');
     expect(scaffolded.code).toBe(0);
     expect(scaffolded.stdout).toMatch(
-      /new host in .*my-api \(14 files; the packages of this clone, packed into vendor\/\)/,
+      /new host in .*my-api \(15 files; the packages of this clone, packed into vendor\/\)/,
     );
     expect(scaffolded.stdout).toMatch(/Next: cd .*my-api && npm install && npm start/);
     const pkg = JSON.parse(readFileSync(join(host, 'package.json'), 'utf8'));
@@ -172,6 +172,37 @@ describe('jsonapi-gen init', () => {
     // What a host's CI runs: the generated code is current, and everything type-checks strictly.
     await run('npm', ['run', 'check', '--silent'], { cwd: host });
     await run('npm', ['run', 'typecheck', '--silent'], { cwd: host });
+    // And on a pull request, its workflow's last step: jsonapi-gen diff against the target branch,
+    // here HEAD of a fresh repository: 0 for an added attribute, 1 once one is removed.
+    const workflow = readFileSync(join(host, '.github', 'workflows', 'api.yml'), 'utf8');
+    expect(workflow).toContain('run: npx jsonapi-gen diff --against origin/${{ github.base_ref }} src/schema.ts');
+    const git = (...args: string[]) =>
+      run('git', ['-c', 'user.name=ci', '-c', 'user.email=ci@localhost', ...args], { cwd: host });
+    await git('init', '-q');
+    await git('add', 'src/schema.ts');
+    await git('commit', '-q', '-m', 'schema');
+    const schemaFile = join(host, 'src', 'schema.ts');
+    const committed = readFileSync(schemaFile, 'utf8');
+    const diff = () =>
+      run('npx', ['--no-install', 'jsonapi-gen', 'diff', '--against', 'HEAD', 'src/schema.ts'], { cwd: host }).then(
+        (result) => ({ code: 0, stdout: result.stdout }),
+        (error: { code: number; stdout: string }) => error,
+      );
+    writeFileSync(
+      schemaFile,
+      committed.replace(
+        "Attribute.make('year').type('integer').nullable().writable(),",
+        "Attribute.make('year').type('integer').nullable().writable(), Attribute.make('isbn').type('string').nullable().writable(),",
+      ),
+    );
+    const added = await diff();
+    expect(added.code, added.stdout).toBe(0);
+    expect(added.stdout).toMatch(/minor/);
+    writeFileSync(schemaFile, committed.replace("Attribute.make('year').type('integer').nullable().writable(),", ''));
+    const removed = await diff();
+    expect(removed.code, removed.stdout).toBe(1);
+    expect(removed.stdout).toMatch(/books\.year/);
+    writeFileSync(schemaFile, committed);
 
     // init from the installed package: its templates ship, and it never overwrites.
     const again = await run('npx', ['--no-install', 'jsonapi-gen', 'init', '.'], { cwd: host }).then(
@@ -182,7 +213,7 @@ describe('jsonapi-gen init', () => {
     expect(again.stderr).toMatch(/already has .*package.json.*; nothing written/);
     // Outside a clone, init depends on the registry's versions.
     const fresh = await run('npx', ['--no-install', 'jsonapi-gen', 'init', join(dir, 'second')], { cwd: host });
-    expect(fresh.stdout).toContain('(11 files; the packages from the npm registry)');
+    expect(fresh.stdout).toContain('(12 files; the packages from the npm registry)');
     expect(JSON.parse(readFileSync(join(dir, 'second', 'package.json'), 'utf8')).dependencies['jsonapi-gen']).toBe(
       '^0.1.0',
     );
