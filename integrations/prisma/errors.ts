@@ -75,6 +75,17 @@ export function retryable(thrown: unknown): boolean {
   );
 }
 
+/**
+ * MySQL's and MariaDB's numbers of a value a column cannot hold, as PostgreSQL's SQLSTATE:
+ * too long (1406), out of range (1264), truncated (1265), an incorrect value (1366).
+ */
+const MYSQL_UNSTORABLE: Readonly<Record<string, string>> = {
+  '1406': '22001',
+  '1264': '22003',
+  '1265': '22000',
+  '1366': '22000',
+};
+
 /** MySQL's and MariaDB's numbers of a deadlock and of a lock wait past its timeout. */
 const MYSQL_CONFLICTS = new Set(['1213', '1205']);
 
@@ -178,8 +189,9 @@ export function prismaError(thrown: unknown, written?: Written): unknown {
     return uniqueViolation(written && uniquePointer(cause, written));
   }
   // PostgreSQL refusing a value (class 22: NUL in text, too long; 54000: past the btree's
-  // index-entry limit) is the client's: a 422 at the attribute holding it.
-  const original = cause?.originalCode;
+  // index-entry limit) is the client's: a 422 at the attribute holding it. MySQL's numbers of
+  // the same are read as the SQLSTATE PostgreSQL would give.
+  const original = MYSQL_UNSTORABLE[cause?.originalCode ?? ''] ?? cause?.originalCode;
   if (written?.values && original !== undefined && (original === '54000' || original.startsWith('22')))
     return unstorable(original, written.values);
   const nestedConnect =
@@ -217,7 +229,9 @@ function uniquePointer(cause: AdapterCause | undefined, written: Written): strin
   if (named !== undefined && named in written.attributes) return `/data/attributes/${escape(named)}`;
   // PostgreSQL names the index, not its columns: Prisma's default names say which they are.
   const held = [...columns];
-  if (index === `${written.table}_pkey` || index === 'PRIMARY') held.push(idColumn);
+  // MySQL calls every key PRIMARY, and names its table (MySQL 8 does, MariaDB does not).
+  if (index === `${written.table}_pkey` || (index === 'PRIMARY' && cause?.table === written.table))
+    held.push(idColumn);
   for (const column of Object.values(written.attributes))
     // MySQL names a one-column unique index after its column unless given a name.
     if (index === `${written.table}_${column}_key` || index === column) held.push(column);
