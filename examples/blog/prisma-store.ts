@@ -5,17 +5,42 @@
  * filter, policy, version and server-set timestamps, and `scoped` for row-level reads.
  */
 import { PrismaBetterSqlite3 } from '@prisma/adapter-better-sqlite3';
+import { PrismaMariaDb } from '@prisma/adapter-mariadb';
 import { PrismaPg } from '@prisma/adapter-pg';
 import type { Context, FilterValue } from 'jsonapi-gen';
-import { defineStore, sqliteAdapter } from '@jsonapi-gen/prisma';
+import { clientFor, defineStore, likeText, sqliteAdapter } from '@jsonapi-gen/prisma';
 import { SQLITE_BUSY_TIMEOUT_MS } from './db.js';
 import type { Resources } from './generated/index.js';
+import { PrismaClient as MysqlClient } from './prisma/generated/mysql/client.js';
 import { PrismaClient as PostgresClient } from './prisma/generated/postgresql/client.js';
 import { PrismaClient as SqliteClient } from './prisma/generated/sqlite/client.js';
 import type { StoreOptions } from './store.js';
 
-/** The demo's client: both generated clients have this shape (one per database). */
+/** The demo's client: the generated clients have this shape (one per database). */
 export type BlogPrisma = SqliteClient;
+
+/** The databases the demo's Prisma clients are generated for. */
+export type BlogProvider = 'sqlite' | 'postgresql' | 'mysql';
+
+/** The database a `postgres://` or `mysql://` URL names, as Prisma's providers name them. */
+export function providerOf(databaseUrl: string): Exclude<BlogProvider, 'sqlite'> {
+  return /^(mysql|mariadb):/i.test(databaseUrl) ? 'mysql' : 'postgresql';
+}
+
+/** A Prisma client on MySQL or MariaDB (`@prisma/adapter-mariadb`, its own pool of 10). */
+function mysqlClient(databaseUrl: string, log: Array<{ emit: 'event'; level: 'query' }>): BlogPrisma {
+  const url = new URL(databaseUrl);
+  // The adapter writes and reads \`datetime\` columns as UTC itself: no session time zone is needed.
+  const adapter = new PrismaMariaDb({
+    host: url.hostname,
+    port: url.port === '' ? 3306 : Number(url.port),
+    user: decodeURIComponent(url.username),
+    password: decodeURIComponent(url.password),
+    database: decodeURIComponent(url.pathname.slice(1)),
+    connectionLimit: 10,
+  });
+  return new MysqlClient({ adapter, log }) as unknown as BlogPrisma;
+}
 
 /**
  * A Prisma client on the demo's database: the SQLite file (date-times bound as `…Z` text, as
@@ -40,11 +65,13 @@ export function openPrisma(
           ),
           log,
         })
-      : // The generated clients differ only in the provider their adapter must name.
-        (new PostgresClient({
-          adapter: new PrismaPg({ connectionString: where.databaseUrl, max: 10, options: '-c TimeZone=UTC' }),
-          log,
-        }) as unknown as BlogPrisma);
+      : providerOf(where.databaseUrl) === 'mysql'
+        ? mysqlClient(where.databaseUrl, log)
+        : // The generated clients differ only in the provider their adapter must name.
+          (new PostgresClient({
+            adapter: new PrismaPg({ connectionString: where.databaseUrl, max: 10, options: '-c TimeZone=UTC' }),
+            log,
+          }) as unknown as BlogPrisma);
   const onQuery = options.onQuery;
   if (onQuery)
     (prisma as unknown as { $on(event: 'query', listener: (e: { query: string }) => void): void }).$on('query', (e) =>
@@ -75,19 +102,31 @@ const timestamps = (operation: 'create' | 'update') => {
 const createdAt = (operation: 'create' | 'update') => (operation === 'create' ? { createdAt: new Date() } : {});
 
 /** The four data layers, by resource type, on `prisma` (of database `provider`). */
-export function createPrismaStore(prisma: BlogPrisma, provider: 'sqlite' | 'postgresql', options: StoreOptions = {}) {
+export function createPrismaStore(prisma: BlogPrisma, provider: BlogProvider, options: StoreOptions = {}) {
   const scoped = options.scoped === true;
   /**
    * `filter[search]`: articles whose title contains any of the terms, case-insensitively
-   * (SQLite's `LIKE` ignores ASCII case; PostgreSQL's is `mode: 'insensitive'`). One
-   * condition, so it may also stand inside `filter[or]` and `filter[not]`. Unlike the Kysely
-   * store's, on SQLite a `%` or `_` in a term is a wildcard: Prisma's SQLite `contains` has no escape.
+   * (SQLite's `LIKE` ignores ASCII case; PostgreSQL's is `mode: 'insensitive'`; on MySQL, whose
+   * `title` column is case-sensitive `utf8mb4_bin` and where Prisma has no `mode`, the ids of
+   * `lower(title) like` each term, read on the request's transaction). One condition, so it may
+   * also stand inside `filter[or]` and `filter[not]`. Unlike the Kysely store's, on SQLite a `%`
+   * or `_` in a term is a wildcard: Prisma's SQLite `contains` has no escape.
    */
-  const search = (value: FilterValue) => ({
-    OR: [value].flat().map((term) => ({
-      title: { contains: term, ...(provider === 'postgresql' && { mode: 'insensitive' as const }) },
-    })),
-  });
+  const search = async (value: FilterValue, ctx: Context) => {
+    const terms = [value].flat();
+    if (provider !== 'mysql')
+      return {
+        OR: terms.map((term) => ({
+          title: { contains: term, ...(provider === 'postgresql' && { mode: 'insensitive' as const }) },
+        })),
+      };
+    if (terms.length === 0) return { id: { in: [] } };
+    const rows = await clientFor(prisma, ctx).$queryRawUnsafe<Array<{ id: number }>>(
+      `select id from articles where ${terms.map(() => "lower(title) like ? escape '\\\\'").join(' or ')}`,
+      ...terms.map((term) => likeText(term.toLowerCase(), 'contains')),
+    );
+    return { id: { in: rows.map((row) => row.id) } };
+  };
   return defineStore<BlogPrisma, Resources>(
     prisma,
     {

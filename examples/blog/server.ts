@@ -121,9 +121,9 @@ async function openApi(options: DemoOptions): Promise<{ api: JsonApi; close: () 
     };
   }
   const databaseUrl = options.databaseUrl === undefined ? process.env.DATABASE_URL : (options.databaseUrl ?? undefined);
-  // The Prisma and Drizzle stores serve SQLite and PostgreSQL; MySQL has the Kysely store only.
-  if (databaseUrl && /^mysql:/i.test(databaseUrl) && (options.store === 'prisma' || options.store === 'drizzle'))
-    throw new Error(`--store ${options.store} serves SQLite and PostgreSQL; on MySQL use --store kysely`);
+  // The Drizzle store serves SQLite and PostgreSQL; MySQL has the Kysely and Prisma stores.
+  if (databaseUrl && /^mysql:/i.test(databaseUrl) && options.store === 'drizzle')
+    throw new Error(`--store ${options.store} serves SQLite and PostgreSQL; on MySQL use --store kysely or prisma`);
   const database = openDatabase({ databaseUrl, file: options.db, ...(options.log && { log: options.log }) });
   const { db } = database;
   try {
@@ -167,9 +167,10 @@ async function prismaApi(
   }
   const { createPrismaStore, openPrisma } = await import('./prisma-store.js');
   const { prismaIdempotency, prismaOutbox, prismaTransaction } = await import('@jsonapi-gen/prisma');
-  const postgres = database.dialect === 'postgres';
-  const prisma = openPrisma(postgres ? { databaseUrl: database.location } : { file: database.location }, { onQuery });
-  const api = createApi(createPrismaStore(prisma, postgres ? 'postgresql' : 'sqlite'), {
+  const sqlite = database.dialect === 'sqlite';
+  const prisma = openPrisma(sqlite ? { file: database.location } : { databaseUrl: database.location }, { onQuery });
+  const provider = database.dialect === 'mysql' ? 'mysql' : database.dialect === 'postgres' ? 'postgresql' : 'sqlite';
+  const api = createApi(createPrismaStore(prisma, provider), {
     transaction: prismaTransaction(prisma),
     idempotency: { store: prismaIdempotency(prisma), scope },
     outbox: prismaOutbox(prisma, { types: OUTBOX_TYPES }),

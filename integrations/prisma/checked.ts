@@ -106,7 +106,7 @@ export type StoreModel<R extends ResourceTypes> = R['model'] & Record<string, un
 
 /** The implementations of `R`'s custom filters named `N`, by name: the `where` of the rows each keeps. */
 type FilterImplementations<R extends ResourceTypes, N extends keyof R['customFilters']> = {
-  readonly [F in N]: (value: R['customFilters'][F] & FilterValue, context: Context) => PrismaWhere;
+  readonly [F in N]: (value: R['customFilters'][F] & FilterValue, context: Context) => MaybePromise<PrismaWhere>;
 };
 
 /** The implementations of `R`'s custom sorts named `N`, by name: the `orderBy` entries of each. */

@@ -9,7 +9,7 @@ import type { Condition, ConditionValue, CustomCondition, FilterCondition } from
 export type PrismaWhere = { readonly [field: string]: unknown };
 
 /** The databases a where is written for: Prisma's text filters differ between them. */
-export type WhereProvider = 'sqlite' | 'postgresql';
+export type WhereProvider = 'sqlite' | 'postgresql' | 'mysql';
 
 /** A relationship as a `where` reaches it. */
 export interface WhereRelationship {
@@ -53,7 +53,8 @@ export interface WhereOptions {
   /**
    * A leaf's where worked out by the store (the where on the model it is on: the related
    * model's, for a path), or undefined for the default. What Prisma cannot say (on SQLite a
-   * case-sensitive text operator, or `%` or `_` in its value) throws unless this gives a where,
+   * case-sensitive text operator, or `%` or `_` in its value; on MySQL a case-insensitive one)
+   * throws unless this gives a where,
    * e.g. `{ id: { in: ids } }`. A nullable field's guard under a negation still applies.
    */
   readonly leaf?: (condition: Condition) => PrismaWhere | undefined;
@@ -69,7 +70,7 @@ function mappingOf(options: WhereOptions, type: string): WhereMapping {
   return mapping;
 }
 
-/** A LIKE pattern's own characters made literal (PostgreSQL's default escape is `\`). */
+/** A LIKE pattern's own characters made literal (PostgreSQL's and MySQL's default escape is `\`). */
 function literal(text: string): string {
   return text.replace(/[\\%_]/g, (c) => `\\${c}`);
 }
@@ -113,6 +114,12 @@ function leaf(
             `prismaWhere: ${op} of a text with % or _ (${condition.field}) has no Prisma where on SQLite`,
           );
         where = { [field]: { [op]: text } };
+      } else if (options.provider === 'mysql') {
+        // Prisma's `mode` is PostgreSQL's only; the column's collation decides the case rule of
+        // MySQL's LIKE, case-sensitive on a binary one (utf8mb4_bin, as the demo's tables have).
+        if (condition.caseInsensitive)
+          throw new TypeError(`prismaWhere: a case-insensitive ${op} (${condition.field}) has no Prisma where on MySQL`);
+        where = { [field]: { [op]: literal(text) } };
       } else
         where = { [field]: { [op]: literal(text), ...(condition.caseInsensitive ? { mode: 'insensitive' } : {}) } };
       break;
@@ -196,8 +203,10 @@ function translate(type: string, condition: FilterCondition, options: WhereOptio
  * to-one, `some` for to-many, through a join model's relation), within the related type's
  * scope. Counts become `some`/`none` where they ask for existence, and `options.count`
  * otherwise. Throws a `TypeError` for what Prisma cannot say: other counts without
- * `options.count`, custom filters, and on SQLite case-sensitive text operators or a text
- * operator's value holding `%` or `_` (Prisma's SQLite LIKE has no escape and ignores ASCII case).
+ * `options.count`, custom filters, on SQLite case-sensitive text operators or a text
+ * operator's value holding `%` or `_` (Prisma's SQLite LIKE has no escape and ignores ASCII case),
+ * and on MySQL case-insensitive text operators (Prisma's `mode` is PostgreSQL's only; the
+ * column's collation decides, and is taken to be a case-sensitive one such as `utf8mb4_bin`).
  *
  * @example
  * const where = prismaWhere('articles', { field: 'author.name', op: 'eq', value: 'Ada',

@@ -57,8 +57,9 @@ function databaseCode(thrown: unknown): string | undefined {
 }
 
 /**
- * Whether running the transaction again may succeed: PostgreSQL aborted it for a conflict with
- * another one (a serialization failure, 40001, or a deadlock, 40P01; Prisma's P2034, the
+ * Whether running the transaction again may succeed: the database aborted it for a conflict
+ * with another one (PostgreSQL's serialization failure, 40001, or deadlock, 40P01; MySQL's
+ * deadlock, 1213, or lock wait past `innodb_lock_wait_timeout`, 1205; Prisma's P2034, the
  * adapter's `TransactionWriteConflict`).
  *
  * @example
@@ -69,9 +70,24 @@ export function retryable(thrown: unknown): boolean {
   return (
     prismaCode(thrown) === 'P2034' ||
     adapterCause(thrown)?.kind === 'TransactionWriteConflict' ||
-    conflictCode(databaseCode(thrown))
+    conflictCode(databaseCode(thrown)) ||
+    MYSQL_CONFLICTS.has(adapterCause(thrown)?.originalCode ?? '')
   );
 }
+
+/**
+ * MySQL's and MariaDB's numbers of a value a column cannot hold, as PostgreSQL's SQLSTATE:
+ * too long (1406), out of range (1264), truncated (1265), an incorrect value (1366).
+ */
+const MYSQL_UNSTORABLE: Readonly<Record<string, string>> = {
+  '1406': '22001',
+  '1264': '22003',
+  '1265': '22000',
+  '1366': '22000',
+};
+
+/** MySQL's and MariaDB's numbers of a deadlock and of a lock wait past its timeout. */
+const MYSQL_CONFLICTS = new Set(['1213', '1205']);
 
 /** Prisma's codes of a database it cannot reach or that stopped answering. */
 const UNAVAILABLE_CODES = new Set(['P1001', 'P1002', 'P1008', 'P1017', 'P2024']);
@@ -173,8 +189,9 @@ export function prismaError(thrown: unknown, written?: Written): unknown {
     return uniqueViolation(written && uniquePointer(cause, written));
   }
   // PostgreSQL refusing a value (class 22: NUL in text, too long; 54000: past the btree's
-  // index-entry limit) is the client's: a 422 at the attribute holding it.
-  const original = cause?.originalCode;
+  // index-entry limit) is the client's: a 422 at the attribute holding it. MySQL's numbers of
+  // the same are read as the SQLSTATE PostgreSQL would give.
+  const original = MYSQL_UNSTORABLE[cause?.originalCode ?? ''] ?? cause?.originalCode;
   if (written?.values && original !== undefined && (original === '54000' || original.startsWith('22')))
     return unstorable(original, written.values);
   const nestedConnect =
@@ -212,9 +229,12 @@ function uniquePointer(cause: AdapterCause | undefined, written: Written): strin
   if (named !== undefined && named in written.attributes) return `/data/attributes/${escape(named)}`;
   // PostgreSQL names the index, not its columns: Prisma's default names say which they are.
   const held = [...columns];
-  if (index === `${written.table}_pkey`) held.push(idColumn);
+  // MySQL calls every key PRIMARY, and names its table (MySQL 8 does, MariaDB does not).
+  if (index === `${written.table}_pkey` || (index === 'PRIMARY' && cause?.table === written.table))
+    held.push(idColumn);
   for (const column of Object.values(written.attributes))
-    if (index === `${written.table}_${column}_key`) held.push(column);
+    // MySQL names a one-column unique index after its column unless given a name.
+    if (index === `${written.table}_${column}_key` || index === column) held.push(column);
   const { attributes } = written;
   return uniquePointerAt(held, { attributes, column: (name) => attributes[name]!, idColumn });
 }

@@ -78,4 +78,5 @@ export {
 export { prismaIdempotency, type PrismaIdempotencyOptions } from './idempotency.js';
 export { prismaOutbox, type PrismaOutboxOptions } from './outbox.js';
 export { zuluDateTimes } from './sqlite-dates.js';
+export { likeText, type LikePosition } from 'jsonapi-gen/internal';
 export { SQLITE_MAX_BIND_VALUES, sqliteAdapter } from './sqlite-adapter.js';

@@ -178,9 +178,11 @@ export interface ModelMapping<C, M extends ModelName<C>> {
   readonly policy?: (ability: Ability, model: Record<string, unknown>, context: Context) => MaybePromise<boolean>;
   /**
    * The schema's custom filters, by name: the `where` that holds for the rows the filter keeps.
-   * Each is one condition, so it may also stand inside `filter[or]` and `filter[not]`.
+   * Each is one condition, so it may also stand inside `filter[or]` and `filter[not]`. It may
+   * work the where out with a query of its own (a promise of it), as a filter Prisma cannot
+   * say in a where needs (a case-insensitive match on MySQL: `{ id: { in: ids } }`).
    */
-  readonly filters?: Readonly<Record<string, (value: FilterValue, context: Context) => PrismaWhere>>;
+  readonly filters?: Readonly<Record<string, (value: FilterValue, context: Context) => MaybePromise<PrismaWhere>>>;
   /** The schema's custom sorts, by name: the `orderBy` entries of the sort. */
   readonly sorts?: Readonly<Record<string, (direction: SortDirection, context: Context) => readonly PrismaWhere[]>>;
   /** An integer field holding the row's version (the writes add one; reads carry it in their `ETag`). */

@@ -2,7 +2,15 @@
  * An Index query of the Prisma store as a plain value (`PrismaQuery`), and what the runtime's
  * conditions and counts become on it: `where` parts, `orderBy` entries, a page.
  */
-import { BadRequestError, type Condition, type Context, type CountPath, type FilterCondition } from 'jsonapi-gen';
+import {
+  BadRequestError,
+  type Condition,
+  type Context,
+  type CountPath,
+  type CustomCondition,
+  type FilterCondition,
+} from 'jsonapi-gen';
+import { likeText } from 'jsonapi-gen/internal';
 import { type PrismaWhere, prismaWhere } from './conditions.js';
 import { type IdList, filterParameter } from './id-lists.js';
 import { type ModelResource, allOf } from './resource.js';
@@ -83,11 +91,43 @@ function asciiLower(text: string): string {
   return text.replace(/[A-Z]/g, (c) => c.toLowerCase());
 }
 
+/** A name quoted for MySQL. */
+const quoted = (name: string) => `\`${name.replace(/`/g, '``')}\``;
+
+/**
+ * A case-insensitive text condition on MySQL, which Prisma cannot say (its `mode` is
+ * PostgreSQL's), as `{ id: { in: ids } }` on `target`: one statement of the request's client
+ * or transaction, `lower(column) like` the lowered term (its `%`, `_` and `\` literal), as the
+ * Kysely store says it. The table and column names are the mapping's `table` and `columns`.
+ */
+async function mysqlFoldedWhere(
+  target: ModelResource,
+  field: string,
+  op: 'contains' | 'startsWith' | 'endsWith',
+  term: string,
+  context: Context,
+): Promise<PrismaWhere> {
+  const { table, columns } = target.mapping;
+  if (table === undefined)
+    throw new TypeError(`defineStore: ${target.type} needs its table in the mapping for a case-insensitive ${op} on MySQL`);
+  const column = columns?.[field] ?? field;
+  const idColumn = columns?.[target.idField] ?? target.idField;
+  const client = target.clientFor(context) as {
+    $queryRawUnsafe(sql: string, ...values: unknown[]): Promise<Array<{ id: unknown }>>;
+  };
+  // The SQL reads escape '\\': MySQL's string literal of one backslash.
+  const rows = await client.$queryRawUnsafe(
+    `select ${quoted(idColumn)} as id from ${quoted(table)} where lower(${quoted(column)}) like ? escape '\\\\'`,
+    likeText(term.toLowerCase(), op),
+  );
+  return { [target.idField]: { in: rows.map((row) => row.id) } };
+}
+
 /**
  * A text condition Prisma cannot say on SQLite (case-sensitive, or `%`/`_` in the value) as
  * `{ id: { in: ids } }` on the model it is on: Prisma's `LIKE` (ASCII case ignored, `%` and `_`
  * wildcards) reads a superset of the matching rows' ids and text, which the exact comparison
- * then narrows.
+ * then narrows. On MySQL (a case-insensitive one): `mysqlFoldedWhere`.
  */
 export async function textWhere(
   resources: Resources,
@@ -99,6 +139,7 @@ export async function textWhere(
   if (!target) throw new TypeError(`defineStore: ${condition.path!.type} is not in the store`);
   const field = target.field(condition.path ? condition.path.attribute : condition.field);
   const op = condition.op as 'contains' | 'startsWith' | 'endsWith';
+  if (target.provider === 'mysql') return mysqlFoldedWhere(target, field, op, String(condition.value), context);
   const fold = condition.caseInsensitive ? asciiLower : (text: string) => text;
   const term = fold(String(condition.value));
   const rows = await target.delegate(context).findMany({
@@ -179,15 +220,27 @@ function idWhere(target: ModelResource, attribute: string, c: Condition): Prisma
   }
 }
 
-/** The leaves of `condition` Prisma's where cannot say, each once. */
-function unsayable(condition: FilterCondition, sqlite: boolean, out: Condition[]): Condition[] {
+/** Whether Prisma's where can say text leaf `leaf` on `provider`. */
+function sayableText(leaf: Condition, provider: ModelResource['provider']): boolean {
+  if (provider === 'sqlite') return leaf.caseInsensitive === true && !/[%_]/.test(String(leaf.value));
+  return provider === 'mysql' ? leaf.caseInsensitive !== true : true;
+}
+
+/** The leaves of `condition` Prisma's where cannot say, each once, and its custom conditions. */
+function unsayable(
+  condition: FilterCondition,
+  provider: ModelResource['provider'],
+  out: Condition[],
+  customs: CustomCondition[],
+): Condition[] {
   if (condition.op === 'and' || condition.op === 'or' || condition.op === 'not') {
-    for (const c of condition.conditions) unsayable(c, sqlite, out);
-  } else if (condition.op !== 'custom') {
+    for (const c of condition.conditions) unsayable(c, provider, out, customs);
+  } else if (condition.op === 'custom') customs.push(condition);
+  else {
     const leaf = condition as Condition;
     const text = leaf.op === 'contains' || leaf.op === 'startsWith' || leaf.op === 'endsWith';
     if (leaf.count && !existence(leaf)) out.push(leaf);
-    else if (text && sqlite && (!leaf.caseInsensitive || /[%_]/.test(String(leaf.value)))) out.push(leaf);
+    else if (text && !sayableText(leaf, provider)) out.push(leaf);
   }
   return out;
 }
@@ -225,7 +278,15 @@ export async function conditionWhere(
   context: Context,
 ): Promise<{ where: PrismaWhere; lists: IdList[] }> {
   const sqlite = resource.provider === 'sqlite';
-  const leaves = unsayable(condition, sqlite, []);
+  const customs: CustomCondition[] = [];
+  const leaves = unsayable(condition, resource.provider, [], customs);
+  // Custom filters may work their where out with a query of their own: each is awaited first.
+  const customWheres = new Map<CustomCondition, PrismaWhere>();
+  for (const custom of customs) {
+    const filter = resource.mapping.filters?.[custom.field];
+    if (!filter) throw new TypeError(`defineStore: ${resource.type} has no custom filter ${custom.field}`);
+    customWheres.set(custom, await filter(custom.value as string | string[], context));
+  }
   const resolved = new Map<Condition, PrismaWhere>();
   for (const leaf of leaves)
     resolved.set(
@@ -257,11 +318,7 @@ export async function conditionWhere(
     scope: (type) => resources.get(type)?.scope(context),
     count: found,
     leaf,
-    custom: (custom) => {
-      const filter = resource.mapping.filters?.[custom.field];
-      if (!filter) throw new TypeError(`defineStore: ${resource.type} has no custom filter ${custom.field}`);
-      return filter(custom.value as string | string[], context);
-    },
+    custom: (custom) => customWheres.get(custom)!,
   });
   return { where, lists };
 }

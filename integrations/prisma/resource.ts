@@ -44,7 +44,7 @@ export interface LooseMapping {
   readonly parseId?: (id: string) => unknown;
   readonly scope?: (context: Context) => PrismaWhere;
   readonly policy?: (ability: Ability, model: Model, context: Context) => MaybePromise<boolean>;
-  readonly filters?: Readonly<Record<string, (value: FilterValue, context: Context) => PrismaWhere>>;
+  readonly filters?: Readonly<Record<string, (value: FilterValue, context: Context) => MaybePromise<PrismaWhere>>>;
   readonly sorts?: Readonly<Record<string, (direction: SortDirection, context: Context) => readonly PrismaWhere[]>>;
   readonly version?: string;
   readonly serverFields?: (operation: WriteOperation, context: Context) => Record<string, unknown>;

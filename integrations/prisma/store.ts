@@ -338,7 +338,7 @@ function dataLayer(
     customFilters: Object.fromEntries(
       Object.entries(mapping.filters ?? {}).map(([name, filter]) => [
         name,
-        (query: PrismaQuery, value: FilterValue, context: Context) => where(query, filter(value, context)),
+        async (query: PrismaQuery, value: FilterValue, context: Context) => where(query, await filter(value, context)),
       ]),
     ),
     orderBy: (

@@ -39,10 +39,9 @@ export const STORES: Array<[DialectName, RunnerName]> = [
 /** The data layers a suite runs on: the Kysely store with one of its runners, the Prisma store or the Drizzle store. */
 export type Backend = RunnerName | 'prisma' | 'drizzle';
 /** The Prisma store on each dialect, for `describe.each([...STORES, ...PRISMA_STORES])`. */
-export const PRISMA_STORES: Array<[DialectName, Backend]> = DIALECTS.map((dialect): [DialectName, Backend] => [
-  dialect,
-  'prisma',
-]);
+export const PRISMA_STORES: Array<[DialectName, Backend]> = [...DIALECTS, 'mysql' as const].map(
+  (dialect): [DialectName, Backend] => [dialect, 'prisma'],
+);
 /** The Drizzle store on each dialect, for `describe.each([...STORES, ...DRIZZLE_STORES])`. */
 export const DRIZZLE_STORES: Array<[DialectName, Backend]> = DIALECTS.map((dialect): [DialectName, Backend] => [
   dialect,
@@ -91,7 +90,7 @@ export async function openFixture(dialect: DialectName, articles = 60, backend: 
   const provider = dialect === 'sqlite' ? 'sqlite' : 'postgresql';
   const storeOf = (options?: StoreOptions): DataLayers =>
     prisma
-      ? createPrismaStore(prisma, provider, options)
+      ? createPrismaStore(prisma, dialect === 'mysql' ? 'mysql' : provider, options)
       : drizzle
         ? createDrizzleStore(drizzle.db, provider, options)
         : createStore(database.db, options);

@@ -312,3 +312,23 @@ describe('prismaWhere on SQLite', () => {
     ).toThrow(/custom filter search/);
   });
 });
+
+describe('prismaWhere on MySQL', () => {
+  const MYSQL: WhereOptions = { ...OPTIONS, provider: 'mysql' };
+
+  it('says a case-sensitive text operator as LIKE with its wildcards made literal, and no `mode`', () => {
+    // Prisma refuses `mode` on MySQL; a binary collation (utf8mb4_bin) makes its LIKE case-sensitive.
+    expect(prismaWhere('articles', { field: 'title', op: 'contains', value: '50%_\\' }, MYSQL)).toEqual({
+      title: { contains: '50\\%\\_\\\\' },
+    });
+  });
+
+  it('refuses a case-insensitive one, which the store works out as a list of ids', () => {
+    expect(() =>
+      prismaWhere('articles', { field: 'title', op: 'startsWith', value: 'joins', caseInsensitive: true }, MYSQL),
+    ).toThrow(/case-insensitive startsWith \(title\) has no Prisma where on MySQL/);
+    const ids = { id: { in: [1, 2] } };
+    const condition: Condition = { field: 'title', op: 'startsWith', value: 'joins', caseInsensitive: true };
+    expect(prismaWhere('articles', condition, { ...MYSQL, leaf: () => ids })).toEqual(ids);
+  });
+});

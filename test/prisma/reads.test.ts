@@ -8,25 +8,28 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PrismaBetterSqlite3 } from '@prisma/adapter-better-sqlite3';
+import { PrismaMariaDb } from '@prisma/adapter-mariadb';
 import { PrismaPg } from '@prisma/adapter-pg';
-import { type FilterValue, JsonApi } from 'jsonapi-gen';
+import { type Context, type FilterValue, JsonApi } from 'jsonapi-gen';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrate, openDatabase, type OpenDatabase } from '../../examples/blog/db.js';
 import type { Resources } from '../../examples/blog/generated/index.js';
+import { PrismaClient as MysqlClient } from '../../examples/blog/prisma/generated/mysql/client.js';
 import { PrismaClient as PostgresClient } from '../../examples/blog/prisma/generated/postgresql/client.js';
 import { PrismaClient as SqliteClient } from '../../examples/blog/prisma/generated/sqlite/client.js';
 import { seed } from '../../examples/blog/seed.js';
 import { createStore } from '../../examples/blog/store.js';
 import { defineModelStore, defineStore } from '../../integrations/prisma/store.js';
-import { createPostgresDatabase } from '../support/databases.js';
+import { clientFor, likeText } from '../../integrations/prisma/index.js';
+import { createMysqlDatabase, createPostgresDatabase } from '../support/databases.js';
 import { CURSOR_PATHS, MISSING, PATHS, apiOf, read, sameCursorPages } from '../support/store-reads.js';
 
-/** Both generated clients have this shape. */
+/** The generated clients have this shape. */
 type Client = SqliteClient;
 
 /** The demo's resources on Prisma: the mapping a user of the integration writes. */
-function prismaStore(prisma: Client, provider: 'sqlite' | 'postgresql') {
+function prismaStore(prisma: Client, provider: 'sqlite' | 'postgresql' | 'mysql') {
   return defineStore<Client, Resources>(
     prisma,
     {
@@ -45,12 +48,22 @@ function prismaStore(prisma: Client, provider: 'sqlite' | 'postgresql') {
           tags: { field: 'tags', through: { model: 'articleTag', from: 'articleId', to: 'tagId', relation: 'tag' } },
         },
         filters: {
-          // As the demo's Kysely search: the title contains the term, case-insensitively.
-          search: (value: FilterValue) => ({
-            OR: [value].flat().map((term) => ({
-              title: { contains: term, ...(provider === 'postgresql' && { mode: 'insensitive' }) },
-            })),
-          }),
+          // As the demo's Kysely search: the title contains the term, case-insensitively (on
+          // MySQL, whose title column is case-sensitive and where Prisma has no `mode`, by ids).
+          search: async (value: FilterValue, ctx: Context) => {
+            const terms = [value].flat();
+            if (provider !== 'mysql')
+              return {
+                OR: terms.map((term) => ({
+                  title: { contains: term, ...(provider === 'postgresql' && { mode: 'insensitive' }) },
+                })),
+              };
+            const rows = await clientFor(prisma, ctx).$queryRawUnsafe<Array<{ id: number }>>(
+              `select id from articles where ${terms.map(() => "lower(title) like ? escape '\\\\'").join(' or ') || '1 = 0'}`,
+              ...terms.map((term) => likeText(term.toLowerCase(), 'contains')),
+            );
+            return { id: { in: rows.map((row) => row.id) } };
+          },
         },
         policy: (ability, article, ctx) =>
           ability === 'update' || ability === 'delete' ? String(article.authorId) === ctx.getAttribute('user') : true,
@@ -85,7 +98,7 @@ interface Served {
 }
 
 /** The same database read through both stores: Kysely's and Prisma's. */
-async function serve(dialect: 'sqlite' | 'postgres', cleanups: Array<() => Promise<void> | void>): Promise<Served> {
+async function serve(dialect: 'sqlite' | 'postgres' | 'mysql', cleanups: Array<() => Promise<void> | void>): Promise<Served> {
   let database: OpenDatabase;
   let prisma: Client;
   const queries: string[] = [];
@@ -96,6 +109,19 @@ async function serve(dialect: 'sqlite' | 'postgres', cleanups: Array<() => Promi
     const file = join(dir, 'blog.sqlite');
     database = openDatabase({ file });
     prisma = new SqliteClient({ adapter: new PrismaBetterSqlite3({ url: `file:${file}` }), log: [...log] });
+  } else if (dialect === 'mysql') {
+    const created = await createMysqlDatabase();
+    cleanups.push(() => created.drop());
+    database = openDatabase({ databaseUrl: created.url });
+    const url = new URL(created.url);
+    const adapter = new PrismaMariaDb({
+      host: url.hostname,
+      port: Number(url.port),
+      user: decodeURIComponent(url.username),
+      password: decodeURIComponent(url.password),
+      database: url.pathname.slice(1),
+    });
+    prisma = new MysqlClient({ adapter, log: [...log] }) as unknown as Client;
   } else {
     const created = await createPostgresDatabase();
     cleanups.push(() => created.drop());
@@ -115,13 +141,13 @@ async function serve(dialect: 'sqlite' | 'postgres', cleanups: Array<() => Promi
     queries.push(e.query),
   );
   return {
-    prisma: apiOf(prismaStore(prisma, dialect === 'sqlite' ? 'sqlite' : 'postgresql')),
+    prisma: apiOf(prismaStore(prisma, dialect === 'sqlite' ? 'sqlite' : dialect === 'mysql' ? 'mysql' : 'postgresql')),
     kysely: apiOf(createStore(database.db)),
     queries,
   };
 }
 
-describe.each(['sqlite', 'postgres'] as const)('the Prisma store reads as the Kysely store on %s', (dialect) => {
+describe.each(['sqlite', 'postgres', 'mysql'] as const)('the Prisma store reads as the Kysely store on %s', (dialect) => {
   let served: Served;
   const cleanups: Array<() => Promise<void> | void> = [];
   beforeAll(async () => {

@@ -1,23 +1,26 @@
 /**
  * The demo's schema.prisma against the tables its Kysely migrations make: the clients
  * generated from it (offline), the seeded rows read through them with the driver adapters
- * (better-sqlite3, pg), and every model, field, table and column agreeing in name, type and
+ * (better-sqlite3, pg, mariadb), and every model, field, table and column agreeing in name, type and
  * nullability.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PrismaBetterSqlite3 } from '@prisma/adapter-better-sqlite3';
+import { PrismaMariaDb } from '@prisma/adapter-mariadb';
 import { PrismaPg } from '@prisma/adapter-pg';
 import SQLite from 'better-sqlite3';
+import mysql from 'mysql2/promise';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Dialect, migrate, openDatabase } from '../../examples/blog/db.js';
+import { PrismaClient as MysqlClient } from '../../examples/blog/prisma/generated/mysql/client.js';
 import { PrismaClient as PostgresClient } from '../../examples/blog/prisma/generated/postgresql/client.js';
 import { PrismaClient as SqliteClient } from '../../examples/blog/prisma/generated/sqlite/client.js';
 import { seed, seedRows } from '../../examples/blog/seed.js';
 import { DEMO_SCHEMA, generateClients, schemaFor } from '../../integrations/prisma/scripts/generate.js';
-import { createPostgresDatabase } from '../support/databases.js';
+import { createMysqlDatabase, createPostgresDatabase } from '../support/databases.js';
 import { type SchemaModel, schemaModels } from './schema-file.js';
 
 const ARTICLES = 30;
@@ -28,8 +31,7 @@ const models = schemaModels(readFileSync(DEMO_SCHEMA, 'utf8'));
 const MIGRATOR_TABLES = ['kysely_migration', 'kysely_migration_lock'];
 
 /** The column types each Prisma type may be read from, by database. */
-// The Prisma store on MySQL is not in the demo yet.
-const COMPATIBLE: Record<Exclude<Dialect, 'mysql'>, Record<string, string[]>> = {
+const COMPATIBLE: Record<Dialect, Record<string, string[]>> = {
   // SQLite's declared types; the demo keeps date-times as ISO 8601 text, which Prisma's adapter reads.
   sqlite: { Int: ['integer'], BigInt: ['bigint', 'integer'], String: ['text'], DateTime: ['text'] },
   postgres: {
@@ -38,6 +40,9 @@ const COMPATIBLE: Record<Exclude<Dialect, 'mysql'>, Record<string, string[]>> = 
     String: ['text'],
     DateTime: ['timestamp with time zone'],
   },
+  // The demo's text is varchar(255) where indexed, mediumtext elsewhere (the idempotency keys' and
+  // the outbox's tables: text, longtext); date-times datetime(3), read as UTC.
+  mysql: { Int: ['int'], BigInt: ['bigint'], String: ['varchar', 'text', 'mediumtext', 'longtext'], DateTime: ['datetime'] },
 };
 
 /** A column as the database describes it. */
@@ -99,6 +104,23 @@ async function postgresColumns(url: string): Promise<DatabaseColumn[]> {
   }
 }
 
+async function mysqlColumns(url: string): Promise<DatabaseColumn[]> {
+  const connection = await mysql.createConnection({ uri: url });
+  try {
+    const [rows] = await connection.query(
+      `select table_name, column_name, data_type, is_nullable from information_schema.columns where table_schema = database()`,
+    );
+    return (rows as Array<Record<string, string>>).map((c) => ({
+      table: c.table_name ?? c.TABLE_NAME!,
+      column: c.column_name ?? c.COLUMN_NAME!,
+      type: (c.data_type ?? c.DATA_TYPE!).toLowerCase(),
+      nullable: (c.is_nullable ?? c.IS_NULLABLE) === 'YES',
+    }));
+  } finally {
+    await connection.end();
+  }
+}
+
 /** What does not agree between the schema's models and the database's columns, one line each. */
 function disagreements(schema: SchemaModel[], columns: DatabaseColumn[], dialect: keyof typeof COMPATIBLE): string[] {
   const problems: string[] = [];
@@ -153,7 +175,7 @@ describe('generating the clients', () => {
 /** The client as the checks use it: both generated clients have this shape. */
 type Client = SqliteClient;
 
-describe.each(['sqlite', 'postgres'] as const)('the demo database read through Prisma on %s', (dialect) => {
+describe.each(['sqlite', 'postgres', 'mysql'] as const)('the demo database read through Prisma on %s', (dialect) => {
   let prisma: Client;
   let columns: DatabaseColumn[];
   const cleanups: Array<() => Promise<void> | void> = [];
@@ -169,6 +191,24 @@ describe.each(['sqlite', 'postgres'] as const)('the demo database read through P
       await database.close();
       columns = sqliteColumns(file);
       prisma = new SqliteClient({ adapter: new PrismaBetterSqlite3({ url: `file:${file}` }) });
+    } else if (dialect === 'mysql') {
+      const created = await createMysqlDatabase();
+      cleanups.push(() => created.drop());
+      const database = openDatabase({ databaseUrl: created.url });
+      await migrate(database.db, 'mysql');
+      await seed(database.db, ARTICLES);
+      await database.close();
+      columns = await mysqlColumns(created.url);
+      const url = new URL(created.url);
+      prisma = new MysqlClient({
+        adapter: new PrismaMariaDb({
+          host: url.hostname,
+          port: Number(url.port),
+          user: decodeURIComponent(url.username),
+          password: decodeURIComponent(url.password),
+          database: url.pathname.slice(1),
+        }),
+      }) as unknown as Client;
     } else {
       const created = await createPostgresDatabase();
       cleanups.push(() => created.drop());

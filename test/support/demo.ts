@@ -3,8 +3,8 @@ import { createMysqlDatabase, createPostgresDatabase } from './databases.js';
 
 /**
  * What serves the demo: the Kysely store on SQLite, PostgreSQL or MySQL (the throwaway MariaDB
- * of `mysql.ts`), the hand-written memory store, or the Prisma or the Drizzle store on SQLite or
- * PostgreSQL.
+ * of `mysql.ts`), the hand-written memory store, the Prisma store on SQLite, PostgreSQL or
+ * MySQL, or the Drizzle store on SQLite or PostgreSQL.
  */
 export type Backend =
   | 'sqlite'
@@ -13,6 +13,7 @@ export type Backend =
   | 'memory'
   | 'prisma-sqlite'
   | 'prisma-postgres'
+  | 'prisma-mysql'
   | 'drizzle-sqlite'
   | 'drizzle-postgres';
 
@@ -24,6 +25,7 @@ export const BACKENDS: readonly Backend[] = [
   'memory',
   'prisma-sqlite',
   'prisma-postgres',
+  'prisma-mysql',
   'drizzle-sqlite',
   'drizzle-postgres',
 ];
@@ -36,7 +38,7 @@ export const BACKENDS: readonly Backend[] = [
 export async function startDemoOn(dialect: Backend, seed: number): Promise<Demo> {
   const pg = dialect.endsWith('postgres')
     ? await createPostgresDatabase()
-    : dialect === 'mysql'
+    : dialect.endsWith('mysql')
       ? await createMysqlDatabase()
       : undefined;
   try {
