@@ -56,6 +56,8 @@ export function serializers(time: (value: any) => unknown) {
         tags: { links: { self: `${self}/relationships/tags`, related: `${self}/tags` } } as Row,
       },
       links: { self },
+      // The demo's `meta.wordCount`: the words of the body, 0 without one.
+      meta: { wordCount: typeof row.body === 'string' ? row.body.split(/\s+/).filter(Boolean).length : 0 },
     };
   };
   const person = (base: string, row: Row) => {
@@ -265,6 +267,12 @@ export const readCreate = (body: string) => {
     status: attributes.status as string | undefined,
     authorId: Number(author.id),
     tagIds,
+    /** The members written, for the outbox entry (`status` has a default, so it is always written). */
+    changed: JSON.stringify(
+      [...Object.keys(attributes), 'status', ...Object.keys(relationships)]
+        .filter((m, i, all) => all.indexOf(m) === i)
+        .sort(),
+    ),
   };
 };
 

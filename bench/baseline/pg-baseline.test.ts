@@ -99,6 +99,6 @@ describe('the PostgreSQL baseline serves the demo’s documents', () => {
     }
     expect(await count('/articles/1')).toBe(1);
     const create = ROUTES.find((r) => r.name === 'd')!;
-    expect(await count(create.path, { method: 'POST', headers: create.headers, body: create.body })).toBe(5);
+    expect(await count(create.path, { method: 'POST', headers: create.headers, body: create.body })).toBe(6);
   });
 });

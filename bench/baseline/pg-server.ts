@@ -5,7 +5,7 @@
  * as `= any($1)` (one statement shape whatever the arity), batched include queries, one
  * `JSON.stringify` per response, the same documents as the demo. POST /articles in five
  * statements: BEGIN, both linkage checks in one query, INSERT ... RETURNING, the tag links in
- * one INSERT ... SELECT unnest, COMMIT. No response caching.
+ * one INSERT ... SELECT unnest, the outbox entry, COMMIT. No response caching.
  *
  * Routes: GET /articles (page[limit], page[offset], include of author, tags, comments,
  * comments.author; default sort -createdAt; counted), GET /articles/{id}, POST /articles,
@@ -250,6 +250,12 @@ export async function startPgBaseline(options: PgBaselineOptions): Promise<PgBas
           client,
         );
       }
+      // The demo's outbox: one entry per article written, in the same transaction.
+      await all(
+        "insert into jsonapi_outbox (action, resource_type, resource_id, changed, occurred_at) values ('create', 'articles', $1, $2, $3)",
+        [String(row!.id), values.changed, now],
+        client,
+      );
       await client.query('commit');
       onStatement?.('commit');
       return row!;

@@ -256,6 +256,11 @@ export async function startBaseline(options: BaselineOptions): Promise<Baseline>
         values.tagIds.flatMap((t) => [id, t]),
       );
     }
+    // The demo's outbox: one entry per article written, in the same transaction.
+    run(
+      "insert into jsonapi_outbox (action, resource_type, resource_id, changed, occurred_at) values ('create', 'articles', ?, ?, ?)",
+      [String(id), values.changed, now],
+    );
     return get('select * from articles where id = ?', [id])!;
   });
   const createArticle = (values: CreateValues) => {

@@ -74,26 +74,39 @@ describe('package manifests', () => {
       'better-sqlite3',
       'jsonapi-gen',
       'kysely',
+      'mysql2',
       'pg',
     ]);
-    expect(kysely.peerDependenciesMeta).toEqual({ 'better-sqlite3': { optional: true }, pg: { optional: true } });
+    expect(kysely.peerDependenciesMeta).toEqual({
+      'better-sqlite3': { optional: true },
+      mysql2: { optional: true },
+      pg: { optional: true },
+    });
   });
 
   it('the Prisma integration takes Prisma Client and its adapters as peers, the adapters optional, in the versions developed with', () => {
     expect(prisma.dependencies ?? {}).toEqual({});
     expect(Object.keys(prisma.peerDependencies ?? {}).sort()).toEqual([
       '@prisma/adapter-better-sqlite3',
+      '@prisma/adapter-mariadb',
       '@prisma/adapter-pg',
       '@prisma/client',
       'jsonapi-gen',
     ]);
     expect(prisma.peerDependenciesMeta).toEqual({
       '@prisma/adapter-better-sqlite3': { optional: true },
+      '@prisma/adapter-mariadb': { optional: true },
       '@prisma/adapter-pg': { optional: true },
     });
     // The repository develops and tests with one Prisma version (CLI, client and adapters alike),
     // the lowest the peer ranges allow.
-    for (const name of ['prisma', '@prisma/client', '@prisma/adapter-better-sqlite3', '@prisma/adapter-pg'])
+    for (const name of [
+      'prisma',
+      '@prisma/client',
+      '@prisma/adapter-better-sqlite3',
+      '@prisma/adapter-mariadb',
+      '@prisma/adapter-pg',
+    ])
       expect(`^${root.devDependencies?.[name]}`, name).toBe(prisma.peerDependencies?.['@prisma/client']);
   });
 
