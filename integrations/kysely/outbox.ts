@@ -4,10 +4,12 @@
  * write on the request's transaction, and the host serves the table read-only as an ordinary
  * resource of `defineStore` (see docs/recipes/outbox-worker.md).
  */
-import type { Kysely, Migration } from 'kysely';
+import { type Kysely, type Migration, sql } from 'kysely';
 import type { Outbox } from 'jsonapi-gen';
 import type { AnyDatabase } from './any-database.js';
-import { executorFor, isSqlite } from './transaction.js';
+import { dialectOf } from './dialect.js';
+import { mysqlDateTime } from './mysql-values.js';
+import { executorFor } from './transaction.js';
 
 /** The default table name. */
 const TABLE = 'jsonapi_outbox';
@@ -26,7 +28,8 @@ interface OutboxRow {
  * The migration that creates the outbox table (add it to your migrations): `id` an
  * autoincrementing integer key (`serial` on PostgreSQL), `action`, `resource_type`,
  * `resource_id`, `changed` (the member names as JSON array text), `occurred_at` (ISO 8601 text
- * on SQLite, `timestamptz` on PostgreSQL), and an index on `resource_type, resource_id`.
+ * on SQLite, `timestamptz` on PostgreSQL, `datetime(3)` holding UTC on MySQL), and an index on
+ * `resource_type, resource_id` (on MySQL, which indexes text only to a length, `varchar(255)`).
  *
  * @example
  * import type { Migration } from 'kysely';
@@ -36,18 +39,22 @@ interface OutboxRow {
 export function outboxMigration(table = TABLE): Migration {
   return {
     async up(db: Kysely<AnyDatabase>) {
-      const sqlite = isSqlite(db);
+      const dialect = dialectOf(db);
+      const sqlite = dialect === 'sqlite';
+      const mysql = dialect === 'mysql';
+      const indexed = mysql ? 'varchar(255)' : 'text';
       await db.schema
         .createTable(table)
         .ifNotExists()
-        .addColumn('id', sqlite ? 'integer' : 'serial', (c) =>
-          sqlite ? c.primaryKey().autoIncrement() : c.primaryKey(),
+        .addColumn('id', dialect === 'postgres' ? 'serial' : 'integer', (c) =>
+          dialect === 'postgres' ? c.primaryKey() : c.primaryKey().autoIncrement(),
         )
-        .addColumn('action', 'text', (c) => c.notNull())
-        .addColumn('resource_type', 'text', (c) => c.notNull())
-        .addColumn('resource_id', 'text', (c) => c.notNull())
+        .addColumn('action', mysql ? 'varchar(16)' : 'text', (c) => c.notNull())
+        .addColumn('resource_type', indexed, (c) => c.notNull())
+        .addColumn('resource_id', indexed, (c) => c.notNull())
         .addColumn('changed', 'text', (c) => c.notNull())
-        .addColumn('occurred_at', sqlite ? 'text' : 'timestamptz', (c) => c.notNull())
+        .addColumn('occurred_at', sqlite ? 'text' : mysql ? 'datetime(3)' : 'timestamptz', (c) => c.notNull())
+        .$call((t) => (mysql ? t.modifyEnd(sql`engine = InnoDB default charset = utf8mb4 collate = utf8mb4_bin`) : t))
         .execute();
       await db.schema
         .createIndex(`${table}_resource_index`)
@@ -91,7 +98,8 @@ export function kyselyOutbox(db: Kysely<AnyDatabase>, options: KyselyOutboxOptio
           resource_type: entry.type,
           resource_id: entry.id,
           changed: JSON.stringify(entry.changed),
-          occurred_at: entry.occurredAt,
+          // MySQL's DATETIME takes no zone: the instant in UTC.
+          occurred_at: dialectOf(db) === 'mysql' ? (mysqlDateTime(entry.occurredAt) as string) : entry.occurredAt,
         })
         .execute(),
   };
