@@ -3,8 +3,8 @@ import { createMysqlDatabase, createPostgresDatabase } from './databases.js';
 
 /**
  * What serves the demo: the Kysely store on SQLite, PostgreSQL or MySQL (the throwaway MariaDB
- * of `mysql.ts`), the hand-written memory store, or the Prisma or the Drizzle store on SQLite or
- * PostgreSQL.
+ * of `mysql.ts`), the hand-written memory store, the Prisma store on SQLite or PostgreSQL, or the
+ * Drizzle store on SQLite, PostgreSQL or MySQL.
  */
 export type Backend =
   | 'sqlite'
@@ -14,7 +14,8 @@ export type Backend =
   | 'prisma-sqlite'
   | 'prisma-postgres'
   | 'drizzle-sqlite'
-  | 'drizzle-postgres';
+  | 'drizzle-postgres'
+  | 'drizzle-mysql';
 
 /** Every backend, for `describe.each`. */
 export const BACKENDS: readonly Backend[] = [
@@ -26,6 +27,7 @@ export const BACKENDS: readonly Backend[] = [
   'prisma-postgres',
   'drizzle-sqlite',
   'drizzle-postgres',
+  'drizzle-mysql',
 ];
 
 /**
@@ -36,7 +38,7 @@ export const BACKENDS: readonly Backend[] = [
 export async function startDemoOn(dialect: Backend, seed: number): Promise<Demo> {
   const pg = dialect.endsWith('postgres')
     ? await createPostgresDatabase()
-    : dialect === 'mysql'
+    : dialect.endsWith('mysql')
       ? await createMysqlDatabase()
       : undefined;
   try {
