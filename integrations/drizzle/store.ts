@@ -6,6 +6,7 @@
  */
 import type {
   Authorizable,
+  Condition,
   ConditionPath,
   Context,
   Countable,
@@ -264,12 +265,14 @@ function checkRelatedIds(r: StoreReads, resource: TableResource, condition: Filt
     for (const inner of condition.conditions) checkRelatedIds(r, resource, inner);
     return;
   }
-  if (condition.op === 'custom' || condition.op === 'null' || condition.path || condition.count) return;
-  const { field } = condition;
+  if (condition.op === 'custom') return;
+  const leaf = condition as Condition;
+  if (leaf.op === 'null' || leaf.path || leaf.count) return;
+  const { field } = leaf;
   if (resource.mapping.relationships?.[field] === undefined && !resource.declaredNames().includes(field)) return;
   const relation = resource.writeRelation(field, r.resources);
   if (relation.kind !== 'toOne') return;
-  const ids = Array.isArray(condition.value) ? (condition.value as readonly unknown[]) : [condition.value];
+  const ids = Array.isArray(leaf.value) ? (leaf.value as readonly unknown[]) : [leaf.value];
   if (ids.some((id) => relation.related.parseId(String(id)) === undefined)) throw invalidFilterValue();
 }
 
