@@ -1,6 +1,6 @@
 /**
  * The blog's data layers on Drizzle (`npm run demo -- --store drizzle`): the resources of
- * `schema.ts` backed by the Drizzle tables of `drizzle/sqlite.ts` or `drizzle/postgresql.ts`
+ * `schema.ts` backed by the Drizzle tables of `drizzle/sqlite.ts`, `drizzle/postgresql.ts` or `drizzle/mysql.ts`
  * through `@jsonapi-gen/drizzle`, as `store.ts` backs them by the Kysely store: the same
  * `search` filter, policy, version, server-set timestamps and relationships (from the tables'
  * `relations()`), and `scoped` for row-level reads.
@@ -8,30 +8,37 @@
 import SQLite from 'better-sqlite3';
 import { type SQL, sql } from 'drizzle-orm';
 import { drizzle as sqliteDrizzle } from 'drizzle-orm/better-sqlite3';
+import { drizzle as mysqlDrizzle } from 'drizzle-orm/mysql2';
 import { drizzle as postgresDrizzle } from 'drizzle-orm/node-postgres';
+import mysql from 'mysql2';
 import pg from 'pg';
 import type { Context, FilterValue } from 'jsonapi-gen';
 import { type DrizzleDatabase, defineStore, likeText } from '@jsonapi-gen/drizzle';
 import { SQLITE_BUSY_TIMEOUT_MS } from './db.js';
+import * as mysqlTables from './drizzle/mysql.js';
 import * as postgresTables from './drizzle/postgresql.js';
 import * as sqliteTables from './drizzle/sqlite.js';
 import type { Resources } from './generated/index.js';
 import type { StoreOptions } from './store.js';
 
-/** The demo's tables: both modules declare the same tables, columns and relations (test/drizzle/tables.test.ts). */
+/** The demo's tables: the modules declare the same tables, columns and relations (test/drizzle/tables.test.ts). */
 type Tables = typeof sqliteTables;
+
+/** The databases the demo's Drizzle store runs on. */
+export type DrizzleDialect = 'sqlite' | 'postgresql' | 'mysql';
 
 /** A Drizzle database on the demo's database, and what closes its connection or pool. */
 export interface OpenDrizzle {
   db: DrizzleDatabase;
-  dialect: 'sqlite' | 'postgresql';
+  dialect: DrizzleDialect;
   close(): Promise<void>;
 }
 
 /**
  * Drizzle on the demo's database: better-sqlite3 on the SQLite file (WAL, foreign keys, writes
  * waiting for another connection's lock up to the busy timeout), or a node-postgres pool on the
- * PostgreSQL URL (sessions in UTC, so that date-times come back as the text responses carry).
+ * PostgreSQL URL (sessions in UTC, so that date-times come back as the text responses carry), or
+ * a mysql2 pool on the `mysql://` URL (sessions in UTC: `DATETIME` columns hold UTC instants).
  * `onQuery` hears each SQL statement Drizzle runs (its logger), for counting them.
  *
  * @example
@@ -49,6 +56,11 @@ export function openDrizzle(
     client.pragma('journal_mode = WAL');
     client.pragma('foreign_keys = ON');
     return { db: sqliteDrizzle({ client, logger }), dialect: 'sqlite', close: async () => void client.close() };
+  }
+  if (/^mysql:/i.test(where.databaseUrl)) {
+    const pool = mysql.createPool({ uri: where.databaseUrl, connectionLimit: 10, timezone: 'Z' });
+    pool.on('connection', (connection) => void connection.query("set time_zone = '+00:00'"));
+    return { db: mysqlDrizzle({ client: pool, logger }), dialect: 'mysql', close: () => pool.promise().end() };
   }
   const pool = new pg.Pool({ connectionString: where.databaseUrl, max: 10, options: '-c TimeZone=UTC' });
   let closing = false;
@@ -82,7 +94,7 @@ function userKey(ctx: Context): number | undefined {
 }
 
 /** The data layers on `tables`, for `dialect`. */
-function blogStore(db: object, tables: Tables, dialect: 'sqlite' | 'postgresql', scoped: boolean) {
+function blogStore(db: object, tables: Tables, dialect: DrizzleDialect, scoped: boolean) {
   const { articles, comments } = tables;
   /** Articles the request may see: published ones, and the user's own. */
   const visibleArticle = (ctx: Context): SQL => {
@@ -94,9 +106,11 @@ function blogStore(db: object, tables: Tables, dialect: 'sqlite' | 'postgresql',
    * `filter[search]`: articles whose title contains any of the terms, case-insensitively and
    * literally (`%` and `_` too). One condition, so it may also stand in `filter[or]` and `filter[not]`.
    */
+  // The escape character, a backslash: MySQL's string literals double it.
+  const escape = sql.raw(dialect === 'mysql' ? `'\\\\'` : `'\\'`);
   const search = (value: FilterValue): SQL =>
     sql.join(
-      [value].flat().map((term) => sql`lower(${articles.title}) like ${likeText(term.toLowerCase(), 'contains')} escape '\\'`),
+      [value].flat().map((term) => sql`lower(${articles.title}) like ${likeText(term.toLowerCase(), 'contains')} escape ${escape}`),
       sql` or `,
     );
   return defineStore<Tables, Resources>(
@@ -130,18 +144,24 @@ function blogStore(db: object, tables: Tables, dialect: 'sqlite' | 'postgresql',
 }
 
 /**
- * The four data layers, by resource type, on a Drizzle database of `dialect`: `drizzle(...)` of
- * `drizzle-orm/better-sqlite3` on the SQLite file, or of `drizzle-orm/node-postgres` on a pool.
+ * The data layers, by resource type, on a Drizzle database of `dialect`: `drizzle(...)` of
+ * `drizzle-orm/better-sqlite3` on the SQLite file, of `drizzle-orm/node-postgres` or
+ * `drizzle-orm/mysql2` on a pool.
  *
  * @example
  * import SQLite from 'better-sqlite3';
  * import { drizzle } from 'drizzle-orm/better-sqlite3';
  * const store = createDrizzleStore(drizzle(new SQLite('blog.sqlite')), 'sqlite');
  */
-export function createDrizzleStore(db: object, dialect: 'sqlite' | 'postgresql', options: StoreOptions = {}) {
+export function createDrizzleStore(db: object, dialect: DrizzleDialect, options: StoreOptions = {}) {
   const scoped = options.scoped === true;
-  // The PostgreSQL module's tables have the SQLite module's keys, columns and relations.
-  const tables = dialect === 'sqlite' ? sqliteTables : (postgresTables as unknown as Tables);
+  // The PostgreSQL and MySQL modules' tables have the SQLite module's keys, columns and relations.
+  const tables =
+    dialect === 'sqlite'
+      ? sqliteTables
+      : dialect === 'mysql'
+        ? (mysqlTables as unknown as Tables)
+        : (postgresTables as unknown as Tables);
   return blogStore(db, tables, dialect, scoped);
 }
 

@@ -121,9 +121,6 @@ async function openApi(options: DemoOptions): Promise<{ api: JsonApi; close: () 
     };
   }
   const databaseUrl = options.databaseUrl === undefined ? process.env.DATABASE_URL : (options.databaseUrl ?? undefined);
-  // The Drizzle store serves SQLite and PostgreSQL; MySQL has the Kysely and Prisma stores.
-  if (databaseUrl && /^mysql:/i.test(databaseUrl) && options.store === 'drizzle')
-    throw new Error(`--store ${options.store} serves SQLite and PostgreSQL; on MySQL use --store kysely or prisma`);
   const database = openDatabase({ databaseUrl, file: options.db, ...(options.log && { log: options.log }) });
   const { db } = database;
   try {
@@ -186,7 +183,7 @@ async function prismaApi(
 
 /**
  * The generated API on the Drizzle store, over the database the Kysely migrations made and the
- * seed filled: Drizzle on its own connection (SQLite) or pool (PostgreSQL), one transaction per
+ * seed filled: Drizzle on its own connection (SQLite) or pool (PostgreSQL, MySQL), one transaction per
  * write request and per Atomic Operations batch, Idempotency-Keys in the same table as the
  * Kysely store's.
  */
@@ -198,9 +195,13 @@ async function drizzleApi(
   const { createDrizzleStore, openDrizzle } = await import('./drizzle-store.js');
   const { drizzleIdempotency, drizzleOutbox, drizzleTransaction } = await import('@jsonapi-gen/drizzle');
   const tables =
-    database.dialect === 'postgres' ? await import('./drizzle/postgresql.js') : await import('./drizzle/sqlite.js');
+    database.dialect === 'postgres'
+      ? await import('./drizzle/postgresql.js')
+      : database.dialect === 'mysql'
+        ? await import('./drizzle/mysql.js')
+        : await import('./drizzle/sqlite.js');
   const drizzle = openDrizzle(
-    database.dialect === 'postgres' ? { databaseUrl: database.location } : { file: database.location },
+    database.dialect === 'sqlite' ? { file: database.location } : { databaseUrl: database.location },
     { onQuery },
   );
   const api = createApi(createDrizzleStore(drizzle.db, drizzle.dialect), {

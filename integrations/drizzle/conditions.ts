@@ -9,6 +9,7 @@ import type { Condition, ConditionPath, Context, CountPath, FilterCondition, Fil
 import { type ConditionParts, SQL_COMPARISON, conditionShape, conditionValues } from 'jsonapi-gen/internal';
 import { type Column, type SQL, sql } from 'drizzle-orm';
 import type { Relation, Resources, TableResource } from './resource.js';
+import { isMysqlDateTime, mysqlDateTime } from './mysql.js';
 import { type Slot, list } from './statements.js';
 
 /** A piece of a statement: the shape of its SQL (undefined when it may vary), its values, its SQL given their slots. */
@@ -23,10 +24,32 @@ export interface Scope {
   readonly resources: Resources;
   readonly context: Context;
   readonly sqlite: boolean;
+  /** MySQL or MariaDB: text operators need a binary collation and date-times UTC text. */
+  readonly mysql: boolean;
+}
+
+/** The LIKE escape character, a backslash, as a literal: MySQL's string literals double it. */
+const ESCAPE = sql.raw(`'\\'`);
+const MYSQL_ESCAPE = sql.raw(`'\\\\'`);
+
+/**
+ * The values a comparison on `column` binds (`conditionValues`); on MySQL a date-time column's
+ * as the UTC `DATETIME` text it holds, so that instants compare as instants.
+ */
+export function valuesFor(column: Column | SQL, condition: ConditionParts, s: Pick<Scope, 'sqlite' | 'mysql'>): unknown[] {
+  const values = conditionValues(condition, s.sqlite);
+  if (!s.mysql || !('columnType' in column) || !isMysqlDateTime(column)) return values;
+  return values.map(mysqlDateTime);
 }
 
 /** `column op value` with its values in `slot` from 0 (see `conditionValues` for what they are). */
-export function comparison(column: Column | SQL, condition: ConditionParts, sqlite: boolean, slot: Slot): SQL {
+export function comparison(
+  column: Column | SQL,
+  condition: ConditionParts,
+  sqlite: boolean,
+  slot: Slot,
+  mysql = false,
+): SQL {
   const { op, value } = condition;
   switch (op) {
     case 'null':
@@ -40,8 +63,11 @@ export function comparison(column: Column | SQL, condition: ConditionParts, sqli
     case 'contains':
     case 'startsWith':
     case 'endsWith':
-      if (condition.caseInsensitive) return sql`lower(${column}) like ${slot(0)} escape '\\'`;
-      return sqlite ? sql`${column} glob ${slot(0)}` : sql`${column} like ${slot(0)} escape '\\'`;
+      if (condition.caseInsensitive) return sql`lower(${column}) like ${slot(0)} escape ${mysql ? MYSQL_ESCAPE : ESCAPE}`;
+      if (sqlite) return sql`${column} glob ${slot(0)}`;
+      // MySQL's default collations ignore case: the pattern's binary collation makes the match exact.
+      if (mysql) return sql`${column} like ${slot(0)} collate utf8mb4_bin escape ${MYSQL_ESCAPE}`;
+      return sql`${column} like ${slot(0)} escape ${ESCAPE}`;
     default:
       return sql`${column} ${sql.raw(SQL_COMPARISON[op])} ${slot(0)}`;
   }
@@ -76,11 +102,11 @@ export function pathPiece(s: Scope, resource: TableResource, condition: Conditio
     ? undefined
     : `path ${resource.type}.${condition.field} ${twoValued ? '2v ' : ''}${conditionShape(condition)}`;
   const members = (slot: Slot, key: Column, join: SQL) => {
-    const match = comparison(target, condition, s.sqlite, slot);
+    const match = comparison(target, condition, s.sqlite, slot, s.mysql);
     const where = inScope(related, s.context, twoValued ? sql`${match} and ${key} is not null` : match);
     return sql`(select ${key} from ${related.table}${join}${whereOf(where)})`;
   };
-  const values = conditionValues(condition, s.sqlite);
+  const values = valuesFor(target, condition, s);
   if (relation.kind === 'toOne') {
     const fk = relation.foreignKey;
     return {
@@ -184,7 +210,7 @@ export function conditionPiece(s: Scope, resource: TableResource, condition: Fil
   const column = resource.filterColumn(leaf.field);
   return {
     shape: `c ${resource.tableName}.${column.name} ${conditionShape(leaf)}`,
-    values: conditionValues(leaf, s.sqlite),
-    sql: (slot) => comparison(column, leaf, s.sqlite, slot),
+    values: valuesFor(column, leaf, s),
+    sql: (slot) => comparison(column, leaf, s.sqlite, slot, s.mysql),
   };
 }

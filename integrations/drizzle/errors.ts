@@ -72,8 +72,9 @@ export function whenDrizzleUnavailable(thrown: unknown): unknown {
 }
 
 /**
- * Whether PostgreSQL aborted the transaction for a conflict with another one (a serialization
- * failure or a deadlock), which running it again resolves.
+ * Whether the database aborted the transaction for a conflict with another one (PostgreSQL: a
+ * serialization failure or a deadlock; MySQL and MariaDB: a deadlock, 1213, or a lock wait past
+ * its timeout, 1205), which running it again resolves.
  *
  * @example
  * declare const thrown: unknown;

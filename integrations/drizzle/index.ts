@@ -1,6 +1,7 @@
 /**
  * Drizzle integration: back JSON:API resources by a host's Drizzle tables (SQLite through
- * better-sqlite3, PostgreSQL through node-postgres), reads and writes. README.md lists what it
+ * better-sqlite3, PostgreSQL through node-postgres, MySQL and MariaDB through mysql2), reads
+ * and writes. README.md lists what it
  * does and what it does not.
  */
 export {

@@ -8,6 +8,8 @@
 import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
 import type { Outbox } from 'jsonapi-gen';
+import type { MySqlColumn, MySqlTable } from 'drizzle-orm/mysql-core';
+import { isMysqlDatabase, mysqlDateTime } from './mysql.js';
 import { databaseFor } from './transaction.js';
 
 /** The columns of an outbox table, by the property names `drizzleOutbox` writes (an `id` besides, autoincrementing). */
@@ -16,9 +18,13 @@ type EntryColumns<C> = { action: C; resourceType: C; resourceId: C; changed: C; 
 /**
  * An outbox table as a Drizzle table: `jsonapi_outbox` (`outboxMigration`'s) with these
  * properties, `changed` text (the member names as a JSON array), `occurredAt` text on SQLite
- * and `timestamp` with time zone in `string` mode on PostgreSQL.
+ * and `timestamp` with time zone in `string` mode on PostgreSQL, `datetime` in `string` mode on
+ * MySQL (holding UTC).
  */
-export type OutboxTable = (SQLiteTable & EntryColumns<SQLiteColumn>) | (PgTable & EntryColumns<PgColumn>);
+export type OutboxTable =
+  | (SQLiteTable & EntryColumns<SQLiteColumn>)
+  | (PgTable & EntryColumns<PgColumn>)
+  | (MySqlTable & EntryColumns<MySqlColumn>);
 
 /** Options of `drizzleOutbox`. */
 export interface DrizzleOutboxOptions {
@@ -49,6 +55,8 @@ interface EntryInsert {
  * new JsonApi({ transaction: drizzleTransaction(db), outbox: drizzleOutbox(db, outbox, { types: ['articles'] }) });
  */
 export function drizzleOutbox(db: object, table: OutboxTable, options: DrizzleOutboxOptions): Outbox {
+  // MySQL's DATETIME takes no zone: the instant as UTC text.
+  const dateTime = isMysqlDatabase(db) ? (text: string) => mysqlDateTime(text) as string : (text: string) => text;
   return {
     types: options.types,
     record: (entry, context) =>
@@ -57,7 +65,7 @@ export function drizzleOutbox(db: object, table: OutboxTable, options: DrizzleOu
         resourceType: entry.type,
         resourceId: entry.id,
         changed: JSON.stringify(entry.changed),
-        occurredAt: entry.occurredAt,
+        occurredAt: dateTime(entry.occurredAt),
       }),
   };
 }

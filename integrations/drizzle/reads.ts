@@ -19,6 +19,7 @@ export interface StoreReads {
   readonly resources: Resources;
   readonly statements: Statements;
   readonly sqlite: boolean;
+  readonly mysql: boolean;
   /** The request's transaction, else the database. */
   on(context: Context): Database;
   /**
@@ -32,7 +33,7 @@ export interface StoreReads {
 
 /** The scope of compiling conditions for a request. */
 export function scopeOf(r: StoreReads, context: Context): Scope {
-  return { resources: r.resources, context, sqlite: r.sqlite };
+  return { resources: r.resources, context, sqlite: r.sqlite, mysql: r.mysql };
 }
 
 function isRead(context: Context): boolean {

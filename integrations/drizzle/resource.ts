@@ -18,9 +18,11 @@ import {
   is,
   normalizeRelation,
 } from 'drizzle-orm';
+import { MySqlTable, getTableConfig as mysqlTableConfig } from 'drizzle-orm/mysql-core';
 import { PgTable, getTableConfig as pgTableConfig } from 'drizzle-orm/pg-core';
 import { getTableConfig as sqliteTableConfig } from 'drizzle-orm/sqlite-core';
 import type { UntypedTableMapping } from './mapping.js';
+import { isMysqlDateTime, mysqlDateTimeText } from './mysql.js';
 
 /** A row or model: keyed by column key (a row) or attribute (a model). */
 export type Model = Record<string, unknown>;
@@ -50,6 +52,8 @@ export function declaredRelations(schema: Record<string, unknown>): DeclaredRela
 
 /** A date-time column PostgreSQL gives as text (`timestamp` with `mode: 'string'`): its text as responses carry it. */
 function dateTimeReader(column: Column): ((value: unknown) => unknown) | undefined {
+  // MySQL's DATETIME holds UTC (the store writes it so): its text as RFC 3339.
+  if (isMysqlDateTime(column)) return mysqlDateTimeText;
   if (column.columnType !== 'PgTimestampString') return undefined;
   return (value) => {
     if (typeof value !== 'string') return value;
@@ -274,7 +278,11 @@ export class TableResource {
 
 /** The table a column's foreign key references (`.references(() => ...)`), if it declares one. */
 function referencedTable(column: Column): Table | undefined {
-  const config = is(column.table, PgTable) ? pgTableConfig(column.table) : sqliteTableConfig(column.table as never);
+  const config = is(column.table, PgTable)
+    ? pgTableConfig(column.table)
+    : is(column.table, MySqlTable)
+      ? mysqlTableConfig(column.table)
+      : sqliteTableConfig(column.table as never);
   const key = config.foreignKeys.find((fk) => {
     const { columns } = fk.reference();
     return columns.length === 1 && columns[0] === column;

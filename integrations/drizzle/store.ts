@@ -6,6 +6,7 @@
  */
 import type {
   Authorizable,
+  Condition,
   ConditionPath,
   Context,
   Countable,
@@ -34,7 +35,7 @@ import type {
   Updatable,
   Versioned,
 } from 'jsonapi-gen';
-import { distinctKeys, keyText } from 'jsonapi-gen/internal';
+import { distinctKeys, invalidFilterValue, keyText } from 'jsonapi-gen/internal';
 import { type SQL, sql } from 'drizzle-orm';
 import type { StoreMapping, StoreModel } from './checked.js';
 import { type Piece, conditionPiece, countSql } from './conditions.js';
@@ -44,6 +45,7 @@ import { type StoreReads, countRelated, loadRelated, modelsByKey, queryRelated, 
 import { type Model, TableResource, declaredRelations } from './resource.js';
 import { type Database, Statements } from './statements.js';
 import { runDrizzle } from './errors.js';
+import { isMysqlDateTime, mysqlDateTime } from './mysql.js';
 import { storeExistence, writeLayer } from './store-writes.js';
 import { databaseFor, isSqliteDatabase, openTransaction, sqliteTurn } from './transaction.js';
 
@@ -81,8 +83,11 @@ export type DrizzleStore<R extends { [K in keyof R]: ResourceTypes }> = { readon
 
 /** Options of `defineStore`. */
 export interface DrizzleStoreOptions {
-  /** The database: its text operators' case rules differ (SQLite's LIKE ignores ASCII case). */
-  readonly dialect: 'sqlite' | 'postgresql';
+  /**
+   * The database: its text operators' case rules differ (SQLite's LIKE ignores ASCII case,
+   * MySQL's default collations ignore case), and MySQL's date-times are UTC `DATETIME` text.
+   */
+  readonly dialect: 'sqlite' | 'postgresql' | 'mysql';
   /**
    * The transaction a request's reads run on, if it has one (found by `ctx.unitOfWork`).
    * Default: the request's transaction (`drizzleTransaction` of the same database, found by
@@ -142,6 +147,7 @@ export function defineStore<S, R extends { [K in keyof R]: ResourceTypes }>(
     resources,
     statements,
     sqlite: options.dialect === 'sqlite',
+    mysql: options.dialect === 'mysql',
     on: (context) => (transactionOf(context) as Database | undefined) ?? database,
     read: storeReads(db),
     loaded: new WeakMap(),
@@ -214,8 +220,10 @@ function dataLayer(r: StoreReads, resource: TableResource): Omit<DrizzleDataLaye
     },
     // A count is one more statement per list: only where the schema's Index declares countable().
     countOnlyWhereDeclared: true,
-    where: (query: TableQuery, condition: FilterCondition, context: Context) =>
-      query.where(conditionPiece(scopeOf(r, context), resource, condition, true)),
+    where: (query: TableQuery, condition: FilterCondition, context: Context) => {
+      if (r.mysql) checkRelatedIds(r, resource, condition);
+      return query.where(conditionPiece(scopeOf(r, context), resource, condition, true));
+    },
     composableFilters: Object.keys(mapping.filters ?? {}),
     customFilters: Object.fromEntries(
       Object.entries(mapping.filters ?? {}).map(([name, filter]) => [
@@ -245,6 +253,27 @@ function dataLayer(r: StoreReads, resource: TableResource): Omit<DrizzleDataLaye
     ...(version !== undefined && { versionOf: (model: Model) => String(model[version]) }),
     ...(mapping.policy && { can: mapping.policy }),
   } as Omit<DrizzleDataLayer, Writes>;
+}
+
+/**
+ * On MySQL, 400 for a to-one relationship filter (`filter[author]=...`) whose id the related
+ * resource's `parseId` refuses, as PostgreSQL answers a value its key column cannot hold: MySQL
+ * would compare `'1 OR 1=1'` with an integer key as 1.
+ */
+function checkRelatedIds(r: StoreReads, resource: TableResource, condition: FilterCondition): void {
+  if (condition.op === 'and' || condition.op === 'or' || condition.op === 'not') {
+    for (const inner of condition.conditions) checkRelatedIds(r, resource, inner);
+    return;
+  }
+  if (condition.op === 'custom') return;
+  const leaf = condition as Condition;
+  if (leaf.op === 'null' || leaf.path || leaf.count) return;
+  const { field } = leaf;
+  if (resource.mapping.relationships?.[field] === undefined && !resource.declaredNames().includes(field)) return;
+  const relation = resource.writeRelation(field, r.resources);
+  if (relation.kind !== 'toOne') return;
+  const ids = Array.isArray(leaf.value) ? (leaf.value as readonly unknown[]) : [leaf.value];
+  if (ids.some((id) => relation.related.parseId(String(id)) === undefined)) throw invalidFilterValue();
 }
 
 /** The relationships a resource may have loaders for: its mapping's and its table's `relations()`. */
@@ -289,15 +318,18 @@ function keyset(r: StoreReads, resource: TableResource, query: TableQuery, { sor
   const keys = sorts.map(({ field, count }) => {
     if (count) {
       const counted = countSql(scopeOf(r, context), resource, count);
-      return { shape: counted.shape === undefined ? undefined : `(${counted.shape})`, sql: counted.sql };
+      return { shape: counted.shape === undefined ? undefined : `(${counted.shape})`, sql: counted.sql, dateTime: false };
     }
     const column = field === 'id' ? resource.id : resource.column(field);
-    return { shape: `${resource.tableName}.${column.name}`, sql: sql`${column}` };
+    return { shape: `${resource.tableName}.${column.name}`, sql: sql`${column}`, dateTime: r.mysql && isMysqlDateTime(column) };
   });
   let next = query;
   if (after) {
     // The id as stored (an integer key is compared as one).
-    const bound = after.map((value, i) => (sorts[i]!.field === 'id' ? resource.parseId(String(value)) : value));
+    // The id as stored (an integer key is compared as one), a MySQL date-time as the UTC text it holds.
+    const bound = after.map((value, i) =>
+      sorts[i]!.field === 'id' ? resource.parseId(String(value)) : keys[i]!.dateTime === true ? mysqlDateTime(value) : value,
+    );
     const op = (i: number) => sql.raw(sorts[i]!.direction === 'asc' ? '>' : '<');
     const shape = keys.some((k) => k.shape === undefined) ? undefined : `after ${keys.map((k, i) => `${k.shape!} ${sorts[i]!.direction}`).join(', ')}`;
     const piece: Piece = {

@@ -1,8 +1,9 @@
 /**
  * One transaction per write request and per Atomic Operations batch, bound to the request's
  * unit of work (`ctx.unitOfWork`), where the write functions find it (`databaseFor`): no async
- * context needed. On PostgreSQL it is Drizzle's `db.transaction()`, run again (a bounded number
- * of times) when PostgreSQL aborted it for a serialization failure or a deadlock. On SQLite,
+ * context needed. On PostgreSQL and MySQL it is Drizzle's `db.transaction()`, run again (a
+ * bounded number of times) when the database aborted it for a serialization failure, a
+ * deadlock or (MySQL) a lock wait past its timeout. On SQLite,
  * Drizzle's better-sqlite3 transactions are synchronous while a request's work is async, so
  * the transaction is `BEGIN IMMEDIATE` ... `COMMIT` on the database's one connection, one at a
  * time (`sqliteTurn`): `IMMEDIATE` takes the write lock first, so a write waits for another
@@ -12,6 +13,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { is, sql } from 'drizzle-orm';
 import type { BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
+import type { MySql2Database } from 'drizzle-orm/mysql2';
 import type { NodePgDatabase } from 'drizzle-orm/node-postgres';
 import type { PgTransactionConfig } from 'drizzle-orm/pg-core';
 import { BaseSQLiteDatabase } from 'drizzle-orm/sqlite-core';
@@ -19,13 +21,15 @@ import type { Context } from 'jsonapi-gen';
 import { heldKeyOf, markHeldKey, retryConflicts } from 'jsonapi-gen/internal';
 import { drizzleRetryable, whenDrizzleUnavailable } from './errors.js';
 
-/** A Drizzle database the store writes through: better-sqlite3's or node-postgres's, with any schema. */
+/** A Drizzle database the store writes through: better-sqlite3's, node-postgres's or mysql2's, with any schema. */
 export type DrizzleDatabase<S extends Record<string, unknown> = Record<string, never>> =
-  BetterSQLite3Database<S> | NodePgDatabase<S>;
+  | BetterSQLite3Database<S>
+  | NodePgDatabase<S>
+  | MySql2Database<S>;
 
 /** Options of a request's transaction. */
 export interface DrizzleTransactionOptions {
-  /** PostgreSQL: e.g. `'serializable'`; the database's default when left out. Ignored on SQLite. */
+  /** PostgreSQL and MySQL: e.g. `'serializable'`; the database's default when left out. Ignored on SQLite. */
   isolationLevel?: PgTransactionConfig['isolationLevel'];
 }
 
@@ -182,8 +186,11 @@ export function withDrizzleTransaction<S extends Record<string, unknown>, D exte
     });
   }
   const config = options.isolationLevel === undefined ? undefined : { isolationLevel: options.isolationLevel };
-  // Not SQLite: node-postgres's, whose transactions are async and hold one pool client.
-  return db.transaction((tx) => bound(unit, db, tx, () => fn(tx as unknown as D)), config);
+  // Not SQLite: node-postgres's or mysql2's, whose transactions are async and hold one pool connection.
+  const pooled = db as unknown as {
+    transaction<R>(run: (tx: object) => Promise<R>, config?: { isolationLevel: PgTransactionConfig['isolationLevel'] }): Promise<R>;
+  };
+  return pooled.transaction((tx) => bound(unit, db, tx, () => fn(tx as unknown as D)), config);
 }
 
 /**

@@ -30,6 +30,7 @@ import {
 } from 'jsonapi-gen';
 import { goneError, parseIntegerId, relatedKeyOf } from 'jsonapi-gen/internal';
 import { runDrizzle, type Written } from './errors.js';
+import { affectedRows, insertId, isMysqlDatabase, isMysqlDateTime, mysqlDateTime } from './mysql.js';
 import { databaseFor } from './transaction.js';
 
 /** A row as Drizzle selects it, keyed by the table's property names. */
@@ -139,6 +140,25 @@ function rowOf(m: WriteTable, values: WriteValues, operation: 'create' | 'update
     row[property(toOne.foreignKey)] = linkage === null ? null : relatedKey(toOne.parseId, linkage, name);
   }
   return { ...row, ...m.serverSet?.(operation, context) };
+}
+
+/** `row` with its MySQL date-time columns' values as MySQL takes them (`mysqlDateTime`), in place. */
+function mysqlRow(m: WriteTable, row: Row): Row {
+  const columns = getTableColumns(m.table) as Record<string, Column>;
+  for (const name of Object.keys(row)) {
+    const column = columns[name];
+    if (column !== undefined && isMysqlDateTime(column)) row[name] = mysqlDateTime(row[name]);
+  }
+  return row;
+}
+
+/**
+ * How many rows `statement` (an update or delete) changed: on MySQL, which has no `returning`,
+ * the rows it matched; elsewhere the keys it returns.
+ */
+async function changedRows(mysql: boolean, m: WriteTable, statement: Returning, what?: Written): Promise<number> {
+  if (mysql) return affectedRows(await runDrizzle(() => statement, what));
+  return (await runDrizzle(() => statement.returning({ key: m.id }), what)).length;
 }
 
 /** The to-many mapping of `name`, or a TypeError. */
@@ -274,6 +294,14 @@ export async function createRow(db: object, m: WriteTable, values: WriteValues, 
   const on = statementsFor(db, context);
   const row = rowOf(m, values, 'create', context);
   if (values.id !== undefined) row[property(m.id)] = (m.parseId ?? parseIntegerId)(values.id) ?? values.id;
+  if (isMysqlDatabase(db)) {
+    // No `insert ... returning` on MySQL (MariaDB's is not MySQL 8's): the row is read back by
+    // its key in the same transaction, after its members are written.
+    const result = await runDrizzle(() => on.insert(m.table).values(mysqlRow(m, row)), written(m, values));
+    const key = row[property(m.id)] ?? insertId(result);
+    await writeToMany(on, m, key, values.relationships, true, context);
+    return readBack(on, m, key);
+  }
   const [inserted] = await runDrizzle(() => on.insert(m.table).values(row).returning(), written(m, values));
   if (!inserted) throw new TypeError(`drizzle: inserting into ${m.type} returned no row`);
   const key = inserted[property(m.id)];
@@ -305,8 +333,13 @@ export async function updateRow(
   const key = current[property(m.id)];
   const row = rowOf(m, values, 'update', context);
   if (m.version) row[property(m.version)] = sql`${m.version} + 1`;
+  const mysql = isMysqlDatabase(db);
   let updated: Row | undefined;
-  if (Object.keys(row).length > 0) {
+  if (mysql && Object.keys(row).length > 0) {
+    // No `update ... returning` on MySQL: the rows it matched tell a stale version; read back after.
+    const statement = on.update(m.table).set(mysqlRow(m, row)).where(whereCurrent(m, current, context));
+    if ((await changedRows(true, m, statement, written(m, values))) === 0) throw missed(m, current, context);
+  } else if (Object.keys(row).length > 0) {
     const rows = await runDrizzle(
       () =>
         on
@@ -336,13 +369,8 @@ export async function updateRow(
  */
 export async function deleteRow(db: object, m: WriteTable, current: Row, context: Context): Promise<void> {
   const on = statementsFor(db, context);
-  const rows = await runDrizzle(() =>
-    on
-      .delete(m.table)
-      .where(whereCurrent(m, current, context))
-      .returning({ key: m.id }),
-  );
-  if (rows.length === 0) throw missed(m, current, context);
+  const statement = on.delete(m.table).where(whereCurrent(m, current, context));
+  if ((await changedRows(isMysqlDatabase(db), m, statement)) === 0) throw missed(m, current, context);
 }
 
 /**
@@ -371,14 +399,8 @@ export async function changeToMany(
   const on = statementsFor(db, context);
   if (m.version) {
     const bump = { [property(m.version)]: sql`${m.version} + 1` };
-    const rows = await runDrizzle(() =>
-      on
-        .update(m.table)
-        .set(bump)
-        .where(whereCurrent(m, current, context))
-        .returning({ key: m.id }),
-    );
-    if (rows.length === 0) throw missed(m, current, context);
+    const statement = on.update(m.table).set(bump).where(whereCurrent(m, current, context));
+    if ((await changedRows(isMysqlDatabase(db), m, statement)) === 0) throw missed(m, current, context);
   }
   const keys = identifiers.map((identifier) => relatedKey(write.parseId, identifier, name));
   await changeMembers(on, write, current[property(m.id)], keys, remove, context);

@@ -1,17 +1,20 @@
 /**
  * What the database refuses, as the client sees it through the Drizzle write functions and
- * `drizzleTransaction`, on SQLite and PostgreSQL: a taken unique value is 409 at the attribute
+ * `drizzleTransaction`, on SQLite, PostgreSQL and MySQL: a taken unique value is 409 at the attribute
  * that holds it (a taken client id at /data/id), and a database that cannot answer is 503 with
- * Retry-After (SQLite write-locked by another connection past the busy timeout; PostgreSQL
- * refusing connections), the write going through once it is back.
+ * Retry-After (SQLite write-locked by another connection past the busy timeout; PostgreSQL and
+ * MySQL refusing connections), the write going through once it is back.
  */
 import SQLite from 'better-sqlite3';
 import { eq } from 'drizzle-orm';
 import type { BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
+import { drizzle as mysqlDrizzle } from 'drizzle-orm/mysql2';
 import { drizzle as pgDrizzle } from 'drizzle-orm/node-postgres';
 import { Context, JsonApiError } from 'jsonapi-gen';
+import mysql from 'mysql2';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runDrizzle } from '../../integrations/drizzle/errors.js';
 import { drizzleTransaction } from '../../integrations/drizzle/transaction.js';
 import { type WriteTable, createRow, updateRow } from '../../integrations/drizzle/writes.js';
 import { freePort } from '../support/net.js';
@@ -19,7 +22,7 @@ import { type DemoDatabase, articlesTable, demoDatabase, tagsTable } from './wri
 
 const context = () => new Context(new Request('http://localhost/tags', { method: 'POST' }));
 
-describe.each(['sqlite', 'postgres'] as const)('Drizzle write errors on %s', (dialect) => {
+describe.each(['sqlite', 'postgres', 'mysql'] as const)('Drizzle write errors on %s', (dialect) => {
   let d: DemoDatabase;
   let TAGS: WriteTable;
   beforeAll(async () => {
@@ -93,6 +96,24 @@ describe('a database that cannot answer', () => {
       expect(refused).toMatchObject({ status: 503, code: 'database_unavailable', headers: { 'Retry-After': '1' } });
     } finally {
       await pool.end();
+    }
+  });
+  it('MySQL refusing connections: 503 with Retry-After, for a write and for a read', async () => {
+    const pool = mysql.createPool({ host: '127.0.0.1', port: await freePort(), user: 'nobody', database: 'none' });
+    try {
+      const db = mysqlDrizzle({ client: pool });
+      const mysqlTables = await import('../../examples/blog/drizzle/mysql.js');
+      const tables = mysqlTables as unknown as DemoDatabase['tables'];
+      const ctx = context();
+      const refused = await drizzleTransaction(db)(
+        () => createRow(db, tagsTable(tables), { attributes: { name: 'x' }, relationships: {} }, ctx),
+        ctx,
+      ).catch((thrown: unknown) => thrown);
+      expect(refused).toMatchObject({ status: 503, code: 'database_unavailable', headers: { 'Retry-After': '1' } });
+      const read = await runDrizzle(() => db.select().from(mysqlTables.tags)).catch((thrown: unknown) => thrown);
+      expect(read).toMatchObject({ status: 503, code: 'database_unavailable' });
+    } finally {
+      await pool.promise().end();
     }
   });
 });

@@ -18,7 +18,7 @@ import { type DemoDatabase, demoDatabase, tagsTable } from './writes-databases.j
 
 const response: StoredResponse = { status: 201, headers: { 'content-type': 'application/vnd.api+json' }, body: '{}' };
 
-describe.each(['sqlite', 'postgres'] as const)('Drizzle idempotency keys on %s', (dialect) => {
+describe.each(['sqlite', 'postgres', 'mysql'] as const)('Drizzle idempotency keys on %s', (dialect) => {
   let d: DemoDatabase;
   let store: IdempotencyStore;
   const rowOf = async (key: string) => {

@@ -27,7 +27,7 @@ function within<T>(promise: Promise<T>, what: string): Promise<T> {
   return Promise.race([promise, late]).finally(() => clearTimeout(timer));
 }
 
-describe.each(['sqlite', 'postgres'] as const)('transactions and reads on the Drizzle store (%s)', (dialect) => {
+describe.each(['sqlite', 'postgres', 'mysql'] as const)('transactions and reads on the Drizzle store (%s)', (dialect) => {
   let d: DemoDatabase;
   let drizzle: OpenDrizzle;
   let store: ReturnType<typeof createDrizzleStore>;

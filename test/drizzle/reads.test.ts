@@ -2,7 +2,7 @@
  * The Drizzle store's reads against the Kysely store's, over the same seeded database: the
  * demo's schema served twice (Drizzle data layers of examples/blog/drizzle-store.ts, Kysely
  * data layers of store.ts), every read of the query language sent to both, the two documents
- * compared byte for byte, scoped and not; on SQLite and PostgreSQL. And the statements of the
+ * compared byte for byte, scoped and not; on SQLite, PostgreSQL and MySQL (MariaDB). And the statements of the
  * benchmark's routes (a-g), as many as the Kysely store runs.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -10,9 +10,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { drizzle as sqliteDrizzle } from 'drizzle-orm/better-sqlite3';
+import { drizzle as mysqlDrizzle } from 'drizzle-orm/mysql2';
 import { drizzle as postgresDrizzle } from 'drizzle-orm/node-postgres';
 import { JsonApi } from 'jsonapi-gen';
 import { sql } from 'kysely';
+import mysql from 'mysql2';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROUTES } from '../../bench/routes.js';
@@ -20,7 +22,7 @@ import { migrate, openDatabase } from '../../examples/blog/db.js';
 import { createDrizzleStore } from '../../examples/blog/drizzle-store.js';
 import { seed } from '../../examples/blog/seed.js';
 import { createStore } from '../../examples/blog/store.js';
-import { createPostgresDatabase } from '../support/databases.js';
+import { createMysqlDatabase, createPostgresDatabase } from '../support/databases.js';
 import { CURSOR_PATHS, MISSING, PATHS, apiOf, read, sameCursorPages } from '../support/store-reads.js';
 
 interface Served {
@@ -33,7 +35,7 @@ interface Served {
 }
 
 /** The same database read through both stores. */
-async function serve(dialect: 'sqlite' | 'postgres', cleanups: Array<() => Promise<void> | void>): Promise<Served> {
+async function serve(dialect: 'sqlite' | 'postgres' | 'mysql', cleanups: Array<() => Promise<void> | void>): Promise<Served> {
   const statements = { drizzle: 0, kysely: 0 };
   const logger = { logQuery: () => void statements.drizzle++ };
   const onStatement = () => void statements.kysely++;
@@ -47,6 +49,15 @@ async function serve(dialect: 'sqlite' | 'postgres', cleanups: Array<() => Promi
     const connection = new SQLite(file);
     cleanups.unshift(() => void connection.close());
     db = sqliteDrizzle(connection, { logger });
+  } else if (dialect === 'mysql') {
+    const created = await createMysqlDatabase();
+    cleanups.push(() => created.drop());
+    database = openDatabase({ databaseUrl: created.url, onStatement });
+    // Sessions in UTC, as examples/blog/drizzle-store.ts opens them.
+    const pool = mysql.createPool({ uri: created.url, timezone: 'Z' });
+    pool.on('connection', (connection) => void connection.query("set time_zone = '+00:00'"));
+    cleanups.unshift(() => pool.promise().end());
+    db = mysqlDrizzle({ client: pool, logger });
   } else {
     const created = await createPostgresDatabase();
     cleanups.push(() => created.drop());
@@ -60,7 +71,7 @@ async function serve(dialect: 'sqlite' | 'postgres', cleanups: Array<() => Promi
   await seed(database.db, 60);
   // Comments per article from 2 to 5, so that counts tell articles apart.
   await sql`delete from comments where id % 4 = 0 or id % 9 = 0`.execute(database.db);
-  const drizzleDialect = dialect === 'sqlite' ? 'sqlite' : 'postgresql';
+  const drizzleDialect = dialect === 'postgres' ? 'postgresql' : dialect;
   return {
     drizzle: apiOf(createDrizzleStore(db, drizzleDialect)),
     kysely: apiOf(createStore(database.db)),
@@ -70,7 +81,7 @@ async function serve(dialect: 'sqlite' | 'postgres', cleanups: Array<() => Promi
   };
 }
 
-describe.each(['sqlite', 'postgres'] as const)('the Drizzle store reads as the Kysely store on %s', (dialect) => {
+describe.each(['sqlite', 'postgres', 'mysql'] as const)('the Drizzle store reads as the Kysely store on %s', (dialect) => {
   let served: Served;
   const cleanups: Array<() => Promise<void> | void> = [];
   beforeAll(async () => {

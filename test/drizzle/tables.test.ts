@@ -4,21 +4,25 @@
  * nullability), primary key, foreign key (its columns, the table and columns it references,
  * what a delete does), unique column and index, described from the Drizzle declarations and
  * from the database's own catalogue, and the two descriptions equal (SQLite's column types by
- * their affinity, the only thing SQLite reads of them).
+ * their affinity, the only thing SQLite reads of them; MySQL's as its catalogue's full column
+ * type).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { type Column, type Table, getTableName, is } from 'drizzle-orm';
+import { MySqlTable, getTableConfig as mysqlTableConfig } from 'drizzle-orm/mysql-core';
 import { PgTable, getTableConfig as pgTableConfig } from 'drizzle-orm/pg-core';
 import { SQLiteTable, getTableConfig as sqliteTableConfig } from 'drizzle-orm/sqlite-core';
+import mysqlPromise from 'mysql2/promise';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Dialect, migrate, openDatabase } from '../../examples/blog/db.js';
+import * as mysqlTables from '../../examples/blog/drizzle/mysql.js';
 import * as postgresTables from '../../examples/blog/drizzle/postgresql.js';
 import * as sqliteTables from '../../examples/blog/drizzle/sqlite.js';
-import { createPostgresDatabase } from '../support/databases.js';
+import { createMysqlDatabase, createPostgresDatabase } from '../support/databases.js';
 
 /** Kysely's own bookkeeping: tables of the migrator, not of the demo. */
 const MIGRATOR_TABLES = new Set(['kysely_migration', 'kysely_migration_lock']);
@@ -56,8 +60,12 @@ function affinity(type: string): string {
 function drizzleShapes(module: Record<string, unknown>): Record<string, TableShape> {
   const shapes: Record<string, TableShape> = {};
   for (const value of Object.values(module)) {
-    if (!is(value, PgTable) && !is(value, SQLiteTable)) continue;
-    const config = is(value, PgTable) ? pgTableConfig(value) : sqliteTableConfig(value as SQLiteTable);
+    if (!is(value, PgTable) && !is(value, SQLiteTable) && !is(value, MySqlTable)) continue;
+    const config = is(value, PgTable)
+      ? pgTableConfig(value)
+      : is(value, MySqlTable)
+        ? mysqlTableConfig(value)
+        : sqliteTableConfig(value as SQLiteTable);
     const columns = config.columns as Column[];
     const composite = config.primaryKeys.flatMap((key) => key.columns.map((c) => c.name));
     const primaryKey = composite.length > 0 ? composite : columns.filter((c) => c.primary).map((c) => c.name);
@@ -219,9 +227,75 @@ async function postgresShapes(url: string): Promise<Record<string, TableShape>> 
   }
 }
 
-const DECLARED: Record<'sqlite' | 'postgres', Record<string, unknown>> = { sqlite: sqliteTables, postgres: postgresTables };
+/** The tables of a MySQL or MariaDB database, described from its `information_schema`. */
+async function mysqlShapes(url: string): Promise<Record<string, TableShape>> {
+  const connection = await mysqlPromise.createConnection({ uri: url });
+  try {
+    const rows = async <R,>(text: string) => (await connection.query(text))[0] as R[];
+    const columns = await rows<{ table: string; name: string; type: string; nullable: string }>(
+      `select table_name as \`table\`, column_name as name, column_type as type, is_nullable as nullable
+       from information_schema.columns where table_schema = database()`,
+    );
+    // Each index with its columns in key order; a constraint's (primary, unique, foreign) among them.
+    const indexes = await rows<{ table: string; name: string; unique: number; columns: string }>(
+      `select table_name as \`table\`, index_name as name, 1 - min(non_unique) as \`unique\`,
+         group_concat(column_name order by seq_in_index) as columns
+       from information_schema.statistics where table_schema = database() group by table_name, index_name`,
+    );
+    const keys = await rows<{ table: string; name: string; columns: string; target: string; targets: string; ondelete: string }>(
+      `select k.table_name as \`table\`, k.constraint_name as name,
+         group_concat(k.column_name order by k.ordinal_position) as columns, k.referenced_table_name as target,
+         group_concat(k.referenced_column_name order by k.ordinal_position) as targets, r.delete_rule as ondelete
+       from information_schema.key_column_usage k join information_schema.referential_constraints r
+         on r.constraint_schema = k.constraint_schema and r.constraint_name = k.constraint_name and r.table_name = k.table_name
+       where k.table_schema = database() and k.referenced_table_name is not null
+       group by k.table_name, k.constraint_name, k.referenced_table_name, r.delete_rule`,
+    );
+    const uniques = await rows<{ table: string; name: string }>(
+      `select table_name as \`table\`, constraint_name as name from information_schema.table_constraints
+       where table_schema = database() and constraint_type = 'UNIQUE'`,
+    );
+    const foreignKeyNames = new Set(keys.map((k) => `${k.table}.${k.name}`));
+    const uniqueNames = new Set(uniques.map((u) => `${u.table}.${u.name}`));
+    const shapes: Record<string, TableShape> = {};
+    const tables = [...new Set(columns.map((c) => c.table))].filter((t) => !MIGRATOR_TABLES.has(t));
+    for (const table of tables) {
+      const of = indexes.filter((i) => i.table === table);
+      shapes[table] = {
+        columns: columns
+          .filter((c) => c.table === table)
+          // MariaDB shows integers' display width (`int(11)`), MySQL 8 no longer does.
+          .map((c) => `${c.name} ${c.type.replace(/^(tinyint|smallint|mediumint|int|bigint)\(\d+\)/, '$1')} ${c.nullable === 'YES' ? 'null' : 'not null'}`)
+          .sort(),
+        primaryKey: (of.find((i) => i.name === 'PRIMARY')?.columns.split(',') ?? []).sort(),
+        foreignKeys: keys
+          .filter((k) => k.table === table)
+          .map((k) => `${k.columns} -> ${k.target}(${k.targets}) on delete ${k.ondelete.toLowerCase()}`)
+          .sort(),
+        unique: of
+          .filter((i) => uniqueNames.has(`${table}.${i.name}`))
+          .map((i) => i.columns)
+          .sort(),
+        // MySQL indexes every foreign key; an index of that key's name is the constraint's.
+        indexes: of
+          .filter((i) => i.name !== 'PRIMARY' && !uniqueNames.has(`${table}.${i.name}`) && !foreignKeyNames.has(`${table}.${i.name}`))
+          .map((i) => `${i.name} (${i.columns})${Number(i.unique) === 1 ? ' unique' : ''}`)
+          .sort(),
+      };
+    }
+    return shapes;
+  } finally {
+    await connection.end();
+  }
+}
 
-describe.each(['sqlite', 'postgres'] as const)('the demo Drizzle tables against the migrated %s database', (dialect) => {
+const DECLARED: Record<'sqlite' | 'postgres' | 'mysql', Record<string, unknown>> = {
+  sqlite: sqliteTables,
+  postgres: postgresTables,
+  mysql: mysqlTables,
+};
+
+describe.each(['sqlite', 'postgres', 'mysql'] as const)('the demo Drizzle tables against the migrated %s database', (dialect) => {
   let migrated: Record<string, TableShape>;
   const cleanups: Array<() => unknown> = [];
 
@@ -234,6 +308,13 @@ describe.each(['sqlite', 'postgres'] as const)('the demo Drizzle tables against 
       await migrate(database.db, 'sqlite');
       await database.close();
       migrated = sqliteShapes(file);
+    } else if (dialect === 'mysql') {
+      const created = await createMysqlDatabase();
+      cleanups.push(() => created.drop());
+      const database = openDatabase({ databaseUrl: created.url, runner: 'kysely' });
+      await migrate(database.db, 'mysql');
+      await database.close();
+      migrated = await mysqlShapes(created.url);
     } else {
       const created = await createPostgresDatabase();
       cleanups.push(() => created.drop());

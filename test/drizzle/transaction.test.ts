@@ -1,6 +1,8 @@
 /**
  * `drizzleTransaction` under contention: concurrent writers of one row on PostgreSQL at
- * `serializable`, whose serialization failures are run again until each commits; two processes
+ * `serializable`, whose serialization failures are run again until each commits; the same on
+ * MySQL (MariaDB), where serializable reads take shared locks and the writes deadlock (1213),
+ * the victims run again; two processes
  * writing one SQLite file at once, each transaction reading before it writes, both succeeding
  * (BEGIN IMMEDIATE waits for the other's lock); and an Atomic Operations batch's operations
  * sharing one transaction through the unit of work.
@@ -33,8 +35,11 @@ function writer(file: string, label: string, count: number): Promise<{ code: num
 }
 
 describe('drizzleTransaction under contention', () => {
-  it('PostgreSQL, serializable: concurrent writers of one article all commit, their serialization failures run again', async () => {
-    const d = await demoDatabase('postgres', 2);
+  it.each([
+    ['PostgreSQL', 'serialization failures', 'postgres'],
+    ['MySQL', 'deadlocks', 'mysql'],
+  ] as const)('%s, serializable: concurrent writers of one article all commit, their %s run again', async (_name, _what, dialect) => {
+    const d = await demoDatabase(dialect, 2);
     try {
       const { articles } = d.tables;
       const table = articlesTable(d.tables);

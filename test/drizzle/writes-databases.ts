@@ -1,6 +1,6 @@
 /**
  * The demo's database, migrated and seeded, opened through Drizzle (better-sqlite3 on a SQLite
- * file, node-postgres on a PostgreSQL database of its own): what the write-side suites of
+ * file, node-postgres on a PostgreSQL database of its own, mysql2 on a MySQL one): what the write-side suites of
  * test/drizzle/ run against, with the demo's Drizzle tables and the resources as the write
  * functions describe them.
  */
@@ -9,20 +9,26 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { type BetterSQLite3Database, drizzle as sqliteDrizzle } from 'drizzle-orm/better-sqlite3';
+import { type MySql2Database, drizzle as mysqlDrizzle } from 'drizzle-orm/mysql2';
 import { type NodePgDatabase, drizzle as pgDrizzle } from 'drizzle-orm/node-postgres';
+import mysql from 'mysql2';
 import pg from 'pg';
 import { type Dialect, migrate, openDatabase } from '../../examples/blog/db.js';
+import * as mysqlTables from '../../examples/blog/drizzle/mysql.js';
 import * as postgresTables from '../../examples/blog/drizzle/postgresql.js';
 import * as sqliteTables from '../../examples/blog/drizzle/sqlite.js';
 import { seed } from '../../examples/blog/seed.js';
 import type { WriteTable } from '../../integrations/drizzle/writes.js';
-import { createPostgresDatabase } from '../support/databases.js';
+import { createMysqlDatabase, createPostgresDatabase } from '../support/databases.js';
 
 /** The demo's tables of either dialect (the suites read them through the SQLite declarations' types). */
 export type Tables = typeof sqliteTables;
 
 /** A Drizzle database of either dialect, as the suites use it. */
-export type Db = BetterSQLite3Database<Record<string, never>> | NodePgDatabase<Record<string, never>>;
+export type Db =
+  | BetterSQLite3Database<Record<string, never>>
+  | NodePgDatabase<Record<string, never>>
+  | MySql2Database<Record<string, never>>;
 
 /** A demo database seeded with `articles` articles, and a Drizzle database on it. */
 export interface DemoDatabase {
@@ -65,6 +71,7 @@ export async function demoDatabase(dialect: Dialect, articles = 10): Promise<Dem
       },
     };
   }
+  if (dialect === 'mysql') return mysqlDemoDatabase(articles);
   const created = await createPostgresDatabase();
   const database = openDatabase({ databaseUrl: created.url });
   await migrate(database.db, 'postgres');
@@ -80,6 +87,33 @@ export async function demoDatabase(dialect: Dialect, articles = 10): Promise<Dem
     dialect,
     db: open(),
     tables: postgresTables as unknown as Tables,
+    open,
+    location: created.url,
+    async close() {
+      for (const close of closers) await close();
+      await created.drop();
+    },
+  };
+}
+
+/** The demo database on MySQL (MariaDB), Drizzle on a pool whose sessions run in UTC. */
+async function mysqlDemoDatabase(articles: number): Promise<DemoDatabase> {
+  const closers: Array<() => unknown> = [];
+  const created = await createMysqlDatabase();
+  const database = openDatabase({ databaseUrl: created.url });
+  await migrate(database.db, 'mysql');
+  await seed(database.db, articles);
+  await database.close();
+  const open = () => {
+    const pool = mysql.createPool({ uri: created.url, connectionLimit: 10, timezone: 'Z' });
+    pool.on('connection', (connection) => void connection.query("set time_zone = '+00:00'"));
+    closers.push(() => pool.promise().end());
+    return mysqlDrizzle({ client: pool });
+  };
+  return {
+    dialect: 'mysql',
+    db: open(),
+    tables: mysqlTables as unknown as Tables,
     open,
     location: created.url,
     async close() {

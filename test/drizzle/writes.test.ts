@@ -26,7 +26,7 @@ const context = (ifMatch = false) => {
   return ctx;
 };
 
-describe.each(['sqlite', 'postgres'] as const)('Drizzle writes on %s', (dialect) => {
+describe.each(['sqlite', 'postgres', 'mysql'] as const)('Drizzle writes on %s', (dialect) => {
   let d: DemoDatabase;
   // Both dialects' databases run these queries alike; the SQLite type stands for both.
   let q: BetterSQLite3Database;

@@ -1,6 +1,6 @@
 /**
  * `npm run demo -- --workers N`: one API from several processes on one database (SQLite file
- * and PostgreSQL), on the Kysely, Prisma (`--store prisma`) and Drizzle (`--store drizzle`) stores. A short run of the mixed workload that `npm run bench -- --db postgres
+ * and PostgreSQL; MySQL for the Drizzle store), on the Kysely, Prisma (`--store prisma`) and Drizzle (`--store drizzle`) stores. A short run of the mixed workload that `npm run bench -- --db postgres
  * --workers` runs for longer: colliding creates are 201 or 409, never a 5xx; every 201 is
  * readable from any process; nothing is lost or duplicated; SIGTERM stops every process and
  * cleans up.
@@ -8,7 +8,7 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type TestDatabase, createPostgresDatabase } from '../support/databases.js';
+import { type TestDatabase, createMysqlDatabase, createPostgresDatabase } from '../support/databases.js';
 import { INVARIANTS, type WorkloadReport, runMixedWorkload } from '../support/mixed-workload.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -24,6 +24,7 @@ const SETUPS = [
   ['postgres', 'prisma', 2],
   ['sqlite', 'drizzle', 4],
   ['postgres', 'drizzle', 4],
+  ['mysql', 'drizzle', 4],
 ] as const;
 
 describe.each(SETUPS)('the demo on %s, --store %s --workers %i', (dialect, store, WORKERS) => {
@@ -33,7 +34,8 @@ describe.each(SETUPS)('the demo on %s, --store %s --workers %i', (dialect, store
   let report: WorkloadReport | undefined;
 
   beforeAll(async () => {
-    pg = dialect === 'postgres' ? await createPostgresDatabase() : undefined;
+    pg =
+      dialect === 'postgres' ? await createPostgresDatabase() : dialect === 'mysql' ? await createMysqlDatabase() : undefined;
     const env = { ...process.env, PORT: '0', DATABASE_URL: pg?.url ?? '' };
     server = spawn(
       process.execPath,

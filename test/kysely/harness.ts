@@ -43,7 +43,7 @@ export const PRISMA_STORES: Array<[DialectName, Backend]> = [...DIALECTS, 'mysql
   (dialect): [DialectName, Backend] => [dialect, 'prisma'],
 );
 /** The Drizzle store on each dialect, for `describe.each([...STORES, ...DRIZZLE_STORES])`. */
-export const DRIZZLE_STORES: Array<[DialectName, Backend]> = DIALECTS.map((dialect): [DialectName, Backend] => [
+export const DRIZZLE_STORES: Array<[DialectName, Backend]> = [...DIALECTS, 'mysql' as const].map((dialect): [DialectName, Backend] => [
   dialect,
   'drizzle',
 ]);
@@ -92,7 +92,7 @@ export async function openFixture(dialect: DialectName, articles = 60, backend: 
     prisma
       ? createPrismaStore(prisma, dialect === 'mysql' ? 'mysql' : provider, options)
       : drizzle
-        ? createDrizzleStore(drizzle.db, provider, options)
+        ? createDrizzleStore(drizzle.db, drizzle.dialect, options)
         : createStore(database.db, options);
   const transaction: Transaction = prisma
     ? prismaTransaction(prisma)

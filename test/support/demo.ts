@@ -3,8 +3,8 @@ import { createMysqlDatabase, createPostgresDatabase } from './databases.js';
 
 /**
  * What serves the demo: the Kysely store on SQLite, PostgreSQL or MySQL (the throwaway MariaDB
- * of `mysql.ts`), the hand-written memory store, the Prisma store on SQLite, PostgreSQL or
- * MySQL, or the Drizzle store on SQLite or PostgreSQL.
+ * of `mysql.ts`), the hand-written memory store, or the Prisma or the Drizzle store on SQLite,
+ * PostgreSQL or MySQL.
  */
 export type Backend =
   | 'sqlite'
@@ -15,7 +15,8 @@ export type Backend =
   | 'prisma-postgres'
   | 'prisma-mysql'
   | 'drizzle-sqlite'
-  | 'drizzle-postgres';
+  | 'drizzle-postgres'
+  | 'drizzle-mysql';
 
 /** Every backend, for `describe.each`. */
 export const BACKENDS: readonly Backend[] = [
@@ -28,6 +29,7 @@ export const BACKENDS: readonly Backend[] = [
   'prisma-mysql',
   'drizzle-sqlite',
   'drizzle-postgres',
+  'drizzle-mysql',
 ];
 
 /**

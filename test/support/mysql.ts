@@ -20,7 +20,7 @@ declare module 'vitest' {
 }
 
 /** The test files that use MySQL (through `./databases.ts`): the Kysely store's suites and the demo's end to end. */
-const NEEDS_MYSQL = /[\\/]test[\\/](kysely[\\/]|e2e[\\/]|prisma[\\/](reads|schema)\.test)/;
+const NEEDS_MYSQL = /[\\/]test[\\/](kysely[\\/]|e2e[\\/]|drizzle[\\/]|prisma[\\/](reads|schema)\.test)/;
 
 /** Whether this run selected a file that needs MySQL (as `runNeedsPostgres` of `./postgres.ts`). */
 async function runNeedsMysql(project: TestProject): Promise<boolean> {
