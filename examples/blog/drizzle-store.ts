@@ -55,7 +55,14 @@ export function openDrizzle(
     const client = new SQLite(where.file, { timeout: SQLITE_BUSY_TIMEOUT_MS });
     client.pragma('journal_mode = WAL');
     client.pragma('foreign_keys = ON');
-    return { db: sqliteDrizzle({ client, logger }), dialect: 'sqlite', close: async () => void client.close() };
+    return {
+      db: sqliteDrizzle({ client, logger }),
+      dialect: 'sqlite',
+      close: () => {
+        client.close();
+        return Promise.resolve();
+      },
+    };
   }
   if (/^mysql:/i.test(where.databaseUrl)) {
     const pool = mysql.createPool({ uri: where.databaseUrl, connectionLimit: 10, timezone: 'Z' });
@@ -83,7 +90,8 @@ const timestamps = (operation: 'create' | 'update') => {
   const now = new Date().toISOString();
   return operation === 'create' ? { createdAt: now, updatedAt: now } : { updatedAt: now };
 };
-const createdAt = (operation: 'create' | 'update') => (operation === 'create' ? { createdAt: new Date().toISOString() } : {});
+const createdAt = (operation: 'create' | 'update') =>
+  operation === 'create' ? { createdAt: new Date().toISOString() } : {};
 
 /** The signed-in person's id as a key, or undefined (anonymous, or not an id). */
 function userKey(ctx: Context): number | undefined {
@@ -110,7 +118,9 @@ function blogStore(db: object, tables: Tables, dialect: DrizzleDialect, scoped: 
   const escape = sql.raw(dialect === 'mysql' ? `'\\\\'` : `'\\'`);
   const search = (value: FilterValue): SQL =>
     sql.join(
-      [value].flat().map((term) => sql`lower(${articles.title}) like ${likeText(term.toLowerCase(), 'contains')} escape ${escape}`),
+      [value]
+        .flat()
+        .map((term) => sql`lower(${articles.title}) like ${likeText(term.toLowerCase(), 'contains')} escape ${escape}`),
       sql` or `,
     );
   return defineStore<Tables, Resources>(
@@ -133,7 +143,8 @@ function blogStore(db: object, tables: Tables, dialect: DrizzleDialect, scoped: 
         table: comments,
         serverColumns: createdAt,
         ...(scoped && {
-          scope: (ctx: Context) => sql`${comments.articleId} in (select ${articles.id} from ${articles} where ${visibleArticle(ctx)})`,
+          scope: (ctx: Context) =>
+            sql`${comments.articleId} in (select ${articles.id} from ${articles} where ${visibleArticle(ctx)})`,
         }),
       },
       events: { table: tables.outbox },

@@ -3,7 +3,7 @@
  * reads, the values create and update receive, what each relationship loader returns, the
  * filters and sorts it implements, and the data-layer interface that gathers them.
  */
-import { type StatementStructures, StructureKind } from 'ts-morph';
+import type { StatementStructures } from 'ts-morph';
 import type { AttributeModel, Capability, RelationshipModel, ResourceModel } from '../ir.js';
 import { pascalCase } from '../naming.js';
 import {

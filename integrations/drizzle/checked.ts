@@ -113,7 +113,9 @@ export type TableMappings<S, R extends ResourceTypes> = {
 }[TableKey<S>];
 
 /** What `R`'s custom sorts need of its mapping: nothing when it declares none. */
-type SortsNeeded<R extends ResourceTypes> = [R['customSorts']] extends [never] ? unknown : WithCustomSorts<R['customSorts']>;
+type SortsNeeded<R extends ResourceTypes> = [R['customSorts']] extends [never]
+  ? unknown
+  : WithCustomSorts<R['customSorts']>;
 
 /**
  * The mapping of a resource of types `R` to a table of schema `S`, with the implementation of

@@ -36,7 +36,11 @@ const MYSQL_ESCAPE = sql.raw(`'\\\\'`);
  * The values a comparison on `column` binds (`conditionValues`); on MySQL a date-time column's
  * as the UTC `DATETIME` text it holds, so that instants compare as instants.
  */
-export function valuesFor(column: Column | SQL, condition: ConditionParts, s: Pick<Scope, 'sqlite' | 'mysql'>): unknown[] {
+export function valuesFor(
+  column: Column | SQL,
+  condition: ConditionParts,
+  s: Pick<Scope, 'sqlite' | 'mysql'>,
+): unknown[] {
   const values = conditionValues(condition, s.sqlite);
   if (!s.mysql || !('columnType' in column) || !isMysqlDateTime(column)) return values;
   return values.map(mysqlDateTime);
@@ -63,7 +67,8 @@ export function comparison(
     case 'contains':
     case 'startsWith':
     case 'endsWith':
-      if (condition.caseInsensitive) return sql`lower(${column}) like ${slot(0)} escape ${mysql ? MYSQL_ESCAPE : ESCAPE}`;
+      if (condition.caseInsensitive)
+        return sql`lower(${column}) like ${slot(0)} escape ${mysql ? MYSQL_ESCAPE : ESCAPE}`;
       if (sqlite) return sql`${column} glob ${slot(0)}`;
       // MySQL's default collations ignore case: the pattern's binary collation makes the match exact.
       if (mysql) return sql`${column} like ${slot(0)} collate utf8mb4_bin escape ${MYSQL_ESCAPE}`;
@@ -148,7 +153,10 @@ export function countSql(s: Scope, resource: TableResource, count: CountPath): {
   if (relation.kind === 'through') {
     const { join, from, to } = relation;
     const where = inScope(related, s.context, sql`${from} = ${resource.id}`);
-    return { shape, sql: sql`(select count(*) from ${related.table} inner join ${join} on ${to} = ${related.id}${whereOf(where)})` };
+    return {
+      shape,
+      sql: sql`(select count(*) from ${related.table} inner join ${join} on ${to} = ${related.id}${whereOf(where)})`,
+    };
   }
   const where = inScope(related, s.context, sql`${relation.foreignKey} = ${resource.id}`);
   return { shape, sql: sql`(select count(*) from ${related.table}${whereOf(where)})` };
@@ -202,7 +210,7 @@ export function conditionPiece(s: Scope, resource: TableResource, condition: Fil
     if (!op) throw new TypeError(`defineStore: a count does not take the operator ${leaf.op}`);
     return {
       shape: count.shape === undefined ? undefined : `${count.shape} ${leaf.op}`,
-      values: [leaf.value as number],
+      values: [leaf.value],
       sql: (slot) => sql`${count.sql} ${sql.raw(op)} ${slot(0)}`,
     };
   }

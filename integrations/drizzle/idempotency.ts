@@ -34,9 +34,7 @@ type KeyColumns<C> = {
  * `idempotencyKeys` tables are such.
  */
 export type IdempotencyKeysTable =
-  | (SQLiteTable & KeyColumns<SQLiteColumn>)
-  | (PgTable & KeyColumns<PgColumn>)
-  | (MySqlTable & KeyColumns<MySqlColumn>);
+  (SQLiteTable & KeyColumns<SQLiteColumn>) | (PgTable & KeyColumns<PgColumn>) | (MySqlTable & KeyColumns<MySqlColumn>);
 
 /** An update or insert that returns its rows where the database can (not MySQL). */
 type Returning = PromiseLike<unknown> & { returning(fields: object): PromiseLike<unknown[]> };

@@ -104,7 +104,9 @@ export interface TableMapping<S, T extends Table> {
 }
 
 /** A mapping of any table of schema `S`. */
-export type AnyTableMapping<S> = { [K in TableKey<S>]: S[K] extends Table ? TableMapping<S, S[K]> : never }[TableKey<S>];
+export type AnyTableMapping<S> = {
+  [K in TableKey<S>]: S[K] extends Table ? TableMapping<S, S[K]> : never;
+}[TableKey<S>];
 
 export { parseIntegerId } from 'jsonapi-gen/internal';
 

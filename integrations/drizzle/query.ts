@@ -55,7 +55,12 @@ export class TableQuery {
   }
 
   /** The query ordered by one more term (`SQL` without its direction: `direction` is added). */
-  orderBy(shape: string | undefined, values: readonly unknown[], term: (slot: Slot) => SQL, direction: SortDirection): TableQuery {
+  orderBy(
+    shape: string | undefined,
+    values: readonly unknown[],
+    term: (slot: Slot) => SQL,
+    direction: SortDirection,
+  ): TableQuery {
     const piece: Piece = {
       shape: shape === undefined ? undefined : `${shape} ${direction}`,
       values,
@@ -73,15 +78,22 @@ export class TableQuery {
   /** One page by offset, the id as a last sort (pages stay stable when the sort has ties). */
   page(limit: number, offset: number): TableQuery {
     const id = this.resource.id;
-    return new TableQuery(this.resource, this.on, this.#join, this.#wheres, [
-      ...this.#orders,
-      { shape: 'id', values: [], sql: () => sql`${id} asc` },
-    ], { shape: 'page', values: [limit, offset] });
+    return new TableQuery(
+      this.resource,
+      this.on,
+      this.#join,
+      this.#wheres,
+      [...this.#orders, { shape: 'id', values: [], sql: () => sql`${id} asc` }],
+      { shape: 'page', values: [limit, offset] },
+    );
   }
 
   /** At most `limit` rows (a keyset page: its bound and order are pieces already). */
   limit(limit: number): TableQuery {
-    return new TableQuery(this.resource, this.on, this.#join, this.#wheres, this.#orders, { shape: 'limit', values: [limit] });
+    return new TableQuery(this.resource, this.on, this.#join, this.#wheres, this.#orders, {
+      shape: 'limit',
+      values: [limit],
+    });
   }
 
   /** Everything the SQL text depends on, or undefined when it may vary. */
@@ -106,7 +118,12 @@ export class TableQuery {
       offset += piece.values.length;
       return piece.sql((i) => slot(from + i));
     });
-    return parts.length === 1 ? parts[0] : sql.join(parts.map((p) => sql`(${p})`), sql` and `);
+    return parts.length === 1
+      ? parts[0]
+      : sql.join(
+          parts.map((p) => sql`(${p})`),
+          sql` and `,
+        );
   }
 
   /** The select of the rows (`fields`: default the table's columns), with the slots of `values`. */

@@ -62,9 +62,9 @@ export async function modelsByKey(
   let known: Map<string, Model> | undefined;
   if (on === r.statements.db && isRead(context)) {
     let byTable = r.loaded.get(context);
-    if (byTable === undefined) r.loaded.set(context, (byTable = new Map()));
+    if (byTable === undefined) r.loaded.set(context, (byTable = new Map<TableResource, Map<string, Model>>()));
     known = byTable.get(table);
-    if (known === undefined) byTable.set(table, (known = new Map()));
+    if (known === undefined) byTable.set(table, (known = new Map<string, Model>()));
     else if (keys.every((key) => known!.has(keyText(key)))) return known;
   }
   const rows = await r.read(context, () =>
@@ -99,7 +99,9 @@ export async function loadRelated(
     const keys = distinctKeys(models.map((m) => m[property]));
     if (keys.length === 0) return models.map(() => null);
     const byKey = await modelsByKey(r, related, keys, context);
-    return models.map((m) => (m[property] === null || m[property] === undefined ? null : (byKey.get(keyText(m[property])) ?? null)));
+    return models.map((m) =>
+      m[property] === null || m[property] === undefined ? null : (byKey.get(keyText(m[property])) ?? null),
+    );
   }
   const keys = distinctKeys(models.map((m) => resource.key(m)));
   const groups = new Map<string, Model[]>(keys.map((k) => [keyText(k), []]));
@@ -110,7 +112,8 @@ export async function loadRelated(
       r.statements.rows(r.on(context), shape, keys, (db, slot) => {
         const members = scoped(related, context, sql`${owner} in (${list(slot, 0, keys.length)})`);
         const start = db.select({ ...getTableColumns(related.table), [OWNER]: owner }).from(related.table);
-        const joined = relation.kind === 'through' ? start.innerJoin(relation.join, sql`${relation.to} = ${related.id}`) : start;
+        const joined =
+          relation.kind === 'through' ? start.innerJoin(relation.join, sql`${relation.to} = ${related.id}`) : start;
         return joined.where(members).orderBy(sql`${related.id}`);
       }),
     );
@@ -150,7 +153,8 @@ export async function countRelated(
   const rows = await r.read(context, () =>
     r.statements.rows(r.on(context), shape, keys, (db, slot) => {
       const start = db.select({ [OWNER]: owner, n: sql<number>`count(*)` }).from(related.table);
-      const joined = relation.kind === 'through' ? start.innerJoin(relation.join, sql`${relation.to} = ${related.id}`) : start;
+      const joined =
+        relation.kind === 'through' ? start.innerJoin(relation.join, sql`${relation.to} = ${related.id}`) : start;
       return joined.where(scoped(related, context, sql`${owner} in (${list(slot, 0, keys.length)})`)).groupBy(owner);
     }),
   );
@@ -179,7 +183,10 @@ export function queryRelated(
   const scope = scopePieces(related, context);
   if (relation.kind === 'toOne') {
     const key = model[relation.property] ?? null;
-    return new TableQuery(related, on, undefined, [{ shape, values: [key], sql: (slot) => sql`${related.id} = ${slot(0)}` }, ...scope]);
+    return new TableQuery(related, on, undefined, [
+      { shape, values: [key], sql: (slot) => sql`${related.id} = ${slot(0)}` },
+      ...scope,
+    ]);
   }
   const key = resource.key(model);
   if (relation.kind === 'through') {
@@ -190,5 +197,8 @@ export function queryRelated(
     ]);
   }
   const fk = relation.foreignKey;
-  return new TableQuery(related, on, undefined, [{ shape, values: [key], sql: (slot) => sql`${fk} = ${slot(0)}` }, ...scope]);
+  return new TableQuery(related, on, undefined, [
+    { shape, values: [key], sql: (slot) => sql`${fk} = ${slot(0)}` },
+    ...scope,
+  ]);
 }

@@ -208,7 +208,9 @@ export class TableResource {
     if ([...resources.values()].some((r) => r.table === target)) return target;
     // A join table: its one() relation onward (to another table than this one, unless both lead here).
     const joinConfig = Object.values(this.#declared.tables).find((t) => t.dbName === getTableName(target));
-    const onward = Object.values(joinConfig?.relations ?? {}).filter((r) => is(r, One)).map((r) => r.referencedTable);
+    const onward = Object.values(joinConfig?.relations ?? {})
+      .filter((r) => is(r, One))
+      .map((r) => r.referencedTable);
     return onward.find((t) => t !== this.table) ?? onward[0];
   }
 
@@ -222,7 +224,9 @@ export class TableResource {
     const where = `${this.type}.${relationship.name}`;
     const related = resources.get(relationship.relatedType);
     if (!related)
-      throw new TypeError(`defineStore: ${where} relates to "${relationship.relatedType}", which the store does not map`);
+      throw new TypeError(
+        `defineStore: ${where} relates to "${relationship.relatedType}", which the store does not map`,
+      );
     const entry = this.mapping.relationships?.[relationship.name] ?? relationship.name;
     const relation =
       typeof entry === 'string' ? this.#declaredRelation(where, entry, related) : this.#mapped(where, entry, related);
@@ -238,7 +242,9 @@ export class TableResource {
     if ('table' in entry) {
       const { table, foreignKey } = entry as { table: Table; foreignKey: Column };
       if (table !== related.table)
-        throw new TypeError(`defineStore: ${where} names table ${getTableName(table)}, but ${related.type} is stored in ${related.tableName}`);
+        throw new TypeError(
+          `defineStore: ${where} names table ${getTableName(table)}, but ${related.type} is stored in ${related.tableName}`,
+        );
       return { kind: 'toMany', foreignKey, related };
     }
     const { foreignKey } = entry as { foreignKey: Column };
@@ -255,11 +261,15 @@ export class TableResource {
     const { tables, tableNamesMap } = this.#declared;
     const declared = this.#declaredOf(name);
     if (!declared)
-      throw new TypeError(`defineStore: ${where} has no entry in relationships, and ${this.tableName} declares no relation "${name}" with relations()`);
+      throw new TypeError(
+        `defineStore: ${where} has no entry in relationships, and ${this.tableName} declares no relation "${name}" with relations()`,
+      );
     const { fields, references } = normalizeRelation(tables, tableNamesMap, declared);
     if (is(declared, One)) {
       if (declared.referencedTable !== related.table)
-        throw new TypeError(`defineStore: ${where}: the relation "${name}" leads to ${getTableName(declared.referencedTable)}, not ${related.tableName}`);
+        throw new TypeError(
+          `defineStore: ${where}: the relation "${name}" leads to ${getTableName(declared.referencedTable)}, not ${related.tableName}`,
+        );
       return { kind: 'toOne', foreignKey: fields[0]!, property: this.property(this.#keyOf(fields[0]!)), related };
     }
     if (declared.referencedTable === related.table) return { kind: 'toMany', foreignKey: references[0]!, related };
@@ -270,7 +280,9 @@ export class TableResource {
       (r) => is(r, One) && r.referencedTable === related.table,
     );
     if (!onward)
-      throw new TypeError(`defineStore: ${where}: the relation "${name}" leads to ${getTableName(join)}, which has no one() relation to ${related.tableName}`);
+      throw new TypeError(
+        `defineStore: ${where}: the relation "${name}" leads to ${getTableName(join)}, which has no one() relation to ${related.tableName}`,
+      );
     const to = normalizeRelation(tables, tableNamesMap, onward).fields[0]!;
     return { kind: 'through', join, from: references[0]!, to, related };
   }

@@ -48,7 +48,11 @@ export function storeExistence(db: object, resources: Resources): SharedExistenc
 /** How a to-many relation is written. */
 function toManyWrite(relation: Relation): ToManyWrite {
   const { related } = relation;
-  const common = { related: related.id, parseId: related.parseId, ...(related.mapping.scope && { scope: related.mapping.scope }) };
+  const common = {
+    related: related.id,
+    parseId: related.parseId,
+    ...(related.mapping.scope && { scope: related.mapping.scope }),
+  };
   if (relation.kind === 'through') return { ...common, through: { from: relation.from, to: relation.to } };
   if (relation.kind === 'toMany') return { ...common, foreignKey: relation.foreignKey };
   throw new TypeError(`defineStore: a to-one relationship of ${related.type} is written as to-many`);
@@ -56,7 +60,7 @@ function toManyWrite(relation: Relation): ToManyWrite {
 
 /** The type the linkage sent names, if it names any. */
 function typeOf(linkage: Linkage): string | undefined {
-  return Array.isArray(linkage) ? (linkage as ResourceIdentifier[])[0]?.type : (linkage?.type ?? undefined);
+  return Array.isArray(linkage) ? linkage[0]?.type : (linkage?.type ?? undefined);
 }
 
 /** The writes of `resource`'s data layer on `db`, each on the request's transaction (`databaseFor`). */
@@ -69,7 +73,7 @@ export function writeLayer(db: object, resources: Resources, resource: TableReso
     parseId: resource.parseId,
     attributes: {},
     ...(mapping.version !== undefined && { version: resource.columns[mapping.version]! }),
-    ...(mapping.serverColumns && { serverSet: mapping.serverColumns as WriteTable['serverSet'] }),
+    ...(mapping.serverColumns && { serverSet: mapping.serverColumns }),
   };
   /** `base` with the attributes and relationships `values` sends. */
   const tableFor = (values: WriteValues): WriteTable => {
@@ -79,7 +83,8 @@ export function writeLayer(db: object, resources: Resources, resource: TableReso
     const toMany: Record<string, ToManyWrite> = {};
     for (const [name, linkage] of Object.entries(values.relationships)) {
       const relation = resource.writeRelation(name, resources, typeOf(linkage));
-      if (relation.kind === 'toOne') toOne[name] = { foreignKey: relation.foreignKey, parseId: relation.related.parseId };
+      if (relation.kind === 'toOne')
+        toOne[name] = { foreignKey: relation.foreignKey, parseId: relation.related.parseId };
       else toMany[name] = toManyWrite(relation);
     }
     return { ...base, attributes, toOne, toMany };
@@ -97,7 +102,8 @@ export function writeLayer(db: object, resources: Resources, resource: TableReso
     return changeToMany(db, table, resource.toRow(current), relationship.name, identifiers, remove, context);
   };
   return {
-    create: async (values: WriteValues, context: Context) => model(await createRow(db, tableFor(values), values, context)),
+    create: async (values: WriteValues, context: Context) =>
+      model(await createRow(db, tableFor(values), values, context)),
     update: async (current: Model, values: WriteValues, context: Context) =>
       model(await updateRow(db, tableFor(values), resource.toRow(current), values, context)),
     delete: (current: Model, context: Context) => deleteRow(db, base, resource.toRow(current), context),

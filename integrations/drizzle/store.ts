@@ -41,7 +41,15 @@ import type { StoreMapping, StoreModel } from './checked.js';
 import { type Piece, conditionPiece, countSql } from './conditions.js';
 import type { UntypedTableMapping } from './mapping.js';
 import { TableQuery } from './query.js';
-import { type StoreReads, countRelated, loadRelated, modelsByKey, queryRelated, scopeOf, scopePieces } from './reads.js';
+import {
+  type StoreReads,
+  countRelated,
+  loadRelated,
+  modelsByKey,
+  queryRelated,
+  scopeOf,
+  scopePieces,
+} from './reads.js';
 import { type Model, TableResource, declaredRelations } from './resource.js';
 import { type Database, Statements } from './statements.js';
 import { runDrizzle } from './errors.js';
@@ -79,7 +87,9 @@ export type DrizzleDataLayer<R extends ResourceTypes = ResourceTypes> = Findable
 type FilterNames<R extends ResourceTypes> = ResourceTypes extends R ? string : keyof R['customFilters'] & string;
 
 /** The data layers of a store, by resource type. */
-export type DrizzleStore<R extends { [K in keyof R]: ResourceTypes }> = { readonly [K in keyof R]: DrizzleDataLayer<R[K]> };
+export type DrizzleStore<R extends { [K in keyof R]: ResourceTypes }> = {
+  readonly [K in keyof R]: DrizzleDataLayer<R[K]>;
+};
 
 /** Options of `defineStore`. */
 export interface DrizzleStoreOptions {
@@ -161,7 +171,7 @@ export function defineStore<S, R extends { [K in keyof R]: ResourceTypes }>(
       ...dataLayer(reads, resource),
       ...writeLayer(db, resources, resource),
       existence: { check, member: resource.type },
-    } as DrizzleDataLayer;
+    };
   return layers as unknown as DrizzleStore<R>;
 }
 
@@ -187,7 +197,10 @@ type Writes = 'create' | 'update' | 'delete' | 'addToRelationship' | 'removeFrom
 
 function dataLayer(r: StoreReads, resource: TableResource): Omit<DrizzleDataLayer, Writes> {
   const { mapping } = resource;
-  const related: Record<string, (models: readonly Model[], context: Context, relationship: Relationship) => Promise<unknown[]>> = {};
+  const related: Record<
+    string,
+    (models: readonly Model[], context: Context, relationship: Relationship) => Promise<unknown[]>
+  > = {};
   for (const name of relationshipNames(resource))
     related[name] = (models, context, relationship) => loadRelated(r, resource, relationship, models, context);
   const version = mapping.version === undefined ? undefined : resource.property(mapping.version);
@@ -232,8 +245,13 @@ function dataLayer(r: StoreReads, resource: TableResource): Omit<DrizzleDataLaye
           query.where({ shape: undefined, values: [], sql: () => filter(value, context) }),
       ]),
     ),
-    orderBy: (query: TableQuery, field: string, direction: SortDirection, context: Context, path?: ConditionPath | CountPath) =>
-      orderBy(r, resource, query, field, direction, context, path),
+    orderBy: (
+      query: TableQuery,
+      field: string,
+      direction: SortDirection,
+      context: Context,
+      path?: ConditionPath | CountPath,
+    ) => orderBy(r, resource, query, field, direction, context, path),
     customSorts: Object.fromEntries(
       Object.entries(mapping.sorts ?? {}).map(([name, sort]) => [
         name,
@@ -244,7 +262,8 @@ function dataLayer(r: StoreReads, resource: TableResource): Omit<DrizzleDataLaye
       ]),
     ),
     paginate: (query: TableQuery, { offset, limit }: OffsetPagination) => query.page(limit, offset),
-    paginateCursor: (query: TableQuery, page: CursorPage, context: Context) => keyset(r, resource, query, page, context),
+    paginateCursor: (query: TableQuery, page: CursorPage, context: Context) =>
+      keyset(r, resource, query, page, context),
     related,
     queryRelated: (relationship: Relationship, model: Model, context: Context) =>
       queryRelated(r, resource, relationship, model, context),
@@ -252,7 +271,7 @@ function dataLayer(r: StoreReads, resource: TableResource): Omit<DrizzleDataLaye
       countRelated(r, resource, relationship, models, context),
     ...(version !== undefined && { versionOf: (model: Model) => String(model[version]) }),
     ...(mapping.policy && { can: mapping.policy }),
-  } as Omit<DrizzleDataLayer, Writes>;
+  };
 }
 
 /**
@@ -301,7 +320,9 @@ function orderBy(
   }
   const relation = resource.relation({ name: path.relationship, relatedType: path.type }, r.resources);
   if (relation.kind !== 'toOne')
-    throw new TypeError(`defineStore: ${resource.type}.${path.relationship} is sorted on, but is no to-one relationship`);
+    throw new TypeError(
+      `defineStore: ${resource.type}.${path.relationship} is sorted on, but is no to-one relationship`,
+    );
   const related = relation.related;
   // Under an alias of its own, so that the related table may be the resource's too.
   const alias = sql.identifier(`sort_${path.relationship}`);
@@ -314,24 +335,44 @@ function orderBy(
  * `k0 >= a0 and ((k0 > a0) or (k0 = a0 and k1 > a1) or ...)` (`<` for a descending key): the
  * bound on the first key alone lets the database seek in an index on it.
  */
-function keyset(r: StoreReads, resource: TableResource, query: TableQuery, { sorts, after, limit }: CursorPage, context: Context): TableQuery {
+function keyset(
+  r: StoreReads,
+  resource: TableResource,
+  query: TableQuery,
+  { sorts, after, limit }: CursorPage,
+  context: Context,
+): TableQuery {
   const keys = sorts.map(({ field, count }) => {
     if (count) {
       const counted = countSql(scopeOf(r, context), resource, count);
-      return { shape: counted.shape === undefined ? undefined : `(${counted.shape})`, sql: counted.sql, dateTime: false };
+      return {
+        shape: counted.shape === undefined ? undefined : `(${counted.shape})`,
+        sql: counted.sql,
+        dateTime: false,
+      };
     }
     const column = field === 'id' ? resource.id : resource.column(field);
-    return { shape: `${resource.tableName}.${column.name}`, sql: sql`${column}`, dateTime: r.mysql && isMysqlDateTime(column) };
+    return {
+      shape: `${resource.tableName}.${column.name}`,
+      sql: sql`${column}`,
+      dateTime: r.mysql && isMysqlDateTime(column),
+    };
   });
   let next = query;
   if (after) {
     // The id as stored (an integer key is compared as one).
     // The id as stored (an integer key is compared as one), a MySQL date-time as the UTC text it holds.
     const bound = after.map((value, i) =>
-      sorts[i]!.field === 'id' ? resource.parseId(String(value)) : keys[i]!.dateTime === true ? mysqlDateTime(value) : value,
+      sorts[i]!.field === 'id'
+        ? resource.parseId(String(value))
+        : keys[i]!.dateTime === true
+          ? mysqlDateTime(value)
+          : value,
     );
     const op = (i: number) => sql.raw(sorts[i]!.direction === 'asc' ? '>' : '<');
-    const shape = keys.some((k) => k.shape === undefined) ? undefined : `after ${keys.map((k, i) => `${k.shape!} ${sorts[i]!.direction}`).join(', ')}`;
+    const shape = keys.some((k) => k.shape === undefined)
+      ? undefined
+      : `after ${keys.map((k, i) => `${k.shape!} ${sorts[i]!.direction}`).join(', ')}`;
     const piece: Piece = {
       shape,
       values: bound,
@@ -352,4 +393,3 @@ function keyset(r: StoreReads, resource: TableResource, query: TableQuery, { sor
   }
   return next.limit(limit);
 }
-

@@ -23,9 +23,7 @@ import { drizzleRetryable, whenDrizzleUnavailable } from './errors.js';
 
 /** A Drizzle database the store writes through: better-sqlite3's, node-postgres's or mysql2's, with any schema. */
 export type DrizzleDatabase<S extends Record<string, unknown> = Record<string, never>> =
-  | BetterSQLite3Database<S>
-  | NodePgDatabase<S>
-  | MySql2Database<S>;
+  BetterSQLite3Database<S> | NodePgDatabase<S> | MySql2Database<S>;
 
 /** Options of a request's transaction. */
 export interface DrizzleTransactionOptions {
@@ -188,7 +186,10 @@ export function withDrizzleTransaction<S extends Record<string, unknown>, D exte
   const config = options.isolationLevel === undefined ? undefined : { isolationLevel: options.isolationLevel };
   // Not SQLite: node-postgres's or mysql2's, whose transactions are async and hold one pool connection.
   const pooled = db as unknown as {
-    transaction<R>(run: (tx: object) => Promise<R>, config?: { isolationLevel: PgTransactionConfig['isolationLevel'] }): Promise<R>;
+    transaction<R>(
+      run: (tx: object) => Promise<R>,
+      config?: { isolationLevel: PgTransactionConfig['isolationLevel'] },
+    ): Promise<R>;
   };
   return pooled.transaction((tx) => bound(unit, db, tx, () => fn(tx as unknown as D)), config);
 }

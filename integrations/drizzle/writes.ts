@@ -337,7 +337,10 @@ export async function updateRow(
   let updated: Row | undefined;
   if (mysql && Object.keys(row).length > 0) {
     // No `update ... returning` on MySQL: the rows it matched tell a stale version; read back after.
-    const statement = on.update(m.table).set(mysqlRow(m, row)).where(whereCurrent(m, current, context));
+    const statement = on
+      .update(m.table)
+      .set(mysqlRow(m, row))
+      .where(whereCurrent(m, current, context));
     if ((await changedRows(true, m, statement, written(m, values))) === 0) throw missed(m, current, context);
   } else if (Object.keys(row).length > 0) {
     const rows = await runDrizzle(
@@ -399,7 +402,10 @@ export async function changeToMany(
   const on = statementsFor(db, context);
   if (m.version) {
     const bump = { [property(m.version)]: sql`${m.version} + 1` };
-    const statement = on.update(m.table).set(bump).where(whereCurrent(m, current, context));
+    const statement = on
+      .update(m.table)
+      .set(bump)
+      .where(whereCurrent(m, current, context));
     if ((await changedRows(isMysqlDatabase(db), m, statement)) === 0) throw missed(m, current, context);
   }
   const keys = identifiers.map((identifier) => relatedKey(write.parseId, identifier, name));

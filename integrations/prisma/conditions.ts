@@ -118,7 +118,9 @@ function leaf(
         // Prisma's `mode` is PostgreSQL's only; the column's collation decides the case rule of
         // MySQL's LIKE, case-sensitive on a binary one (utf8mb4_bin, as the demo's tables have).
         if (condition.caseInsensitive)
-          throw new TypeError(`prismaWhere: a case-insensitive ${op} (${condition.field}) has no Prisma where on MySQL`);
+          throw new TypeError(
+            `prismaWhere: a case-insensitive ${op} (${condition.field}) has no Prisma where on MySQL`,
+          );
         where = { [field]: { [op]: literal(text) } };
       } else
         where = { [field]: { [op]: literal(text), ...(condition.caseInsensitive ? { mode: 'insensitive' } : {}) } };

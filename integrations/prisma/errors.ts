@@ -230,8 +230,7 @@ function uniquePointer(cause: AdapterCause | undefined, written: Written): strin
   // PostgreSQL names the index, not its columns: Prisma's default names say which they are.
   const held = [...columns];
   // MySQL calls every key PRIMARY, and names its table (MySQL 8 does, MariaDB does not).
-  if (index === `${written.table}_pkey` || (index === 'PRIMARY' && cause?.table === written.table))
-    held.push(idColumn);
+  if (index === `${written.table}_pkey` || (index === 'PRIMARY' && cause?.table === written.table)) held.push(idColumn);
   for (const column of Object.values(written.attributes))
     // MySQL names a one-column unique index after its column unless given a name.
     if (index === `${written.table}_${column}_key` || index === column) held.push(column);

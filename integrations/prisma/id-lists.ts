@@ -25,7 +25,9 @@ export function filterParameter(context: Context, condition: Condition): string 
         ? [own, `[${condition.field}][]`, `[${condition.field}]`]
         : [own];
   const names = context.http ? [...context.url.searchParams.keys()] : [];
-  return names.find((name) => name.startsWith('filter[') && tails.some((tail) => name.endsWith(tail))) ?? `filter${own}`;
+  return (
+    names.find((name) => name.startsWith('filter[') && tails.some((tail) => name.endsWith(tail))) ?? `filter${own}`
+  );
 }
 
 /** Whether Prisma refused a statement for binding more values than the database takes (P2029). */

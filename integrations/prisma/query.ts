@@ -109,7 +109,9 @@ async function mysqlFoldedWhere(
 ): Promise<PrismaWhere> {
   const { table, columns } = target.mapping;
   if (table === undefined)
-    throw new TypeError(`defineStore: ${target.type} needs its table in the mapping for a case-insensitive ${op} on MySQL`);
+    throw new TypeError(
+      `defineStore: ${target.type} needs its table in the mapping for a case-insensitive ${op} on MySQL`,
+    );
   const column = columns?.[field] ?? field;
   const idColumn = columns?.[target.idField] ?? target.idField;
   const client = target.clientFor(context) as {
@@ -350,7 +352,6 @@ export function orderEntry(
     throw new TypeError(`defineStore: ${resource.type}.${path.relationship} is sorted by but is not a to-one relation`);
   return { [relation.field]: { [related.field(path.attribute)]: direction } };
 }
-
 
 /** The where a query runs with: the scope, then its parts. */
 export function queryWhere(resource: ModelResource, query: PrismaQuery, context: Context): PrismaWhere {

@@ -366,7 +366,9 @@ function dataLayer(
     }),
     paginateCursor: (query, page, context) => keyset(resources, resource, query, page, context),
     count: (query, context) =>
-      withinBindLimit(query.lists, () => resource.delegate(context).count({ where: queryWhere(resource, query, context) })),
+      withinBindLimit(query.lists, () =>
+        resource.delegate(context).count({ where: queryWhere(resource, query, context) }),
+      ),
     countOnlyWhereDeclared: true,
     related,
     queryRelated: (relationship, model, context) => queryRelated(resources, resource, relationship, model, context),

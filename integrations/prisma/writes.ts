@@ -308,7 +308,9 @@ export function prismaExistence(client: object, members: Readonly<Record<string,
           if (keys.length === 0) return parsed.map(() => false);
           const where: Row = { [field]: { in: keys } };
           const scoped = m.scope ? { AND: [where, m.scope(context)] } : where;
-          const rows = await runPrisma(() => delegate(on, m.model).findMany({ where: scoped, select: { [field]: true } }));
+          const rows = await runPrisma(() =>
+            delegate(on, m.model).findMany({ where: scoped, select: { [field]: true } }),
+          );
           const found = new Set(rows.map((row) => row[field]));
           return parsed.map((key) => key !== undefined && found.has(key));
         }),

@@ -72,5 +72,5 @@ export function typedResources<R extends { [K in keyof R]: CheckedTypes }>() {
     spec: CheckedSpec<NoInfer<R[K]>, K, M, F> & {
       fields?: F & { readonly [I in keyof F]: CheckedField<NoInfer<R[K]>> };
     },
-  ): DeclaredResource<M, F> => defineResource<M, F>(spec as ResourceSpec<M, F>);
+  ): DeclaredResource<M, F> => defineResource<M, F>(spec);
 }

@@ -50,7 +50,7 @@ export class Show extends Endpoint<[Context]> {
 
   /** The document meta getter `meta()` was given. */
   get documentMeta(): DocumentMetaGetter<unknown> | undefined {
-    return this.#meta as DocumentMetaGetter<unknown> | undefined;
+    return this.#meta;
   }
 
   /** A new Show endpoint. */
@@ -87,7 +87,7 @@ export class Index extends Endpoint<[Context]> {
 
   /** The document meta getter `meta()` was given. */
   get documentMeta(): DocumentMetaGetter<readonly unknown[]> | undefined {
-    return this.#meta as DocumentMetaGetter<readonly unknown[]> | undefined;
+    return this.#meta;
   }
 
   /** A new Index endpoint. */

@@ -53,12 +53,12 @@ export class Meta<V = string, M = unknown> {
   /** `null` is a value it may have. */
   nullable(): Meta<V | null, M> {
     this.#nullable = true;
-    return this as unknown as Meta<V | null, M>;
+    return this;
   }
 
   /** How the value is computed from the model; its `model` parameter names what the getter reads. */
   get<N>(getter: (model: N, context: Context) => V): Meta<V, N> {
-    this.#getter = getter as MetaGetter;
+    this.#getter = getter;
     return this as unknown as Meta<V, N>;
   }
 

@@ -18,7 +18,14 @@ const SOURCE = readFileSync(STORE, 'utf8');
  */
 const MISTAKES: Array<[string, { from: string; to: string; want: RegExp; at?: string }]> = [
   ['a misspelt version column', { from: "version: 'version',", to: "version: 'versoin',", want: /"versoin"/ }],
-  ['a misspelt id column', { from: 'people: { table: tables.people, serverColumns: createdAt },', to: "people: { table: tables.people, serverColumns: createdAt, id: 'ID' },", want: /"ID"/ }],
+  [
+    'a misspelt id column',
+    {
+      from: 'people: { table: tables.people, serverColumns: createdAt },',
+      to: "people: { table: tables.people, serverColumns: createdAt, id: 'ID' },",
+      want: /"ID"/,
+    },
+  ],
   [
     'an attribute mapped to a column of the wrong kind',
     {

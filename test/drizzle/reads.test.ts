@@ -35,7 +35,10 @@ interface Served {
 }
 
 /** The same database read through both stores. */
-async function serve(dialect: 'sqlite' | 'postgres' | 'mysql', cleanups: Array<() => Promise<void> | void>): Promise<Served> {
+async function serve(
+  dialect: 'sqlite' | 'postgres' | 'mysql',
+  cleanups: Array<() => Promise<void> | void>,
+): Promise<Served> {
   const statements = { drizzle: 0, kysely: 0 };
   const logger = { logQuery: () => void statements.drizzle++ };
   const onStatement = () => void statements.kysely++;
@@ -81,48 +84,51 @@ async function serve(dialect: 'sqlite' | 'postgres' | 'mysql', cleanups: Array<(
   };
 }
 
-describe.each(['sqlite', 'postgres', 'mysql'] as const)('the Drizzle store reads as the Kysely store on %s', (dialect) => {
-  let served: Served;
-  const cleanups: Array<() => Promise<void> | void> = [];
-  beforeAll(async () => {
-    served = await serve(dialect, cleanups);
-  });
-  afterAll(async () => {
-    for (const cleanup of cleanups) await cleanup();
-  });
+describe.each(['sqlite', 'postgres', 'mysql'] as const)(
+  'the Drizzle store reads as the Kysely store on %s',
+  (dialect) => {
+    let served: Served;
+    const cleanups: Array<() => Promise<void> | void> = [];
+    beforeAll(async () => {
+      served = await serve(dialect, cleanups);
+    });
+    afterAll(async () => {
+      for (const cleanup of cleanups) await cleanup();
+    });
 
-  it.each(PATHS)('GET %s', async (path) => {
-    const [expected, actual] = [await read(served.kysely, path), await read(served.drizzle, path)];
-    expect(actual[1]).toBe(expected[1]);
-    // Real reads, not the same error twice.
-    expect(actual[0], actual[1]).toBe(MISSING.includes(path) ? 404 : 200);
-  });
-
-  it.each(PATHS)('GET %s with row-level scopes, anonymous and signed in', async (path) => {
-    for (const user of ['', '2']) {
-      const expected = await read(served.kyselyScoped, path, user);
-      const actual = await read(served.drizzleScoped, path, user);
+    it.each(PATHS)('GET %s', async (path) => {
+      const [expected, actual] = [await read(served.kysely, path), await read(served.drizzle, path)];
       expect(actual[1]).toBe(expected[1]);
-      expect(actual[0]).toBe(expected[0]);
-    }
-  });
+      // Real reads, not the same error twice.
+      expect(actual[0], actual[1]).toBe(MISSING.includes(path) ? 404 : 200);
+    });
 
-  it.each(CURSOR_PATHS)('follows the cursor pages of %s to the end, as Kysely does', (first) =>
-    sameCursorPages(served.kysely, served.drizzle, first),
-  );
+    it.each(PATHS)('GET %s with row-level scopes, anonymous and signed in', async (path) => {
+      for (const user of ['', '2']) {
+        const expected = await read(served.kyselyScoped, path, user);
+        const actual = await read(served.drizzleScoped, path, user);
+        expect(actual[1]).toBe(expected[1]);
+        expect(actual[0]).toBe(expected[0]);
+      }
+    });
 
-  it.each(ROUTES.filter((route) => route.method === 'GET').map((route) => [route.name, route.path]))(
-    'runs as many statements as the Kysely store on route %s (%s)',
-    async (_name, path) => {
-      const count = async (api: JsonApi, store: 'drizzle' | 'kysely') => {
-        served.statements[store] = 0;
-        const [status] = await read(api, path);
-        expect(status).toBe(200);
-        return served.statements[store];
-      };
-      const kysely = await count(served.kysely, 'kysely');
-      expect(kysely).toBeGreaterThan(0);
-      expect(await count(served.drizzle, 'drizzle')).toBe(kysely);
-    },
-  );
-});
+    it.each(CURSOR_PATHS)('follows the cursor pages of %s to the end, as Kysely does', (first) =>
+      sameCursorPages(served.kysely, served.drizzle, first),
+    );
+
+    it.each(ROUTES.filter((route) => route.method === 'GET').map((route) => [route.name, route.path]))(
+      'runs as many statements as the Kysely store on route %s (%s)',
+      async (_name, path) => {
+        const count = async (api: JsonApi, store: 'drizzle' | 'kysely') => {
+          served.statements[store] = 0;
+          const [status] = await read(api, path);
+          expect(status).toBe(200);
+          return served.statements[store];
+        };
+        const kysely = await count(served.kysely, 'kysely');
+        expect(kysely).toBeGreaterThan(0);
+        expect(await count(served.drizzle, 'drizzle')).toBe(kysely);
+      },
+    );
+  },
+);

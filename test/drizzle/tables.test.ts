@@ -18,7 +18,7 @@ import { SQLiteTable, getTableConfig as sqliteTableConfig } from 'drizzle-orm/sq
 import mysqlPromise from 'mysql2/promise';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Dialect, migrate, openDatabase } from '../../examples/blog/db.js';
+import { migrate, openDatabase } from '../../examples/blog/db.js';
 import * as mysqlTables from '../../examples/blog/drizzle/mysql.js';
 import * as postgresTables from '../../examples/blog/drizzle/postgresql.js';
 import * as sqliteTables from '../../examples/blog/drizzle/sqlite.js';
@@ -65,7 +65,7 @@ function drizzleShapes(module: Record<string, unknown>): Record<string, TableSha
       ? pgTableConfig(value)
       : is(value, MySqlTable)
         ? mysqlTableConfig(value)
-        : sqliteTableConfig(value as SQLiteTable);
+        : sqliteTableConfig(value);
     const columns = config.columns as Column[];
     const composite = config.primaryKeys.flatMap((key) => key.columns.map((c) => c.name));
     const primaryKey = composite.length > 0 ? composite : columns.filter((c) => c.primary).map((c) => c.name);
@@ -136,9 +136,7 @@ function sqliteShapes(file: string): Record<string, TableShape> {
           .sort((a, b) => a.pk - b.pk)
           .map((c) => c.name)
           .sort(),
-        foreignKeys: keys
-          .map((k) => `${k.from} -> ${k.table}(${k.to}) on delete ${k.on_delete.toLowerCase()}`)
-          .sort(),
+        foreignKeys: keys.map((k) => `${k.from} -> ${k.table}(${k.to}) on delete ${k.on_delete.toLowerCase()}`).sort(),
         unique: indexes
           .filter((i) => i.origin === 'u')
           .map((i) => indexColumns(i.name))
@@ -193,7 +191,13 @@ async function postgresShapes(url: string): Promise<Record<string, TableShape>> 
        join pg_namespace s on s.oid = t.relnamespace
        where s.nspname = 'public' and not exists (select 1 from pg_constraint c where c.conindid = x.indexrelid)`,
     );
-    const onDelete: Record<string, string> = { a: 'no action', r: 'restrict', c: 'cascade', n: 'set null', d: 'set default' };
+    const onDelete: Record<string, string> = {
+      a: 'no action',
+      r: 'restrict',
+      c: 'cascade',
+      n: 'set null',
+      d: 'set default',
+    };
     const shapes: Record<string, TableShape> = {};
     const tables = [...new Set(columns.map((c) => c.table))].filter((t) => !MIGRATOR_TABLES.has(t));
     for (const table of tables) {
@@ -209,7 +213,10 @@ async function postgresShapes(url: string): Promise<Record<string, TableShape>> 
           .sort(),
         foreignKeys: of
           .filter((c) => c.kind === 'f')
-          .map((c) => `${c.columns.join(',')} -> ${c.target}(${(c.targets ?? []).join(',')}) on delete ${onDelete[c.ondelete]}`)
+          .map(
+            (c) =>
+              `${c.columns.join(',')} -> ${c.target}(${(c.targets ?? []).join(',')}) on delete ${onDelete[c.ondelete]}`,
+          )
           .sort(),
         unique: of
           .filter((c) => c.kind === 'u')
@@ -231,7 +238,7 @@ async function postgresShapes(url: string): Promise<Record<string, TableShape>> 
 async function mysqlShapes(url: string): Promise<Record<string, TableShape>> {
   const connection = await mysqlPromise.createConnection({ uri: url });
   try {
-    const rows = async <R,>(text: string) => (await connection.query(text))[0] as R[];
+    const rows = async <R>(text: string) => (await connection.query(text))[0] as R[];
     const columns = await rows<{ table: string; name: string; type: string; nullable: string }>(
       `select table_name as \`table\`, column_name as name, column_type as type, is_nullable as nullable
        from information_schema.columns where table_schema = database()`,
@@ -242,7 +249,14 @@ async function mysqlShapes(url: string): Promise<Record<string, TableShape>> {
          group_concat(column_name order by seq_in_index) as columns
        from information_schema.statistics where table_schema = database() group by table_name, index_name`,
     );
-    const keys = await rows<{ table: string; name: string; columns: string; target: string; targets: string; ondelete: string }>(
+    const keys = await rows<{
+      table: string;
+      name: string;
+      columns: string;
+      target: string;
+      targets: string;
+      ondelete: string;
+    }>(
       `select k.table_name as \`table\`, k.constraint_name as name,
          group_concat(k.column_name order by k.ordinal_position) as columns, k.referenced_table_name as target,
          group_concat(k.referenced_column_name order by k.ordinal_position) as targets, r.delete_rule as ondelete
@@ -265,7 +279,10 @@ async function mysqlShapes(url: string): Promise<Record<string, TableShape>> {
         columns: columns
           .filter((c) => c.table === table)
           // MariaDB shows integers' display width (`int(11)`), MySQL 8 no longer does.
-          .map((c) => `${c.name} ${c.type.replace(/^(tinyint|smallint|mediumint|int|bigint)\(\d+\)/, '$1')} ${c.nullable === 'YES' ? 'null' : 'not null'}`)
+          .map(
+            (c) =>
+              `${c.name} ${c.type.replace(/^(tinyint|smallint|mediumint|int|bigint)\(\d+\)/, '$1')} ${c.nullable === 'YES' ? 'null' : 'not null'}`,
+          )
           .sort(),
         primaryKey: (of.find((i) => i.name === 'PRIMARY')?.columns.split(',') ?? []).sort(),
         foreignKeys: keys
@@ -278,7 +295,12 @@ async function mysqlShapes(url: string): Promise<Record<string, TableShape>> {
           .sort(),
         // MySQL indexes every foreign key; an index of that key's name is the constraint's.
         indexes: of
-          .filter((i) => i.name !== 'PRIMARY' && !uniqueNames.has(`${table}.${i.name}`) && !foreignKeyNames.has(`${table}.${i.name}`))
+          .filter(
+            (i) =>
+              i.name !== 'PRIMARY' &&
+              !uniqueNames.has(`${table}.${i.name}`) &&
+              !foreignKeyNames.has(`${table}.${i.name}`),
+          )
           .map((i) => `${i.name} (${i.columns})${Number(i.unique) === 1 ? ' unique' : ''}`)
           .sort(),
       };
@@ -295,49 +317,52 @@ const DECLARED: Record<'sqlite' | 'postgres' | 'mysql', Record<string, unknown>>
   mysql: mysqlTables,
 };
 
-describe.each(['sqlite', 'postgres', 'mysql'] as const)('the demo Drizzle tables against the migrated %s database', (dialect) => {
-  let migrated: Record<string, TableShape>;
-  const cleanups: Array<() => unknown> = [];
+describe.each(['sqlite', 'postgres', 'mysql'] as const)(
+  'the demo Drizzle tables against the migrated %s database',
+  (dialect) => {
+    let migrated: Record<string, TableShape>;
+    const cleanups: Array<() => unknown> = [];
 
-  beforeAll(async () => {
-    if (dialect === 'sqlite') {
-      const dir = mkdtempSync(join(tmpdir(), 'jsonapi-gen-drizzle-tables-'));
-      cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-      const file = join(dir, 'blog.sqlite');
-      const database = openDatabase({ file });
-      await migrate(database.db, 'sqlite');
-      await database.close();
-      migrated = sqliteShapes(file);
-    } else if (dialect === 'mysql') {
-      const created = await createMysqlDatabase();
-      cleanups.push(() => created.drop());
-      const database = openDatabase({ databaseUrl: created.url, runner: 'kysely' });
-      await migrate(database.db, 'mysql');
-      await database.close();
-      migrated = await mysqlShapes(created.url);
-    } else {
-      const created = await createPostgresDatabase();
-      cleanups.push(() => created.drop());
-      const database = openDatabase({ databaseUrl: created.url });
-      await migrate(database.db, 'postgres');
-      await database.close();
-      migrated = await postgresShapes(created.url);
-    }
-  });
+    beforeAll(async () => {
+      if (dialect === 'sqlite') {
+        const dir = mkdtempSync(join(tmpdir(), 'jsonapi-gen-drizzle-tables-'));
+        cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+        const file = join(dir, 'blog.sqlite');
+        const database = openDatabase({ file });
+        await migrate(database.db, 'sqlite');
+        await database.close();
+        migrated = sqliteShapes(file);
+      } else if (dialect === 'mysql') {
+        const created = await createMysqlDatabase();
+        cleanups.push(() => created.drop());
+        const database = openDatabase({ databaseUrl: created.url, runner: 'kysely' });
+        await migrate(database.db, 'mysql');
+        await database.close();
+        migrated = await mysqlShapes(created.url);
+      } else {
+        const created = await createPostgresDatabase();
+        cleanups.push(() => created.drop());
+        const database = openDatabase({ databaseUrl: created.url });
+        await migrate(database.db, 'postgres');
+        await database.close();
+        migrated = await postgresShapes(created.url);
+      }
+    });
 
-  afterAll(async () => {
-    for (const cleanup of cleanups) await cleanup();
-  });
+    afterAll(async () => {
+      for (const cleanup of cleanups) await cleanup();
+    });
 
-  it('declares every table the migrations make, and no other', () => {
-    expect(Object.keys(drizzleShapes(DECLARED[dialect])).sort()).toEqual(Object.keys(migrated).sort());
-  });
+    it('declares every table the migrations make, and no other', () => {
+      expect(Object.keys(drizzleShapes(DECLARED[dialect])).sort()).toEqual(Object.keys(migrated).sort());
+    });
 
-  it.each(['people', 'articles', 'comments', 'tags', 'article_tags', 'jsonapi_idempotency_keys'])(
-    '%s: columns, types, nullability, primary key, foreign keys, unique columns and indexes agree',
-    (table) => {
-      expect(migrated[table], `${table} in the database`).toBeDefined();
-      expect(drizzleShapes(DECLARED[dialect])[table]).toEqual(migrated[table]);
-    },
-  );
-});
+    it.each(['people', 'articles', 'comments', 'tags', 'article_tags', 'jsonapi_idempotency_keys'])(
+      '%s: columns, types, nullability, primary key, foreign keys, unique columns and indexes agree',
+      (table) => {
+        expect(migrated[table], `${table} in the database`).toBeDefined();
+        expect(drizzleShapes(DECLARED[dialect])[table]).toEqual(migrated[table]);
+      },
+    );
+  },
+);

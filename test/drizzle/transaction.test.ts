@@ -38,36 +38,39 @@ describe('drizzleTransaction under contention', () => {
   it.each([
     ['PostgreSQL', 'serialization failures', 'postgres'],
     ['MySQL', 'deadlocks', 'mysql'],
-  ] as const)('%s, serializable: concurrent writers of one article all commit, their %s run again', async (_name, _what, dialect) => {
-    const d = await demoDatabase(dialect, 2);
-    try {
-      const { articles } = d.tables;
-      const table = articlesTable(d.tables);
-      const transaction = drizzleTransaction(d.db, { isolationLevel: 'serializable' });
-      const q = d.db as unknown as BetterSQLite3Database;
-      const [before] = await q.select().from(articles).where(eq(articles.id, 1));
-      const writers = 4;
-      let attempts = 0;
-      await Promise.all(
-        Array.from({ length: writers }, (_, i) => {
-          const ctx = context();
-          return transaction(async () => {
-            attempts++;
-            const on = databaseFor(d.db, ctx) as unknown as BetterSQLite3Database;
-            const [current] = await on.select().from(articles).where(eq(articles.id, 1));
-            // Everyone has read before anyone writes: all but one find the row changed under them.
-            await new Promise((resolve) => setTimeout(resolve, 30));
-            return updateRow(d.db, table, current!, { attributes: { title: `writer ${i}` }, relationships: {} }, ctx);
-          }, ctx);
-        }),
-      );
-      const [after] = await q.select().from(articles).where(eq(articles.id, 1));
-      expect(after!.version).toBe(before!.version + writers);
-      expect(attempts).toBeGreaterThan(writers);
-    } finally {
-      await d.close();
-    }
-  });
+  ] as const)(
+    '%s, serializable: concurrent writers of one article all commit, their %s run again',
+    async (_name, _what, dialect) => {
+      const d = await demoDatabase(dialect, 2);
+      try {
+        const { articles } = d.tables;
+        const table = articlesTable(d.tables);
+        const transaction = drizzleTransaction(d.db, { isolationLevel: 'serializable' });
+        const q = d.db as unknown as BetterSQLite3Database;
+        const [before] = await q.select().from(articles).where(eq(articles.id, 1));
+        const writers = 4;
+        let attempts = 0;
+        await Promise.all(
+          Array.from({ length: writers }, (_, i) => {
+            const ctx = context();
+            return transaction(async () => {
+              attempts++;
+              const on = databaseFor(d.db, ctx) as unknown as BetterSQLite3Database;
+              const [current] = await on.select().from(articles).where(eq(articles.id, 1));
+              // Everyone has read before anyone writes: all but one find the row changed under them.
+              await new Promise((resolve) => setTimeout(resolve, 30));
+              return updateRow(d.db, table, current!, { attributes: { title: `writer ${i}` }, relationships: {} }, ctx);
+            }, ctx);
+          }),
+        );
+        const [after] = await q.select().from(articles).where(eq(articles.id, 1));
+        expect(after!.version).toBe(before!.version + writers);
+        expect(attempts).toBeGreaterThan(writers);
+      } finally {
+        await d.close();
+      }
+    },
+  );
 
   it('SQLite: two processes writing one file at once both succeed, every write committed', async () => {
     const d = await demoDatabase('sqlite', 1);

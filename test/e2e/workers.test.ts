@@ -35,7 +35,11 @@ describe.each(SETUPS)('the demo on %s, --store %s --workers %i', (dialect, store
 
   beforeAll(async () => {
     pg =
-      dialect === 'postgres' ? await createPostgresDatabase() : dialect === 'mysql' ? await createMysqlDatabase() : undefined;
+      dialect === 'postgres'
+        ? await createPostgresDatabase()
+        : dialect === 'mysql'
+          ? await createMysqlDatabase()
+          : undefined;
     const env = { ...process.env, PORT: '0', DATABASE_URL: pg?.url ?? '' };
     server = spawn(
       process.execPath,

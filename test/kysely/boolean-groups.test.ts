@@ -76,164 +76,171 @@ async function articleRows(f: Fixture): Promise<Row[]> {
   }));
 }
 
-describe.each([...STORES, ...PRISMA_STORES, ...DRIZZLE_STORES])('boolean groups and counts on %s, %s', (dialect, runner) => {
-  let f: Fixture;
-  let rows: Row[];
-  /** The scoped demo store (drafts only for their author, comments only on visible articles). */
-  let scoped: JsonApi;
+describe.each([...STORES, ...PRISMA_STORES, ...DRIZZLE_STORES])(
+  'boolean groups and counts on %s, %s',
+  (dialect, runner) => {
+    let f: Fixture;
+    let rows: Row[];
+    /** The scoped demo store (drafts only for their author, comments only on visible articles). */
+    let scoped: JsonApi;
 
-  beforeAll(async () => {
-    f = await openFixture(dialect, 30, runner);
-    await varyComments(f);
-    rows = await articleRows(f);
-    const store = f.store({ scoped: true });
-    scoped = new JsonApi({ transaction: f.transaction, extensions: [atomic()] })
-      .resource({ ...schema.people, ...store.people })
-      .resource({ ...schema.articles, ...store.articles })
-      .resource({ ...schema.comments, ...store.comments })
-      .resource({ ...schema.tags, ...store.tags });
-  });
-  afterAll(async () => {
-    await f?.close();
-  });
+    beforeAll(async () => {
+      f = await openFixture(dialect, 30, runner);
+      await varyComments(f);
+      rows = await articleRows(f);
+      const store = f.store({ scoped: true });
+      scoped = new JsonApi({ transaction: f.transaction, extensions: [atomic()] })
+        .resource({ ...schema.people, ...store.people })
+        .resource({ ...schema.articles, ...store.articles })
+        .resource({ ...schema.comments, ...store.comments })
+        .resource({ ...schema.tags, ...store.tags });
+    });
+    afterAll(async () => {
+      await f?.close();
+    });
 
-  /** The ids of the articles `query` selects (one page of 50: all of them), signed in as person 1. */
-  const selected = async (query: string): Promise<string[]> => {
-    const { status, body } = await f.request('GET', `/articles?page[limit]=50&${query}`, '1');
-    expect(status, JSON.stringify(body?.errors)).toBe(200);
-    return byId(body.data.map((a: { id: string }) => a.id));
-  };
-  const want = (keep: (r: Row) => boolean) => byId(rows.filter(keep).map((r) => r.id));
-
-  it('or: drafts, or by an author', async () => {
-    const name = rows[3]!.author;
-    const got = await selected(`filter[or][0][status]=draft&filter[or][1][author.name]=${encodeURIComponent(name)}`);
-    expect(got).toEqual(want((r) => r.status === 'draft' || r.author === name));
-    expect(got.length).toBeGreaterThan(want((r) => r.status === 'draft').length);
-  });
-
-  it('not over a to-many path: no tag of that name, articles without tags included', async () => {
-    const got = await selected('filter[not][tags.name]=typescript');
-    expect(got).toEqual(want((r) => !r.tags.includes('typescript')));
-    expect(got).toContain(rows.find((r) => r.tags.length === 0)!.id);
-    // Beside another clause: not (typescript or json).
-    expect(await selected('filter[not][or][0][tags.name]=typescript&filter[not][or][1][tags.name]=json')).toEqual(
-      want((r) => !r.tags.includes('typescript') && !r.tags.includes('json')),
-    );
-  });
-
-  it('not over a to-one path, and nested groups as DEMO.md writes them', async () => {
-    const name = rows[0]!.author;
-    expect(await selected(`filter[not][author.name]=${encodeURIComponent(name)}`)).toEqual(
-      want((r) => r.author !== name),
-    );
-    const t = rows[10]!.createdAt;
-    const got = await selected(
-      `filter[and][0][createdAt][gte]=${encodeURIComponent(t)}&filter[and][1][or][0][title][contains]=a&filter[and][1][or][1][not][status]=draft`,
-    );
-    expect(got).toEqual(want((r) => r.createdAt >= t && (r.title.includes('a') || r.status !== 'draft')));
-  });
-
-  it('count filters, alone and inside groups', async () => {
-    expect(await selected('filter[commentCount]=0')).toEqual(want((r) => r.comments === 0));
-    expect(await selected('filter[commentCount][gte]=3')).toEqual(want((r) => r.comments >= 3));
-    expect(await selected('filter[or][0][tagCount]=0&filter[or][1][commentCount][lt]=2')).toEqual(
-      want((r) => r.tags.length === 0 || r.comments < 2),
-    );
-    expect(await selected('filter[not][tagCount][gt]=1&filter[commentCount][ne]=5')).toEqual(
-      want((r) => !(r.tags.length > 1) && r.comments !== 5),
-    );
-  });
-
-  it('sorts by a count by offset: ties by the next term, then id', async () => {
-    const { body } = await f.request('GET', '/articles?page[limit]=50&sort=-commentCount,title');
-    const order = [...rows].sort(
-      (x, y) =>
-        y.comments - x.comments || (x.title < y.title ? -1 : x.title > y.title ? 1 : 0) || Number(x.id) - Number(y.id),
-    );
-    expect(body.data.map((a: { id: string }) => a.id)).toEqual(order.map((r) => r.id));
-  });
-
-  it('sorts by a count by cursor: every article once, in the offset order', async () => {
-    for (const sort of ['-commentCount', 'tagCount,-createdAt']) {
-      const all = (await f.request('GET', `/articles?page[limit]=50&sort=${sort}`)).body.data.map(
-        (a: { id: string }) => a.id,
-      );
-      const seen: string[] = [];
-      let path: string | null = `/articles?page[size]=4&sort=${sort}`;
-      for (let pages = 0; path !== null; pages++) {
-        expect(pages).toBeLessThan(20);
-        const { status, body } = await f.request('GET', path);
-        expect(status, JSON.stringify(body?.errors)).toBe(200);
-        seen.push(...body.data.map((a: { id: string }) => a.id));
-        path = body.links.next === null ? null : body.links.next.replace('http://localhost', '');
-      }
-      expect(seen, sort).toEqual(all);
-    }
-  });
-
-  it('withCount puts each article’s counts in relationships meta', async () => {
-    const { body } = await f.request('GET', '/articles?page[limit]=50&withCount=comments,tags');
-    const counts = body.data.map((a: any) => [
-      a.id,
-      a.relationships.comments.meta.count,
-      a.relationships.tags.meta.count,
-    ]);
-    expect(counts).toEqual(
-      body.data.map((a: { id: string }) => {
-        const r = rows.find((x) => x.id === a.id)!;
-        return [r.id, r.comments, r.tags.length];
-      }),
-    );
-  });
-
-  it('counts only what the related resource’s scope lets the request see: filter, sort, withCount', async () => {
-    const people = async (query: string, user?: string) => {
-      const response = await scoped.fetch(new Request(`http://localhost/people?page[limit]=50&${query}`), {
-        attributes: user === undefined ? {} : { user },
-      });
-      const body = await response.json();
-      expectValidDocument(body);
-      expect(response.status, JSON.stringify(body.errors)).toBe(200);
-      return body.data as Array<{ id: string; relationships: { articles: { meta?: { count: number } } } }>;
+    /** The ids of the articles `query` selects (one page of 50: all of them), signed in as person 1. */
+    const selected = async (query: string): Promise<string[]> => {
+      const { status, body } = await f.request('GET', `/articles?page[limit]=50&${query}`, '1');
+      expect(status, JSON.stringify(body?.errors)).toBe(200);
+      return byId(body.data.map((a: { id: string }) => a.id));
     };
-    for (const user of [undefined, '2']) {
-      const visible = (p: number) =>
-        rows.filter((r) => r.authorId === p && (r.status === 'published' || String(r.authorId) === user)).length;
-      const ids = [...new Set(rows.map((r) => r.authorId))].sort((x, y) => x - y);
-      // The Prisma store does not sort by a count over a scoped type (Prisma's `_count` order
-      // takes no where): the spec's 400 at `sort`, never a 500.
-      const bySort = runner !== 'prisma';
-      if (!bySort) {
-        const refused = await scoped.fetch(new Request('http://localhost/people?sort=-articleCount'), {
+    const want = (keep: (r: Row) => boolean) => byId(rows.filter(keep).map((r) => r.id));
+
+    it('or: drafts, or by an author', async () => {
+      const name = rows[3]!.author;
+      const got = await selected(`filter[or][0][status]=draft&filter[or][1][author.name]=${encodeURIComponent(name)}`);
+      expect(got).toEqual(want((r) => r.status === 'draft' || r.author === name));
+      expect(got.length).toBeGreaterThan(want((r) => r.status === 'draft').length);
+    });
+
+    it('not over a to-many path: no tag of that name, articles without tags included', async () => {
+      const got = await selected('filter[not][tags.name]=typescript');
+      expect(got).toEqual(want((r) => !r.tags.includes('typescript')));
+      expect(got).toContain(rows.find((r) => r.tags.length === 0)!.id);
+      // Beside another clause: not (typescript or json).
+      expect(await selected('filter[not][or][0][tags.name]=typescript&filter[not][or][1][tags.name]=json')).toEqual(
+        want((r) => !r.tags.includes('typescript') && !r.tags.includes('json')),
+      );
+    });
+
+    it('not over a to-one path, and nested groups as DEMO.md writes them', async () => {
+      const name = rows[0]!.author;
+      expect(await selected(`filter[not][author.name]=${encodeURIComponent(name)}`)).toEqual(
+        want((r) => r.author !== name),
+      );
+      const t = rows[10]!.createdAt;
+      const got = await selected(
+        `filter[and][0][createdAt][gte]=${encodeURIComponent(t)}&filter[and][1][or][0][title][contains]=a&filter[and][1][or][1][not][status]=draft`,
+      );
+      expect(got).toEqual(want((r) => r.createdAt >= t && (r.title.includes('a') || r.status !== 'draft')));
+    });
+
+    it('count filters, alone and inside groups', async () => {
+      expect(await selected('filter[commentCount]=0')).toEqual(want((r) => r.comments === 0));
+      expect(await selected('filter[commentCount][gte]=3')).toEqual(want((r) => r.comments >= 3));
+      expect(await selected('filter[or][0][tagCount]=0&filter[or][1][commentCount][lt]=2')).toEqual(
+        want((r) => r.tags.length === 0 || r.comments < 2),
+      );
+      expect(await selected('filter[not][tagCount][gt]=1&filter[commentCount][ne]=5')).toEqual(
+        want((r) => !(r.tags.length > 1) && r.comments !== 5),
+      );
+    });
+
+    it('sorts by a count by offset: ties by the next term, then id', async () => {
+      const { body } = await f.request('GET', '/articles?page[limit]=50&sort=-commentCount,title');
+      const order = [...rows].sort(
+        (x, y) =>
+          y.comments - x.comments ||
+          (x.title < y.title ? -1 : x.title > y.title ? 1 : 0) ||
+          Number(x.id) - Number(y.id),
+      );
+      expect(body.data.map((a: { id: string }) => a.id)).toEqual(order.map((r) => r.id));
+    });
+
+    it('sorts by a count by cursor: every article once, in the offset order', async () => {
+      for (const sort of ['-commentCount', 'tagCount,-createdAt']) {
+        const all = (await f.request('GET', `/articles?page[limit]=50&sort=${sort}`)).body.data.map(
+          (a: { id: string }) => a.id,
+        );
+        const seen: string[] = [];
+        let path: string | null = `/articles?page[size]=4&sort=${sort}`;
+        for (let pages = 0; path !== null; pages++) {
+          expect(pages).toBeLessThan(20);
+          const { status, body } = await f.request('GET', path);
+          expect(status, JSON.stringify(body?.errors)).toBe(200);
+          seen.push(...body.data.map((a: { id: string }) => a.id));
+          path = body.links.next === null ? null : body.links.next.replace('http://localhost', '');
+        }
+        expect(seen, sort).toEqual(all);
+      }
+    });
+
+    it('withCount puts each article’s counts in relationships meta', async () => {
+      const { body } = await f.request('GET', '/articles?page[limit]=50&withCount=comments,tags');
+      const counts = body.data.map((a: any) => [
+        a.id,
+        a.relationships.comments.meta.count,
+        a.relationships.tags.meta.count,
+      ]);
+      expect(counts).toEqual(
+        body.data.map((a: { id: string }) => {
+          const r = rows.find((x) => x.id === a.id)!;
+          return [r.id, r.comments, r.tags.length];
+        }),
+      );
+    });
+
+    it('counts only what the related resource’s scope lets the request see: filter, sort, withCount', async () => {
+      const people = async (query: string, user?: string) => {
+        const response = await scoped.fetch(new Request(`http://localhost/people?page[limit]=50&${query}`), {
           attributes: user === undefined ? {} : { user },
         });
-        expect(refused.status).toBe(400);
-        expect((await refused.json()).errors[0]).toMatchObject({
-          code: 'unsupported_sort',
-          source: { parameter: 'sort' },
-        });
+        const body = await response.json();
+        expectValidDocument(body);
+        expect(response.status, JSON.stringify(body.errors)).toBe(200);
+        return body.data as Array<{ id: string; relationships: { articles: { meta?: { count: number } } } }>;
+      };
+      for (const user of [undefined, '2']) {
+        const visible = (p: number) =>
+          rows.filter((r) => r.authorId === p && (r.status === 'published' || String(r.authorId) === user)).length;
+        const ids = [...new Set(rows.map((r) => r.authorId))].sort((x, y) => x - y);
+        // The Prisma store does not sort by a count over a scoped type (Prisma's `_count` order
+        // takes no where): the spec's 400 at `sort`, never a 500.
+        const bySort = runner !== 'prisma';
+        if (!bySort) {
+          const refused = await scoped.fetch(new Request('http://localhost/people?sort=-articleCount'), {
+            attributes: user === undefined ? {} : { user },
+          });
+          expect(refused.status).toBe(400);
+          expect((await refused.json()).errors[0]).toMatchObject({
+            code: 'unsupported_sort',
+            source: { parameter: 'sort' },
+          });
+        }
+        const counted = await people(`withCount=articles${bySort ? '&sort=-articleCount' : ''}`, user);
+        expect(counted.map((p) => [p.id, p.relationships.articles.meta?.count])).toEqual(
+          [...ids].sort((x, y) => (bySort ? visible(y) - visible(x) : 0) || x - y).map((p) => [String(p), visible(p)]),
+        );
+        const least = Math.min(...ids.map(visible)) + 1;
+        expect((await people(`filter[articleCount][gte]=${least}`, user)).map((p) => p.id)).toEqual(
+          ids.filter((p) => visible(p) >= least).map(String),
+        );
       }
-      const counted = await people(`withCount=articles${bySort ? '&sort=-articleCount' : ''}`, user);
-      expect(counted.map((p) => [p.id, p.relationships.articles.meta?.count])).toEqual(
-        [...ids].sort((x, y) => (bySort ? visible(y) - visible(x) : 0) || x - y).map((p) => [String(p), visible(p)]),
-      );
-      const least = Math.min(...ids.map(visible)) + 1;
-      expect((await people(`filter[articleCount][gte]=${least}`, user)).map((p) => p.id)).toEqual(
-        ids.filter((p) => visible(p) >= least).map(String),
-      );
-    }
-    // Person 2 sees their drafts counted; anonymous requests do not.
-    expect(rows.some((r) => r.authorId === 2 && r.status === 'draft')).toBe(true);
-  });
+      // Person 2 sees their drafts counted; anonymous requests do not.
+      expect(rows.some((r) => r.authorId === 2 && r.status === 'draft')).toBe(true);
+    });
 
-  it('the demo’s search is composable: inside or and not', async () => {
-    expect(await selected('filter[or][0][search]=joins&filter[or][1][status]=draft')).toEqual(
-      want((r) => r.title.toLowerCase().includes('joins') || r.status === 'draft'),
-    );
-    expect(await selected('filter[not][search]=joins')).toEqual(want((r) => !r.title.toLowerCase().includes('joins')));
-  });
-});
+    it('the demo’s search is composable: inside or and not', async () => {
+      expect(await selected('filter[or][0][search]=joins&filter[or][1][status]=draft')).toEqual(
+        want((r) => r.title.toLowerCase().includes('joins') || r.status === 'draft'),
+      );
+      expect(await selected('filter[not][search]=joins')).toEqual(
+        want((r) => !r.title.toLowerCase().includes('joins')),
+      );
+    });
+  },
+);
 
 describe.each(DIALECTS)('withCount statements on %s', (dialect) => {
   let f: Fixture;

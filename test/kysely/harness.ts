@@ -43,10 +43,9 @@ export const PRISMA_STORES: Array<[DialectName, Backend]> = [...DIALECTS, 'mysql
   (dialect): [DialectName, Backend] => [dialect, 'prisma'],
 );
 /** The Drizzle store on each dialect, for `describe.each([...STORES, ...DRIZZLE_STORES])`. */
-export const DRIZZLE_STORES: Array<[DialectName, Backend]> = [...DIALECTS, 'mysql' as const].map((dialect): [DialectName, Backend] => [
-  dialect,
-  'drizzle',
-]);
+export const DRIZZLE_STORES: Array<[DialectName, Backend]> = [...DIALECTS, 'mysql' as const].map(
+  (dialect): [DialectName, Backend] => [dialect, 'drizzle'],
+);
 
 /** A write request's transaction, as `JsonApi`'s `transaction` option takes it. */
 type Transaction = <T>(run: () => Promise<T>, context: Context) => Promise<T>;

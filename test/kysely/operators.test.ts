@@ -8,7 +8,15 @@
 import { Where, JsonApi, atomic } from 'jsonapi-gen';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as schema from '../../examples/blog/schema.js';
-import { DRIZZLE_STORES, PRISMA_STORES, STORES, type Fixture, type ServedArticle, openFixture, servedArticles } from './harness.js';
+import {
+  DRIZZLE_STORES,
+  PRISMA_STORES,
+  STORES,
+  type Fixture,
+  type ServedArticle,
+  openFixture,
+  servedArticles,
+} from './harness.js';
 
 describe.each(STORES)('filter operators on %s, %s runner', (dialect, runner) => {
   let f: Fixture;
@@ -156,48 +164,51 @@ describe.each(STORES)('filter operators on %s, %s runner', (dialect, runner) => 
   });
 });
 
-describe.each([...STORES, ...PRISMA_STORES, ...DRIZZLE_STORES])('a path through a scoped relationship on %s, %s', (dialect, runner) => {
-  let f: Fixture;
-  let api: JsonApi;
-  const people = async (query: string, user?: string) => {
-    const response = await api.fetch(new Request(`http://localhost/people?page[limit]=50&${query}`), {
-      attributes: user === undefined ? {} : { user },
-    });
-    const body = (await response.json()) as { data: Array<{ id: string }> };
-    expect(response.status).toBe(200);
-    return body.data.map((p) => p.id);
-  };
-
-  beforeAll(async () => {
-    f = await openFixture(dialect, 10, runner);
-    // Person 2's draft: its title is matched only for person 2 (the scoped store hides drafts from everyone else).
-    const created = await f.request('POST', '/articles', '2', {
-      data: {
-        type: 'articles',
-        attributes: { title: 'Secret plans', status: 'draft' },
-        relationships: { author: { data: { type: 'people', id: '2' } } },
-      },
-    });
-    expect(created.status).toBe(201);
-    const store = f.store({ scoped: true });
-    const peopleWithPath = {
-      ...schema.people,
-      filters: () => [...(schema.people.filters?.() ?? []), Where.make('articles.title')],
+describe.each([...STORES, ...PRISMA_STORES, ...DRIZZLE_STORES])(
+  'a path through a scoped relationship on %s, %s',
+  (dialect, runner) => {
+    let f: Fixture;
+    let api: JsonApi;
+    const people = async (query: string, user?: string) => {
+      const response = await api.fetch(new Request(`http://localhost/people?page[limit]=50&${query}`), {
+        attributes: user === undefined ? {} : { user },
+      });
+      const body = (await response.json()) as { data: Array<{ id: string }> };
+      expect(response.status).toBe(200);
+      return body.data.map((p) => p.id);
     };
-    api = new JsonApi({ transaction: f.transaction, extensions: [atomic()] })
-      .resource({ ...peopleWithPath, ...store.people })
-      .resource({ ...schema.articles, ...store.articles })
-      .resource({ ...schema.comments, ...store.comments })
-      .resource({ ...schema.tags, ...store.tags });
-  });
-  afterAll(async () => {
-    await f?.close();
-  });
 
-  it('matches a related row only where the caller may see it', async () => {
-    expect(await people('filter[articles.title]=Secret%20plans')).toEqual([]);
-    expect(await people('filter[articles.title]=Secret%20plans', '3')).toEqual([]);
-    expect(await people('filter[articles.title]=Secret%20plans', '2')).toEqual(['2']);
-    expect(await people('filter[articles.title][contains]=plans', '2')).toEqual(['2']);
-  });
-});
+    beforeAll(async () => {
+      f = await openFixture(dialect, 10, runner);
+      // Person 2's draft: its title is matched only for person 2 (the scoped store hides drafts from everyone else).
+      const created = await f.request('POST', '/articles', '2', {
+        data: {
+          type: 'articles',
+          attributes: { title: 'Secret plans', status: 'draft' },
+          relationships: { author: { data: { type: 'people', id: '2' } } },
+        },
+      });
+      expect(created.status).toBe(201);
+      const store = f.store({ scoped: true });
+      const peopleWithPath = {
+        ...schema.people,
+        filters: () => [...(schema.people.filters?.() ?? []), Where.make('articles.title')],
+      };
+      api = new JsonApi({ transaction: f.transaction, extensions: [atomic()] })
+        .resource({ ...peopleWithPath, ...store.people })
+        .resource({ ...schema.articles, ...store.articles })
+        .resource({ ...schema.comments, ...store.comments })
+        .resource({ ...schema.tags, ...store.tags });
+    });
+    afterAll(async () => {
+      await f?.close();
+    });
+
+    it('matches a related row only where the caller may see it', async () => {
+      expect(await people('filter[articles.title]=Secret%20plans')).toEqual([]);
+      expect(await people('filter[articles.title]=Secret%20plans', '3')).toEqual([]);
+      expect(await people('filter[articles.title]=Secret%20plans', '2')).toEqual(['2']);
+      expect(await people('filter[articles.title][contains]=plans', '2')).toEqual(['2']);
+    });
+  },
+);

@@ -90,9 +90,7 @@ describe.each(['sqlite', 'postgres'] as const)('lists of ids on %s', (dialect) =
     }
     await sql`insert into comments (body, article_id, author_id, created_at)
       select 'first', id, 1, created_at from articles where title like 'Bulk %'
-      union all select 'second', id, 1, created_at from articles where title like 'Bulk %'`.execute(
-      database.db,
-    );
+      union all select 'second', id, 1, created_at from articles where title like 'Bulk %'`.execute(database.db);
     const [status, text] = await read(prisma, '/articles?filter[commentCount][gte]=2&page[limit]=5');
     expect(status, text).toBe(400);
     const [error] = JSON.parse(text).errors;
@@ -109,7 +107,7 @@ describe.each(['sqlite', 'postgres'] as const)('lists of ids on %s', (dialect) =
   });
 });
 
-describe("the SQLite that better-sqlite3 bundles", () => {
+describe('the SQLite that better-sqlite3 bundles', () => {
   it(`binds ${SQLITE_MAX_BIND_VALUES} values in one statement and no more`, () => {
     const db = new SQLite(':memory:');
     const select = (n: number) => db.prepare(`select 1 where 1 in (${Array(n).fill('?').join(',')})`);

@@ -98,7 +98,10 @@ interface Served {
 }
 
 /** The same database read through both stores: Kysely's and Prisma's. */
-async function serve(dialect: 'sqlite' | 'postgres' | 'mysql', cleanups: Array<() => Promise<void> | void>): Promise<Served> {
+async function serve(
+  dialect: 'sqlite' | 'postgres' | 'mysql',
+  cleanups: Array<() => Promise<void> | void>,
+): Promise<Served> {
   let database: OpenDatabase;
   let prisma: Client;
   const queries: string[] = [];
@@ -147,42 +150,45 @@ async function serve(dialect: 'sqlite' | 'postgres' | 'mysql', cleanups: Array<(
   };
 }
 
-describe.each(['sqlite', 'postgres', 'mysql'] as const)('the Prisma store reads as the Kysely store on %s', (dialect) => {
-  let served: Served;
-  const cleanups: Array<() => Promise<void> | void> = [];
-  beforeAll(async () => {
-    served = await serve(dialect, cleanups);
-  });
-  afterAll(async () => {
-    for (const cleanup of cleanups) await cleanup();
-  });
+describe.each(['sqlite', 'postgres', 'mysql'] as const)(
+  'the Prisma store reads as the Kysely store on %s',
+  (dialect) => {
+    let served: Served;
+    const cleanups: Array<() => Promise<void> | void> = [];
+    beforeAll(async () => {
+      served = await serve(dialect, cleanups);
+    });
+    afterAll(async () => {
+      for (const cleanup of cleanups) await cleanup();
+    });
 
-  it.each(PATHS)('GET %s', async (path) => {
-    const [expected, actual] = [await read(served.kysely, path), await read(served.prisma, path)];
-    expect(actual[1]).toBe(expected[1]);
-    // Real reads, not the same error twice.
-    expect(actual[0], actual[1]).toBe(MISSING.includes(path) ? 404 : 200);
-  });
+    it.each(PATHS)('GET %s', async (path) => {
+      const [expected, actual] = [await read(served.kysely, path), await read(served.prisma, path)];
+      expect(actual[1]).toBe(expected[1]);
+      // Real reads, not the same error twice.
+      expect(actual[0], actual[1]).toBe(MISSING.includes(path) ? 404 : 200);
+    });
 
-  it.each(CURSOR_PATHS)('follows the cursor pages of %s to the end, as Kysely does', (first) =>
-    sameCursorPages(served.kysely, served.prisma, first),
-  );
+    it.each(CURSOR_PATHS)('follows the cursor pages of %s to the end, as Kysely does', (first) =>
+      sameCursorPages(served.kysely, served.prisma, first),
+    );
 
-  it('runs as many queries for an include of 50 articles as of 20', async () => {
-    const count = async (limit: number) => {
-      served.queries.length = 0;
-      const [status] = await read(
-        served.prisma,
-        `/articles?page[limit]=${limit}&include=author,comments.author,tags&withCount=comments,tags`,
-      );
-      expect(status).toBe(200);
-      return served.queries.length;
-    };
-    const twenty = await count(20);
-    expect(twenty).toBeGreaterThan(0);
-    expect(await count(50)).toBe(twenty);
-  });
-});
+    it('runs as many queries for an include of 50 articles as of 20', async () => {
+      const count = async (limit: number) => {
+        served.queries.length = 0;
+        const [status] = await read(
+          served.prisma,
+          `/articles?page[limit]=${limit}&include=author,comments.author,tags&withCount=comments,tags`,
+        );
+        expect(status).toBe(200);
+        return served.queries.length;
+      };
+      const twenty = await count(20);
+      expect(twenty).toBeGreaterThan(0);
+      expect(await count(50)).toBe(twenty);
+    });
+  },
+);
 
 describe("the mapping's types", () => {
   it("refuses at compile time a model or field the client's types do not have (tsc checks this file)", () => {

@@ -42,7 +42,12 @@ const COMPATIBLE: Record<Dialect, Record<string, string[]>> = {
   },
   // The demo's text is varchar(255) where indexed, mediumtext elsewhere (the idempotency keys' and
   // the outbox's tables: text, longtext); date-times datetime(3), read as UTC.
-  mysql: { Int: ['int'], BigInt: ['bigint'], String: ['varchar', 'text', 'mediumtext', 'longtext'], DateTime: ['datetime'] },
+  mysql: {
+    Int: ['int'],
+    BigInt: ['bigint'],
+    String: ['varchar', 'text', 'mediumtext', 'longtext'],
+    DateTime: ['datetime'],
+  },
 };
 
 /** A column as the database describes it. */
