@@ -19,7 +19,7 @@ export { isResourceSchema } from './dsl/describe.js';
 export { type HeldKey, heldKeyOf, keyInFlight } from './write/idempotency.js';
 export { unstorable } from './write/unstorable.js';
 export { uniqueViolation } from './write/unique-violation.js';
-export { utcText } from './core/date-time.js';
+export { mysqlDateTime, utcText } from './core/date-time.js';
 export {
   SQL_COMPARISON,
   boundValue,

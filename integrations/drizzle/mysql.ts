@@ -7,6 +7,7 @@
  */
 import { type Column, is } from 'drizzle-orm';
 import { MySqlDatabase } from 'drizzle-orm/mysql-core';
+import { mysqlDateTime } from 'jsonapi-gen/internal';
 
 /** Whether `db` (a database or transaction) is a MySQL one (drizzle-orm/mysql2's). */
 export function isMysqlDatabase(db: object): boolean {
@@ -18,24 +19,7 @@ export function isMysqlDateTime(column: Column): boolean {
   return column.columnType.startsWith('MySqlDateTime') || column.columnType.startsWith('MySqlTimestamp');
 }
 
-/** An RFC 3339 date-time with a zone (what the runtime hands a write or a filter: UTC, milliseconds). */
-const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i;
-
-/**
- * `value` as a MySQL `DATETIME` takes an instant: a `Date` or RFC 3339 text with a zone becomes
- * UTC `YYYY-MM-DD HH:MM:SS.fff`; anything else is left for the database to judge.
- *
- * @example
- * mysqlDateTime('2024-01-01T10:00:00+02:00'); // '2024-01-01 08:00:00.000'
- */
-export function mysqlDateTime(value: unknown): unknown {
-  const date =
-    value instanceof Date ? value : typeof value === 'string' && RFC3339.test(value) ? new Date(value) : undefined;
-  if (date === undefined || Number.isNaN(date.getTime())) return value;
-  const iso = date.toISOString();
-  // A year past 9999 has a sign in toISOString; DATETIME cannot hold it anyway.
-  return iso.length === 24 ? `${iso.slice(0, 10)} ${iso.slice(11, 23)}` : value;
-}
+export { mysqlDateTime };
 
 /**
  * A MySQL date-time as drizzle-orm/mysql2 reads it (`YYYY-MM-DD HH:MM:SS[.f...]`, the session's

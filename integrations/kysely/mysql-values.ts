@@ -7,25 +7,9 @@
  */
 import { type Kysely, sql } from 'kysely';
 import type { AnyDatabase } from './any-database.js';
+import { mysqlDateTime } from 'jsonapi-gen/internal';
 
-/** An RFC 3339 date-time with a zone (what the runtime hands a write: UTC, milliseconds). */
-const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i;
-
-/**
- * `value` as MySQL's `DATETIME` takes an instant: a `Date` or RFC 3339 text with a zone becomes
- * UTC `YYYY-MM-DD HH:MM:SS.fff`; anything else is left as it is (for the database to judge).
- *
- * @example
- * mysqlDateTime('2024-01-01T10:00:00+02:00'); // '2024-01-01 08:00:00.000'
- */
-export function mysqlDateTime(value: unknown): unknown {
-  const date =
-    value instanceof Date ? value : typeof value === 'string' && RFC3339.test(value) ? new Date(value) : undefined;
-  if (date === undefined || Number.isNaN(date.getTime())) return value;
-  const iso = date.toISOString();
-  // toISOString writes a year past 9999 with a sign, which DATETIME cannot hold anyway.
-  return iso.length === 24 ? `${iso.slice(0, 10)} ${iso.slice(11, 23)}` : value;
-}
+export { mysqlDateTime };
 
 /** A field of a mysql2 result, as its `typeCast` option sees it. */
 export interface MysqlField {

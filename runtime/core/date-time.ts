@@ -84,3 +84,23 @@ export function utcText(text: string): string | undefined {
     .padEnd(3, '0')
     .slice(0, 3)}Z`;
 }
+
+/** An RFC 3339 date-time with a zone (what the runtime hands a write or a filter: UTC, milliseconds). */
+const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i;
+
+/**
+ * `value` as MySQL's `DATETIME` takes an instant (it has no time zone: the SQL stores keep UTC
+ * in it): a `Date` or RFC 3339 text with a zone becomes UTC `YYYY-MM-DD HH:MM:SS.fff` (MariaDB
+ * refuses `T...Z`); anything else is left as it is, for the database to judge.
+ *
+ * @example
+ * mysqlDateTime('2024-01-01T10:00:00+02:00'); // '2024-01-01 08:00:00.000'
+ */
+export function mysqlDateTime(value: unknown): unknown {
+  const date =
+    value instanceof Date ? value : typeof value === 'string' && RFC3339.test(value) ? new Date(value) : undefined;
+  if (date === undefined || Number.isNaN(date.getTime())) return value;
+  const iso = date.toISOString();
+  // toISOString writes a year past 9999 with a sign, which DATETIME cannot hold anyway.
+  return iso.length === 24 ? `${iso.slice(0, 10)} ${iso.slice(11, 23)}` : value;
+}
