@@ -36,7 +36,8 @@ describe.each(STORES)('binary keys on %s, %s runner', (dialect, runner) => {
   const suite = tableSuite<Db>(
     dialect,
     async (db) => {
-      const bytes = dialect === 'postgres' ? 'bytea' : 'blob';
+      // MySQL keys a fixed-length binary column (a BLOB key needs a prefix length).
+      const bytes = dialect === 'postgres' ? 'bytea' : dialect === 'mysql' ? 'binary(16)' : 'blob';
       await db.schema
         .createTable('devices')
         .addColumn('id', bytes, (c) => c.primaryKey())
