@@ -127,6 +127,8 @@ export {
   type ResourceSchema,
   type ResourceSpec,
   type ResourceTypes,
+  type StoreDataLayer,
+  type StoreModel,
 } from './dsl/resource.js';
 export {
   BadRequestError,

@@ -65,8 +65,10 @@ type Member<K extends string, Needed extends boolean, V> = Needed extends true
   ? { readonly [P in K]: V }
   : { readonly [P in K]?: V };
 
-/** A model of `R` as the store reads it: the generated model, plus every other column of its row. */
-export type StoreModel<R extends ResourceTypes> = R['model'] & Record<string, unknown>;
+import type { StoreModel } from 'jsonapi-gen';
+
+/** A model as the store gives it (the runtime's `StoreModel`). */
+export type { StoreModel };
 
 /**
  * What a resource whose schema declares the custom filters `N` needs of its mapping: `filters`,

@@ -5,39 +5,23 @@
  * `store-writes.ts`, every statement on the request's transaction (`transaction.ts`).
  */
 import type {
-  Authorizable,
+  StoreDataLayer,
   Condition,
   ConditionPath,
   Context,
-  Countable,
   CountPath,
-  Creatable,
-  Deletable,
   CursorPage,
-  CursorPaginatable,
-  CustomFilterable,
-  CustomSortable,
   FilterCondition,
-  Filterable,
   FilterValue,
-  Findable,
-  Listable,
   OffsetPagination,
-  Paginatable,
-  RelatedLoaders,
   Relationship,
-  RelationshipCounts,
   ResourceTypes,
-  Sortable,
   SortDirection,
   ToMany,
-  ToManyMutable,
-  Updatable,
-  Versioned,
 } from 'jsonapi-gen';
 import { distinctKeys, invalidFilterValue, keyText } from 'jsonapi-gen/internal';
 import { type SQL, sql } from 'drizzle-orm';
-import type { StoreMapping, StoreModel } from './checked.js';
+import type { StoreMapping } from './checked.js';
 import { type Piece, conditionPiece, countSql } from './conditions.js';
 import type { UntypedTableMapping } from './mapping.js';
 import { TableQuery } from './query.js';
@@ -65,26 +49,7 @@ export type { Model } from './resource.js';
  * `XDataLayer` asks, typed by `R` (the generated `XTypes`): reads and writes. Its `count` runs
  * only for collections whose Index declares `countable()`.
  */
-export type DrizzleDataLayer<R extends ResourceTypes = ResourceTypes> = Findable<StoreModel<R>> &
-  Creatable<StoreModel<R>> &
-  Updatable<StoreModel<R>> &
-  Deletable<StoreModel<R>> &
-  ToManyMutable<StoreModel<R>> &
-  Listable<StoreModel<R>, TableQuery> &
-  Paginatable<TableQuery> &
-  CursorPaginatable<TableQuery> &
-  Countable<TableQuery> &
-  RelatedLoaders<StoreModel<R>, R['related']> &
-  RelationshipCounts<StoreModel<R>> &
-  Filterable<TableQuery, string, FilterNames<R>> &
-  CustomFilterable<TableQuery, R['customFilters']> &
-  Sortable<TableQuery, string> &
-  CustomSortable<TableQuery, R['customSorts']> &
-  Partial<Versioned<StoreModel<R>>> &
-  (R['policy'] extends true ? Authorizable<StoreModel<R>> : Partial<Authorizable<StoreModel<R>>>);
-
-/** The custom filters of `R` by name; any name for the untyped default. */
-type FilterNames<R extends ResourceTypes> = ResourceTypes extends R ? string : keyof R['customFilters'] & string;
+export type DrizzleDataLayer<R extends ResourceTypes = ResourceTypes> = StoreDataLayer<R, TableQuery>;
 
 /** The data layers of a store, by resource type. */
 export type DrizzleStore<R extends { [K in keyof R]: ResourceTypes }> = {

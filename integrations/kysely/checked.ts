@@ -51,8 +51,10 @@ type Relationships<DB, T extends TableName<DB>, R extends ResourceTypes> = {
 /** A member that is required when `needed` is true, optional otherwise. */
 type Member<K extends string, Needed extends boolean, V> = Needed extends true ? { [P in K]: V } : { [P in K]?: V };
 
-/** A model of `R` as the store reads it: the generated model, plus every other column it maps. */
-export type StoreModel<R extends ResourceTypes> = R['model'] & Record<string, unknown>;
+import type { StoreModel } from 'jsonapi-gen';
+
+/** A model as the store gives it (the runtime's `StoreModel`). */
+export type { StoreModel };
 
 /**
  * The implementations of `R`'s custom filters named `N`, by name: a function of the whole query,

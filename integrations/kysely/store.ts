@@ -1,42 +1,26 @@
 import { type Kysely, sql } from 'kysely';
 import type { AnyDatabase } from './any-database.js';
 import type {
-  Authorizable,
+  StoreDataLayer,
   ConditionPath,
   CountPath,
   CursorPage,
-  CursorPaginatable,
   Context,
-  Countable,
-  CustomFilterable,
-  CustomSortable,
-  Deletable,
   FilterCondition,
-  Filterable,
-  Findable,
-  Listable,
   OffsetPagination,
-  Paginatable,
-  Creatable,
-  RelatedLoaders,
   Relationship,
-  RelationshipCounts,
   ResourceIdentifier,
   ResourceTypes,
   FilterValue,
   SharedExistence,
-  Sortable,
   SortDirection,
   ToMany,
-  ToManyMutable,
-  Updatable,
-  Versioned,
   WriteValues,
 } from 'jsonapi-gen';
 import { staleVersion } from 'jsonapi-gen';
 import { goneError } from 'jsonapi-gen/internal';
 import { runStatement, type Written } from './errors.js';
-import type { StoreMapping, StoreModel } from './checked.js';
+import type { StoreMapping } from './checked.js';
 import { CompiledStatements } from './compiled.js';
 import { storeExistence } from './existence.js';
 import { type KeysetKey, ListQuery } from './list-query.js';
@@ -60,26 +44,7 @@ export { ListQuery } from './list-query.js';
  * `XDataLayer` asks, typed by `R` (the generated `XTypes`). Its `count` runs only for collections
  * whose Index declares `countable()` (`countOnlyWhereDeclared`), however the data layer is bound.
  */
-export type KyselyDataLayer<R extends ResourceTypes = ResourceTypes> = Findable<StoreModel<R>> &
-  Deletable<StoreModel<R>> &
-  Listable<StoreModel<R>, ListQuery> &
-  Paginatable<ListQuery> &
-  CursorPaginatable<ListQuery> &
-  Countable<ListQuery> &
-  RelatedLoaders<StoreModel<R>, R['related']> &
-  RelationshipCounts<StoreModel<R>> &
-  Creatable<StoreModel<R>> &
-  Updatable<StoreModel<R>> &
-  ToManyMutable<StoreModel<R>> &
-  Partial<Versioned<StoreModel<R>>> &
-  Filterable<ListQuery, string, FilterNames<R>> &
-  CustomFilterable<ListQuery, R['customFilters']> &
-  Sortable<ListQuery, string> &
-  CustomSortable<ListQuery, R['customSorts']> &
-  (R['policy'] extends true ? Authorizable<StoreModel<R>> : Partial<Authorizable<StoreModel<R>>>);
-
-/** The custom filters of `R` by name; any name for the untyped default (`KyselyDataLayer` of no resource in particular). */
-type FilterNames<R extends ResourceTypes> = ResourceTypes extends R ? string : keyof R['customFilters'] & string;
+export type KyselyDataLayer<R extends ResourceTypes = ResourceTypes> = StoreDataLayer<R, ListQuery>;
 
 /** The data layers of a store, by resource type. */
 export type Store<R extends { [K in keyof R]: ResourceTypes }> = { readonly [K in keyof R]: KyselyDataLayer<R[K]> };

@@ -101,8 +101,10 @@ type Member<K extends string, Needed extends boolean, V> = Needed extends true
   ? { readonly [P in K]: V }
   : { readonly [P in K]?: V };
 
-/** A model of `R` as the store reads it: the generated model, plus every other field of its row. */
-export type StoreModel<R extends ResourceTypes> = R['model'] & Record<string, unknown>;
+import type { StoreModel } from 'jsonapi-gen';
+
+/** A model as the store gives it (the runtime's `StoreModel`). */
+export type { StoreModel };
 
 /** The implementations of `R`'s custom filters named `N`, by name: the `where` of the rows each keeps. */
 type FilterImplementations<R extends ResourceTypes, N extends keyof R['customFilters']> = {

@@ -4,40 +4,28 @@
  * through `writes.ts`, every call on the request's transaction (`transaction.ts`).
  */
 import type {
-  Authorizable,
+  StoreDataLayer,
   ConditionPath,
   Context,
-  Countable,
   CountPath,
   CursorPage,
-  CursorPaginatable,
   Creatable,
-  CustomFilterable,
   Deletable,
-  CustomSortable,
   FilterCondition,
-  Filterable,
   FilterValue,
-  Findable,
-  Listable,
   OffsetPagination,
-  Paginatable,
-  RelatedLoaders,
   Relationship,
-  RelationshipCounts,
   ResourceIdentifier,
   ResourceTypes,
-  Sortable,
   SortDirection,
   ToMany,
   ToManyMutable,
   Updatable,
-  Versioned,
   WriteValues,
 } from 'jsonapi-gen';
 import { distinctKeys, keyText } from 'jsonapi-gen/internal';
 import type { PrismaWhere, WhereProvider } from './conditions.js';
-import type { StoreMapping, StoreModel } from './checked.js';
+import type { StoreMapping } from './checked.js';
 import type { AnyModelMapping } from './mapping.js';
 import {
   type PrismaQuery,
@@ -69,26 +57,7 @@ export type { Model } from './resource.js';
  * The data layer a Prisma-backed resource of types `R` implements: what the generated
  * `XDataLayer` asks, typed by `R` (the generated `XTypes`): reads and writes.
  */
-export type PrismaDataLayer<R extends ResourceTypes = ResourceTypes> = Findable<StoreModel<R>> &
-  Creatable<StoreModel<R>> &
-  Updatable<StoreModel<R>> &
-  Deletable<StoreModel<R>> &
-  ToManyMutable<StoreModel<R>> &
-  Listable<StoreModel<R>, PrismaQuery> &
-  Paginatable<PrismaQuery> &
-  CursorPaginatable<PrismaQuery> &
-  Countable<PrismaQuery> &
-  RelatedLoaders<StoreModel<R>, R['related']> &
-  RelationshipCounts<StoreModel<R>> &
-  Filterable<PrismaQuery, string, FilterNames<R>> &
-  CustomFilterable<PrismaQuery, R['customFilters']> &
-  Sortable<PrismaQuery, string> &
-  CustomSortable<PrismaQuery, R['customSorts']> &
-  Partial<Versioned<StoreModel<R>>> &
-  (R['policy'] extends true ? Authorizable<StoreModel<R>> : Partial<Authorizable<StoreModel<R>>>);
-
-/** The custom filters of `R` by name; any name for the untyped default. */
-type FilterNames<R extends ResourceTypes> = ResourceTypes extends R ? string : keyof R['customFilters'] & string;
+export type PrismaDataLayer<R extends ResourceTypes = ResourceTypes> = StoreDataLayer<R, PrismaQuery>;
 
 /** The data layers of a store, by resource type. */
 export type PrismaStore<R extends { [K in keyof R]: ResourceTypes }> = {

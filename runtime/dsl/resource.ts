@@ -375,6 +375,47 @@ export interface Versioned<M = unknown> {
   versionOf(model: M, context: Context): string;
 }
 
+/**
+ * A model as a table-backed store gives it: the generated model's members, and any column more.
+ *
+ * @example
+ * import type { ArticlesTypes } from './generated/index.js';
+ * declare const article: StoreModel<ArticlesTypes>;
+ * article.title; // string
+ */
+export type StoreModel<R extends ResourceTypes> = R['model'] & Record<string, unknown>;
+
+/** The custom filters of `R` by name; any name for the untyped default (a data layer of no resource in particular). */
+type FilterNames<R extends ResourceTypes> = ResourceTypes extends R ? string : keyof R['customFilters'] & string;
+
+/**
+ * Everything a store's data layer for resources of types `R` implements over its query type
+ * `Q`: what the generated `XDataLayer` asks, typed by `R` (the generated `XTypes`), reads and
+ * writes. The Kysely, Prisma and Drizzle stores each name it over their own query.
+ *
+ * @example
+ * import type { TableQuery } from '@jsonapi-gen/drizzle';
+ * import type { ArticlesTypes } from './generated/index.js';
+ * type ArticlesLayer = StoreDataLayer<ArticlesTypes, TableQuery>;
+ */
+export type StoreDataLayer<R extends ResourceTypes, Q> = Findable<StoreModel<R>> &
+  Creatable<StoreModel<R>> &
+  Updatable<StoreModel<R>> &
+  Deletable<StoreModel<R>> &
+  ToManyMutable<StoreModel<R>> &
+  Listable<StoreModel<R>, Q> &
+  Paginatable<Q> &
+  CursorPaginatable<Q> &
+  Countable<Q> &
+  RelatedLoaders<StoreModel<R>, R['related']> &
+  RelationshipCounts<StoreModel<R>> &
+  Filterable<Q, string, FilterNames<R>> &
+  CustomFilterable<Q, R['customFilters']> &
+  Sortable<Q, string> &
+  CustomSortable<Q, R['customSorts']> &
+  Partial<Versioned<StoreModel<R>>> &
+  (R['policy'] extends true ? Authorizable<StoreModel<R>> : Partial<Authorizable<StoreModel<R>>>);
+
 /** A resource as `api.resource()` takes it: its schema plus the data-layer methods it implements. */
 export type ResourceDefinition<M = unknown, Q = unknown> = ResourceSchema<M> &
   Partial<
