@@ -105,16 +105,17 @@ export function userOf(authorization: string | null | undefined): string | undef
   return match?.[1];
 }
 
-/** Migrates, seeds and serves the blog; resolves once it listens. */
+/** Idempotency-Keys are kept per signed-in user (the demo's `user` attribute). */
+const userScope = (ctx: Context) => ctx.getAttribute('user');
+
 /** The generated API on the Kysely store, or on the hand-written memory store, and what closes it. */
 async function openApi(options: DemoOptions): Promise<{ api: JsonApi; close: () => Promise<void> }> {
-  const scope = (ctx: Context) => ctx.getAttribute('user');
   if (options.memory) {
     const { dataLayers, transaction, outbox } = memoryStore(memoryTables(seedRows(options.seed ?? 120)));
     return {
       api: createApi(dataLayers, {
         transaction,
-        idempotency: { store: memoryIdempotency(), scope },
+        idempotency: { store: memoryIdempotency(), scope: userScope },
         outbox: outbox(OUTBOX_TYPES),
       }),
       close: async () => {},
@@ -138,7 +139,7 @@ async function openApi(options: DemoOptions): Promise<{ api: JsonApi; close: () 
   // Each write of an article adds its outbox entry in its own transaction.
   const api = createApi(createStore(db), {
     transaction: kyselyTransaction(db),
-    idempotency: { store: kyselyIdempotency(db), scope },
+    idempotency: { store: kyselyIdempotency(db), scope: userScope },
     outbox: kyselyOutbox(db, { types: OUTBOX_TYPES }),
   });
   return { api, close: () => database.close() };
@@ -153,7 +154,6 @@ async function prismaApi(
   database: OpenDatabase,
   onQuery: ((sql: string) => void) | undefined,
 ): Promise<{ api: JsonApi; close: () => Promise<void> }> {
-  const scope = (ctx: Context) => ctx.getAttribute('user');
   // The generated Prisma clients are made here when missing (offline; `npm test` and
   // `npm run prisma:generate` remake them when the schema changes) and loaded only now, so that
   // the other stores need neither. A compiled copy of the demo (the bench's) has them compiled.
@@ -162,14 +162,13 @@ async function prismaApi(
     const { generateClients } = await import('../../integrations/prisma/scripts/generate.js');
     generateClients();
   }
-  const { createPrismaStore, openPrisma } = await import('./prisma-store.js');
+  const { createPrismaStore, openPrisma, providerOf } = await import('./prisma-store.js');
   const { prismaIdempotency, prismaOutbox, prismaTransaction } = await import('@jsonapi-gen/prisma');
   const sqlite = database.dialect === 'sqlite';
   const prisma = openPrisma(sqlite ? { file: database.location } : { databaseUrl: database.location }, { onQuery });
-  const provider = database.dialect === 'mysql' ? 'mysql' : database.dialect === 'postgres' ? 'postgresql' : 'sqlite';
-  const api = createApi(createPrismaStore(prisma, provider), {
+  const api = createApi(createPrismaStore(prisma, sqlite ? 'sqlite' : providerOf(database.location)), {
     transaction: prismaTransaction(prisma),
-    idempotency: { store: prismaIdempotency(prisma), scope },
+    idempotency: { store: prismaIdempotency(prisma), scope: userScope },
     outbox: prismaOutbox(prisma, { types: OUTBOX_TYPES }),
   });
   return {
@@ -191,7 +190,6 @@ async function drizzleApi(
   database: OpenDatabase,
   onQuery: ((sql: string) => void) | undefined,
 ): Promise<{ api: JsonApi; close: () => Promise<void> }> {
-  const scope = (ctx: Context) => ctx.getAttribute('user');
   const { createDrizzleStore, openDrizzle } = await import('./drizzle-store.js');
   const { drizzleIdempotency, drizzleOutbox, drizzleTransaction } = await import('@jsonapi-gen/drizzle');
   const tables =
@@ -206,7 +204,7 @@ async function drizzleApi(
   );
   const api = createApi(createDrizzleStore(drizzle.db, drizzle.dialect), {
     transaction: drizzleTransaction(drizzle.db),
-    idempotency: { store: drizzleIdempotency(drizzle.db, tables.idempotencyKeys), scope },
+    idempotency: { store: drizzleIdempotency(drizzle.db, tables.idempotencyKeys), scope: userScope },
     outbox: drizzleOutbox(drizzle.db, tables.outbox, { types: OUTBOX_TYPES }),
   });
   return {
@@ -218,6 +216,7 @@ async function drizzleApi(
   };
 }
 
+/** Migrates, seeds and serves the blog; resolves once it listens. */
 export async function startDemo(options: DemoOptions = {}): Promise<Demo> {
   const { api, close } = await openApi(options);
   let server: Server | undefined;
