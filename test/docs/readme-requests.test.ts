@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Demo, startDemo } from '../../examples/blog/server.js';
 import { DEMO_ORIGIN, type PrintedRequest, printedRequests, shellWords } from './printed-requests.js';
-import { readReadme } from './readme.js';
+import { DOC_PAGES, readReadme } from './readme.js';
 
 const README = 'README.md';
 const BLOG = 'examples/blog/README.md';
@@ -21,7 +21,9 @@ const openapi = JSON.parse(
   paths: Record<string, Record<string, unknown>>;
 };
 
-const requests = [README, BLOG].flatMap((readme) => printedRequests(readme, readReadme(readme)));
+/** Where requests are printed: the READMEs and the documentation site's pages. */
+const PRINTED = [README, BLOG, ...DOC_PAGES];
+const requests = PRINTED.flatMap((readme) => printedRequests(readme, readReadme(readme)));
 const name = (r: PrintedRequest) =>
   `${r.readme}:${r.line} ${r.text.length > 110 ? `${r.text.slice(0, 107)}...` : r.text}`;
 /** A POST or PATCH printed inline has no body: it names an endpoint rather than being a request. */
@@ -70,7 +72,7 @@ describe('the requests the READMEs print, sent to the demo as printed', () => {
   });
 
   it('finds them: every curl line, every ```http block, the inline requests', () => {
-    for (const readme of [README, BLOG]) {
+    for (const readme of PRINTED) {
       const text = readReadme(readme);
       const found = requests.filter((r) => r.readme === readme);
       // Nothing that looks like a request is left out: each curl line and each http request block is one.

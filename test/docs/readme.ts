@@ -2,20 +2,30 @@
  * Reading the READMEs as the tests that keep them true need them: their TypeScript code blocks
  * (each with the line it starts on, so a failure names the README line) and their sections.
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
-/** The READMEs a user reads: the repository's, and each package's (what the registry shows). */
-export const READMES = [
+/**
+ * The documentation site's pages written by hand: every Markdown file under docs/, except the
+ * reference TypeDoc generates from the doc comments (docs/reference/, whose examples
+ * jsdoc-examples.test.ts checks at their source) and VitePress's own folder.
+ */
+export const DOC_PAGES: readonly string[] = readdirSync(join(ROOT, 'docs'), { recursive: true, encoding: 'utf8' })
+  .map((file) => `docs/${file.split('\\').join('/')}`)
+  .filter((file) => file.endsWith('.md') && !/^docs\/(reference|\.vitepress)\//.test(file))
+  .sort();
+
+/** The READMEs a user reads: the repository's, each package's (what the registry shows), and the site's pages. */
+export const READMES: readonly string[] = [
   'README.md',
   'runtime/README.md',
   'integrations/kysely/README.md',
   'generator/README.md',
-  'docs/recipes/outbox-worker.md',
-] as const;
+  ...DOC_PAGES,
+];
 
 export interface CodeBlock {
   /** The README, relative to the repository. */
