@@ -3,8 +3,8 @@
  * JavaScript in `outDir`, file by file with TypeScript's own transpiler, as `npm run build`
  * ships the package. Servers then run on plain `node`: no loader hooks, and none of the
  * per-closure `__name` calls tsx's esbuild transform adds, which would tax both servers
- * (and the library more than hand-written code). `jsonapi-gen`, `@jsonapi-gen/kysely` and
- * `@jsonapi-gen/prisma` resolve to the compiled workspaces through `outDir/node_modules` links (each given a
+ * (and the library more than hand-written code). `jsonapi-gen` and the `@jsonapi-gen/*` stores and
+ * integrations resolve to the compiled workspaces through `outDir/node_modules` links (each given a
  * package.json naming its entry points); every other package to the project's own. The demo's
  * generated Prisma clients (examples/blog/prisma/generated, TypeScript) are compiled with it.
  */
@@ -64,6 +64,8 @@ const WORKSPACES: Record<string, { dir: string; exports: Record<string, string> 
   },
   '@jsonapi-gen/kysely': { dir: 'integrations/kysely', exports: { '.': './index.js' } },
   '@jsonapi-gen/prisma': { dir: 'integrations/prisma', exports: { '.': './index.js' } },
+  '@jsonapi-gen/drizzle': { dir: 'integrations/drizzle', exports: { '.': './index.js' } },
+  '@jsonapi-gen/opentelemetry': { dir: 'integrations/opentelemetry', exports: { '.': './index.js' } },
 };
 
 /** `outDir/node_modules`: the compiled workspaces, and a link to every other package of the project. */

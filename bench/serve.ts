@@ -3,7 +3,9 @@
  * KIND: `demo` (examples/blog on the generated API, Kysely, the Node adapter), `baseline`
  * (bench/baseline), `demo-pg` and `baseline-pg` (the same on PostgreSQL: FILE is then a
  * `postgres://` URL), `demo-prisma` and `demo-prisma-pg` (the demo on its Prisma store,
- * `startDemo({ store: 'prisma' })`), `demo-drizzle` and `demo-drizzle-pg` (on its Drizzle store), `floor-raw` (node:http answering a constant document), `floor-adapter`
+ * `startDemo({ store: 'prisma' })`), `demo-drizzle` and `demo-drizzle-pg` (on its Drizzle store),
+ * `demo-server-timing`, `demo-otel` and `demo-otel-stages` (the demo with `serverTiming`, or traced by
+ * `@jsonapi-gen/opentelemetry` without and with its stage spans, spans dropped), `floor-raw` (node:http answering a constant document), `floor-adapter`
  * (the same constant document through `toNodeHandler`, as the runtime's own result),
  * `floor-adapter-platform` (the same as a platform `new Response`). Prints `{"url": ...}` on stdout once
  * listening; answers IPC messages: `{ memory: true }` with `process.memoryUsage()` before and after a
@@ -12,6 +14,11 @@
  */
 import { type IncomingMessage, type ServerResponse, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { context } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { ExportResultCode } from '@opentelemetry/core';
+import { BasicTracerProvider, BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { openTelemetry } from '@jsonapi-gen/opentelemetry';
 import { toNodeHandler } from 'jsonapi-gen/node';
 import { startDemo } from '../examples/blog/server.js';
 import { startPgBaseline } from './baseline/pg-server.js';
@@ -71,12 +78,37 @@ async function listen(
   };
 }
 
+/**
+ * A tracer of the OpenTelemetry SDK as a Node service sets it up (an AsyncLocalStorage context
+ * manager, a batch span processor) whose exporter drops every span: what tracing costs the
+ * server, without an exporter's work.
+ */
+function droppingTracer() {
+  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+  const exporter = {
+    export: (_spans: unknown, done: (result: { code: ExportResultCode }) => void) =>
+      done({ code: ExportResultCode.SUCCESS }),
+    shutdown: () => Promise.resolve(),
+  };
+  return new BasicTracerProvider({ spanProcessors: [new BatchSpanProcessor(exporter)] }).getTracer('bench');
+}
+
 async function start(kind: string, file: string | undefined): Promise<{ url: string; close(): Promise<void> }> {
   switch (kind) {
     case 'demo':
       return startDemo({ port: 0, db: file!, seed: 1 });
     case 'baseline':
       return startBaseline({ db: file!, port: 0 });
+    case 'demo-server-timing':
+      return startDemo({ port: 0, db: file!, seed: 1, tracing: { serverTiming: true } });
+    case 'demo-otel':
+    case 'demo-otel-stages':
+      return startDemo({
+        port: 0,
+        db: file!,
+        seed: 1,
+        tracing: { instrument: openTelemetry({ tracer: droppingTracer(), stages: kind === 'demo-otel-stages' }) },
+      });
     case 'demo-pg':
       return startDemo({ port: 0, seed: 1, databaseUrl: file! });
     case 'demo-prisma':

@@ -2,15 +2,18 @@
  * What tracing costs: the CPU time per request of `api.handle(request)` of the generated blog
  * API with no tracing, with `serverTiming`, and with `@jsonapi-gen/opentelemetry` on the
  * OpenTelemetry SDK (an AsyncLocalStorage context manager, a batch span processor, every span
- * exported to an exporter that drops it), with and without its stage spans. The variants take
+ * exported to an exporter that drops it), without and with its stage spans. The variants take
  * turns for `--time` ms each, `--rounds` times; medians, and each one's ratio to no tracing.
  * CPU time rather than wall time: what other processes do matters less. Over the
  * in-memory data layers of `bench/inprocess.ts` (the pipeline's own cost: the hardest case), or
  * with `--sqlite` over the Kysely store on the SQLite file (the demo's statements, in process).
  *
  *   node --import tsx bench/tracing.ts FILE [--sqlite] [--routes a,b] [--time 500] [--rounds 7]
+ *   node --import tsx bench/tracing.ts FILE --http [--routes a,b] [--rounds 7] [--profile DIR]
  *
- * FILE: a seeded blog database (`seedFile` of bench/sqlite-sections.ts).
+ * FILE: a seeded blog database (`seedFile` of bench/sqlite-sections.ts). With `--http`, the
+ * bench's own method instead (bench/tracing-http.ts): the demo over HTTP, one server process
+ * per variant, requests per second and server CPU per request, `--rounds` paired repetitions.
  */
 import { context } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
@@ -27,12 +30,17 @@ import { ROUTES } from './routes.js';
 const args = process.argv.slice(2);
 const option = (name: string) => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined);
 const file = args.find(
-  (a, i) => !a.startsWith('--') && !['--routes', '--time', '--rounds'].includes(args[i - 1] ?? ''),
+  (a, i) => !a.startsWith('--') && !['--routes', '--time', '--rounds', '--profile'].includes(args[i - 1] ?? ''),
 );
 if (!file) throw new Error('usage: bench/tracing.ts FILE [--sqlite] [--routes a,b] [--time 500] [--rounds 7]');
 const names = (option('--routes') ?? 'a,b').split(',');
 const time = Number(option('--time') ?? 500);
 const rounds = Number(option('--rounds') ?? 7);
+if (args.includes('--http')) {
+  const { tracingOverHttp } = await import('./tracing-http.js');
+  await tracingOverHttp(file, names, rounds, option('--profile'));
+  process.exit(0);
+}
 
 /** Spans are made, ended and handed to the processor as in production; the exporter drops them. */
 const dropping: SpanExporter = {
@@ -57,8 +65,8 @@ const variants: Record<string, JsonApiOptions> = {
   off: {},
   serverTiming: { serverTiming: true },
   openTelemetry: { instrument: openTelemetry({ tracer: provider.getTracer('bench') }) },
-  'openTelemetry, stages: false': {
-    instrument: openTelemetry({ tracer: provider.getTracer('bench'), stages: false }),
+  'openTelemetry, stages: true': {
+    instrument: openTelemetry({ tracer: provider.getTracer('bench'), stages: true }),
   },
 };
 for (const [name, options] of Object.entries(variants)) apis[name] = createApi(layers(), options);

@@ -13,7 +13,7 @@ import { type Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Context, JsonApi } from 'jsonapi-gen';
+import type { Context, JsonApi, JsonApiOptions } from 'jsonapi-gen';
 import { toNodeHandler } from 'jsonapi-gen/node';
 import { kyselyIdempotency, kyselyOutbox, kyselyTransaction } from '@jsonapi-gen/kysely';
 import type { LogConfig } from 'kysely';
@@ -83,6 +83,8 @@ export interface DemoOptions {
    * store (`prisma-store.ts`) or the Drizzle store (`drizzle-store.ts`).
    */
   store?: DatabaseStore;
+  /** The API's tracing options (`instrument`, `serverTiming`), for measuring what tracing costs. Default: none. */
+  tracing?: Pick<JsonApiOptions, 'instrument' | 'serverTiming'>;
 }
 
 /** The stores the demo serves a database through. */
@@ -117,6 +119,7 @@ async function openApi(options: DemoOptions): Promise<{ api: JsonApi; close: () 
         transaction,
         idempotency: { store: memoryIdempotency(), scope: userScope },
         outbox: outbox(OUTBOX_TYPES),
+        ...options.tracing,
       }),
       close: async () => {},
     };
@@ -131,8 +134,8 @@ async function openApi(options: DemoOptions): Promise<{ api: JsonApi; close: () 
     await database.close();
     throw error;
   }
-  if (options.store === 'prisma') return prismaApi(database, options.onPrismaQuery);
-  if (options.store === 'drizzle') return drizzleApi(database, options.onDrizzleQuery);
+  if (options.store === 'prisma') return prismaApi(database, options.onPrismaQuery, options.tracing);
+  if (options.store === 'drizzle') return drizzleApi(database, options.onDrizzleQuery, options.tracing);
   // The generated API bound to the Kysely data layers, with the schema's extensions (Atomic
   // Operations). Every write request, and every Atomic Operations batch, is one transaction.
   // POST retries with an Idempotency-Key are answered from the keys table, per signed-in user.
@@ -141,6 +144,7 @@ async function openApi(options: DemoOptions): Promise<{ api: JsonApi; close: () 
     transaction: kyselyTransaction(db),
     idempotency: { store: kyselyIdempotency(db), scope: userScope },
     outbox: kyselyOutbox(db, { types: OUTBOX_TYPES }),
+    ...options.tracing,
   });
   return { api, close: () => database.close() };
 }
@@ -153,6 +157,7 @@ async function openApi(options: DemoOptions): Promise<{ api: JsonApi; close: () 
 async function prismaApi(
   database: OpenDatabase,
   onQuery: ((sql: string) => void) | undefined,
+  tracing: DemoOptions['tracing'],
 ): Promise<{ api: JsonApi; close: () => Promise<void> }> {
   // The generated Prisma clients are made here when missing (offline; `npm test` and
   // `npm run prisma:generate` remake them when the schema changes) and loaded only now, so that
@@ -170,6 +175,7 @@ async function prismaApi(
     transaction: prismaTransaction(prisma),
     idempotency: { store: prismaIdempotency(prisma), scope: userScope },
     outbox: prismaOutbox(prisma, { types: OUTBOX_TYPES }),
+    ...tracing,
   });
   return {
     api,
@@ -189,6 +195,7 @@ async function prismaApi(
 async function drizzleApi(
   database: OpenDatabase,
   onQuery: ((sql: string) => void) | undefined,
+  tracing: DemoOptions['tracing'],
 ): Promise<{ api: JsonApi; close: () => Promise<void> }> {
   const { createDrizzleStore, openDrizzle } = await import('./drizzle-store.js');
   const { drizzleIdempotency, drizzleOutbox, drizzleTransaction } = await import('@jsonapi-gen/drizzle');
@@ -206,6 +213,7 @@ async function drizzleApi(
     transaction: drizzleTransaction(drizzle.db),
     idempotency: { store: drizzleIdempotency(drizzle.db, tables.idempotencyKeys), scope: userScope },
     outbox: drizzleOutbox(drizzle.db, tables.outbox, { types: OUTBOX_TYPES }),
+    ...tracing,
   });
   return {
     api,

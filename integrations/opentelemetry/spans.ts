@@ -17,9 +17,9 @@ export interface OpenTelemetryOptions {
   /** The tracer the spans are made with. Default: the global tracer provider's `@jsonapi-gen/opentelemetry`. */
   tracer?: Tracer;
   /**
-   * Whether `parse`, `authorize` and `serialize` get spans. Default: true. Without them a
-   * request has its span and those of its data-layer calls (and Atomic operations) only: three
-   * spans fewer per request, for an API whose stages are not worth their cost.
+   * Whether `parse`, `authorize` and `serialize` get spans too. Default: false: a request has its
+   * span and those of its data-layer calls (and Atomic operations) only. With true, three spans
+   * more per request, each costing about what a data-layer call's does (docs/performance.md).
    */
   stages?: boolean;
 }
@@ -27,9 +27,9 @@ export interface OpenTelemetryOptions {
 /**
  * The API's `instrument` option on OpenTelemetry: one server span per request (named
  * `GET articles` once routed, with the HTTP method, route, status, and the JSON:API resource
- * type, endpoint and `include`), a child span per stage (`parse`, `authorize`, `serialize`, each
- * Atomic operation) and per data-layer call (`results articles`, `loadRelated articles.author`),
- * errors recorded on the span that threw them. Each data-layer call runs with its span active,
+ * type, endpoint and `include`), a child span per data-layer call (`results articles`,
+ * `loadRelated articles.author`) and per Atomic operation, and with `stages: true` per stage
+ * (`parse`, `authorize`, `serialize`), errors recorded on the span that threw them. Each data-layer call runs with its span active,
  * so the spans a database driver's instrumentation opens nest under it (with a context manager
  * registered, as the Node SDK does). A request whose context has no span yet continues the
  * trace its `traceparent` header names.
@@ -38,10 +38,12 @@ export interface OpenTelemetryOptions {
  * import { createApi } from './generated/index.js';
  * import { store } from './store.js';
  * const api = createApi(store, { instrument: openTelemetry() });
+ * // With spans for the parse, authorize and serialize stages too:
+ * const detailed = createApi(store, { instrument: openTelemetry({ stages: true }) });
  */
 export function openTelemetry(options: OpenTelemetryOptions = {}): Instrumentation {
   const tracer = options.tracer ?? trace.getTracer('@jsonapi-gen/opentelemetry');
-  const stages = options.stages ?? true;
+  const stages = options.stages ?? false;
   return {
     request(request) {
       const active = context.active();

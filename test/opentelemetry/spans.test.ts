@@ -45,7 +45,7 @@ beforeAll(async () => {
   await seed(database.db, 12);
   exporter.reset();
   api = createApi(createStore(database.db), {
-    instrument: openTelemetry({ tracer }),
+    instrument: openTelemetry({ tracer, stages: true }),
     transaction: kyselyTransaction(database.db),
   });
 });
@@ -74,7 +74,7 @@ function rootOf(spans: readonly ReadableSpan[]): ReadableSpan {
   return roots[0]!;
 }
 
-describe('openTelemetry()', () => {
+describe('openTelemetry({ stages: true })', () => {
   it('traces GET /articles?include=author: the request span, its stages and data-layer calls, the driver under each call', async () => {
     const response = await api.fetch(request('/articles?include=author'));
     expect(response.status).toBe(200);
@@ -163,7 +163,10 @@ describe('openTelemetry()', () => {
     const failing = createStore(database.db);
     const failure = new Error('the disk is on fire');
     failing.people.find = () => Promise.reject(failure);
-    const broken = createApi(failing, { instrument: openTelemetry({ tracer }), onError: () => undefined });
+    const broken = createApi(failing, {
+      instrument: openTelemetry({ tracer, stages: true }),
+      onError: () => undefined,
+    });
     expect((await broken.fetch(request('/people/1'))).status).toBe(500);
     let spans = exporter.getFinishedSpans();
     const root = rootOf(spans);
@@ -244,9 +247,9 @@ describe('openTelemetry()', () => {
   });
 });
 
-describe('openTelemetry({ stages: false })', () => {
+describe('openTelemetry(), by default', () => {
   it('makes spans for the request and its data-layer calls only', async () => {
-    const lean = createApi(createStore(database.db), { instrument: openTelemetry({ tracer, stages: false }) });
+    const lean = createApi(createStore(database.db), { instrument: openTelemetry({ tracer }) });
     expect((await lean.fetch(request('/articles?include=author'))).status).toBe(200);
     const spans = exporter.getFinishedSpans();
     expect(tree(spans, rootOf(spans))).toEqual([

@@ -1,0 +1,79 @@
+/**
+ * What tracing costs as the bench measures a route: the demo over HTTP (SQLite file, Kysely
+ * store, compiled to plain JavaScript, in its own process), once per variant (no tracing,
+ * `serverTiming`, `@jsonapi-gen/opentelemetry` without and with its stage spans), 32
+ * connections; the servers take turns route by route and repetition by repetition (who goes
+ * first rotates), and each variant's figure is the median of its paired ratios to no tracing.
+ */
+import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { compile } from './compile.js';
+import { type Load, median, medianLoad, warm } from './load.js';
+import { ROUTES } from './routes.js';
+import { type BenchContext, type ServerProcess, measure, serve } from './server-process.js';
+
+const VARIANTS = ['demo', 'demo-server-timing', 'demo-otel', 'demo-otel-stages'] as const;
+const LABELS: Record<(typeof VARIANTS)[number], string> = {
+  demo: 'off',
+  'demo-server-timing': 'serverTiming',
+  'demo-otel': 'openTelemetry',
+  'demo-otel-stages': 'openTelemetry, stages: true',
+};
+
+/**
+ * Prints, per route, each variant's req/s and CPU µs per request, and its ratio to no tracing;
+ * `profile`: a folder for CPU profiles of the untraced and the OpenTelemetry servers.
+ */
+export async function tracingOverHttp(
+  file: string,
+  names: readonly string[],
+  reps: number,
+  profile?: string,
+): Promise<void> {
+  const root = resolve(fileURLToPath(new URL('..', import.meta.url)));
+  const work = mkdtempSync(join(tmpdir(), 'jsonapi-gen-tracing-'));
+  const children = new Set<ChildProcess>();
+  const ctx: BenchContext = {
+    compiled: join(work, 'js'),
+    children,
+    quick: false,
+    ...(profile !== undefined && { profile, profileKinds: ['demo', 'demo-otel'] }),
+    config: { reps, warmupRequests: 500, duration: 1, scaleDbs: [], memory: [], inProcessMs: 0 },
+  };
+  const servers: ServerProcess[] = [];
+  try {
+    compile(root, ctx.compiled);
+    for (const kind of VARIANTS) servers.push(await serve(ctx, kind, file));
+    const routes = ROUTES.filter((route) => names.includes(route.name) && route.method === 'GET');
+    await warm(servers, routes, undefined, 2);
+    const rows = [];
+    for (const route of routes) {
+      const loads = new Map<string, Load[]>(VARIANTS.map((kind) => [kind, []]));
+      for (let rep = 0; rep < reps; rep++) {
+        const order = servers.map((_, i) => servers[(i + rep) % servers.length]!);
+        for (const server of order) loads.get(server.kind)!.push(await measure(ctx, server, route, 1));
+      }
+      const off = loads.get('demo')!;
+      const row: Record<string, string> = { route: route.name };
+      for (const kind of VARIANTS) {
+        const mine = loads.get(kind)!;
+        const { rps, cpu } = medianLoad(mine);
+        const ratio = median(mine.map((load, i) => load.rps / off[i]!.rps));
+        const cpuRatio = median(mine.map((load, i) => load.cpu / off[i]!.cpu));
+        row[LABELS[kind]] =
+          kind === 'demo'
+            ? `${rps.toFixed(0)} req/s, ${cpu.toFixed(0)} µs`
+            : `${rps.toFixed(0)} req/s (${ratio.toFixed(3)}), ${cpu.toFixed(0)} µs (${cpuRatio.toFixed(3)})`;
+      }
+      rows.push(row);
+    }
+    console.table(rows);
+  } finally {
+    for (const server of servers) await server.stop();
+    for (const child of children) child.kill('SIGKILL');
+    rmSync(work, { recursive: true, force: true });
+  }
+}
