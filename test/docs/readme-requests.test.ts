@@ -92,7 +92,7 @@ describe('the requests the READMEs print, sent to the demo as printed', () => {
     const guide = (page: string) => requests.filter((r) => r.readme === `docs/guide/${page}`).map((r) => r.text);
     expect(guide('writes.md')).toContain('POST /operations');
     expect(guide('generating.md')).toContain('GET /articles/1?include=author&fields[articles]=title,author');
-    expect(guide('http.md').some((text) => text.startsWith('curl -X POST -H \'Idempotency-Key'))).toBe(true);
+    expect(guide('http.md').some((text) => text.startsWith("curl -X POST -H 'Idempotency-Key"))).toBe(true);
     // Templates are not requests.
     expect(requests.some((r) => r.path.includes('{'))).toBe(false);
   });
