@@ -6,7 +6,8 @@
  * the running demo: list articles with include and page[limit], create one (Bearer auth,
  * application/vnd.api+json), read it back. Its typed reads must match what the server sent.
  *
- * The README's typed-client recipe is run the same way, as printed: taken from README.md, its
+ * The guide's openapi-fetch recipe is run the same way, as printed: taken from
+ * docs/guide/generating.md, its
  * `baseUrl` pointed at the demo's port and a line appended that prints what it got, so that it
  * stops passing here when it stops working for a reader (as it did when it let openapi-fetch
  * send its POST as application/json, which the server refuses with 415).
@@ -25,6 +26,8 @@ import { typeScriptBlocks } from '../docs/readme.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const DOCUMENT = join(ROOT, 'examples', 'blog', 'generated', 'openapi.json');
+/** The guide page that prints the openapi-fetch recipe. */
+const GUIDE = 'docs/guide/generating.md';
 
 /** The program a client author writes: nothing but openapi-fetch and the generated `paths`. */
 const PROGRAM = `import createClient from 'openapi-fetch';
@@ -85,7 +88,7 @@ export async function main(baseUrl: string) {
 console.log(JSON.stringify(await main(process.argv[2]!)));
 `;
 
-/** Appended to the README's recipe: what it got, for the test to check. */
+/** Appended to the guide's recipe: what it got, for the test to check. */
 const REPORT = `
 console.log(JSON.stringify({
   list: { status: list.response.status, titles: list.data?.data.map((article) => article.attributes?.title) },
@@ -139,7 +142,7 @@ describe('a typed client generated from openapi.json', () => {
     symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
     writeFileSync(join(dir, 'package.json'), JSON.stringify({ type: 'module', private: true }));
     types = astToString(await openapiTS(pathToFileURL(DOCUMENT), { immutable: false }));
-    // Where each program imports them from: the test's program, and the README's recipe.
+    // Where each program imports them from: the test's program, and the guide's recipe.
     writeFileSync(join(dir, 'blog.ts'), types);
     mkdirSync(join(dir, 'client'));
     writeFileSync(join(dir, 'client', 'api.ts'), types);
@@ -190,8 +193,8 @@ describe('a typed client generated from openapi.json', () => {
     expect(JSON.parse(readFileSync(DOCUMENT, 'utf8')).openapi).toBe('3.1.0');
   }, 60_000);
 
-  it("runs the README's recipe as printed: it lists, and its POST is created (not refused as application/json)", async () => {
-    const recipes = typeScriptBlocks('README.md').filter((block) => block.code.includes("from 'openapi-fetch'"));
+  it("runs the guide's recipe as printed: it lists, and its POST is created (not refused as application/json)", async () => {
+    const recipes = typeScriptBlocks(GUIDE).filter((block) => block.code.includes("from 'openapi-fetch'"));
     expect(recipes).toHaveLength(1);
     const { code, line } = recipes[0]!;
     // The one change: the demo's port is the test's, not 3000.
@@ -199,14 +202,14 @@ describe('a typed client generated from openapi.json', () => {
     expect(code.split(baseUrl)).toHaveLength(2);
     writeFileSync(join(dir, 'recipe.ts'), code.replace(baseUrl, `baseUrl: ${JSON.stringify(demo.url)},`) + REPORT);
 
-    // Strictly compiled, its only errors are on the line the README calls a compile error.
+    // Strictly compiled, its only errors are on the line the guide calls a compile error.
     const marked = code.split('\n').flatMap((text, i) => (text.includes('// compile error') ? [i] : []));
     expect(marked).toHaveLength(1);
     const diagnostics = compileStrictly(dir, 'recipe.ts');
     expect(
       diagnostics
         .filter((d) => d.file !== 'recipe.ts' || d.line !== marked[0])
-        .map((d) => `README.md:${line + d.line}: ${d.text}`),
+        .map((d) => `${GUIDE}:${line + d.line}: ${d.text}`),
     ).toEqual([]);
     expect(diagnostics.length).toBeGreaterThan(0);
 

@@ -1,9 +1,11 @@
 /**
- * The CLI's `--help` and the README's CLI section ("Generating code") agree: every command
- * `--help` lists has a usage line in the section's shell block and no usage line names another;
- * every option `--help` prints for any command is in the section, in backticks, as printed
- * (`-o, --out <dir>`: short form and argument name too); and every flag the section names is an
- * option of the command its usage line runs (elsewhere in the section, of some command).
+ * The CLI's `--help` and the guide's CLI section (docs/guide/generating.md, "The command line")
+ * agree: every command `--help` lists has a usage line in the section's shell block and no usage
+ * line names another; every option `--help` prints for any command is in the section, in
+ * backticks, as printed (`-o, --out <dir>`: short form and argument name too); and every flag the
+ * section names is an option of the command its usage line runs (elsewhere in the section, of
+ * some command). README.md's command table ("The command line") names every command and only
+ * options that exist.
  */
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
@@ -33,8 +35,9 @@ const options = (text: string) =>
 /** The `--long` and `-s` flags in a text. */
 const flags = (text: string) => text.match(/(?<![\w-])--?[a-zA-Z][\w-]*/g) ?? [];
 
-describe('jsonapi-gen --help and the README agree', () => {
-  const readme = section(readReadme('README.md'), 'Generating code');
+describe('jsonapi-gen --help, the guide and the README agree', () => {
+  const readme = section(readReadme('docs/guide/generating.md'), 'The command line');
+  const table = section(readReadme('README.md'), 'The command line');
   const shell = /```sh\n([\s\S]*?)```/.exec(readme)?.[1] ?? '';
   const usage = shell.split('\n').filter((line) => /\bjsonapi-gen \w/.test(line));
   /** Printed options by command ('' for the command itself). */
@@ -56,20 +59,20 @@ describe('jsonapi-gen --help and the README agree', () => {
     expect(usage.length).toBeGreaterThan(0);
   });
 
-  it('every command has a usage line in the README, and every usage line runs a command', () => {
+  it('every command has a usage line in the guide, and every usage line runs a command', () => {
     const commands = [...printed.keys()].filter(Boolean);
     const documented = usage.map((line) => /\bjsonapi-gen (\w[\w-]*)/.exec(line)![1]);
     expect([...new Set(documented)].sort()).toEqual(commands.sort());
   });
 
-  it('every option --help prints is in the README as printed', () => {
+  it('every option --help prints is in the guide as printed', () => {
     const missing = [...printed].flatMap(([command, specs]) =>
       specs.filter((spec) => !readme.includes(`\`${spec}\``)).map((spec) => `${command || 'jsonapi-gen'}: ${spec}`),
     );
     expect(missing).toEqual([]);
   });
 
-  it('every flag the README names is an option: of its usage line command, or of some command', () => {
+  it('every flag the guide names is an option: of its usage line command, or of some command', () => {
     const known = (command: string) => new Set((printed.get(command) ?? []).flatMap(flags));
     const all = new Set([...printed.values()].flat().flatMap(flags));
     const unknown = [
@@ -82,5 +85,13 @@ describe('jsonapi-gen --help and the README agree', () => {
       ...flags(readme.replace(shell, '')).filter((flag) => !all.has(flag)),
     ];
     expect(unknown).toEqual([]);
+  });
+
+  it("README's command table names every command, and only options that exist", () => {
+    const commands = [...printed.keys()].filter(Boolean);
+    const named = [...table.matchAll(/`jsonapi-gen (\w[\w-]*)/g)].map((match) => match[1]);
+    expect([...new Set(named)].sort()).toEqual(commands.sort());
+    const all = new Set([...printed.values()].flat().flatMap(flags));
+    expect(flags(table).filter((flag) => !all.has(flag))).toEqual([]);
   });
 });

@@ -5,8 +5,9 @@
  * node_modules serves the rest; all blocks are type-checked in one program with the
  * repository's compiler options. The host's own modules are the blog demo's, laid out as the
  * README's host is: `./schema.js`, `./generated/index.js`, `./db.js` (the Kysely `db` and its
- * `Database`), `./data/articles.js` (a data layer of articles) and `./client/api.js` (what
- * openapi-typescript makes of the generated OpenAPI document).
+ * `Database`), `./data/articles.js` (a data layer of articles), `./client/api.js` (what
+ * openapi-typescript makes of the generated OpenAPI document), `./tables.js` (the demo's Drizzle
+ * tables for SQLite) and `./prisma.js` (`prisma`, a client of the demo's Prisma schema).
  *
  * A line that says `// compile error` must fail to compile (the README promises it) and every
  * other line must compile. Blocks that export `defineResource(...)` results are also checked
@@ -57,6 +58,13 @@ export declare const db: Kysely<Database>;
     `import { createStore } from '${blog(join(HOST, 'data'), 'store.js')}';
 import { db } from '../db.js';
 export const articlesDataLayer = createStore(db).articles;
+`,
+  );
+  writeFileSync(join(HOST, 'tables.ts'), `export * from '${blog(HOST, 'drizzle/sqlite.js')}';\n`);
+  writeFileSync(
+    join(HOST, 'prisma.ts'),
+    `import type { BlogPrisma } from '${blog(HOST, 'prisma-store.js')}';
+export declare const prisma: BlogPrisma;
 `,
   );
   const types = astToString(await openapiTS(pathToFileURL(join(BLOG, 'generated', 'openapi.json'))));
