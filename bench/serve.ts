@@ -5,7 +5,8 @@
  * `postgres://` URL), `demo-prisma` and `demo-prisma-pg` (the demo on its Prisma store,
  * `startDemo({ store: 'prisma' })`), `demo-drizzle` and `demo-drizzle-pg` (on its Drizzle store),
  * `demo-server-timing`, `demo-otel` and `demo-otel-stages` (the demo with `serverTiming`, or traced by
- * `@jsonapi-gen/opentelemetry` without and with its stage spans, spans dropped), `floor-raw` (node:http answering a constant document), `floor-adapter`
+ * `@jsonapi-gen/opentelemetry` without and with its stage spans, or with its request spans only;
+ * spans dropped), `floor-raw` (node:http answering a constant document), `floor-adapter`
  * (the same constant document through `toNodeHandler`, as the runtime's own result),
  * `floor-adapter-platform` (the same as a platform `new Response`). Prints `{"url": ...}` on stdout once
  * listening; answers IPC messages: `{ memory: true }` with `process.memoryUsage()` before and after a
@@ -19,6 +20,7 @@ import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-ho
 import { ExportResultCode } from '@opentelemetry/core';
 import { BasicTracerProvider, BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { openTelemetry } from '@jsonapi-gen/opentelemetry';
+import type { Instrumentation, TraceSpan } from 'jsonapi-gen';
 import { toNodeHandler } from 'jsonapi-gen/node';
 import { startDemo } from '../examples/blog/server.js';
 import { startPgBaseline } from './baseline/pg-server.js';
@@ -93,6 +95,22 @@ function droppingTracer() {
   return new BasicTracerProvider({ spanProcessors: [new BatchSpanProcessor(exporter)] }).getTracer('bench');
 }
 
+/** `instrumentation` with its request spans only: what one span costs, against a request's five. */
+function requestSpanOnly(instrumentation: Instrumentation): Instrumentation {
+  const untraced: TraceSpan = { stage: () => untraced, end: () => undefined };
+  return {
+    request(start) {
+      const span = instrumentation.request(start);
+      return {
+        stage: () => untraced,
+        routed: (route) => span.routed?.(route),
+        run: (work) => (span.run ? span.run(work) : work()),
+        end: (outcome) => span.end(outcome),
+      };
+    },
+  };
+}
+
 async function start(kind: string, file: string | undefined): Promise<{ url: string; close(): Promise<void> }> {
   switch (kind) {
     case 'demo':
@@ -108,6 +126,13 @@ async function start(kind: string, file: string | undefined): Promise<{ url: str
         db: file!,
         seed: 1,
         tracing: { instrument: openTelemetry({ tracer: droppingTracer(), stages: kind === 'demo-otel-stages' }) },
+      });
+    case 'demo-otel-request':
+      return startDemo({
+        port: 0,
+        db: file!,
+        seed: 1,
+        tracing: { instrument: requestSpanOnly(openTelemetry({ tracer: droppingTracer() })) },
       });
     case 'demo-pg':
       return startDemo({ port: 0, seed: 1, databaseUrl: file! });

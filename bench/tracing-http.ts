@@ -1,7 +1,8 @@
 /**
  * What tracing costs as the bench measures a route: the demo over HTTP (SQLite file, Kysely
  * store, compiled to plain JavaScript, in its own process), once per variant (no tracing,
- * `serverTiming`, `@jsonapi-gen/opentelemetry` without and with its stage spans), 32
+ * `serverTiming`, `@jsonapi-gen/opentelemetry` with its request spans only (what one span
+ * costs), as it comes, and with its stage spans), 32
  * connections; the servers take turns route by route and repetition by repetition (who goes
  * first rotates), and each variant's figure is the median of its paired ratios to no tracing.
  */
@@ -15,10 +16,11 @@ import { type Load, median, medianLoad, warm } from './load.js';
 import { ROUTES } from './routes.js';
 import { type BenchContext, type ServerProcess, measure, serve } from './server-process.js';
 
-const VARIANTS = ['demo', 'demo-server-timing', 'demo-otel', 'demo-otel-stages'] as const;
+const VARIANTS = ['demo', 'demo-server-timing', 'demo-otel-request', 'demo-otel', 'demo-otel-stages'] as const;
 const LABELS: Record<(typeof VARIANTS)[number], string> = {
   demo: 'off',
   'demo-server-timing': 'serverTiming',
+  'demo-otel-request': 'openTelemetry, request spans only',
   'demo-otel': 'openTelemetry',
   'demo-otel-stages': 'openTelemetry, stages: true',
 };
