@@ -1,3 +1,9 @@
+/**
+ * The runtime: the DSL builders (`defineResource`, `Attribute`, `ToOne`, `Index`, ...),
+ * `JsonApi`, errors and `atomic()`, serving Fetch `Request`/`Response` with no dependencies.
+ *
+ * @module jsonapi-gen
+ */
 export { JsonApi, type JsonApiOptions } from './api.js';
 export type {
   DataLayerCall,

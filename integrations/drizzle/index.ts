@@ -3,6 +3,8 @@
  * better-sqlite3, PostgreSQL through node-postgres, MySQL and MariaDB through mysql2), reads
  * and writes. README.md lists what it
  * does and what it does not.
+ *
+ * @module @jsonapi-gen/drizzle
  */
 export {
   defineStore,

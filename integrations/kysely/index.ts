@@ -25,6 +25,8 @@
  * declare const mappings: StoreMapping<Database, Resources>; // a table mapping per resource: see defineStore
  * const store = defineStore<Database, Resources>(db, mappings);
  * const api = createApi(store);
+ *
+ * @module @jsonapi-gen/kysely
  */
 
 /**

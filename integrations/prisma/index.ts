@@ -2,6 +2,8 @@
  * Prisma integration: back JSON:API resources by the models of a Prisma Client 7 (driver
  * adapters, no query engine): `defineStore`, its transactions, errors and idempotency keys.
  * In progress: README.md lists what it holds and what it does not yet.
+ *
+ * @module @jsonapi-gen/prisma
  */
 export {
   prismaWhere,

@@ -1,3 +1,8 @@
+/**
+ * The Node adapter: `toNodeHandler(api)` serves a `JsonApi` on `node:http`, Express and Fastify.
+ *
+ * @module jsonapi-gen/node
+ */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import type { HandleOptions, RequestAttributes } from '../dsl/context.js';

@@ -8,15 +8,25 @@ import { fileURLToPath } from 'node:url';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
+/** The folders of docs/ that the site's build writes (and empties while it runs): never walked. */
+const BUILT = ['reference', '.vitepress'];
+
+/** The Markdown files under docs/`dir`, as paths from the repository's root. */
+function pagesUnder(dir: string): string[] {
+  return readdirSync(join(ROOT, 'docs', dir), { withFileTypes: true }).flatMap((entry) => {
+    const path = dir ? `${dir}/${entry.name}` : entry.name;
+    if (entry.isDirectory()) return BUILT.includes(path) ? [] : pagesUnder(path);
+    return entry.name.endsWith('.md') ? [`docs/${path}`] : [];
+  });
+}
+
 /**
  * The documentation site's pages written by hand: every Markdown file under docs/, except the
  * reference TypeDoc generates from the doc comments (docs/reference/, whose examples
- * jsdoc-examples.test.ts checks at their source) and VitePress's own folder.
+ * jsdoc-examples.test.ts checks at their source) and VitePress's own folder. Those two are not
+ * walked at all: a test may be building the site (emptying and refilling them) meanwhile.
  */
-export const DOC_PAGES: readonly string[] = readdirSync(join(ROOT, 'docs'), { recursive: true, encoding: 'utf8' })
-  .map((file) => `docs/${file.split('\\').join('/')}`)
-  .filter((file) => file.endsWith('.md') && !/^docs\/(reference|\.vitepress)\//.test(file))
-  .sort();
+export const DOC_PAGES: readonly string[] = pagesUnder('').sort();
 
 /** The READMEs a user reads: the repository's, each package's (what the registry shows), and the site's pages. */
 export const READMES: readonly string[] = [
