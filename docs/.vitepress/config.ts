@@ -5,14 +5,19 @@ import { type DefaultTheme, defineConfig } from 'vitepress';
 
 const REFERENCE_SIDEBAR = new URL('../reference/typedoc-sidebar.json', import.meta.url);
 
-/** The reference's sidebar as TypeDoc wrote it; the site cannot be built without the reference. */
+/**
+ * The reference's sidebar: its packages, as TypeDoc listed them, each linking to the page of its
+ * exports. Only the packages: the full tree of every export, repeated on each of the
+ * reference's pages, tripled the size of the site. The site cannot be built without the reference.
+ */
 function referenceSidebar(): DefaultTheme.SidebarItem[] {
   if (!existsSync(REFERENCE_SIDEBAR)) {
     throw new Error(
       'docs/reference/ is missing: run `npm run docs:reference` (TypeDoc) first, or `npm run docs:build`.',
     );
   }
-  return JSON.parse(readFileSync(REFERENCE_SIDEBAR, 'utf8')) as DefaultTheme.SidebarItem[];
+  const packages = JSON.parse(readFileSync(REFERENCE_SIDEBAR, 'utf8')) as DefaultTheme.SidebarItem[];
+  return packages.map(({ text, link }) => ({ text, link }));
 }
 
 const guide: DefaultTheme.SidebarItem = {
@@ -60,6 +65,10 @@ export default defineConfig({
   description:
     'Typed JSON:API servers from one TypeScript schema: a DSL, a generator of typed code and OpenAPI, a zero-dependency runtime and stores on Kysely, Prisma and Drizzle.',
   lang: 'en-US',
+  // The built site and Vite's cache live outside docs/, which holds only the pages written by
+  // hand and the reference TypeDoc writes.
+  outDir: '../dist/site',
+  cacheDir: '../node_modules/.cache/vitepress',
   // A dead link fails the build: every link between pages must resolve.
   ignoreDeadLinks: false,
   // Served by any static server as is: /guide/dsl.html, not /guide/dsl.
