@@ -95,6 +95,17 @@ function droppingTracer() {
   return new BasicTracerProvider({ spanProcessors: [new BatchSpanProcessor(exporter)] }).getTracer('bench');
 }
 
+/** No span at all, but each request served in an OpenTelemetry context (the context manager's cost). */
+function contextOnly(): Instrumentation {
+  droppingTracer();
+  const span: TraceSpan = {
+    stage: () => span,
+    run: (work) => context.with(context.active(), work),
+    end: () => undefined,
+  };
+  return { request: () => span };
+}
+
 /** `instrumentation` with its request spans only: what one span costs, against a request's five. */
 function requestSpanOnly(instrumentation: Instrumentation): Instrumentation {
   const untraced: TraceSpan = { stage: () => untraced, end: () => undefined };
@@ -127,6 +138,8 @@ async function start(kind: string, file: string | undefined): Promise<{ url: str
         seed: 1,
         tracing: { instrument: openTelemetry({ tracer: droppingTracer(), stages: kind === 'demo-otel-stages' }) },
       });
+    case 'demo-context':
+      return startDemo({ port: 0, db: file!, seed: 1, tracing: { instrument: contextOnly() } });
     case 'demo-otel-request':
       return startDemo({
         port: 0,
