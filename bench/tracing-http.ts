@@ -16,7 +16,14 @@ import { type Load, median, medianLoad, warm } from './load.js';
 import { ROUTES } from './routes.js';
 import { type BenchContext, type ServerProcess, measure, serve } from './server-process.js';
 
-const VARIANTS = ['demo', 'demo-server-timing', 'demo-context', 'demo-otel-request', 'demo-otel', 'demo-otel-stages'] as const;
+const VARIANTS = [
+  'demo',
+  'demo-server-timing',
+  'demo-context',
+  'demo-otel-request',
+  'demo-otel',
+  'demo-otel-stages',
+] as const;
 const LABELS: Record<(typeof VARIANTS)[number], string> = {
   demo: 'off',
   'demo-server-timing': 'serverTiming',
