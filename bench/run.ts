@@ -311,7 +311,7 @@ async function mainMysql(): Promise<void> {
   try {
     log(`seeded ${f0(SEEDED_ARTICLES)} articles into a throwaway MariaDB`);
     const version = await bench.version();
-    const ctx = context();
+    const ctx = { ...context(), profileKinds: ['demo-mysql'] };
     const sql = await countMysqlStatements(bench);
     log('HTTP, routes a-g ...');
     const http = await httpRoutes(ctx, bench.url, log, {
