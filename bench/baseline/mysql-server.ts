@@ -59,14 +59,16 @@ export async function startMysqlBaseline(options: MysqlBaselineOptions): Promise
   const onStatement = options.onStatement;
 
   type Client = mysql.Pool | mysql.PoolConnection;
-  const all = async (sql: string, params: unknown[], client: Client = pool): Promise<Row[]> => {
+  /** What the statements bind: ids, counts, text, and null for a missing body. */
+  type Params = Array<string | number | null>;
+  const all = async (sql: string, params: Params, client: Client = pool): Promise<Row[]> => {
     onStatement?.(sql);
     const [rows] = await client.execute(sql, params);
     return rows as Row[];
   };
-  const get = async (sql: string, params: unknown[], client: Client = pool): Promise<Row | undefined> =>
+  const get = async (sql: string, params: Params, client: Client = pool): Promise<Row | undefined> =>
     (await all(sql, params, client))[0];
-  const write = async (sql: string, params: unknown[], client: Client): Promise<mysql.ResultSetHeader> => {
+  const write = async (sql: string, params: Params, client: Client): Promise<mysql.ResultSetHeader> => {
     onStatement?.(sql);
     const [result] = await client.execute<mysql.ResultSetHeader>(sql, params);
     return result;
