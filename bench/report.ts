@@ -222,11 +222,25 @@ export function sqliteReport(r: SqliteResults): string {
   return lines.join('\n');
 }
 
-/** The table and statement list of the `--db postgres` section (bench/run.ts writes its heading). */
-export function postgresTable(http: readonly HttpRow[], sql: readonly PgCount[]): string[] {
+/**
+ * A statement as inline code, cut at 90 characters, on one line; MySQL's backtick-quoted names
+ * inside a double-backtick span.
+ */
+const codeSpan = (statement: string) => {
+  const text = statement.replace(/\s+/g, ' ');
+  const cut = text.length > 90 ? `${text.slice(0, 87)}...` : text;
+  return cut.includes('`') ? `\`\` ${cut} \`\`` : `\`${cut}\``;
+};
+
+/** The table and statement list of the `--db postgres` and `--db mysql` sections (bench/run.ts writes their heading). */
+export function postgresTable(
+  http: readonly HttpRow[],
+  sql: readonly PgCount[],
+  database: 'PostgreSQL' | 'MySQL' = 'PostgreSQL',
+): string[] {
   const lines: string[] = [];
   lines.push(
-    '| route | demo req/s | baseline req/s | demo / baseline (range) | CPU µs/request node + PostgreSQL (demo / baseline) | demo p50 / p99 ms | baseline p50 / p99 ms | SQL (demo / baseline) | target >= 0.8 |',
+    `| route | demo req/s | baseline req/s | demo / baseline (range) | CPU µs/request node + ${database} (demo / baseline) | demo p50 / p99 ms | baseline p50 / p99 ms | SQL (demo / baseline) | target >= 0.8 |`,
   );
   lines.push('|---|---:|---:|---:|---:|---:|---:|---:|---|');
   for (const row of http) {
@@ -238,12 +252,11 @@ export function postgresTable(http: readonly HttpRow[], sql: readonly PgCount[])
   }
   lines.push(
     '',
-    "The demo's statements per request on PostgreSQL (Kysely's `log`; route d's include `begin`, `commit` and the group commit's `savepoint` / `release`):",
+    database === 'PostgreSQL'
+      ? "The demo's statements per request on PostgreSQL (Kysely's `log`; route d's include `begin`, `commit` and the group commit's `savepoint` / `release`):"
+      : "The demo's statements per request on MySQL (Kysely's `log`; route d's include `begin` and `commit`):",
     '',
   );
-  for (const s of sql)
-    lines.push(
-      `- ${s.route}: ${s.statements.map((q) => `\`${q.length > 90 ? `${q.slice(0, 87)}...` : q}\``).join('; ')}`,
-    );
+  for (const s of sql) lines.push(`- ${s.route}: ${s.statements.map(codeSpan).join('; ')}`);
   return lines;
 }

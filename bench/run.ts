@@ -26,7 +26,8 @@
  * demo processes, `node --cpu-prof`), --generator (only section 6, printed; written only with --out),
  * --query (only section 3b, likewise),
  * --db postgres (section 2 only, on a throwaway PostgreSQL cluster against bench/baseline/pg-server.ts,
- * with PostgreSQL's CPU; see bench/postgres.ts), --db postgres --workers (instead: the demo as one
+ * with PostgreSQL's CPU; see bench/postgres.ts), --db mysql (the same on a throwaway MariaDB
+ * against bench/baseline/mysql-server.ts, with the server's CPU; see bench/mysql.ts), --db postgres --workers (instead: the demo as one
  * process against four on one throwaway PostgreSQL database, routes a, c and d, with the cores
  * each side kept busy; then the mixed workload of test/e2e/workers.test.ts for about 25 s (5 s
  * with --quick) on four processes, requests by status and the invariants; see bench/scaling.ts),
@@ -41,8 +42,9 @@ import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { compile } from './compile.js';
-import { CONNECTIONS, f0, mb } from './load.js';
+import { CONNECTIONS, f0, f2, mb } from './load.js';
 import { SIZES, generatorReport, runGenerator } from './generator/measure.js';
+import { MYSQL_HEADING, type MysqlBench, countMysqlStatements, startMysqlBench } from './mysql.js';
 import { PG_HEADING, type PgBench, countPgStatements, startPgBench, withPgSection, withSection } from './postgres.js';
 import {
   type OtherStore,
@@ -58,7 +60,7 @@ import { prismaFloor } from './prisma-floor.js';
 import { querySection } from './query.js';
 import { generateClients } from '../integrations/prisma/scripts/generate.js';
 import { SCALING_HEADING, scalingSection } from './scaling.js';
-import { postgresTable, sqliteReport, targetTable } from './report.js';
+import { mark, postgresTable, sqliteReport, targetTable } from './report.js';
 import { SEEDED_ARTICLES } from './routes.js';
 import type { BenchConfig, BenchContext } from './server-process.js';
 import {
@@ -86,13 +88,15 @@ const GENERATOR_ONLY = args.includes('--generator');
 const QUERY_ONLY = args.includes('--query');
 const GENERATOR_SIZES = QUICK ? [20, 100] : SIZES;
 const DB = option('--db') ?? 'sqlite';
-if (DB !== 'sqlite' && DB !== 'postgres') throw new Error(`--db ${DB}: sqlite or postgres`);
+if (DB !== 'sqlite' && DB !== 'postgres' && DB !== 'mysql') throw new Error(`--db ${DB}: sqlite, postgres or mysql`);
 const WORKERS = args.includes('--workers');
 if (WORKERS && DB !== 'postgres')
   throw new Error('--workers goes with --db postgres (processes on one PostgreSQL database)');
 const STORE = option('--store') ?? 'kysely';
 if (STORE !== 'kysely' && STORE !== 'prisma' && STORE !== 'drizzle')
   throw new Error(`--store ${STORE}: kysely, prisma or drizzle`);
+if (DB === 'mysql' && (STORE !== 'kysely' || GENERATOR_ONLY || QUERY_ONLY))
+  throw new Error('--db mysql goes alone, or with --quick, --profile and --out');
 if (STORE !== 'kysely' && (WORKERS || GENERATOR_ONLY || QUERY_ONLY))
   throw new Error(`--store ${STORE} goes alone, or with --db postgres, --quick, --profile and --out`);
 
@@ -120,11 +124,15 @@ let workDir: string | undefined;
 /** Where the compiled JavaScript the servers run lives (see compile.ts). */
 let compiled: string | undefined;
 let pgBench: PgBench | undefined;
+let mysqlBench: MysqlBench | undefined;
 function cleanup(): void {
   for (const child of children) child.kill('SIGKILL');
   children.clear();
   pgBench?.stop();
   pgBench = undefined;
+  // Its SIGTERM goes out at once; on the way out of the process, its directory may stay behind.
+  void mysqlBench?.stop();
+  mysqlBench = undefined;
   if (workDir) rmSync(workDir, { recursive: true, force: true });
   workDir = undefined;
 }
@@ -285,6 +293,56 @@ async function mainPostgres(): Promise<void> {
   log(`written to ${OUT}`);
 }
 
+/** `--db mysql`: routes a-g on a throwaway MariaDB, demo against the mysql2 baseline. */
+async function mainMysql(): Promise<void> {
+  const started = performance.now();
+  const log = (line: string) =>
+    process.stderr.write(`[${((performance.now() - started) / 1000).toFixed(0).padStart(3)} s] ${line}\n`);
+  const load0 = loadavg();
+  const machine = `${cpus().length} × ${cpus()[0]?.model.trim() ?? 'unknown CPU'}, ${mb(totalmem())} MB, Node ${process.version}, ${process.platform}`;
+  log(
+    `jsonapi-gen MySQL benchmark${QUICK ? ' (--quick)' : ''} on ${machine}; load average ${load0.map((l) => l.toFixed(2)).join(' ')}`,
+  );
+  workDir = mkdtempSync(join(tmpdir(), 'jsonapi-gen-bench-'));
+  compiled = join(workDir, 'js');
+  log(`compiled ${compile(root, compiled)} files to plain JavaScript`);
+  const bench = await startMysqlBench();
+  mysqlBench = bench;
+  try {
+    log(`seeded ${f0(SEEDED_ARTICLES)} articles into a throwaway MariaDB`);
+    const version = await bench.version();
+    const ctx = { ...context(), profileKinds: ['demo-mysql'] };
+    const sql = await countMysqlStatements(bench);
+    log('HTTP, routes a-g ...');
+    const http = await httpRoutes(ctx, bench.url, log, {
+      reset: () => bench.reset(),
+      extraCpu: () => bench.cpu(),
+      suffix: '-mysql',
+    });
+    const load1 = loadavg();
+    const lines: string[] = [MYSQL_HEADING, ''];
+    lines.push(
+      `\`npm run bench -- --db mysql${QUICK ? ' --quick' : ''}\` on ${machine}; load average ${load0.map((l) => l.toFixed(2)).join(' ')} at the start, ${load1.map((l) => l.toFixed(2)).join(' ')} at the end; ${((performance.now() - started) / 1000).toFixed(0)} s in all. A throwaway MariaDB ${version} (test/support/mariadb.ts: no flush at commit, no doublewrite, 64 MB buffer pool) seeded like \`npm run demo -- --seed 1000\`, one database for both servers; the demo (\`startDemo({ databaseUrl: 'mysql://...' })\`, Kysely on mysql2, pool of 10) against bench/baseline/mysql-server.ts (node:http + mysql2, pool of 10, prepared statements through \`pool.execute\`, batched includes, the same documents: bench/baseline/mysql-baseline.test.ts); otherwise as the SQLite table (${CONNECTIONS} connections, ${config.reps} repetition(s), order alternated, medians of paired ratios). CPU is the server process's, then MariaDB's (its one process, from /proc/PID/stat), per request.`,
+      '',
+    );
+    lines.push(...postgresTable(http, sql, 'MySQL'));
+    const required = http.filter((row) => 'abcdef'.includes(row.name));
+    const lowest = required.reduce((low, row) => (row.ratio < low.ratio ? row : low));
+    lines.push(
+      '',
+      `Target: demo / baseline ≥ 0.8× on every route a–f: ${mark(lowest.ratio >= 0.8)} (lowest ${f2(lowest.ratio)}, route ${lowest.name}).`,
+      '',
+    );
+    const section = lines.join('\n');
+    process.stdout.write(`\n${section}\n`);
+    writeFileSync(OUT, withSection(existsSync(OUT) ? readFileSync(OUT, 'utf8') : '', MYSQL_HEADING, section));
+    log(`written to ${OUT}`);
+  } finally {
+    mysqlBench = undefined;
+    await bench.stop();
+  }
+}
+
 /** `--db postgres --workers`: one demo process against four, and the long mixed workload (bench/scaling.ts). */
 async function mainScaling(): Promise<void> {
   const started = performance.now();
@@ -388,7 +446,9 @@ async function mainStore(store: OtherStore): Promise<void> {
     ? WORKERS
       ? mainScaling()
       : mainPostgres()
-    : main()
+    : DB === 'mysql'
+      ? mainMysql()
+      : main()
 )
   .catch((error: unknown) => {
     console.error(error);

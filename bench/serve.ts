@@ -2,11 +2,13 @@
  * One server of the benchmark, in its own process: `node --import tsx bench/serve.ts KIND FILE`.
  * KIND: `demo` (examples/blog on the generated API, Kysely, the Node adapter), `baseline`
  * (bench/baseline), `demo-pg` and `baseline-pg` (the same on PostgreSQL: FILE is then a
- * `postgres://` URL), `demo-prisma` and `demo-prisma-pg` (the demo on its Prisma store,
- * `startDemo({ store: 'prisma' })`), `demo-drizzle` and `demo-drizzle-pg` (on its Drizzle store),
- * `demo-server-timing`, `demo-otel` and `demo-otel-stages` (the demo with `serverTiming`, or traced by
- * `@jsonapi-gen/opentelemetry` without and with its stage spans, or with its request spans only;
- * spans dropped), `floor-raw` (node:http answering a constant document), `floor-adapter`
+ * `postgres://` URL), `demo-mysql` and `baseline-mysql` (on MySQL: a `mysql://` URL), `demo-prisma`
+ * and `demo-prisma-pg` (the demo on its Prisma store, `startDemo({ store: 'prisma' })`),
+ * `demo-drizzle` and `demo-drizzle-pg` (on its Drizzle store), `demo-server-timing`, `demo-otel`,
+ * `demo-otel-stages`, `demo-otel-request` and `demo-context` (the demo with `serverTiming`, or traced
+ * by `@jsonapi-gen/opentelemetry` as it comes, with its stage spans, with its request spans only,
+ * or in an OpenTelemetry context without spans; spans dropped), `floor-raw` (node:http answering a
+ * constant document), `floor-adapter`
  * (the same constant document through `toNodeHandler`, as the runtime's own result),
  * `floor-adapter-platform` (the same as a platform `new Response`). Prints `{"url": ...}` on stdout once
  * listening; answers IPC messages: `{ memory: true }` with `process.memoryUsage()` before and after a
@@ -23,6 +25,7 @@ import { openTelemetry } from '@jsonapi-gen/opentelemetry';
 import type { Instrumentation, TraceSpan } from 'jsonapi-gen';
 import { toNodeHandler } from 'jsonapi-gen/node';
 import { startDemo } from '../examples/blog/server.js';
+import { startMysqlBaseline } from './baseline/mysql-server.js';
 import { startPgBaseline } from './baseline/pg-server.js';
 import { startBaseline } from './baseline/server.js';
 
@@ -159,6 +162,10 @@ async function start(kind: string, file: string | undefined): Promise<{ url: str
       return startDemo({ port: 0, seed: 1, databaseUrl: file!, store: 'drizzle' });
     case 'baseline-pg':
       return startPgBaseline({ databaseUrl: file!, port: 0 });
+    case 'demo-mysql':
+      return startDemo({ port: 0, seed: 1, databaseUrl: file! });
+    case 'baseline-mysql':
+      return startMysqlBaseline({ databaseUrl: file!, port: 0 });
     case 'floor-raw':
       return listen((_req, res) => {
         res.writeHead(200, { ...FLOOR_HEADERS, 'content-length': Buffer.byteLength(FLOOR_BODY) });

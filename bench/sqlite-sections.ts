@@ -121,18 +121,20 @@ export interface HttpRow {
 }
 
 /**
- * Routes a-g, demo against baseline. `db` is the SQLite file or, with `pg`, the PostgreSQL URL
- * (servers `demo-pg` and `baseline-pg`); `reset` removes route d's rows; `extraCpu` adds CPU
- * time spent elsewhere on the server's behalf (PostgreSQL's backends), µs so far.
+ * Routes a-g, demo against baseline. `db` is the SQLite file or, with `pg`, the database server's
+ * URL (servers `demo-pg` and `baseline-pg`, or with `pg.suffix` `-mysql` `demo-mysql` and
+ * `baseline-mysql`); `reset` removes route d's rows; `extraCpu` adds CPU time spent elsewhere on
+ * the server's behalf (PostgreSQL's backends, MySQL's server), µs so far.
  */
 export async function httpRoutes(
   ctx: BenchContext,
   db: string,
   log: (line: string) => void,
-  pg?: { reset: () => Promise<void>; extraCpu: () => number },
+  pg?: { reset: () => Promise<void>; extraCpu: () => number; suffix?: '-pg' | '-mysql' },
 ): Promise<HttpRow[]> {
-  const demo = await serve(ctx, pg ? 'demo-pg' : 'demo', db);
-  const baseline = await serve(ctx, pg ? 'baseline-pg' : 'baseline', db);
+  const suffix = pg ? (pg.suffix ?? '-pg') : '';
+  const demo = await serve(ctx, `demo${suffix}`, db);
+  const baseline = await serve(ctx, `baseline${suffix}`, db);
   const reset = pg ? () => pg.reset() : () => removeCreated(db, SEEDED_ARTICLES);
   try {
     await warm([demo, baseline], ROUTES, reset, WARM_ROUNDS);
@@ -151,10 +153,10 @@ export async function httpRoutes(
             ctx.quick ? ctx.config.duration : (route.seconds ?? ctx.config.duration),
             pg?.extraCpu,
           );
-          samples.get(route.name)![server.kind.replace('-pg', '') as 'demo' | 'baseline'].push(result);
+          samples.get(route.name)![server === demo ? 'demo' : 'baseline'].push(result);
           if (route.method === 'POST') await reset();
           log(
-            `  rep ${rep + 1} ${route.name} ${server.kind.padEnd(11)} ${result.rps.toFixed(0).padStart(6)} req/s  ${result.cpu.toFixed(0).padStart(5)}${pg ? ` + ${result.dbCpu!.toFixed(0)}` : ''} µs CPU/request  p50 ${result.p50} ms  p99 ${result.p99} ms`,
+            `  rep ${rep + 1} ${route.name} ${server.kind.padEnd(14)} ${result.rps.toFixed(0).padStart(6)} req/s  ${result.cpu.toFixed(0).padStart(5)}${pg ? ` + ${result.dbCpu!.toFixed(0)}` : ''} µs CPU/request  p50 ${result.p50} ms  p99 ${result.p99} ms`,
           );
         }
       }

@@ -39,14 +39,16 @@ const dateTimeColumns = new WeakMap<Kysely<AnyDatabase>, Promise<ReadonlySet<str
 
 /**
  * The `table.column` names of the `datetime` and `timestamp` columns of `db`'s database, read
- * once (a failed read is tried again next time).
+ * once (a failed read is tried again next time) on `on`: the write's transaction, since a
+ * transaction waiting for another connection of the pool would wait forever once every
+ * connection is held by a transaction doing the same.
  */
-function columnsOf(db: Kysely<AnyDatabase>): Promise<ReadonlySet<string>> {
+function columnsOf(db: Kysely<AnyDatabase>, on: Kysely<AnyDatabase>): Promise<ReadonlySet<string>> {
   let columns = dateTimeColumns.get(db);
   if (columns === undefined) {
     columns = sql<{ name: string }>`select concat(table_name, '.', column_name) as name from information_schema.columns
       where table_schema = database() and data_type in ('datetime', 'timestamp')`
-      .execute(db)
+      .execute(on)
       .then(({ rows }) => new Set(rows.map((r) => r.name)));
     columns.catch(() => dateTimeColumns.delete(db));
     dateTimeColumns.set(db, columns);
@@ -56,14 +58,20 @@ function columnsOf(db: Kysely<AnyDatabase>): Promise<ReadonlySet<string>> {
 
 /**
  * `row` (columns of `table` to write) with the values of its date-time columns as MySQL takes
- * them (`mysqlDateTime`), in place.
+ * them (`mysqlDateTime`), in place. The columns are read once per `db`, on `on` (the write's
+ * transaction, when there is one: see `columnsOf`).
  *
  * @example
  * import { db } from './db.js';
  * await mysqlRow(db, 'articles', { title: 'x', created_at: '2024-01-01T00:00:00.000Z' });
  */
-export async function mysqlRow(db: Kysely<AnyDatabase>, table: string, row: Record<string, unknown>): Promise<void> {
-  const columns = await columnsOf(db);
+export async function mysqlRow(
+  db: Kysely<AnyDatabase>,
+  table: string,
+  row: Record<string, unknown>,
+  on: Kysely<AnyDatabase> = db,
+): Promise<void> {
+  const columns = await columnsOf(db, on);
   for (const column of Object.keys(row)) {
     if (columns.has(`${table}.${column}`)) row[column] = mysqlDateTime(row[column]);
   }

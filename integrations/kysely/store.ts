@@ -232,7 +232,7 @@ function dataLayer(t: StoreTables, resource: TableResource, check: SharedExisten
    * read back by its key (the client's id, or the one the insert generated) in the same transaction.
    */
   async function createMysqlRow(values: WriteValues, row: Record<string, unknown>, context: Context): Promise<Model> {
-    await mysqlRow(db, table, row);
+    await mysqlRow(db, table, row, executorFor(db, context));
     const columns = Object.keys(row).filter((c) => row[c] !== undefined);
     const result = await runStatement(
       () =>
@@ -266,7 +266,7 @@ function dataLayer(t: StoreTables, resource: TableResource, check: SharedExisten
   async function updateRow(model: Model, values: WriteValues, context: Context): Promise<Model> {
     const key = resource.key(model);
     const row = toRow(values, 'update', context);
-    if (mysql) await mysqlRow(db, table, row);
+    if (mysql) await mysqlRow(db, table, row, executorFor(db, context));
     const version = resource.version;
     if (version) row[version.column] = sql`${sql.ref(version.column)} + 1`;
     let updated: Row | undefined;

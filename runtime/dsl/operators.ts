@@ -111,8 +111,9 @@ export interface ConditionGroup<F extends string = string, N extends string = st
 
 /**
  * What the data layer's `where` receives: one condition, a custom filter inside a group, or a
- * group of them. The request's top-level clauses come one call each (together they all hold),
- * so a request without groups gives plain `Condition`s only.
+ * group of them. The request's top-level clauses come one call each (together they all hold;
+ * counts, and groups that hold one, after the others), so a request without groups gives plain
+ * `Condition`s only.
  */
 export type FilterCondition<F extends string = string, N extends string = string> =
   Condition<F> | CustomCondition<N> | ConditionGroup<F, N>;

@@ -18,6 +18,7 @@ import {
   type Operator,
   TEXT_OPERATORS,
   defaultOperators,
+  isConditionGroup,
 } from '../dsl/operators.js';
 import { readValue } from '../query/filter-values.js';
 import { filterValue, splitList } from '../query/filter-lists.js';
@@ -107,8 +108,17 @@ export async function requestFilters(
 ): Promise<RequestFilters> {
   const result: RequestFilters = { conditions: [], custom: [] };
   const reader = new ClauseReader(resource, lookup, context, maxValues, result);
-  result.conditions = await reader.read(query.filter, true);
+  const conditions = await reader.read(query.filter, true);
+  // Counts last: a count is a subquery per row, and MySQL and MariaDB test a where's terms in
+  // the order written, so the cheaper terms first spare it for the rows they reject.
+  result.conditions = [...conditions.filter((condition) => !countsRows(condition)), ...conditions.filter(countsRows)];
   return result;
+}
+
+/** Whether `condition` is a count, or a group that holds one. */
+function countsRows(condition: FilterCondition): boolean {
+  if (isConditionGroup(condition)) return condition.conditions.some(countsRows);
+  return condition.op !== 'custom' && condition.count !== undefined;
 }
 
 /** Reads clause sets into conditions; `hoist` while no `or` or `not` is above (custom filters go to `customFilters`). */

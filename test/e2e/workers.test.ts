@@ -1,6 +1,6 @@
 /**
- * `npm run demo -- --workers N`: one API from several processes on one database (SQLite file
- * and PostgreSQL; MySQL for the Drizzle store), on the Kysely, Prisma (`--store prisma`) and Drizzle (`--store drizzle`) stores. A short run of the mixed workload that `npm run bench -- --db postgres
+ * `npm run demo -- --workers N`: one API from several processes on one database (SQLite file,
+ * PostgreSQL and MySQL), on the Kysely, Prisma (`--store prisma`) and Drizzle (`--store drizzle`) stores. A short run of the mixed workload that `npm run bench -- --db postgres
  * --workers` runs for longer: colliding creates are 201 or 409, never a 5xx; every 201 is
  * readable from any process; nothing is lost or duplicated; SIGTERM stops every process and
  * cleans up.
@@ -24,6 +24,8 @@ const SETUPS = [
   ['postgres', 'prisma', 2],
   ['sqlite', 'drizzle', 4],
   ['postgres', 'drizzle', 4],
+  ['mysql', 'kysely', 4],
+  ['mysql', 'prisma', 2],
   ['mysql', 'drizzle', 4],
 ] as const;
 

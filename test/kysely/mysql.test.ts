@@ -4,7 +4,8 @@
  * case-insensitive ones ignore case; LIKE patterns match literally; date-times sent with an
  * offset are stored and compared as UTC instants and served as RFC 3339; a duplicate key is a
  * 409 at its member; lock waits and deadlocks are conflicts worth running the transaction again;
- * a connection the server killed is a 503.
+ * a connection the server killed is a 503; more concurrent first writes than the pool has
+ * connections all succeed (the store reads what it needs inside their transactions).
  */
 import { Attribute, Create, Index, JsonApi, Show, Where, defineResource } from 'jsonapi-gen';
 import { conflictAborted, sqlClientError } from 'jsonapi-gen/internal';
@@ -150,4 +151,54 @@ describe('the Kysely store on MySQL', () => {
     expect((thrown[1] as Error | undefined)?.message).toMatch(/closed state/);
     for (const error of thrown) expect((sqlClientError(error) as { status?: number }).status).toBe(503);
   });
+});
+
+describe('the Kysely store on MySQL, its first writes all at once', () => {
+  // A pool of 10 (test/support/databases.ts) and more creates than that before the store has
+  // read which columns are date-times: each create's transaction holds a connection while it
+  // writes, so that read must not wait for another one.
+  const suite = tableSuite<Db>('mysql', async (db) => {
+    await db.schema
+      .createTable('notes')
+      .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
+      .addColumn('title', 'varchar(255)', (c) => c.notNull().unique())
+      .addColumn('label', 'varchar(255)', (c) => c.notNull().defaultTo(''))
+      .addColumn('due_at', 'datetime(3)')
+      .execute();
+    const store = defineTableStore(db, { notes: { table: 'notes', columns: { dueAt: 'due_at' } } });
+    return new JsonApi({ transaction: kyselyTransaction(db) }).resource({
+      ...defineResource({
+        type: 'notes',
+        fields: [
+          Attribute.make('title').type('string').writable().required(),
+          Attribute.make('dueAt').type('date-time').nullable().writable(),
+        ],
+        endpoints: [Show.make(), Index.make(), Create.make()],
+      }),
+      ...store.notes,
+    });
+  });
+
+  it('answers 12 concurrent creates on a pool of 10, each readable with its date-time', async () => {
+    const statuses = await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        suite.api
+          .fetch(
+            new Request('http://localhost/notes', {
+              method: 'POST',
+              headers: { 'content-type': JSONAPI, accept: JSONAPI },
+              body: JSON.stringify({
+                data: { type: 'notes', attributes: { title: `n${i}`, dueAt: '2024-01-03T10:00:00+02:00' } },
+              }),
+            }),
+          )
+          .then((response) => response.status),
+      ),
+    );
+    expect(statuses).toEqual(Array.from({ length: 12 }, () => 201));
+    const body = await json(await suite.api.fetch(new Request('http://localhost/notes')));
+    const notes = body.data as Array<{ attributes: { dueAt: string } }>;
+    expect(notes).toHaveLength(12);
+    expect(new Set(notes.map((n) => n.attributes.dueAt))).toEqual(new Set(['2024-01-03T08:00:00.000Z']));
+  }, 15_000);
 });

@@ -281,6 +281,23 @@ describe('boolean groups reach the data layer as one tree', () => {
     expect(ids(await get(served, '/articles?filter[tagCount]=0'))).toEqual(['2']);
   });
 
+  test('counts reach the data layer after the other clauses, whatever their place in the query', async () => {
+    const { api: served, calls } = api();
+    const document = await get(
+      served,
+      '/articles?filter[tagCount][gte]=1&filter[or][0][status]=draft&filter[or][1][title]=gamma&filter[title][contains]=a&filter[not][tagCount]=0',
+      '1',
+    );
+    expect(ids(document)).toEqual(['1', '3']);
+    // A count is a subquery per row: the databases that test a where's terms in order test it last.
+    expect(calls.where.map((c) => (c.op === 'not' ? 'not tagCount' : c.op))).toEqual([
+      'contains',
+      'or',
+      'gte',
+      'not tagCount',
+    ]);
+  });
+
   test('a composable custom filter stands in a group as a custom condition', async () => {
     const { api: served, calls } = api(['search']);
     expect(ids(await get(served, '/articles?filter[or][0][search]=gam&filter[or][1][title]=beta'))).toEqual(['2', '3']);

@@ -28,6 +28,8 @@ export interface MariadbServer {
   halt(): Promise<void>;
   /** Starts a halted server again, on the same port. */
   start(): Promise<void>;
+  /** The running server's process id (one process: its threads' CPU time is the server's), undefined while halted. */
+  pid(): number | undefined;
 }
 
 const DIRECTORIES = ['/usr/sbin', '/usr/bin', '/usr/local/sbin', '/usr/local/bin', '/usr/local/mysql/bin'];
@@ -155,6 +157,7 @@ export async function startMariadb(): Promise<MariadbServer> {
     url,
     start,
     halt,
+    pid: () => child?.pid,
     stop: async () => {
       try {
         await halt();

@@ -19,8 +19,12 @@ declare module 'vitest' {
   }
 }
 
-/** The test files that use MySQL (through `./databases.ts`): the Kysely store's suites and the demo's end to end. */
-const NEEDS_MYSQL = /[\\/]test[\\/](kysely[\\/]|e2e[\\/]|drizzle[\\/]|prisma[\\/](reads|schema)\.test)/;
+/**
+ * The test files that use MySQL (through `./databases.ts`): the stores' suites, the demo's end to
+ * end, and the check that the benchmark's mysql2 baseline serves the demo's documents.
+ */
+const NEEDS_MYSQL =
+  /[\\/]test[\\/](kysely[\\/]|e2e[\\/]|drizzle[\\/]|prisma[\\/](reads|schema)\.test)|[\\/]bench[\\/]baseline[\\/]mysql-baseline\.test/;
 
 /** Whether this run selected a file that needs MySQL (as `runNeedsPostgres` of `./postgres.ts`). */
 async function runNeedsMysql(project: TestProject): Promise<boolean> {
