@@ -35,6 +35,7 @@ import { type Model, type Row, TableResource, keyText } from './table-resource.j
 import { executorFor, stopIfGone } from './transaction.js';
 import { dialectOf } from './dialect.js';
 import { mysqlRow } from './mysql-values.js';
+import { mysqlInsertReturning } from './mysql-server.js';
 
 export type { Model } from './table-resource.js';
 export { ListQuery } from './list-query.js';
@@ -229,19 +230,31 @@ function dataLayer(t: StoreTables, resource: TableResource, check: SharedExisten
 
   /**
    * MySQL has no `insert ... returning`: the row is inserted, its members written, and the row
-   * read back by its key (the client's id, or the one the insert generated) in the same transaction.
+   * read back by its key (the client's id, or the one the insert generated) in the same
+   * transaction. MariaDB 10.5+ has it (`mysqlInsertReturning`): the insert returns the row as
+   * stored, as on PostgreSQL and SQLite, a statement fewer.
    */
   async function createMysqlRow(values: WriteValues, row: Record<string, unknown>, context: Context): Promise<Model> {
-    await mysqlRow(db, table, row, executorFor(db, context));
+    const on = executorFor(db, context);
+    await mysqlRow(db, table, row, on);
     const columns = Object.keys(row).filter((c) => row[c] !== undefined);
+    const parameters = columns.map((c) => row[c]);
+    const shape = `${resource.type} insert ${JSON.stringify(columns)}`;
+    if (await mysqlInsertReturning(db, on)) {
+      const [inserted]: Row[] = await runStatement(
+        () =>
+          statements.rows(on, `${shape} returning *`, parameters, (q) =>
+            q.insertInto(table).values(row).returningAll(),
+          ),
+        written(values),
+      );
+      if (!inserted) throw new TypeError(`defineStore: inserting into ${table} returned no row`);
+      const key = inserted[resource.idColumn];
+      await writeToMany(t, resource, key, values.relationships, context, true);
+      return membersInOwnTable(values) ? findByKey(key, context) : resource.toModel(inserted);
+    }
     const result = await runStatement(
-      () =>
-        statements.execute(
-          executorFor(db, context),
-          `${resource.type} insert ${JSON.stringify(columns)}`,
-          columns.map((c) => row[c]),
-          (on) => on.insertInto(table).values(row),
-        ),
+      () => statements.execute(on, shape, parameters, (q) => q.insertInto(table).values(row)),
       written(values),
     );
     const given = row[resource.idColumn];

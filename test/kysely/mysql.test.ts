@@ -12,6 +12,7 @@ import { conflictAborted, sqlClientError } from 'jsonapi-gen/internal';
 import { defineTableStore, kyselyTransaction } from '@jsonapi-gen/kysely';
 import { type Generated, sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
+import { insertReturning } from '../../integrations/kysely/mysql-server.js';
 import { json } from '../support/validate.js';
 import { tableSuite } from './harness.js';
 
@@ -103,6 +104,19 @@ describe('the Kysely store on MySQL', () => {
     ]);
   });
 
+  it('answers a create with the row as stored: its generated id, column defaults and date-times as instants', async () => {
+    const response = await create({ title: 'Stored', dueAt: '2024-01-04T23:30:00.25-01:00' });
+    expect(response.status).toBe(201);
+    const created = (await json(response)).data;
+    expect(created.attributes).toEqual({ title: 'Stored', label: '', dueAt: '2024-01-05T00:30:00.250Z' });
+    const [row] = await sql<{ id: number }>`select id from notes where title = 'Stored'`
+      .execute(suite.db)
+      .then((r) => r.rows);
+    expect(created.id).toBe(String(row?.id));
+    const shown = await json(await suite.api.fetch(new Request(`http://localhost/notes/${created.id}`)));
+    expect(created).toEqual(shown.data);
+  });
+
   it('answers a duplicate key with 409 at the member that holds it', async () => {
     const response = await create({ title: '50% off' });
     expect(response.status).toBe(409);
@@ -150,6 +164,19 @@ describe('the Kysely store on MySQL', () => {
     expect(thrown[0]).toBeDefined();
     expect((thrown[1] as Error | undefined)?.message).toMatch(/closed state/);
     for (const error of thrown) expect((sqlClientError(error) as { status?: number }).status).toBe(503);
+  });
+});
+
+describe('which MySQL-protocol servers answer insert ... returning', () => {
+  it('is MariaDB from 10.5 on, whatever follows or precedes its number; never MySQL', () => {
+    expect(insertReturning('10.11.19-MariaDB-0+deb12u1')).toBe(true);
+    expect(insertReturning('10.5.0-MariaDB')).toBe(true);
+    expect(insertReturning('11.4.2-MariaDB-log')).toBe(true);
+    expect(insertReturning('5.5.5-10.6.12-MariaDB')).toBe(true);
+    expect(insertReturning('10.4.32-MariaDB')).toBe(false);
+    expect(insertReturning('8.0.36')).toBe(false);
+    expect(insertReturning('8.4.0-commercial')).toBe(false);
+    expect(insertReturning('')).toBe(false);
   });
 });
 
