@@ -46,3 +46,17 @@ export function mysqlInsertReturning(db: Kysely<AnyDatabase>, on: Kysely<AnyData
   }
   return known;
 }
+
+/**
+ * Overrides what `db`'s `version()` says about `insert ... returning` (undefined: reads it again):
+ * for a proxy in front of the server whose version misleads, and to run MySQL 8's path, the
+ * read-back by key, on MariaDB.
+ *
+ * @example
+ * import { db } from './db.js';
+ * assumeInsertReturning(db, false); // every create reads its row back by key
+ */
+export function assumeInsertReturning(db: Kysely<AnyDatabase>, answer: boolean | undefined): void {
+  if (answer === undefined) returning.delete(db);
+  else returning.set(db, Promise.resolve(answer));
+}

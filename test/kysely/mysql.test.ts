@@ -10,9 +10,9 @@
 import { Attribute, Create, Index, JsonApi, Show, Where, defineResource } from 'jsonapi-gen';
 import { conflictAborted, sqlClientError } from 'jsonapi-gen/internal';
 import { defineTableStore, kyselyTransaction } from '@jsonapi-gen/kysely';
-import { type Generated, sql } from 'kysely';
+import { type Generated, type Kysely, sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { insertReturning } from '../../integrations/kysely/mysql-server.js';
+import { assumeInsertReturning, insertReturning } from '../../integrations/kysely/mysql-server.js';
 import { json } from '../support/validate.js';
 import { tableSuite } from './harness.js';
 
@@ -21,6 +21,28 @@ interface Db {
 }
 
 const JSONAPI = 'application/vnd.api+json';
+
+/** The notes served from `db` through the Kysely store, in a transaction per write. */
+function notesApi(db: Kysely<Db>): JsonApi {
+  const store = defineTableStore(db, { notes: { table: 'notes', columns: { dueAt: 'due_at' } } });
+  return new JsonApi({ transaction: kyselyTransaction(db) }).resource({
+    ...defineResource({
+      type: 'notes',
+      fields: [
+        Attribute.make('title').type('string').writable().required(),
+        Attribute.make('label').type('string'),
+        Attribute.make('dueAt').type('date-time').nullable().writable(),
+      ],
+      filters: [
+        Where.make('title').operators('eq', 'contains', 'startsWith'),
+        Where.make('label').operators('contains').caseInsensitive(),
+        Where.make('dueAt').operators('gte', 'lt'),
+      ],
+      endpoints: [Show.make(), Index.make(), Create.make()],
+    }),
+    ...store.notes,
+  });
+}
 
 describe('the Kysely store on MySQL', () => {
   const suite = tableSuite<Db>('mysql', async (db) => {
@@ -41,24 +63,7 @@ describe('the Kysely store on MySQL', () => {
         { title: '500 offers', label: '500 offers', due_at: null },
       ])
       .execute();
-    const store = defineTableStore(db, { notes: { table: 'notes', columns: { dueAt: 'due_at' } } });
-    return new JsonApi({ transaction: kyselyTransaction(db) }).resource({
-      ...defineResource({
-        type: 'notes',
-        fields: [
-          Attribute.make('title').type('string').writable().required(),
-          Attribute.make('label').type('string'),
-          Attribute.make('dueAt').type('date-time').nullable().writable(),
-        ],
-        filters: [
-          Where.make('title').operators('eq', 'contains', 'startsWith'),
-          Where.make('label').operators('contains').caseInsensitive(),
-          Where.make('dueAt').operators('gte', 'lt'),
-        ],
-        endpoints: [Show.make(), Index.make(), Create.make()],
-      }),
-      ...store.notes,
-    });
+    return notesApi(db);
   });
 
   const titles = async (query: string) => {
@@ -115,6 +120,47 @@ describe('the Kysely store on MySQL', () => {
     expect(created.id).toBe(String(row?.id));
     const shown = await json(await suite.api.fetch(new Request(`http://localhost/notes/${created.id}`)));
     expect(created).toEqual(shown.data);
+  });
+
+  it("answers a create with the row as stored on MySQL 8's path too: the row read back by its key", async () => {
+    // The statements the store builds, by kind: an insert with or without `returning`, selects.
+    const built: string[] = [];
+    const db = suite.db.withPlugin({
+      transformQuery: ({ node }) => {
+        built.push(node.kind === 'InsertQueryNode' && node.returning ? 'insert returning' : node.kind);
+        return node;
+      },
+      transformResult: ({ result }) => Promise.resolve(result),
+    });
+    assumeInsertReturning(db as never, false);
+    const api = notesApi(db);
+    const response = await api.fetch(
+      new Request('http://localhost/notes', {
+        method: 'POST',
+        headers: { 'content-type': JSONAPI },
+        body: JSON.stringify({
+          data: { type: 'notes', attributes: { title: 'Read back', dueAt: '2024-01-06T12:00:00+03:00' } },
+        }),
+      }),
+    );
+    expect(response.status).toBe(201);
+    const created = (await json(response)).data;
+    expect(created.attributes).toEqual({ title: 'Read back', label: '', dueAt: '2024-01-06T09:00:00.000Z' });
+    expect(created).toEqual((await json(await api.fetch(new Request(`http://localhost/notes/${created.id}`)))).data);
+    expect(built).toContain('InsertQueryNode');
+    expect(built).not.toContain('insert returning');
+    // Where the server answers `returning` (MariaDB here), the store uses it.
+    built.length = 0;
+    assumeInsertReturning(db as never, undefined);
+    const returned = await api.fetch(
+      new Request('http://localhost/notes', {
+        method: 'POST',
+        headers: { 'content-type': JSONAPI },
+        body: JSON.stringify({ data: { type: 'notes', attributes: { title: 'Returned too' } } }),
+      }),
+    );
+    expect(returned.status).toBe(201);
+    expect(built).toContain('insert returning');
   });
 
   it('answers a duplicate key with 409 at the member that holds it', async () => {
