@@ -191,3 +191,13 @@ export { type PgTypeParsers, dateTimeText } from './pg-types.js';
  * const db = new Kysely<Database>({ dialect: new MysqlDialect({ pool }) });
  */
 export { type MysqlField, mysqlDateTime, mysqlDateTimeText } from './mysql-values.js';
+/**
+ * MySQL and MariaDB: whether a create reads its row back by key (MySQL 8) or takes it from
+ * `insert ... returning` (MariaDB 10.5+), as the server's `version()` says, unless a proxy's
+ * version misleads: then say it with `assumeInsertReturning`.
+ *
+ * @example
+ * import { db } from './db.js';
+ * assumeInsertReturning(db, false); // a MySQL 8 behind a proxy that reports another version
+ */
+export { assumeInsertReturning } from './mysql-server.js';
