@@ -47,6 +47,7 @@ export {
   type Written,
 } from './write/sql-errors.js';
 export { retryConflicts, type RetryRules } from './write/transaction-retry.js';
+export { SqliteGroupCommit, type HoldConnection, type SqliteControl } from './write/sqlite-group-commit.js';
 export {
   type KeyRow,
   type KeyTable,
