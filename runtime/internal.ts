@@ -55,4 +55,4 @@ export {
   leasedIdempotency,
   markHeldKey,
 } from './write/idempotency-lease.js';
-export { goneError, relatedKeyOf } from './write/store-keys.js';
+export { type KeyLookup, countedExistence, goneError, relatedKeyOf } from './write/store-keys.js';
