@@ -47,6 +47,7 @@ export {
   type Written,
 } from './write/sql-errors.js';
 export { retryConflicts, type RetryRules } from './write/transaction-retry.js';
+export { SqliteGroupCommit, type HoldConnection, type SqliteControl } from './write/sqlite-group-commit.js';
 export {
   type KeyRow,
   type KeyTable,
@@ -54,4 +55,4 @@ export {
   leasedIdempotency,
   markHeldKey,
 } from './write/idempotency-lease.js';
-export { goneError, relatedKeyOf } from './write/store-keys.js';
+export { type KeyLookup, countedExistence, goneError, relatedKeyOf } from './write/store-keys.js';

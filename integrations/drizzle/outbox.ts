@@ -11,6 +11,7 @@ import type { Outbox } from 'jsonapi-gen';
 import type { MySqlColumn, MySqlTable } from 'drizzle-orm/mysql-core';
 import { isMysqlDatabase, mysqlDateTime } from './mysql.js';
 import { databaseFor } from './transaction.js';
+import { insertRows } from './write-statements.js';
 
 /** The columns of an outbox table, by the property names `drizzleOutbox` writes (an `id` besides, autoincrementing). */
 type EntryColumns<C> = { action: C; resourceType: C; resourceId: C; changed: C; occurredAt: C };
@@ -32,19 +33,6 @@ export interface DrizzleOutboxOptions {
   types: readonly string[];
 }
 
-/** The one statement the outbox makes, which both dialects' databases have in this shape. */
-interface EntryInsert {
-  insert(table: OutboxTable): {
-    values(row: {
-      action: string;
-      resourceType: string;
-      resourceId: string;
-      changed: string;
-      occurredAt: string;
-    }): PromiseLike<unknown>;
-  };
-}
-
 /**
  * The API's `outbox` on `db`, in `table`: each entry one insert on the request's transaction
  * (`drizzleTransaction(db)`), so it commits or rolls back with the write.
@@ -59,13 +47,22 @@ export function drizzleOutbox(db: object, table: OutboxTable, options: DrizzleOu
   const dateTime = isMysqlDatabase(db) ? (text: string) => mysqlDateTime(text) as string : (text: string) => text;
   return {
     types: options.types,
+    // One shape for every entry: prepared once (see `insertRows`).
     record: (entry, context) =>
-      (databaseFor(db, context) as unknown as EntryInsert).insert(table).values({
-        action: entry.action,
-        resourceType: entry.type,
-        resourceId: entry.id,
-        changed: JSON.stringify(entry.changed),
-        occurredAt: dateTime(entry.occurredAt),
-      }),
+      insertRows(
+        databaseFor(db, context),
+        db,
+        table,
+        [
+          {
+            action: entry.action,
+            resourceType: entry.type,
+            resourceId: entry.id,
+            changed: JSON.stringify(entry.changed),
+            occurredAt: dateTime(entry.occurredAt),
+          },
+        ],
+        false,
+      ),
   };
 }

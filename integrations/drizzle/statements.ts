@@ -26,6 +26,11 @@ export interface Database {
   select(fields: Record<string, unknown>): { from(table: Table): Select };
 }
 
+/** A Drizzle query builder that prepares (a select, an insert, an update, a delete), resolving to `R`. */
+export interface Preparable<R> extends PromiseLike<R> {
+  prepare(name?: string): { execute(values?: Record<string, unknown>): Promise<R> | R };
+}
+
 /** The most values a statement prepared once per shape binds; longer lists are built anew. */
 const MAX_PREPARED_ARITY = 100;
 /** The most shapes kept prepared. */
@@ -33,27 +38,41 @@ const MAX_SHAPES = 2000;
 /** Named statements are per connection and per text: a name is never reused for another text. */
 let names = 0;
 
-/** See the module comment. */
-export class Statements {
-  readonly db: Database;
+/**
+ * Statements prepared once per shape on one database (`prepare()` with `sql.placeholder`
+ * slots; on PostgreSQL a named statement), run with each call's values.
+ *
+ * @example
+ * import { eq, sql } from 'drizzle-orm';
+ * import { db } from './db.js';
+ * import { tags } from './tables.js';
+ * const shapes = new PreparedShapes(db, false);
+ * const rows = await shapes.run(db, 'tag by id', [1], (on, slot) => on.select().from(tags).where(eq(tags.id, slot(0))));
+ */
+export class PreparedShapes<D extends object = object> {
+  readonly db: D;
   readonly postgres: boolean;
-  readonly #prepared = new Map<string, ReturnType<Select['prepare']>>();
+  readonly #prepared = new Map<string, ReturnType<Preparable<unknown>['prepare']>>();
 
-  constructor(db: Database, postgres: boolean) {
+  constructor(db: D, postgres: boolean) {
     this.db = db;
     this.postgres = postgres;
   }
 
-  /** The rows of the select `build` makes on `on` for `shape` (undefined: its SQL may vary), binding `values`. */
-  async rows(
-    on: Database,
+  /**
+   * What the statement `build` makes resolves to, binding `values`: prepared once for `shape`
+   * when it runs on the database itself (`on`, not a transaction of another connection), else
+   * (or with `shape` undefined: its SQL may vary) built with its values in place and run once.
+   */
+  async run<R>(
+    on: D,
     shape: string | undefined,
     values: readonly unknown[],
-    build: (on: Database, slot: Slot) => Select,
-  ): Promise<Model[]> {
+    build: (on: D, slot: Slot) => Preparable<R>,
+  ): Promise<R> {
     if (shape === undefined || on !== this.db || values.length > MAX_PREPARED_ARITY)
       return await build(on, (i) => values[i]);
-    let prepared = this.#prepared.get(shape);
+    let prepared = this.#prepared.get(shape) as ReturnType<Preparable<R>['prepare']> | undefined;
     if (prepared === undefined) {
       // Shapes are bounded by the API's filters, sorts and arities; a host inventing them without end starts over.
       if (this.#prepared.size >= MAX_SHAPES) this.#prepared.clear();
@@ -64,6 +83,29 @@ export class Statements {
     const bound: Record<string, unknown> = {};
     for (let i = 0; i < values.length; i++) bound[`p${i}`] = values[i];
     return await prepared.execute(bound);
+  }
+}
+
+/** See the module comment. */
+export class Statements {
+  readonly db: Database;
+  readonly postgres: boolean;
+  readonly #shapes: PreparedShapes<Database>;
+
+  constructor(db: Database, postgres: boolean) {
+    this.db = db;
+    this.postgres = postgres;
+    this.#shapes = new PreparedShapes(db, postgres);
+  }
+
+  /** The rows of the select `build` makes on `on` for `shape` (undefined: its SQL may vary), binding `values`. */
+  rows(
+    on: Database,
+    shape: string | undefined,
+    values: readonly unknown[],
+    build: (on: Database, slot: Slot) => Select,
+  ): Promise<Model[]> {
+    return this.#shapes.run(on, shape, values, build);
   }
 }
 

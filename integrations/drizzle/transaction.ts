@@ -5,20 +5,21 @@
  * bounded number of times) when the database aborted it for a serialization failure, a
  * deadlock or (MySQL) a lock wait past its timeout. On SQLite,
  * Drizzle's better-sqlite3 transactions are synchronous while a request's work is async, so
- * the transaction is `BEGIN IMMEDIATE` ... `COMMIT` on the database's one connection, one at a
- * time (`sqliteTurn`): `IMMEDIATE` takes the write lock first, so a write waits for another
- * process's (better-sqlite3's `timeout`, its busy_timeout, 5 s by default) rather than failing
- * later; past it, the request is 503 with `Retry-After`.
+ * the transaction is `BEGIN IMMEDIATE` ... `COMMIT` on the database's one connection, a group
+ * at a time (`sqliteTurn`), those that wait for each other committed together, each in its own
+ * savepoint (`SqliteGroupCommit`, as the Kysely store's): `IMMEDIATE` takes the write lock
+ * first, so a write waits for another process's (better-sqlite3's `timeout`, its busy_timeout,
+ * 5 s by default) rather than failing later; past it, the request is 503 with `Retry-After`.
  */
-import { AsyncLocalStorage } from 'node:async_hooks';
-import { is, sql } from 'drizzle-orm';
+import { AsyncLocalStorage, AsyncResource } from 'node:async_hooks';
+import { type SQL, is, sql } from 'drizzle-orm';
 import type { BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
 import type { MySql2Database } from 'drizzle-orm/mysql2';
 import type { NodePgDatabase } from 'drizzle-orm/node-postgres';
 import type { PgTransactionConfig } from 'drizzle-orm/pg-core';
 import { BaseSQLiteDatabase } from 'drizzle-orm/sqlite-core';
 import type { Context } from 'jsonapi-gen';
-import { heldKeyOf, markHeldKey, retryConflicts } from 'jsonapi-gen/internal';
+import { SqliteGroupCommit, heldKeyOf, markHeldKey, retryConflicts } from 'jsonapi-gen/internal';
 import { drizzleRetryable, whenDrizzleUnavailable } from './errors.js';
 
 /** A Drizzle database the store writes through: better-sqlite3's, node-postgres's or mysql2's, with any schema. */
@@ -29,6 +30,13 @@ export type DrizzleDatabase<S extends Record<string, unknown> = Record<string, n
 export interface DrizzleTransactionOptions {
   /** PostgreSQL and MySQL: e.g. `'serializable'`; the database's default when left out. Ignored on SQLite. */
   isolationLevel?: PgTransactionConfig['isolationLevel'];
+  /**
+   * SQLite: write transactions that wait for each other commit together, each in its own
+   * savepoint (one disk sync for many writes; see `withDrizzleTransaction`). `false` commits
+   * each on its own, for transactions that rely on a deferred constraint, whose failure at the
+   * commit fails every transaction of that commit. Ignored elsewhere. Default: true.
+   */
+  groupCommit?: boolean;
 }
 
 /** Transactions bound to a request's unit of work, per database. */
@@ -86,8 +94,8 @@ const turns = new WeakMap<object, Promise<unknown>>();
 
 /**
  * Runs `fn` when the turns taken on the SQLite database `db` before it have ended: its one
- * connection runs one transaction (or statement outside transactions, such as an idempotency
- * key's) at a time, so that none lands inside another request's open transaction.
+ * connection runs one group of transactions (or statement outside transactions, such as an
+ * idempotency key's) at a time, so that none lands inside another request's open transaction.
  *
  * @example
  * import { db } from './db.js';
@@ -102,6 +110,31 @@ export function sqliteTurn<T>(db: object, fn: () => Promise<T>): Promise<T> {
     mine.catch(() => undefined),
   );
   return mine;
+}
+
+/** Per SQLite database: its write transactions, committed a group at a time. */
+const groups = new WeakMap<object, SqliteGroupCommit<object>>();
+
+/** Transaction control (`begin immediate`, `savepoint jsonapi_gen`, ...) as Drizzle runs it, each text built once. */
+const controls = new Map<string, SQL>();
+
+/**
+ * The group commits of the SQLite database `db` (`SqliteGroupCommit`): each group is one turn
+ * (`sqliteTurn`) on the database's one connection, its control statements run through Drizzle
+ * (so that its logger hears them).
+ */
+function groupsOf(db: BetterSQLite3Database<Record<string, unknown>>): SqliteGroupCommit<object> {
+  let own = groups.get(db);
+  if (own === undefined) {
+    const control = (text: string) => {
+      let statement = controls.get(text);
+      if (statement === undefined) controls.set(text, (statement = sql.raw(text)));
+      db.run(statement);
+      return undefined;
+    };
+    groups.set(db, (own = new SqliteGroupCommit<object>((run) => sqliteTurn(db, () => run(db, control)))));
+  }
+  return own;
 }
 
 /**
@@ -137,7 +170,10 @@ async function bound<T>(unit: object | undefined, db: object, transaction: objec
  * bound to the request, not to the call chain, and one without it would wait for a second
  * transaction (on SQLite, for ever). On SQLite, `fn` gets `db` itself (the transaction is its connection's), in
  * its turn (`sqliteTurn`): inside it, run statements on what `fn` gets, or through
- * `databaseFor` with the request's context, never on `db` from another turn.
+ * `databaseFor` with the request's context, never on `db` from another turn. Transactions
+ * that wait for each other there commit together, each in its own savepoint (one disk sync
+ * for many writes); each still succeeds or fails alone, and resolves only once its commit is
+ * durable. `groupCommit: false` commits this one on its own.
  *
  * @example
  * import { eq } from 'drizzle-orm';
@@ -164,24 +200,9 @@ export function withDrizzleTransaction<S extends Record<string, unknown>, D exte
     return bound(unit, db, joined, () => fn(joined));
   }
   if (isSqliteDatabase(db)) {
-    return sqliteTurn(db, async () => {
-      db.run(sql.raw('begin immediate'));
-      try {
-        const result = await bound(unit, db, db, () => fn(db));
-        db.run(sql.raw('commit'));
-        return result;
-      } catch (thrown) {
-        // Nothing to roll back when SQLite already did (some errors do), or the commit failed before it began.
-        if ((db as { $client?: { inTransaction?: boolean } }).$client?.inTransaction !== false) {
-          try {
-            db.run(sql.raw('rollback'));
-          } catch {
-            // What the client gets is the request's own failure.
-          }
-        }
-        throw thrown;
-      }
-    });
+    // In the caller's async context (the host's AsyncLocalStorages), not in that of whoever drains the queue.
+    const run = AsyncResource.bind(() => bound(unit, db, db, () => fn(db)));
+    return groupsOf(db).run(run, options.groupCommit === false);
   }
   const config = options.isolationLevel === undefined ? undefined : { isolationLevel: options.isolationLevel };
   // Not SQLite: node-postgres's or mysql2's, whose transactions are async and hold one pool connection.

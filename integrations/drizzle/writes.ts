@@ -28,10 +28,20 @@ import {
   staleVersion,
   type WriteValues,
 } from 'jsonapi-gen';
-import { goneError, parseIntegerId, relatedKeyOf } from 'jsonapi-gen/internal';
+import {
+  type KeyLookup,
+  countedExistence,
+  distinctKeys,
+  goneError,
+  keyText,
+  parseIntegerId,
+  relatedKeyOf,
+} from 'jsonapi-gen/internal';
 import { runDrizzle, type Written } from './errors.js';
 import { affectedRows, insertId, isMysqlDatabase, isMysqlDateTime, mysqlDateTime } from './mysql.js';
 import { databaseFor } from './transaction.js';
+import { type Preparable, type Slot, list } from './statements.js';
+import { insertRows, writeShapesOf } from './write-statements.js';
 
 /** A row as Drizzle selects it, keyed by the table's property names. */
 export type Row = Record<string, unknown>;
@@ -80,8 +90,8 @@ interface Statements {
   };
   update(table: Table): { set(row: Row): { where(condition: SQL | undefined): Returning } };
   delete(table: Table): { where(condition: SQL | undefined): Returning };
-  select(fields?: Record<string, Column>): {
-    from(table: Table): { where(condition: SQL | undefined): PromiseLike<Row[]> & SQLWrapper };
+  select(fields?: Record<string, Column | SQL>): {
+    from(table: Table): { where(condition: SQL | undefined): Preparable<Row[]> & SQLWrapper };
   };
 }
 
@@ -176,6 +186,7 @@ function visibleKeys(on: Statements, write: ToManyWrite, context: Context): SQLW
 
 /** Adds (or, with `remove`, removes) the members `keys` of a to-many relationship of the row `owner`. */
 async function changeMembers(
+  db: object,
   on: Statements,
   write: ToManyWrite,
   owner: unknown,
@@ -194,7 +205,7 @@ async function changeMembers(
       // A member sent twice is a unique violation (409), as a member added meanwhile by another
       // request is: the runtime leaves out the members the row has already.
       const rows = keys.map((key) => ({ [property(from)]: owner, [property(to)]: key }));
-      await runDrizzle(() => on.insert(from.table).values(rows));
+      await runDrizzle(() => insertRows(on, db, from.table, rows, false));
     }
     return;
   }
@@ -213,7 +224,14 @@ async function changeMembers(
 }
 
 /** Makes a to-many relationship hold exactly `keys` among the members the request may see. */
-async function replaceMembers(on: Statements, write: ToManyWrite, owner: unknown, keys: unknown[], context: Context) {
+async function replaceMembers(
+  db: object,
+  on: Statements,
+  write: ToManyWrite,
+  owner: unknown,
+  keys: unknown[],
+  context: Context,
+) {
   const visible = visibleKeys(on, write, context);
   if ('through' in write) {
     const { from, to } = write.through;
@@ -232,11 +250,12 @@ async function replaceMembers(on: Statements, write: ToManyWrite, owner: unknown
         .where(where),
     );
   }
-  await changeMembers(on, write, owner, keys, false, context);
+  await changeMembers(db, on, write, owner, keys, false, context);
 }
 
 /** Sets the to-many relationships sent: a new row's are added, an existing row's replaced. */
 async function writeToMany(
+  db: object,
   on: Statements,
   m: WriteTable,
   owner: unknown,
@@ -248,8 +267,8 @@ async function writeToMany(
     if (!Array.isArray(linkage)) continue;
     const write = toManyOf(m, name);
     const keys = linkage.map((identifier) => relatedKey(write.parseId, identifier, name));
-    if (created) await changeMembers(on, write, owner, keys, false, context);
-    else await replaceMembers(on, write, owner, keys, context);
+    if (created) await changeMembers(db, on, write, owner, keys, false, context);
+    else await replaceMembers(db, on, write, owner, keys, context);
   }
 }
 
@@ -299,13 +318,13 @@ export async function createRow(db: object, m: WriteTable, values: WriteValues, 
     // its key in the same transaction, after its members are written.
     const result = await runDrizzle(() => on.insert(m.table).values(mysqlRow(m, row)), written(m, values));
     const key = row[property(m.id)] ?? insertId(result);
-    await writeToMany(on, m, key, values.relationships, true, context);
+    await writeToMany(db, on, m, key, values.relationships, true, context);
     return readBack(on, m, key);
   }
-  const [inserted] = await runDrizzle(() => on.insert(m.table).values(row).returning(), written(m, values));
+  const [inserted] = await runDrizzle(() => insertRows(on, db, m.table, [row], true), written(m, values));
   if (!inserted) throw new TypeError(`drizzle: inserting into ${m.type} returned no row`);
   const key = inserted[property(m.id)];
-  await writeToMany(on, m, key, values.relationships, true, context);
+  await writeToMany(db, on, m, key, values.relationships, true, context);
   return membersInOwnTable(m, values) ? readBack(on, m, key) : inserted;
 }
 
@@ -355,7 +374,7 @@ export async function updateRow(
     if (rows.length === 0) throw missed(m, current, context);
     updated = rows[0];
   }
-  await writeToMany(on, m, key, values.relationships, false, context);
+  await writeToMany(db, on, m, key, values.relationships, false, context);
   return updated && !membersInOwnTable(m, values) ? updated : readBack(on, m, key);
 }
 
@@ -409,7 +428,7 @@ export async function changeToMany(
     if ((await changedRows(isMysqlDatabase(db), m, statement)) === 0) throw missed(m, current, context);
   }
   const keys = identifiers.map((identifier) => relatedKey(write.parseId, identifier, name));
-  await changeMembers(on, write, current[property(m.id)], keys, remove, context);
+  await changeMembers(db, on, write, current[property(m.id)], keys, remove, context);
 }
 
 /** A member of a `drizzleExistence`: the key column its ids name, and the rows the request may see. */
@@ -420,9 +439,19 @@ export interface ExistenceMember {
   scope?: (context: Context) => SQL | undefined;
 }
 
+/** One type's ids of an existence check, as keys, and its member. */
+interface MemberKeys extends KeyLookup {
+  readonly name: string;
+  readonly member: ExistenceMember;
+  readonly keys: unknown[];
+}
+
 /**
- * The existence check the data layers of one store share (`Findable.existence`): for each
- * type, one `select` of the ids that name a row the request may see (within the type's scope).
+ * The existence check the data layers of one store share (`Findable.existence`): the ids of
+ * several types in one statement, `select count(distinct people.id), (select count(distinct
+ * tags.id) from tags where tags.id in (...)) from people where people.id in (...)`, each type
+ * within its scope; only when a count falls short are that type's ids read to tell which.
+ * Prepared per shape (the types and how many ids of each) unless a scope is in it.
  *
  * @example
  * import { db } from './db.js';
@@ -431,26 +460,55 @@ export interface ExistenceMember {
  * const layer = { existence: { check, member: 'tags' } };
  */
 export function drizzleExistence(db: object, members: Readonly<Record<string, ExistenceMember>>): SharedExistence {
+  const shapes = writeShapesOf(db);
+  /** How many of each lookup's keys name a row the request may see. */
+  const count = async (lookups: readonly MemberKeys[], context: Context): Promise<number[]> => {
+    const scopes = lookups.map(({ member }) => member.scope?.(context));
+    /** Where each lookup's keys start among the statement's values. */
+    const starts: number[] = [];
+    lookups.reduce((start, { keys }) => (starts.push(start), start + keys.length), 0);
+    const build = (on: object, slot: Slot) => {
+      /** `lookups[i]`'s keys, within its scope, as a condition. */
+      const where = (i: number) => {
+        const { member, keys } = lookups[i]!;
+        return and(sql`${member.id} in (${list(slot, starts[i]!, keys.length)})`, scopes[i]);
+      };
+      const first = lookups[0]!.member.id;
+      const fields: Record<string, SQL> = { n0: sql`count(distinct ${first})` };
+      for (let i = 1; i < lookups.length; i++) {
+        const { id } = lookups[i]!.member;
+        fields[`n${i}`] = sql`(select count(distinct ${id}) from ${id.table} where ${where(i)})`;
+      }
+      return (on as Statements).select(fields).from(first.table).where(where(0));
+    };
+    const shape = scopes.some((scope) => scope !== undefined)
+      ? undefined
+      : `exist ${lookups.map(({ name, keys }) => `${name}:${keys.length}`).join(' ')}`;
+    const values = lookups.flatMap(({ keys }) => keys);
+    const on = statementsFor(db, context);
+    const [row] = await runDrizzle(() => (shapes ? shapes.run(on, shape, values, build) : build(on, (i) => values[i])));
+    return lookups.map((_, i) => Number(row?.[`n${i}`] ?? 0));
+  };
+  /** Which of the lookup's keys name a row the request may see, as `keyText`. */
+  const found = async ({ member, keys }: MemberKeys, context: Context): Promise<Set<string>> => {
+    const where = and(inArray(member.id, keys), member.scope?.(context));
+    const on = statementsFor(db, context);
+    const rows = await runDrizzle(() => on.select({ key: member.id }).from(member.id.table).where(where));
+    return new Set(rows.map((row) => keyText(row.key)));
+  };
   return {
     async exist(lookups: readonly ExistenceLookup[], context: Context): Promise<boolean[][]> {
-      const on = statementsFor(db, context);
-      const answers: boolean[][] = [];
-      // One after another: on SQLite they run on one connection anyway.
-      for (const { member, ids } of lookups) {
-        const m = members[member];
-        if (!m) throw new TypeError(`drizzleExistence: no member "${member}"`);
-        const parsed = ids.map((id) => (m.parseId ?? parseIntegerId)(id));
-        const keys = [...new Set(parsed.filter((key) => key !== undefined))];
-        if (keys.length === 0) {
-          answers.push(parsed.map(() => false));
-          continue;
-        }
-        const where = and(inArray(m.id, keys), m.scope?.(context));
-        const rows = await runDrizzle(() => on.select({ key: m.id }).from(m.id.table).where(where));
-        const found = new Set(rows.map((row) => row.key));
-        answers.push(parsed.map((key) => key !== undefined && found.has(key)));
-      }
-      return answers;
+      const all = lookups.map(({ member: name, ids }): MemberKeys => {
+        const member = members[name];
+        if (!member) throw new TypeError(`drizzleExistence: no member "${name}"`);
+        const parsed = ids.map((id) => (member.parseId ?? parseIntegerId)(id));
+        return { name, member, parsed, keys: distinctKeys(parsed) };
+      });
+      return countedExistence(
+        all,
+        (counted) => count(counted, context),
+        (lookup) => found(lookup, context),
+      );
     },
   };
 }

@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 import type { AnyDatabase } from './any-database.js';
 import { runStatement } from './errors.js';
 import { distinct } from './reads.js';
-import { keyText } from './table-resource.js';
+import { countedExistence } from 'jsonapi-gen/internal';
 import type { StoreTables } from './store-tables.js';
 import type { TableResource } from './table-resource.js';
 import { executorFor } from './transaction.js';
@@ -31,19 +31,11 @@ export function storeExistence(t: StoreTables): SharedExistence {
         const parsed = ids.map((id) => table.parseId(id));
         return { table, parsed, keys: distinct(parsed) };
       });
-      const counted = all.filter(({ keys }) => keys.length > 0);
-      const counts = counted.length === 0 ? [] : await countVisible(t, counted, context);
-      const answers: boolean[][] = [];
-      for (const lookup of all) {
-        const i = counted.indexOf(lookup);
-        if (i === -1 || counts[i] === lookup.keys.length) {
-          answers.push(lookup.parsed.map((key) => key !== undefined));
-          continue;
-        }
-        const found = await t.modelsByKey(lookup.table, lookup.keys, context);
-        answers.push(lookup.parsed.map((key) => key !== undefined && found.has(keyText(key))));
-      }
-      return answers;
+      return countedExistence(
+        all,
+        (counted) => countVisible(t, counted, context),
+        async ({ table, keys }) => new Set((await t.modelsByKey(table, keys, context)).keys()),
+      );
     },
   };
 }

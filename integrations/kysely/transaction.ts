@@ -3,7 +3,7 @@ import type { Kysely, Transaction } from 'kysely';
 import type { AnyDatabase } from './any-database.js';
 import { dialectOf } from './dialect.js';
 import type { Context } from 'jsonapi-gen';
-import { conflictAborted, heldKeyOf, retryConflicts } from 'jsonapi-gen/internal';
+import { SqliteGroupCommit, conflictAborted, heldKeyOf, retryConflicts } from 'jsonapi-gen/internal';
 import { whenUnavailable } from './errors.js';
 import { markWritten } from './idempotency.js';
 import { runnerOf } from './runner.js';
@@ -156,142 +156,35 @@ export function isSqlite(db: Kysely<AnyDatabase>): boolean {
  * for another connection's write (the database's busy_timeout) instead of failing later. A
  * deferred `BEGIN` (Kysely's) reads first and then upgrades to a write, and that upgrade fails
  * at once with SQLITE_BUSY, without waiting, when another connection wrote meanwhile.
- *
  * Transactions on one database run one at a time (Kysely's SQLite driver has one connection),
- * first come first served, and those that wait are committed together (group commit): each
- * runs in a savepoint of one SQLite transaction, which commits once for all of them. A commit
- * waits for the disk (fsync), so with many writes at once, sharing it multiplies write
- * throughput. Nothing changes for anyone's guarantees: each `fn` still succeeds or fails alone
- * (a failure rolls back to its savepoint), and none of them resolves before the commit that
- * made it durable; if the commit fails, all of them reject.
+ * first come first served, and those that wait are committed together (`SqliteGroupCommit`).
  */
 function immediate<DB, T>(
   db: Kysely<DB>,
   fn: (transaction: Transaction<DB>) => Promise<T>,
   alone: boolean,
 ): Promise<T> {
-  let state = sqliteStates.get(db);
-  if (state === undefined) sqliteStates.set(db, (state = { waiting: [], draining: false }));
-  const queued = state;
+  let groups = sqliteGroups.get(db);
+  if (groups === undefined) sqliteGroups.set(db, (groups = sqliteGroupsOf(db)));
   // Run in the caller's async context (the host's AsyncLocalStorages), not in that of whoever drains the queue.
-  const member = AsyncResource.bind(fn as Member['fn']);
-  return new Promise<T>((resolve, reject) => {
-    queued.waiting.push({ fn: member, alone, resolve: resolve as Member['resolve'], reject });
-    if (!queued.draining) void drain(db, queued);
-  });
+  return groups.run(AsyncResource.bind(fn as (connection: Kysely<AnyDatabase>) => Promise<T>), alone);
 }
 
-/** A transaction waiting for its turn, and what to settle once it has committed (or failed). */
-interface Member {
-  fn: (transaction: Transaction<AnyDatabase>) => Promise<unknown>;
-  /** Commits on its own (`commitAlone`). */
-  alone: boolean;
-  resolve: (result: unknown) => void;
-  reject: (thrown: unknown) => void;
-}
-
-/** The most transactions one commit takes: the first of them waits for the others' work. */
-const GROUP_COMMIT_LIMIT = 16;
-
-/** Per SQLite database: the transactions waiting, and whether a group is running. */
-const sqliteStates = new WeakMap<Kysely<AnyDatabase>, SqliteState>();
-
-interface SqliteState {
-  readonly waiting: Member[];
-  draining: boolean;
-}
-
-/** Runs the waiting transactions, a group at a time, until none is left. */
-async function drain(db: Kysely<AnyDatabase>, state: SqliteState): Promise<void> {
-  state.draining = true;
-  try {
-    // Each group holds one connection (`db.connection()`) for its transaction and its members' work.
-    while (state.waiting.length > 0) await db.connection().execute((own) => group(db, own, state.waiting));
-  } catch (thrown) {
-    // Taking the connection failed (the database was destroyed): nobody waiting can run.
-    for (const member of state.waiting.splice(0)) member.reject(thrown);
-  } finally {
-    state.draining = false;
-  }
-}
+/** Per SQLite database: its transactions, a group at a time. */
+const sqliteGroups = new WeakMap<Kysely<AnyDatabase>, SqliteGroupCommit<Kysely<AnyDatabase>>>();
 
 /**
- * One SQLite transaction for the transactions waiting (as many as join while it runs, up to
- * `GROUP_COMMIT_LIMIT`), each in its savepoint, on the connection `kysely` holds.
+ * The group commits of `db`: each group holds one connection (`db.connection()`) for its
+ * transaction and its members' work; the connection's Kysely stands in for a Transaction (same
+ * query builders, one connection). Its control statements go straight to better-sqlite3 with
+ * the direct runner (nothing to compile, no layers on every write request), otherwise through
+ * the connection's Kysely.
  */
-async function group(db: Kysely<AnyDatabase>, kysely: Kysely<AnyDatabase>, waiting: Member[]): Promise<void> {
-  // With the direct runner straight to better-sqlite3 (nothing to compile, no layers on every
-  // write request); otherwise through the connection's Kysely.
+function sqliteGroupsOf(db: Kysely<AnyDatabase>): SqliteGroupCommit<Kysely<AnyDatabase>> {
   const runner = runnerOf(db);
-  const raw = (text: string): Promise<unknown> | undefined => runner.control(kysely, text);
-  /** Members whose work is in the open transaction, with their results, to settle at its end. */
-  let done: Array<[Member, unknown]> = [];
-  let open = false;
-  /** Ends the open transaction: commits it (or, given what went wrong, rolls it back) and settles its members. */
-  const end = async (thrown?: unknown) => {
-    const members = done;
-    done = [];
-    open = false;
-    try {
-      await raw(thrown === undefined ? 'commit' : 'rollback');
-    } catch (failed) {
-      thrown ??= failed;
-      await Promise.resolve()
-        .then(() => raw('rollback'))
-        .catch(() => undefined);
-    }
-    for (const [member, result] of members) {
-      if (thrown === undefined) member.resolve(result);
-      else member.reject(thrown);
-    }
-  };
-  try {
-    let taken = 0;
-    let yielded = false;
-    while (taken < GROUP_COMMIT_LIMIT) {
-      if (waiting.length === 0) {
-        // Requests that arrived meanwhile reach their transaction in this turn of the event loop's
-        // I/O: let them, once, so that they share this commit rather than each wait for its own.
-        if (yielded || !open) break;
-        await new Promise((resolve) => setImmediate(resolve));
-        yielded = true;
-        continue;
-      }
-      // One that commits alone starts a group of its own, after what is open has committed.
-      if (waiting[0]!.alone && taken > 0) break;
-      yielded = false;
-      taken++;
-      const member = waiting.shift()!;
-      try {
-        if (!open) {
-          await raw('begin immediate');
-          open = true;
-        }
-        await raw('savepoint jsonapi_gen');
-      } catch (thrown) {
-        member.reject(thrown);
-        continue;
-      }
-      try {
-        // The connection's Kysely stands in for a Transaction: same query builders, one connection.
-        const result = await member.fn(kysely as unknown as Transaction<AnyDatabase>);
-        await raw('release jsonapi_gen');
-        done.push([member, result]);
-        if (member.alone) break;
-      } catch (thrown) {
-        try {
-          await raw('rollback to jsonapi_gen');
-          await raw('release jsonapi_gen');
-        } catch {
-          // SQLite rolled the whole transaction back (some errors do): the members before this one lost their work too.
-          await end(new Error('SQLite rolled the transaction back', { cause: thrown }));
-        }
-        member.reject(thrown);
-      }
-    }
-  } finally {
-    if (open) await end();
-  }
+  return new SqliteGroupCommit((run) =>
+    db.connection().execute((own) => run(own, (text) => runner.control(own, text))),
+  );
 }
 
 /**

@@ -8,11 +8,14 @@
  * sharing one transaction through the unit of work.
  */
 import { spawn } from 'node:child_process';
+import SQLite from 'better-sqlite3';
 import { eq, like } from 'drizzle-orm';
-import type { BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
+import { type BetterSQLite3Database, drizzle as sqliteDrizzle } from 'drizzle-orm/better-sqlite3';
 import { Context } from 'jsonapi-gen';
 import { describe, expect, it } from 'vitest';
-import { databaseFor, drizzleTransaction } from '../../integrations/drizzle/transaction.js';
+import { createDrizzleStore } from '../../examples/blog/drizzle-store.js';
+import { createApi } from '../../examples/blog/generated/index.js';
+import { databaseFor, drizzleTransaction, sqliteTurn } from '../../integrations/drizzle/transaction.js';
 import { createRow, updateRow } from '../../integrations/drizzle/writes.js';
 import { articlesTable, demoDatabase, tagsTable } from './writes-databases.js';
 
@@ -109,4 +112,76 @@ describe('drizzleTransaction under contention', () => {
       }
     },
   );
+});
+
+describe('drizzleTransaction on SQLite: group commit', () => {
+  /** 12 creates at once through the demo's Drizzle store, every fourth naming no author (404); the statements run. */
+  async function twelveCreates(groupCommit: boolean) {
+    const d = await demoDatabase('sqlite', 1);
+    const statements: string[] = [];
+    const client = new SQLite(d.location, { timeout: 5000 });
+    client.pragma('journal_mode = WAL');
+    client.pragma('foreign_keys = ON');
+    try {
+      const db = sqliteDrizzle({ client, logger: { logQuery: (query) => void statements.push(query) } });
+      const api = createApi(createDrizzleStore(db, 'sqlite'), { transaction: drizzleTransaction(db, { groupCommit }) });
+      const titles = Array.from({ length: 12 }, (_, i) => `Grouped ${i}`);
+      const responses = await Promise.all(
+        titles.map((title, i) =>
+          api.fetch(
+            new Request('http://localhost/articles', {
+              method: 'POST',
+              headers: { 'content-type': 'application/vnd.api+json' },
+              body: JSON.stringify({
+                data: {
+                  type: 'articles',
+                  attributes: { title },
+                  relationships: {
+                    author: { data: { type: 'people', id: i % 4 === 3 ? '9999' : '1' } },
+                    tags: { data: [{ type: 'tags', id: '3' }] },
+                  },
+                },
+              }),
+            }),
+            { attributes: { user: '1' } },
+          ),
+        ),
+      );
+      // A request that failed is answered before its group's transaction ends: wait for that.
+      await sqliteTurn(db, () => Promise.resolve());
+      const stored = db
+        .select({ title: d.tables.articles.title })
+        .from(d.tables.articles)
+        .where(like(d.tables.articles.title, 'Grouped %'))
+        .all()
+        .map((row) => row.title)
+        .sort();
+      return { statuses: responses.map((r) => r.status), stored, titles, statements };
+    } finally {
+      client.close();
+      await d.close();
+    }
+  }
+
+  it('concurrent creates share commits, each in its savepoint; the ones that fail roll back alone', async () => {
+    const { statuses, stored, titles, statements } = await twelveCreates(true);
+    expect(statuses).toEqual(titles.map((_, i) => (i % 4 === 3 ? 404 : 201)));
+    expect(stored).toEqual(titles.filter((_, i) => i % 4 !== 3).sort());
+    const commits = statements.filter((s) => s === 'commit').length;
+    expect(commits).toBeGreaterThanOrEqual(1);
+    expect(commits).toBeLessThan(12);
+    expect(statements.filter((s) => s === 'savepoint jsonapi_gen')).toHaveLength(12);
+    expect(statements.filter((s) => s === 'rollback to jsonapi_gen')).toHaveLength(3);
+  });
+
+  it('groupCommit: false commits each on its own', async () => {
+    const { statuses, stored, titles, statements } = await twelveCreates(false);
+    expect(statuses).toEqual(titles.map((_, i) => (i % 4 === 3 ? 404 : 201)));
+    expect(stored).toEqual(titles.filter((_, i) => i % 4 !== 3).sort());
+    // One transaction each: as many begun (and ended) as requests, each holding one savepoint.
+    const control = statements.filter((s) => /^(begin|savepoint|commit|rollback$)/.test(s));
+    expect(control, control.join('\n')).toEqual(
+      titles.flatMap(() => ['begin immediate', 'savepoint jsonapi_gen', 'commit']),
+    );
+  });
 });

@@ -1,0 +1,100 @@
+/**
+ * The write statements whose shape repeats (a create's `insert`, its join-table rows, an outbox
+ * entry), prepared once per shape on each database (`PreparedShapes`) and run with each
+ * write's values: on SQLite, where a request's transaction is the database's own connection,
+ * every write runs prepared; on PostgreSQL, whose transactions hold a pool connection of their
+ * own, they are built with their values in place, as before; MySQL's are always built so.
+ */
+import { type Column, type Table, getTableColumns, isSQLWrapper } from 'drizzle-orm';
+import { isMysqlDatabase } from './mysql.js';
+import { PreparedShapes, type Preparable, type Slot } from './statements.js';
+import { isSqliteDatabase } from './transaction.js';
+
+/** A row to insert, keyed by the table's property names. */
+type Row = Record<string, unknown>;
+
+/** The insert builder of either dialect, as these statements chain it. */
+interface Inserts {
+  insert(table: Table): {
+    values(rows: Row[]): Preparable<unknown> & { returning(): Preparable<Row[]> };
+  };
+}
+
+/** Per database: its write statements prepared per shape. */
+const prepared = new WeakMap<object, PreparedShapes>();
+
+/** The prepared write statements of `db` (undefined on MySQL: built each time). */
+export function writeShapesOf(db: object): PreparedShapes | undefined {
+  if (isMysqlDatabase(db)) return undefined;
+  let shapes = prepared.get(db);
+  if (shapes === undefined) prepared.set(db, (shapes = new PreparedShapes(db, !isSqliteDatabase(db))));
+  return shapes;
+}
+
+/** Per table: a number that tells it apart from other tables (of any schema) in shapes. */
+const tableNumbers = new WeakMap<Table, number>();
+let tables = 0;
+
+/**
+ * Per table: the properties whose value Drizzle computes at each insert they are left out of
+ * (`$defaultFn`, `$onUpdateFn`): a statement prepared without them would keep one value for ever.
+ */
+const computed = new WeakMap<Table, readonly string[]>();
+
+/** The shape of inserting `rows` into `table`, or undefined when it must be built each time. */
+function insertShape(table: Table, rows: readonly Row[], returning: boolean): string | undefined {
+  const keys = Object.keys(rows[0]!);
+  for (const row of rows) {
+    const own = Object.keys(row);
+    if (own.length !== keys.length) return undefined;
+    for (let i = 0; i < own.length; i++) {
+      const value = row[own[i]!];
+      // A value of SQL is part of the statement's text; undefined is a default Drizzle fills in.
+      if (own[i] !== keys[i] || value === undefined || isSQLWrapper(value)) return undefined;
+    }
+  }
+  let fills = computed.get(table);
+  if (fills === undefined) {
+    const columns = Object.entries(getTableColumns(table) as Record<string, Column>);
+    fills = columns.filter(([, c]) => c.defaultFn !== undefined || c.onUpdateFn !== undefined).map(([name]) => name);
+    computed.set(table, fills);
+  }
+  if (fills.some((name) => !keys.includes(name))) return undefined;
+  let number = tableNumbers.get(table);
+  if (number === undefined) tableNumbers.set(table, (number = ++tables));
+  return `insert ${number} (${keys.join(',')}) x${rows.length}${returning ? ' returning' : ''}`;
+}
+
+/** `rows` with each value in its slot, in order. */
+const slotted = (rows: readonly Row[], slot: Slot): Row[] => {
+  let i = 0;
+  return rows.map((row) => {
+    const values: Row = {};
+    for (const name of Object.keys(row)) values[name] = slot(i++);
+    return values;
+  });
+};
+
+/**
+ * Inserts `rows` (one shape: the same properties in the same order) into `table` on `on` (the
+ * database `db` itself, or a transaction of it), prepared per shape where it can be (see the
+ * module comment). With `returning`, resolves with the rows as stored.
+ */
+export function insertRows(on: object, db: object, table: Table, rows: readonly Row[], returning: true): Promise<Row[]>;
+export function insertRows(
+  on: object,
+  db: object,
+  table: Table,
+  rows: readonly Row[],
+  returning: false,
+): Promise<unknown>;
+export async function insertRows(on: object, db: object, table: Table, rows: readonly Row[], returning: boolean) {
+  const build = (into: object, slot: Slot) => {
+    const insert = (into as Inserts).insert(table).values(slotted(rows, slot));
+    return returning ? insert.returning() : insert;
+  };
+  const values = rows.flatMap((row) => Object.values(row));
+  const shapes = writeShapesOf(db);
+  const shape = shapes && insertShape(table, rows, returning);
+  return shapes ? await shapes.run<unknown>(on, shape, values, build) : await build(on, (i) => values[i]);
+}
