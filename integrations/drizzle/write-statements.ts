@@ -3,9 +3,10 @@
  * entry), prepared once per shape on each database (`PreparedShapes`) and run with each
  * write's values: on SQLite, where a request's transaction is the database's own connection,
  * every write runs prepared; on PostgreSQL, whose transactions hold a pool connection of their
- * own, they are built with their values in place, as before; MySQL's are always built so.
+ * own, they are built with their values in place, as before; MySQL's are always built so. On
+ * PostgreSQL a create's join-table rows go in the row's own statement (`insertWithMembers`).
  */
-import { type Column, type Table, getTableColumns, isSQLWrapper } from 'drizzle-orm';
+import { type Column, type SQL, type Table, getTableColumns, isSQLWrapper, sql } from 'drizzle-orm';
 import { isMysqlDatabase } from './mysql.js';
 import { PreparedShapes, type Preparable, type Slot } from './statements.js';
 import { isSqliteDatabase } from './transaction.js';
@@ -35,6 +36,13 @@ export function writeShapesOf(db: object): PreparedShapes | undefined {
 const tableNumbers = new WeakMap<Table, number>();
 let tables = 0;
 
+/** The number of `table` in shapes. */
+function tableNumber(table: Table): number {
+  let number = tableNumbers.get(table);
+  if (number === undefined) tableNumbers.set(table, (number = ++tables));
+  return number;
+}
+
 /**
  * Per table: the properties whose value Drizzle computes at each insert they are left out of
  * (`$defaultFn`, `$onUpdateFn`): a statement prepared without them would keep one value for ever.
@@ -53,16 +61,19 @@ function insertShape(table: Table, rows: readonly Row[], returning: boolean): st
       if (own[i] !== keys[i] || value === undefined || isSQLWrapper(value)) return undefined;
     }
   }
+  if (!fillsGiven(table, keys)) return undefined;
+  return `insert ${tableNumber(table)} (${keys.join(',')}) x${rows.length}${returning ? ' returning' : ''}`;
+}
+
+/** Whether an insert into `table` of the properties `keys` gives every value Drizzle computes (see `computed`). */
+function fillsGiven(table: Table, keys: readonly string[]): boolean {
   let fills = computed.get(table);
   if (fills === undefined) {
     const columns = Object.entries(getTableColumns(table) as Record<string, Column>);
     fills = columns.filter(([, c]) => c.defaultFn !== undefined || c.onUpdateFn !== undefined).map(([name]) => name);
     computed.set(table, fills);
   }
-  if (fills.some((name) => !keys.includes(name))) return undefined;
-  let number = tableNumbers.get(table);
-  if (number === undefined) tableNumbers.set(table, (number = ++tables));
-  return `insert ${number} (${keys.join(',')}) x${rows.length}${returning ? ' returning' : ''}`;
+  return fills.every((name) => keys.includes(name));
 }
 
 /** `rows` with each value in its slot, in order. */
@@ -97,4 +108,61 @@ export async function insertRows(on: object, db: object, table: Table, rows: rea
   const shapes = writeShapesOf(db);
   const shape = shapes && insertShape(table, rows, returning);
   return shapes ? await shapes.run<unknown>(on, shape, values, build) : await build(on, (i) => values[i]);
+}
+
+/** A join table's rows a create writes (PostgreSQL): its table, its two properties (`from` names the new row), the member keys. */
+export interface JoinRows {
+  table: Table;
+  from: string;
+  to: string;
+  keys: readonly unknown[];
+}
+
+/** The builders of a PostgreSQL database or transaction a data-modifying `with` takes. */
+interface PgWith extends Inserts {
+  $with(alias: string): { as(query: unknown): object };
+  with(...queries: object[]): { select(): { from(query: object): Preparable<Row[]> } };
+}
+
+/**
+ * Inserts `row` into `table` and its members' rows into their join tables in one statement
+ * (PostgreSQL): `with "new" as (insert ... returning ...), "m0" as (insert into join (from, to)
+ * values ((select "new".key from "new"), $n), ...) select ... from "new"`, a round trip less
+ * per join table than inserting the members after. `id`: the property of the key. Resolves with
+ * the row as stored. Prepared per shape where `insertRows` would be.
+ */
+export async function insertWithMembers(
+  on: object,
+  db: object,
+  table: Table,
+  row: Row,
+  id: string,
+  joins: readonly JoinRows[],
+): Promise<Row[]> {
+  const build = (into: object, slot: Slot) => {
+    const q = into as PgWith;
+    const inserted = q.$with('new').as(
+      q
+        .insert(table)
+        .values(slotted([row], slot))
+        .returning(),
+    );
+    const key: SQL = sql`(select ${(inserted as Record<string, Column>)[id]} from ${inserted})`;
+    let next = Object.keys(row).length;
+    const members = joins.map(({ table: join, from, to, keys }, i) =>
+      q.$with(`m${i}`).as(q.insert(join).values(keys.map(() => ({ [from]: key, [to]: slot(next++) })))),
+    );
+    return q
+      .with(inserted, ...members)
+      .select()
+      .from(inserted);
+  };
+  const values = [...Object.values(row), ...joins.flatMap(({ keys }) => keys)];
+  const shapes = writeShapesOf(db);
+  const first = shapes && insertShape(table, [row], true);
+  const shape =
+    first &&
+    joins.every(({ table: join, from, to }) => fillsGiven(join, [from, to])) &&
+    `${first} with ${joins.map(({ table: join, from, to, keys }) => `${tableNumber(join)} (${from},${to}) x${keys.length}`).join(', ')}`;
+  return shapes ? await shapes.run(on, shape || undefined, values, build) : await build(on, (i) => values[i]);
 }

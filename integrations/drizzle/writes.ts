@@ -16,9 +16,11 @@ import {
   eq,
   getTableColumns,
   inArray,
+  is,
   notInArray,
   sql,
 } from 'drizzle-orm';
+import { PgDatabase } from 'drizzle-orm/pg-core';
 import {
   type Context,
   type ExistenceLookup,
@@ -41,7 +43,7 @@ import { runDrizzle, type Written } from './errors.js';
 import { affectedRows, insertId, isMysqlDatabase, isMysqlDateTime, mysqlDateTime } from './mysql.js';
 import { databaseFor } from './transaction.js';
 import { type Preparable, type Slot, list } from './statements.js';
-import { insertRows, writeShapesOf } from './write-statements.js';
+import { type JoinRows, insertRows, insertWithMembers, writeShapesOf } from './write-statements.js';
 
 /** A row as Drizzle selects it, keyed by the table's property names. */
 export type Row = Record<string, unknown>;
@@ -272,6 +274,25 @@ async function writeToMany(
   }
 }
 
+/**
+ * On PostgreSQL, the join-table rows of a new row's to-many members, when join tables hold all
+ * of those sent, to insert in the row's own statement (`insertWithMembers`); undefined otherwise
+ * (none sent, SQLite and MySQL, whose `with` takes no insert, or members held by foreign keys).
+ */
+function joinRowsOf(db: object, m: WriteTable, values: WriteValues): JoinRows[] | undefined {
+  if (!is(db, PgDatabase)) return undefined;
+  const joins: JoinRows[] = [];
+  for (const [name, linkage] of Object.entries(values.relationships)) {
+    if (!Array.isArray(linkage) || linkage.length === 0) continue;
+    const write = toManyOf(m, name);
+    if (!('through' in write)) return undefined;
+    const { from, to } = write.through;
+    const keys = linkage.map((identifier) => relatedKey(write.parseId, identifier, name));
+    joins.push({ table: from.table, from: property(from), to: property(to), keys });
+  }
+  return joins.length > 0 ? joins : undefined;
+}
+
 /** Whether a to-many sent is held by foreign keys in the row's own table: then the row is read back after. */
 const membersInOwnTable = (m: WriteTable, values: WriteValues) =>
   Object.entries(values.relationships).some(([name, linkage]) => {
@@ -300,7 +321,8 @@ const missed = (m: WriteTable, current: Row, context: Context) =>
  * Inserts a row from checked values (`Creatable.create`): attributes into their columns,
  * to-ones by their foreign keys, to-manys by join-table rows or the related rows' foreign
  * keys, the server's values, a client-generated id when sent. Returns the row as stored
- * (`insert ... returning`, defaults included).
+ * (`insert ... returning`, defaults included). On PostgreSQL, when join tables hold the to-many
+ * members sent, they are inserted in the row's own statement (a data-modifying `with`).
  *
  * @example
  * import { db } from './db.js';
@@ -321,10 +343,15 @@ export async function createRow(db: object, m: WriteTable, values: WriteValues, 
     await writeToMany(db, on, m, key, values.relationships, true, context);
     return readBack(on, m, key);
   }
-  const [inserted] = await runDrizzle(() => insertRows(on, db, m.table, [row], true), written(m, values));
+  const joins = joinRowsOf(db, m, values);
+  const [inserted] = await runDrizzle(
+    () =>
+      joins ? insertWithMembers(on, db, m.table, row, property(m.id), joins) : insertRows(on, db, m.table, [row], true),
+    written(m, values),
+  );
   if (!inserted) throw new TypeError(`drizzle: inserting into ${m.type} returned no row`);
   const key = inserted[property(m.id)];
-  await writeToMany(db, on, m, key, values.relationships, true, context);
+  if (!joins) await writeToMany(db, on, m, key, values.relationships, true, context);
   return membersInOwnTable(m, values) ? readBack(on, m, key) : inserted;
 }
 

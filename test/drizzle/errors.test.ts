@@ -49,6 +49,56 @@ describe.each(['sqlite', 'postgres', 'mysql'] as const)('Drizzle write errors on
     await expect(taken).rejects.toMatchObject({ status: 409, source: { pointer: '/data/id' } });
   });
 
+  it('answers a taken article id sent with tags with 409 at /data/id, and links no tag', async () => {
+    const q = d.db as unknown as BetterSQLite3Database;
+    const { articleTags } = d.tables;
+    const links = await q.select().from(articleTags).where(eq(articleTags.articleId, 1));
+    const taken = createRow(
+      d.db,
+      articlesTable(d.tables),
+      {
+        id: '1',
+        attributes: { title: 'again' },
+        relationships: { author: { type: 'people', id: '1' }, tags: [{ type: 'tags', id: '3' }] },
+      },
+      context(),
+    );
+    await expect(taken).rejects.toMatchObject({
+      status: 409,
+      code: 'unique_violation',
+      source: { pointer: '/data/id' },
+    });
+    expect(await q.select().from(articleTags).where(eq(articleTags.articleId, 1))).toEqual(links);
+  });
+
+  it('answers a tag sent twice on a new article with 409, in a transaction that then writes nothing', async () => {
+    const q = d.db as unknown as BetterSQLite3Database;
+    const { articles } = d.tables;
+    const before = await q.select().from(articles);
+    const ctx = context();
+    const twice = drizzleTransaction(d.db)(
+      () =>
+        createRow(
+          d.db,
+          articlesTable(d.tables),
+          {
+            attributes: { title: 'twice' },
+            relationships: {
+              author: { type: 'people', id: '1' },
+              tags: [
+                { type: 'tags', id: '2' },
+                { type: 'tags', id: '2' },
+              ],
+            },
+          },
+          ctx,
+        ),
+      ctx,
+    );
+    await expect(twice).rejects.toMatchObject({ status: 409, code: 'unique_violation' });
+    expect(await q.select().from(articles)).toEqual(before);
+  });
+
   it.skipIf(dialect !== 'postgres')(
     'answers a title the database cannot store with 422 at the attribute (PostgreSQL refuses NUL)',
     async () => {
