@@ -62,8 +62,10 @@ describe.each(STORES)('Kysely writes on %s, %s runner', (dialect, runner) => {
     const postgres = f.database.dialect === 'postgres';
     const mysql = f.database.dialect === 'mysql' && !(await isMariadb());
     expect(run).toHaveLength(postgres ? 3 : mysql ? 5 : 4);
+    // `count(*)`, not `count(distinct id)`: the unscoped ids are primary keys, and MySQL and
+    // MariaDB build a temporary table for every `count(distinct ...)`.
     expect(run[0]).toMatch(
-      /^select \(select count\(distinct "people"\."id"\) as "n" from "people" where "people"\."id" in \([?$]1?\)\) as "n0", \(select count\(distinct "tags"\."id"\)/,
+      /^select \(select count\(\*\) as "n" from "people" where "people"\."id" in \([?$]1?\)\) as "n0", \(select count\(\*\) as "n" from "tags" where "tags"\."id" in /,
     );
     if (postgres) {
       expect(run[1]).toMatch(
@@ -119,7 +121,7 @@ describe.each(STORES)('Kysely writes on %s, %s runner', (dialect, runner) => {
     // The author and the tags counted at once; the tags (four distinct) read to tell which are missing; nothing written.
     const selects = f.statements.filter((s) => /^select/i.test(s));
     expect(selects).toHaveLength(2);
-    expect(selects[0]).toMatch(/count\(distinct "people"\."id"\).*count\(distinct "tags"\."id"\)/);
+    expect(selects[0]).toMatch(/count\(\*\) as "n" from "people".*count\(\*\) as "n" from "tags"/);
     expect(selects[1]).toMatch(
       /^select "tags"\.\* from "tags" where "tags"\."id" in \([?$]1?, [?$]2?, [?$]3?, [?$]4?\)$/,
     );
