@@ -1,8 +1,9 @@
 /**
  * The store's statements: Drizzle select queries built with a slot for each value, prepared once
  * per shape (`prepare()` with `sql.placeholder` slots; on PostgreSQL a named statement) and run
- * with each call's values. A statement whose SQL may vary (a scope, a custom filter) or that
- * runs in a transaction is built with its values in place and run once.
+ * with each call's values; on PostgreSQL, in a transaction, built on its connection and sent under
+ * the shape's name. A statement whose SQL may vary (a scope, a custom filter), or that runs in
+ * a MySQL transaction, is built with its values in place and run once.
  */
 import { type Column, type SQL, type Table, sql } from 'drizzle-orm';
 import type { Model } from './resource.js';
@@ -53,6 +54,8 @@ export class PreparedShapes<D extends object = object> {
   readonly db: D;
   readonly postgres: boolean;
   readonly #prepared = new Map<string, ReturnType<Preparable<unknown>['prepare']>>();
+  /** PostgreSQL: shape -> statement name (see `#nameOf`). */
+  readonly #names = new Map<string, string>();
 
   constructor(db: D, postgres: boolean) {
     this.db = db;
@@ -61,8 +64,10 @@ export class PreparedShapes<D extends object = object> {
 
   /**
    * What the statement `build` makes resolves to, binding `values`: prepared once for `shape`
-   * when it runs on the database itself (`on`, not a transaction of another connection), else
-   * (or with `shape` undefined: its SQL may vary) built with its values in place and run once.
+   * when it runs on the database itself; on PostgreSQL in a transaction (`on`: its own pool
+   * connection), built on it with placeholders and sent under the shape's name, so that
+   * PostgreSQL parses and plans it once per connection; otherwise (or with `shape` undefined:
+   * its SQL may vary) built with its values in place and run once.
    */
   async run<R>(
     on: D,
@@ -70,21 +75,38 @@ export class PreparedShapes<D extends object = object> {
     values: readonly unknown[],
     build: (on: D, slot: Slot) => Preparable<R>,
   ): Promise<R> {
-    if (shape === undefined || on !== this.db || values.length > MAX_PREPARED_ARITY)
+    if (shape === undefined || values.length > MAX_PREPARED_ARITY || (on !== this.db && !this.postgres))
       return await build(on, (i) => values[i]);
+    const bound: Record<string, unknown> = {};
+    for (let i = 0; i < values.length; i++) bound[`p${i}`] = values[i];
+    if (on !== this.db) return await build(on, placeholder).prepare(this.#nameOf(shape)).execute(bound);
     let prepared = this.#prepared.get(shape) as ReturnType<Preparable<R>['prepare']> | undefined;
     if (prepared === undefined) {
       // Shapes are bounded by the API's filters, sorts and arities; a host inventing them without end starts over.
       if (this.#prepared.size >= MAX_SHAPES) this.#prepared.clear();
-      const query = build(this.db, (i) => sql.placeholder(`p${i}`));
-      prepared = this.postgres ? query.prepare(`jsonapi_drizzle_${++names}`) : query.prepare();
+      const query = build(this.db, placeholder);
+      prepared = this.postgres ? query.prepare(this.#nameOf(shape)) : query.prepare();
       this.#prepared.set(shape, prepared);
     }
-    const bound: Record<string, unknown> = {};
-    for (let i = 0; i < values.length; i++) bound[`p${i}`] = values[i];
     return await prepared.execute(bound);
   }
+
+  /**
+   * The PostgreSQL statement name of `shape`: one per shape, whether it runs on the database or
+   * in a transaction (the same text either way, so a connection parses it once for both).
+   */
+  #nameOf(shape: string): string {
+    let name = this.#names.get(shape);
+    if (name === undefined) {
+      if (this.#names.size >= MAX_SHAPES) this.#names.clear();
+      this.#names.set(shape, (name = `jsonapi_drizzle_${++names}`));
+    }
+    return name;
+  }
 }
+
+/** The slot of a statement prepared once per shape: the `i`th placeholder. */
+const placeholder: Slot = (i) => sql.placeholder(`p${i}`);
 
 /** See the module comment. */
 export class Statements {
