@@ -17,12 +17,6 @@
  */
 import { type IncomingMessage, type ServerResponse, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { context } from '@opentelemetry/api';
-import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { ExportResultCode } from '@opentelemetry/core';
-import { BasicTracerProvider, BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { openTelemetry } from '@jsonapi-gen/opentelemetry';
-import type { Instrumentation, TraceSpan } from 'jsonapi-gen';
 import { toNodeHandler } from 'jsonapi-gen/node';
 import { startDemo } from '../examples/blog/server.js';
 import { startMysqlBaseline } from './baseline/mysql-server.js';
@@ -83,48 +77,6 @@ async function listen(
   };
 }
 
-/**
- * A tracer of the OpenTelemetry SDK as a Node service sets it up (an AsyncLocalStorage context
- * manager, a batch span processor) whose exporter drops every span: what tracing costs the
- * server, without an exporter's work.
- */
-function droppingTracer() {
-  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
-  const exporter = {
-    export: (_spans: unknown, done: (result: { code: ExportResultCode }) => void) =>
-      done({ code: ExportResultCode.SUCCESS }),
-    shutdown: () => Promise.resolve(),
-  };
-  return new BasicTracerProvider({ spanProcessors: [new BatchSpanProcessor(exporter)] }).getTracer('bench');
-}
-
-/** No span at all, but each request served in an OpenTelemetry context (the context manager's cost). */
-function contextOnly(): Instrumentation {
-  droppingTracer();
-  const span: TraceSpan = {
-    stage: () => span,
-    run: (work) => context.with(context.active(), work),
-    end: () => undefined,
-  };
-  return { request: () => span };
-}
-
-/** `instrumentation` with its request spans only: what one span costs, against a request's five. */
-function requestSpanOnly(instrumentation: Instrumentation): Instrumentation {
-  const untraced: TraceSpan = { stage: () => untraced, end: () => undefined };
-  return {
-    request(start) {
-      const span = instrumentation.request(start);
-      return {
-        stage: () => untraced,
-        routed: (route) => span.routed?.(route),
-        run: (work) => (span.run ? span.run(work) : work()),
-        end: (outcome) => span.end(outcome),
-      };
-    },
-  };
-}
-
 async function start(kind: string, file: string | undefined): Promise<{ url: string; close(): Promise<void> }> {
   switch (kind) {
     case 'demo':
@@ -132,24 +84,14 @@ async function start(kind: string, file: string | undefined): Promise<{ url: str
     case 'baseline':
       return startBaseline({ db: file!, port: 0 });
     case 'demo-server-timing':
-      return startDemo({ port: 0, db: file!, seed: 1, tracing: { serverTiming: true } });
     case 'demo-otel':
     case 'demo-otel-stages':
-      return startDemo({
-        port: 0,
-        db: file!,
-        seed: 1,
-        tracing: { instrument: openTelemetry({ tracer: droppingTracer(), stages: kind === 'demo-otel-stages' }) },
-      });
     case 'demo-context':
-      return startDemo({ port: 0, db: file!, seed: 1, tracing: { instrument: contextOnly() } });
-    case 'demo-otel-request':
-      return startDemo({
-        port: 0,
-        db: file!,
-        seed: 1,
-        tracing: { instrument: requestSpanOnly(openTelemetry({ tracer: droppingTracer() })) },
-      });
+    case 'demo-otel-request': {
+      // Loaded only here: the other servers carry no tracing library.
+      const { startTracedDemo } = await import('./traced-demo.js');
+      return startTracedDemo(kind, file!);
+    }
     case 'demo-pg':
       return startDemo({ port: 0, seed: 1, databaseUrl: file! });
     case 'demo-prisma':

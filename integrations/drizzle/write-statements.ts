@@ -33,14 +33,20 @@ export function writeShapesOf(db: object): PreparedShapes | undefined {
   return shapes;
 }
 
-/** Per table: a number that tells it apart from other tables (of any schema) in shapes. */
-const tableNumbers = new WeakMap<Table, number>();
-let tables = 0;
+/** Per table or column: a number that tells it apart from the others (of any schema) in shapes. */
+const shapeNumbers = new WeakMap<Table | Column, number>();
+let numbered = 0;
 
-/** The number of `table` in shapes. */
-function tableNumber(table: Table): number {
-  let number = tableNumbers.get(table);
-  if (number === undefined) tableNumbers.set(table, (number = ++tables));
+/**
+ * The number of `table` (or column) in shapes: two statements of the same text but on other
+ * tables must not share a prepared statement.
+ *
+ * @example
+ * const shape = `exist ${shapeNumber(people.id)}:2`;
+ */
+export function shapeNumber(of: Table | Column): number {
+  let number = shapeNumbers.get(of);
+  if (number === undefined) shapeNumbers.set(of, (number = ++numbered));
   return number;
 }
 
@@ -53,6 +59,8 @@ const computed = new WeakMap<Table, readonly string[]>();
 /** The shape of inserting `rows` into `table`, or undefined when it must be built each time. */
 function insertShape(table: Table, rows: readonly Row[], returning: boolean): string | undefined {
   const keys = Object.keys(rows[0]!);
+  // Which values are null: a null is written as NULL in the statement's text (see `slotted`).
+  let nulls = '';
   for (const row of rows) {
     const own = Object.keys(row);
     if (own.length !== keys.length) return undefined;
@@ -60,10 +68,11 @@ function insertShape(table: Table, rows: readonly Row[], returning: boolean): st
       const value = row[own[i]!];
       // A value of SQL is part of the statement's text; undefined is a default Drizzle fills in.
       if (own[i] !== keys[i] || value === undefined || isSQLWrapper(value)) return undefined;
+      nulls += value === null ? 'n' : '.';
     }
   }
   if (!fillsGiven(table, keys)) return undefined;
-  return `insert ${tableNumber(table)} (${keys.join(',')}) x${rows.length}${returning ? ' returning' : ''}`;
+  return `insert ${shapeNumber(table)} (${keys.join(',')}) ${nulls}${returning ? ' returning' : ''}`;
 }
 
 /** Whether an insert into `table` of the properties `keys` gives every value Drizzle computes (see `computed`). */
@@ -77,12 +86,19 @@ function fillsGiven(table: Table, keys: readonly string[]): boolean {
   return fills.every((name) => keys.includes(name));
 }
 
-/** `rows` with each value in its slot, in order. */
+/**
+ * `rows` with each value in its slot, in order; a null stays null: Drizzle writes it as NULL,
+ * where a placeholder's null would go through the column's encoder (a JSON column's `'null'`, a
+ * boolean's 0).
+ */
 const slotted = (rows: readonly Row[], slot: Slot): Row[] => {
   let i = 0;
   return rows.map((row) => {
     const values: Row = {};
-    for (const name of Object.keys(row)) values[name] = slot(i++);
+    for (const name of Object.keys(row)) {
+      values[name] = row[name] === null ? null : slot(i);
+      i++;
+    }
     return values;
   });
 };
@@ -164,6 +180,6 @@ export async function insertWithMembers(
   const shape =
     first &&
     joins.every(({ table: join, from, to }) => fillsGiven(join, [from, to])) &&
-    `${first} with ${joins.map(({ table: join, from, to, keys }) => `${tableNumber(join)} (${from},${to}) x${keys.length}`).join(', ')}`;
+    `${first} with ${joins.map(({ table: join, from, to, keys }) => `${shapeNumber(join)} (${from},${to}) x${keys.length}`).join(', ')}`;
   return shapes ? await shapes.run(on, shape || undefined, values, build) : await build(on, (i) => values[i]);
 }

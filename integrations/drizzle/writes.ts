@@ -43,7 +43,7 @@ import { runDrizzle, type Written } from './errors.js';
 import { affectedRows, insertId, isMysqlDatabase, isMysqlDateTime, mysqlDateTime } from './mysql.js';
 import { databaseFor } from './transaction.js';
 import { type Preparable, type Slot, list } from './statements.js';
-import { type JoinRows, insertRows, insertWithMembers, writeShapesOf } from './write-statements.js';
+import { type JoinRows, insertRows, insertWithMembers, shapeNumber, writeShapesOf } from './write-statements.js';
 
 /** A row as Drizzle selects it, keyed by the table's property names. */
 export type Row = Record<string, unknown>;
@@ -510,7 +510,7 @@ export function drizzleExistence(db: object, members: Readonly<Record<string, Ex
     };
     const shape = scopes.some((scope) => scope !== undefined)
       ? undefined
-      : `exist ${lookups.map(({ name, keys }) => `${name}:${keys.length}`).join(' ')}`;
+      : `exist ${lookups.map(({ member, keys }) => `${shapeNumber(member.id)}:${keys.length}`).join(' ')}`;
     const values = lookups.flatMap(({ keys }) => keys);
     const on = statementsFor(db, context);
     const [row] = await runDrizzle(() => (shapes ? shapes.run(on, shape, values, build) : build(on, (i) => values[i])));

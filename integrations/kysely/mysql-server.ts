@@ -41,7 +41,11 @@ export function mysqlInsertReturning(db: Kysely<AnyDatabase>, on: Kysely<AnyData
     known = sql<{ version: string }>`select version() as version`
       .execute(on)
       .then(({ rows }) => insertReturning(String(rows[0]?.version ?? '')));
-    known.catch(() => returning.delete(db));
+    const reading = known;
+    // Forgotten if it fails (read again next time), unless something else was said meanwhile.
+    reading.catch(() => {
+      if (returning.get(db) === reading) returning.delete(db);
+    });
     returning.set(db, known);
   }
   return known;
@@ -56,7 +60,8 @@ export function mysqlInsertReturning(db: Kysely<AnyDatabase>, on: Kysely<AnyData
  * import { db } from './db.js';
  * assumeInsertReturning(db, false); // every create reads its row back by key
  */
-export function assumeInsertReturning(db: Kysely<AnyDatabase>, answer: boolean | undefined): void {
-  if (answer === undefined) returning.delete(db);
-  else returning.set(db, Promise.resolve(answer));
+export function assumeInsertReturning<DB>(db: Kysely<DB>, answer: boolean | undefined): void {
+  const key = db as unknown as Kysely<AnyDatabase>;
+  if (answer === undefined) returning.delete(key);
+  else returning.set(key, Promise.resolve(answer));
 }

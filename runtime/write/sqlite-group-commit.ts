@@ -5,9 +5,14 @@
  * first served, and those that wait committed together (group commit): each runs in a savepoint
  * of one SQLite transaction, which commits once for all of them. A commit waits for the disk
  * (fsync), so with many writes at once, sharing it multiplies write throughput. Each still
- * succeeds or fails alone (a failure rolls back to its savepoint), and none resolves before the
- * commit that made it durable; if the commit fails, all of them reject.
+ * succeeds or fails alone (a failure rolls back to its savepoint; where SQLite rolls the whole
+ * transaction back, the others run again), and none resolves before the commit that made it
+ * durable; if the commit fails, all of them reject.
  */
+
+/** Runs `f` in the next turn of the event loop, after the I/O that is ready (Workers and Deno have no `setImmediate`). */
+const nextTurn: (f: () => void) => void =
+  typeof setImmediate === 'function' ? (f) => void setImmediate(f) : (f) => void setTimeout(f, 0);
 
 /**
  * Runs `text` (`begin immediate`, `savepoint jsonapi_gen`, `commit`, ...) on the connection a
@@ -112,7 +117,7 @@ export class SqliteGroupCommit<C> {
           // Requests that arrived meanwhile reach their transaction in this turn of the event loop's
           // I/O: let them, once, so that they share this commit rather than each wait for its own.
           if (yielded || !open) break;
-          await new Promise((resolve) => setImmediate(resolve));
+          await new Promise<void>((resolve) => nextTurn(resolve));
           yielded = true;
           continue;
         }
@@ -141,8 +146,16 @@ export class SqliteGroupCommit<C> {
             await raw('rollback to jsonapi_gen');
             await raw('release jsonapi_gen');
           } catch {
-            // SQLite rolled the whole transaction back (some errors do): the members before this one lost their work too.
-            await end(new Error('SQLite rolled the transaction back', { cause: thrown }));
+            // SQLite rolled the whole transaction back (some errors do: a trigger's RAISE(ROLLBACK),
+            // a full disk): the members before this one lost their work too. None was answered yet,
+            // so they run again, first, in a new transaction.
+            const lost = done.map(([earlier]) => earlier);
+            done = [];
+            open = false;
+            await Promise.resolve()
+              .then(() => raw('rollback'))
+              .catch(() => undefined);
+            waiting.unshift(...lost);
           }
           member.reject(thrown);
         }

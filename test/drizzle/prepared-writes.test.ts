@@ -1,8 +1,9 @@
 /**
  * The writes the Drizzle store prepares once per shape (on SQLite) stay right: a value Drizzle
  * computes at each insert (`$defaultFn`) is computed again for every row, not kept from the
- * insert that prepared the statement; a value of SQL is written as SQL; and rows of another
- * shape (other properties sent) get a statement of their own.
+ * insert that prepared the statement; a value of SQL is written as SQL; a null is NULL, not
+ * what the column's encoder makes of it; and rows of another shape (other properties sent) get
+ * a statement of their own.
  */
 import SQLite from 'better-sqlite3';
 import { sql } from 'drizzle-orm';
@@ -22,10 +23,19 @@ const stamps = sqliteTable('stamps', {
     .$defaultFn(() => `token ${++tokens}`),
 });
 
+/** Columns whose encoder turns a null into something else: a JSON text column, a boolean integer. */
+const flags = sqliteTable('flags', {
+  id: integer('id').primaryKey({ autoIncrement: true }),
+  name: text('name').notNull(),
+  meta: text('meta', { mode: 'json' }),
+  done: integer('done', { mode: 'boolean' }),
+});
+
 const client = new SQLite(':memory:');
 client.exec(
   'create table stamps (id integer primary key autoincrement, name text not null, note text, token text not null)',
 );
+client.exec('create table flags (id integer primary key autoincrement, name text not null, meta text, done integer)');
 const db = drizzle({ client });
 afterAll(() => void client.close());
 
@@ -55,5 +65,27 @@ describe('writes prepared per shape', () => {
     const upper = table(() => ({ note: sql`upper(${'shouted'})` }));
     expect((await create({ name: 'g' }, upper)).note).toBe('SHOUTED');
     expect((await create({ name: 'h' }, upper)).note).toBe('SHOUTED');
+  });
+
+  it('writes a null as NULL, the first time and once the shape is prepared', async () => {
+    const m: WriteTable = {
+      type: 'flags',
+      table: flags,
+      id: flags.id,
+      attributes: { name: flags.name, meta: flags.meta, done: flags.done },
+    };
+    const write = (attributes: Record<string, unknown>) => createRow(db, m, { attributes, relationships: {} }, ctx);
+    for (const name of ['first', 'second', 'third']) {
+      const row = await write({ name, meta: null, done: null });
+      expect([row.meta, row.done]).toEqual([null, null]);
+    }
+    expect((await write({ name: 'set', meta: { a: 1 }, done: true })).done).toBe(true);
+    const stored = client.prepare('select name, meta, done, typeof(meta) as t from flags order by id').all();
+    expect(stored).toEqual([
+      { name: 'first', meta: null, done: null, t: 'null' },
+      { name: 'second', meta: null, done: null, t: 'null' },
+      { name: 'third', meta: null, done: null, t: 'null' },
+      { name: 'set', meta: '{"a":1}', done: 1, t: 'text' },
+    ]);
   });
 });

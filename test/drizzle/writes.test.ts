@@ -197,6 +197,30 @@ describe.each(['sqlite', 'postgres', 'mysql'] as const)('Drizzle writes on %s', 
     ]);
   });
 
+  it('keeps the existence checks of two tables apart, the same member name and ids asked of each', async () => {
+    const { people, tags } = d.tables;
+    const personIds = (await q.select({ id: people.id }).from(people)).map((row) => String(row.id));
+    const tagIds = (await q.select({ id: tags.id }).from(tags)).map((row) => String(row.id));
+    // Every id of the first table, asked of it (all there: its count says so) and then of the other,
+    // where some are missing: a count the other table shared with the first would say all are there.
+    const [first, second] = personIds.some((id) => !tagIds.includes(id))
+      ? ([
+          [people.id, personIds],
+          [tags.id, tagIds],
+        ] as const)
+      : ([
+          [tags.id, tagIds],
+          [people.id, personIds],
+        ] as const);
+    const ids = first[1];
+    expect(ids.some((id) => !second[1].includes(id))).toBe(true);
+    for (const [column, present] of [first, second]) {
+      const check = drizzleExistence(d.db, { related: { id: column } });
+      const [answers] = await check.exist([{ member: 'related', ids }], context());
+      expect(answers).toEqual(ids.map((id) => present.includes(id)));
+    }
+  });
+
   it('rolls back everything a request wrote when it fails, in its one transaction', async () => {
     const transaction = drizzleTransaction(d.db);
     const ctx = context();

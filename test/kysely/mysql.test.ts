@@ -132,7 +132,7 @@ describe('the Kysely store on MySQL', () => {
       },
       transformResult: ({ result }) => Promise.resolve(result),
     });
-    assumeInsertReturning(db as never, false);
+    assumeInsertReturning(db, false);
     const api = notesApi(db);
     const response = await api.fetch(
       new Request('http://localhost/notes', {
@@ -151,7 +151,7 @@ describe('the Kysely store on MySQL', () => {
     expect(built).not.toContain('insert returning');
     // Where the server answers `returning` (MariaDB here), the store uses it.
     built.length = 0;
-    assumeInsertReturning(db as never, undefined);
+    assumeInsertReturning(db, undefined);
     const returned = await api.fetch(
       new Request('http://localhost/notes', {
         method: 'POST',
