@@ -178,9 +178,7 @@ async function queryFile(files: Map<number, string>, log: (line: string) => void
 /** `--query`: the query section alone (bench/query.ts), printed; written only with --out. */
 async function queryOnly(): Promise<void> {
   const log = (line: string) => process.stderr.write(`${line}\n`);
-  workDir = mkdtempSync(join(tmpdir(), 'jsonapi-gen-bench-'));
-  compiled = join(workDir, 'js');
-  log(`compiled ${compile(root, compiled)} files to plain JavaScript`);
+  compiled = compileSources(log).compiled;
   const { lines, targets } = await querySection(context(), await queryFile(new Map(), log), QUERY_ARTICLES, log);
   lines.push(...targetTable(targets), '');
   const text = lines.join('\n');
@@ -191,23 +189,13 @@ async function queryOnly(): Promise<void> {
 async function main(): Promise<void> {
   if (GENERATOR_ONLY) return generatorOnly();
   if (QUERY_ONLY) return queryOnly();
-  const started = performance.now();
-  const begun = performance.now();
-  const log = (line: string) =>
-    process.stderr.write(`[${((performance.now() - begun) / 1000).toFixed(0).padStart(3)} s] ${line}\n`);
-  const load0 = loadavg();
-  const machine = `${cpus().length} × ${cpus()[0]?.model.trim() ?? 'unknown CPU'}, ${mb(totalmem())} MB, Node ${process.version}, ${process.platform}`;
-  log(
-    `jsonapi-gen benchmarks${QUICK ? ' (--quick)' : ''} on ${machine}; load average ${load0.map((l) => l.toFixed(2)).join(' ')}`,
-  );
-
-  workDir = mkdtempSync(join(tmpdir(), 'jsonapi-gen-bench-'));
-  compiled = join(workDir, 'js');
-  log(`compiled ${compile(root, compiled)} files to plain JavaScript`);
+  const { started, log, load0, machine } = beginRun('jsonapi-gen benchmarks');
+  const sources = compileSources(log);
+  compiled = sources.compiled;
   const ctx = context();
   const files = new Map<number, string>();
   for (const articles of config.scaleDbs) {
-    const file = join(workDir, `blog-${articles}.sqlite`);
+    const file = join(sources.work, `blog-${articles}.sqlite`);
     const ms = await seedFile(file, articles);
     files.set(articles, file);
     log(`seeded ${f0(articles)} articles in ${(ms / 1000).toFixed(1)} s`);
@@ -259,19 +247,43 @@ async function main(): Promise<void> {
   log(`written to ${OUT}`);
 }
 
-/** `--db postgres`: routes a-g on a throwaway cluster, demo against the node-postgres baseline. */
-async function mainPostgres(): Promise<void> {
+/** A run as it starts: its clock, its log (seconds since the start), the machine and its load. */
+interface Run {
+  started: number;
+  log: (line: string) => void;
+  machine: string;
+  load0: number[];
+  /** "`command` on the machine; load average ... at the start, ... at the end; N s in all.": a section's first words. */
+  ranOn: (command: string) => string;
+}
+
+/** Starts a run: logs `title` (with `--quick`), the machine and its load average. */
+function beginRun(title: string): Run {
   const started = performance.now();
   const log = (line: string) =>
     process.stderr.write(`[${((performance.now() - started) / 1000).toFixed(0).padStart(3)} s] ${line}\n`);
   const load0 = loadavg();
   const machine = `${cpus().length} × ${cpus()[0]?.model.trim() ?? 'unknown CPU'}, ${mb(totalmem())} MB, Node ${process.version}, ${process.platform}`;
-  log(
-    `jsonapi-gen PostgreSQL benchmark${QUICK ? ' (--quick)' : ''} on ${machine}; load average ${load0.map((l) => l.toFixed(2)).join(' ')}`,
-  );
-  workDir = mkdtempSync(join(tmpdir(), 'jsonapi-gen-bench-'));
-  compiled = join(workDir, 'js');
-  log(`compiled ${compile(root, compiled)} files to plain JavaScript`);
+  const loads = (l: number[]) => l.map((x) => x.toFixed(2)).join(' ');
+  log(`${title}${QUICK ? ' (--quick)' : ''} on ${machine}; load average ${loads(load0)}`);
+  const ranOn = (command: string) =>
+    `\`${command}${QUICK ? ' --quick' : ''}\` on ${machine}; load average ${loads(load0)} at the start, ${loads(loadavg())} at the end; ${((performance.now() - started) / 1000).toFixed(0)} s in all.`;
+  return { started, log, machine, load0, ranOn };
+}
+
+/** A fresh work folder (`work`), and the sources compiled into it as the servers run them (`compiled`, see compile.ts). */
+function compileSources(log: (line: string) => void): { work: string; compiled: string } {
+  const work = mkdtempSync(join(tmpdir(), 'jsonapi-gen-bench-'));
+  workDir = work;
+  const into = join(work, 'js');
+  log(`compiled ${compile(root, into)} files to plain JavaScript`);
+  return { work, compiled: into };
+}
+
+/** `--db postgres`: routes a-g on a throwaway cluster, demo against the node-postgres baseline. */
+async function mainPostgres(): Promise<void> {
+  const { log, ranOn } = beginRun('jsonapi-gen PostgreSQL benchmark');
+  compiled = compileSources(log).compiled;
   pgBench = await startPgBench();
   const bench = pgBench;
   log(`seeded ${f0(SEEDED_ARTICLES)} articles into a throwaway cluster`);
@@ -279,10 +291,9 @@ async function mainPostgres(): Promise<void> {
   const sql = await countPgStatements(bench);
   log('HTTP, routes a-g ...');
   const http = await httpRoutes(ctx, bench.url, log, { reset: () => bench.reset(), extraCpu: () => bench.cpu() });
-  const load1 = loadavg();
   const lines: string[] = [PG_HEADING, ''];
   lines.push(
-    `\`npm run bench -- --db postgres${QUICK ? ' --quick' : ''}\` on ${machine}; load average ${load0.map((l) => l.toFixed(2)).join(' ')} at the start, ${load1.map((l) => l.toFixed(2)).join(' ')} at the end; ${((performance.now() - started) / 1000).toFixed(0)} s in all. A throwaway cluster (test/support/pg-cluster.ts: fsync off) seeded like \`npm run demo -- --seed 1000\`, one database for both servers; the demo (\`startDemo({ databaseUrl })\`, Kysely, pool of 10) against bench/baseline/pg-server.ts (node:http + node-postgres, pool of 10, named statements, batched includes, the same documents: bench/baseline/pg-baseline.test.ts); otherwise as the SQLite table (${CONNECTIONS} connections, ${config.reps} repetition(s), order alternated, medians of paired ratios). CPU is the server process's, then PostgreSQL's (every process of the cluster, from /proc/PID/stat), per request.`,
+    `${ranOn('npm run bench -- --db postgres')} A throwaway cluster (test/support/pg-cluster.ts: fsync off) seeded like \`npm run demo -- --seed 1000\`, one database for both servers; the demo (\`startDemo({ databaseUrl })\`, Kysely, pool of 10) against bench/baseline/pg-server.ts (node:http + node-postgres, pool of 10, named statements, batched includes, the same documents: bench/baseline/pg-baseline.test.ts); otherwise as the SQLite table (${CONNECTIONS} connections, ${config.reps} repetition(s), order alternated, medians of paired ratios). CPU is the server process's, then PostgreSQL's (every process of the cluster, from /proc/PID/stat), per request.`,
     '',
   );
   lines.push(...postgresTable(http, sql));
@@ -295,17 +306,8 @@ async function mainPostgres(): Promise<void> {
 
 /** `--db mysql`: routes a-g on a throwaway MariaDB, demo against the mysql2 baseline. */
 async function mainMysql(): Promise<void> {
-  const started = performance.now();
-  const log = (line: string) =>
-    process.stderr.write(`[${((performance.now() - started) / 1000).toFixed(0).padStart(3)} s] ${line}\n`);
-  const load0 = loadavg();
-  const machine = `${cpus().length} × ${cpus()[0]?.model.trim() ?? 'unknown CPU'}, ${mb(totalmem())} MB, Node ${process.version}, ${process.platform}`;
-  log(
-    `jsonapi-gen MySQL benchmark${QUICK ? ' (--quick)' : ''} on ${machine}; load average ${load0.map((l) => l.toFixed(2)).join(' ')}`,
-  );
-  workDir = mkdtempSync(join(tmpdir(), 'jsonapi-gen-bench-'));
-  compiled = join(workDir, 'js');
-  log(`compiled ${compile(root, compiled)} files to plain JavaScript`);
+  const { log, ranOn } = beginRun('jsonapi-gen MySQL benchmark');
+  compiled = compileSources(log).compiled;
   const bench = await startMysqlBench();
   mysqlBench = bench;
   try {
@@ -319,10 +321,9 @@ async function mainMysql(): Promise<void> {
       extraCpu: () => bench.cpu(),
       suffix: '-mysql',
     });
-    const load1 = loadavg();
     const lines: string[] = [MYSQL_HEADING, ''];
     lines.push(
-      `\`npm run bench -- --db mysql${QUICK ? ' --quick' : ''}\` on ${machine}; load average ${load0.map((l) => l.toFixed(2)).join(' ')} at the start, ${load1.map((l) => l.toFixed(2)).join(' ')} at the end; ${((performance.now() - started) / 1000).toFixed(0)} s in all. A throwaway MariaDB ${version} (test/support/mariadb.ts: no flush at commit, no doublewrite, 64 MB buffer pool) seeded like \`npm run demo -- --seed 1000\`, one database for both servers; the demo (\`startDemo({ databaseUrl: 'mysql://...' })\`, Kysely on mysql2, pool of 10) against bench/baseline/mysql-server.ts (node:http + mysql2, pool of 10, prepared statements through \`pool.execute\`, batched includes, the same documents: bench/baseline/mysql-baseline.test.ts); otherwise as the SQLite table (${CONNECTIONS} connections, ${config.reps} repetition(s), order alternated, medians of paired ratios). CPU is the server process's, then MariaDB's (its one process, from /proc/PID/stat), per request.`,
+      `${ranOn('npm run bench -- --db mysql')} A throwaway MariaDB ${version} (test/support/mariadb.ts: no flush at commit, no doublewrite, 64 MB buffer pool) seeded like \`npm run demo -- --seed 1000\`, one database for both servers; the demo (\`startDemo({ databaseUrl: 'mysql://...' })\`, Kysely on mysql2, pool of 10) against bench/baseline/mysql-server.ts (node:http + mysql2, pool of 10, prepared statements through \`pool.execute\`, batched includes, the same documents: bench/baseline/mysql-baseline.test.ts); otherwise as the SQLite table (${CONNECTIONS} connections, ${config.reps} repetition(s), order alternated, medians of paired ratios). CPU is the server process's, then MariaDB's (its one process, from /proc/PID/stat), per request.`,
       '',
     );
     lines.push(...postgresTable(http, sql, 'MySQL'));
@@ -345,17 +346,8 @@ async function mainMysql(): Promise<void> {
 
 /** `--db postgres --workers`: one demo process against four, and the long mixed workload (bench/scaling.ts). */
 async function mainScaling(): Promise<void> {
-  const started = performance.now();
-  const log = (line: string) =>
-    process.stderr.write(`[${((performance.now() - started) / 1000).toFixed(0).padStart(3)} s] ${line}\n`);
-  const load0 = loadavg();
-  const machine = `${cpus().length} × ${cpus()[0]?.model.trim() ?? 'unknown CPU'}, ${mb(totalmem())} MB, Node ${process.version}, ${process.platform}`;
-  log(
-    `jsonapi-gen PostgreSQL scaling benchmark${QUICK ? ' (--quick)' : ''} on ${machine}; load average ${load0.map((l) => l.toFixed(2)).join(' ')}`,
-  );
-  workDir = mkdtempSync(join(tmpdir(), 'jsonapi-gen-bench-'));
-  compiled = join(workDir, 'js');
-  log(`compiled ${compile(root, compiled)} files to plain JavaScript`);
+  const { log, ranOn } = beginRun('jsonapi-gen PostgreSQL scaling benchmark');
+  compiled = compileSources(log).compiled;
   pgBench = await startPgBench();
   log(`seeded ${f0(SEEDED_ARTICLES)} articles into a throwaway cluster`);
   const options = {
@@ -371,11 +363,10 @@ async function mainScaling(): Promise<void> {
     log,
   };
   const body = await scalingSection(options);
-  const load1 = loadavg();
   const text = [
     SCALING_HEADING,
     '',
-    `\`npm run bench -- --db postgres --workers${QUICK ? ' --quick' : ''}\` on ${machine}; load average ${load0.map((l) => l.toFixed(2)).join(' ')} at the start, ${load1.map((l) => l.toFixed(2)).join(' ')} at the end; ${((performance.now() - started) / 1000).toFixed(0)} s in all. A throwaway cluster as in the PostgreSQL section (test/support/pg-cluster.ts: fsync off).`,
+    `${ranOn('npm run bench -- --db postgres --workers')} A throwaway cluster as in the PostgreSQL section (test/support/pg-cluster.ts: fsync off).`,
     '',
     body,
   ].join('\n');
@@ -387,20 +378,12 @@ async function mainScaling(): Promise<void> {
 /** `--store prisma|drizzle`: routes a-g on the Kysely store, that store and the baseline (bench/stores.ts). */
 async function mainStore(store: OtherStore): Promise<void> {
   const label = storeLabel(store);
-  const started = performance.now();
-  const log = (line: string) =>
-    process.stderr.write(`[${((performance.now() - started) / 1000).toFixed(0).padStart(3)} s] ${line}\n`);
-  const load0 = loadavg();
-  const machine = `${cpus().length} × ${cpus()[0]?.model.trim() ?? 'unknown CPU'}, ${mb(totalmem())} MB, Node ${process.version}, ${process.platform}`;
   const postgres = DB === 'postgres';
-  log(
-    `jsonapi-gen ${label} store benchmark${postgres ? ' on PostgreSQL' : ''}${QUICK ? ' (--quick)' : ''} on ${machine}; load average ${load0.map((l) => l.toFixed(2)).join(' ')}`,
-  );
+  const { log, ranOn } = beginRun(`jsonapi-gen ${label} store benchmark${postgres ? ' on PostgreSQL' : ''}`);
   // The generated clients are TypeScript under examples/blog/prisma/generated, compiled with the rest.
   if (store === 'prisma') generateClients();
-  workDir = mkdtempSync(join(tmpdir(), 'jsonapi-gen-bench-'));
-  compiled = join(workDir, 'js');
-  log(`compiled ${compile(root, compiled)} files to plain JavaScript`);
+  const sources = compileSources(log);
+  compiled = sources.compiled;
   let db: StoreDb;
   if (postgres) {
     pgBench = await startPgBench();
@@ -408,7 +391,7 @@ async function mainStore(store: OtherStore): Promise<void> {
     db = { kind: 'postgres', url: bench.url, reset: () => bench.reset(), cpu: () => bench.cpu() };
     log(`seeded ${f0(SEEDED_ARTICLES)} articles into a throwaway cluster`);
   } else {
-    const file = join(workDir, `blog-${SEEDED_ARTICLES}.sqlite`);
+    const file = join(sources.work, `blog-${SEEDED_ARTICLES}.sqlite`);
     const ms = await seedFile(file, SEEDED_ARTICLES);
     db = { kind: 'sqlite', file };
     log(`seeded ${f0(SEEDED_ARTICLES)} articles in ${(ms / 1000).toFixed(1)} s`);
@@ -421,17 +404,16 @@ async function mainStore(store: OtherStore): Promise<void> {
   log('HTTP, routes a-g ...');
   const rows = await storeHttp(ctx, store, db, log);
   log(`CPU profile of the ${label} demo on route b ...`);
-  const profileDir = PROFILE || join(workDir, 'profile');
+  const profileDir = PROFILE || join(sources.work, 'profile');
   mkdirSync(profileDir, { recursive: true });
   const profile = await profileRouteB(ctx, store, db, profileDir, QUICK ? 2 : 10);
   if (PROFILE) log(`profile: ${profile.file}`);
-  const load1 = loadavg();
   const heading = storeHeading(store, postgres);
   const { lines } = storeReport(store, rows, counts, profile, postgres, floor);
   const text = [
     heading,
     '',
-    `\`npm run bench -- --store ${store}${postgres ? ' --db postgres' : ''}${QUICK ? ' --quick' : ''}\` on ${machine}; load average ${load0.map((l) => l.toFixed(2)).join(' ')} at the start, ${load1.map((l) => l.toFixed(2)).join(' ')} at the end; ${((performance.now() - started) / 1000).toFixed(0)} s in all. ${postgres ? 'A throwaway cluster (test/support/pg-cluster.ts: fsync off)' : 'A SQLite file (WAL)'} seeded like \`npm run demo -- --seed 1000\`, one database for three servers in their own processes (NODE_ENV=production): the demo on its Kysely store (\`startDemo()\`), the demo on its ${label} store (\`startDemo({ store: '${store}' })\`, ${store === 'prisma' ? `Prisma Client 7 with ${postgres ? '@prisma/adapter-pg, pool of 10' : '@prisma/adapter-better-sqlite3'}` : `drizzle-orm 0.45 on ${postgres ? 'node-postgres, pool of 10' : 'better-sqlite3'}`}) and the hand-written baseline (${postgres ? 'bench/baseline/pg-server.ts' : 'bench/baseline'}); ${CONNECTIONS} connections, ${WARM_ROUNDS} rounds of warm-up over every route, then per run a warm-up of ${config.warmupRequests} requests and ${config.duration} s measured, the servers taking turns (who goes first rotates), ${config.reps} repetition(s), medians; a ratio is the median of the repetitions' paired ratios. CPU µs/request is the server process's own${postgres ? " and PostgreSQL's (every process of the cluster)" : ''}, per request.`,
+    `${ranOn(`npm run bench -- --store ${store}${postgres ? ' --db postgres' : ''}`)} ${postgres ? 'A throwaway cluster (test/support/pg-cluster.ts: fsync off)' : 'A SQLite file (WAL)'} seeded like \`npm run demo -- --seed 1000\`, one database for three servers in their own processes (NODE_ENV=production): the demo on its Kysely store (\`startDemo()\`), the demo on its ${label} store (\`startDemo({ store: '${store}' })\`, ${store === 'prisma' ? `Prisma Client 7 with ${postgres ? '@prisma/adapter-pg, pool of 10' : '@prisma/adapter-better-sqlite3'}` : `drizzle-orm 0.45 on ${postgres ? 'node-postgres, pool of 10' : 'better-sqlite3'}`}) and the hand-written baseline (${postgres ? 'bench/baseline/pg-server.ts' : 'bench/baseline'}); ${CONNECTIONS} connections, ${WARM_ROUNDS} rounds of warm-up over every route, then per run a warm-up of ${config.warmupRequests} requests and ${config.duration} s measured, the servers taking turns (who goes first rotates), ${config.reps} repetition(s), medians; a ratio is the median of the repetitions' paired ratios. CPU µs/request is the server process's own${postgres ? " and PostgreSQL's (every process of the cluster)" : ''}, per request.`,
     '',
     ...lines,
   ].join('\n');

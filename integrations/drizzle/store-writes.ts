@@ -32,7 +32,7 @@ import {
 /** The writes of one data layer. */
 export type WriteLayer = Creatable<Model> & Updatable<Model> & Deletable<Model> & ToManyMutable<Model>;
 
-/** One existence check for the whole store: one `select` per type, within the type's scope. */
+/** One existence check for the whole store: one statement for every type linked to, each within its scope. */
 export function storeExistence(db: object, resources: Resources): SharedExistence {
   return drizzleExistence(
     db,

@@ -128,7 +128,7 @@ export function defineStore<S, R extends { [K in keyof R]: ResourceTypes }>(
     loaded: new WeakMap(),
   };
   // One existence check for the whole store: the linkage of a write to several of its types is
-  // checked with one `select` per type, each within its type's scope.
+  // checked in one statement, each type within its scope.
   const check = storeExistence(db, resources);
   const layers: Record<string, DrizzleDataLayer> = {};
   for (const resource of resources.values())
