@@ -69,28 +69,75 @@ export async function serveRelationshipWrite(
     }
     afterCommit(state, endpoint.afterHooks, await update.call(definition, model, values, context));
   } else {
-    const identifiers = unique(linkage as { type: string; id: string }[]);
-    if (method === 'POST') {
-      const [current] = await resource.loadRelated!(relationship, [model], context);
-      const related = state.lookup(relationship.relatedType)!;
-      const members = new Set((current as unknown[]).map((m) => related.getId(m, context)));
-      const added = identifiers.filter((i) => !members.has(i.id));
-      const add = supported(definition.addToRelationship, `Adding to ${resource.type}.${name} is not supported`);
-      if (added.length > 0) await add.call(definition, model, relationship as ToMany, added, context);
-    } else {
-      const remove = supported(
-        definition.removeFromRelationship,
-        `Removing from ${resource.type}.${name} is not supported`,
-      );
-      if (identifiers.length > 0) await remove.call(definition, model, relationship as ToMany, identifiers, context);
-    }
+    values = await changeMembers(state, model, relationship as ToMany, unique(linkage as Identifier[]), method, values);
   }
   // A relationship write is an update of the resource: one outbox entry, naming the relationship.
   await recordWrite(state, 'update', id, values);
   return NO_CONTENT;
 }
 
-function unique(identifiers: { type: string; id: string }[]): { type: string; id: string }[] {
+type Identifier = { type: string; id: string };
+
+/**
+ * `POST` (add) or `DELETE` (remove) on a to-many relationship: an update of the resource like a
+ * `PATCH`, so the resource's `validate` and the Update endpoint's `saving` hooks see it as the
+ * set of members it leaves (read in the transaction), and its `saved` hooks run after commit
+ * with the stored model. The store adds or removes just the members named; a `saving` hook that
+ * answers other values has them written as a `PATCH` would (replacing the relationship).
+ * Answers the values the outbox records.
+ */
+async function changeMembers(
+  state: RequestState,
+  model: unknown,
+  relationship: ToMany,
+  identifiers: Identifier[],
+  method: string,
+  values: WriteValues,
+): Promise<WriteValues> {
+  const { resource, context } = state;
+  const definition = resource.definition;
+  const endpoint = resource.endpoint('update')!;
+  const name = relationship.name;
+  const hooked = definition.validate !== undefined || endpoint.savingHooks.length > 0;
+  let members: Identifier[] | undefined;
+  if (method === 'POST' || hooked) {
+    const [current] = await resource.loadRelated!(relationship, [model], context);
+    const related = state.lookup(relationship.relatedType)!;
+    members = (current as unknown[]).map((m) => ({ type: relationship.relatedType, id: related.getId(m, context) }));
+  }
+  const held = new Set(members?.map((m) => m.id));
+  const named = new Set(identifiers.map((i) => i.id));
+  const added = identifiers.filter((i) => !held.has(i.id));
+  if (hooked) {
+    const after = method === 'POST' ? [...members!, ...added] : members!.filter((m) => !named.has(m.id));
+    const whole: WriteValues = {
+      attributes: values.attributes,
+      relationships: { ...values.relationships, [name]: after },
+    };
+    await validateWrite(resource, whole, model, context);
+    const saving = await runSaving(endpoint.savingHooks, whole, model, context);
+    if (saving !== whole) {
+      await checkLinkageExists(saving, resource, state.lookup, context, '/data', state.limits.errors);
+      const update = supported(definition.update, `Updating resources of type "${resource.type}" is not supported`);
+      afterCommit(state, endpoint.afterHooks, await update.call(definition, model, saving, context));
+      return saving;
+    }
+  }
+  if (method === 'POST') {
+    const add = supported(definition.addToRelationship, `Adding to ${resource.type}.${name} is not supported`);
+    if (added.length > 0) await add.call(definition, model, relationship, added, context);
+  } else {
+    const remove = supported(
+      definition.removeFromRelationship,
+      `Removing from ${resource.type}.${name} is not supported`,
+    );
+    if (identifiers.length > 0) await remove.call(definition, model, relationship, identifiers, context);
+  }
+  afterCommit(state, endpoint.afterHooks, model);
+  return values;
+}
+
+function unique(identifiers: Identifier[]): Identifier[] {
   const seen = new Set<string>();
   return identifiers.filter((i) => !seen.has(i.id) && (seen.add(i.id), true));
 }

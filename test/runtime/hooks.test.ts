@@ -12,6 +12,7 @@ import {
   JsonApi,
   JsonApiError,
   Show,
+  ToMany,
   ToOne,
   Update,
   atomic,
@@ -307,6 +308,115 @@ describe('resource validation', () => {
     ]);
     expect(h.notes()[0]!.title).toBe('First');
     expect((await h.send('POST', '/notes', note('same as body', 'same as body'))).status).toBe(422);
+  });
+});
+
+/**
+ * A board whose to-many `members` (people 1 to 5) the relationship URL adds to and removes from;
+ * `log` says which data-layer method wrote.
+ */
+function boards(update: Update, validate?: ResourceDefinition['validate']) {
+  let members = ['1', '2'];
+  const log: string[] = [];
+  const api = new JsonApi({
+    transaction: async (run) => {
+      const saved = [...members];
+      try {
+        const result = await run();
+        log.push('commit');
+        return result;
+      } catch (error) {
+        members = saved;
+        throw error;
+      }
+    },
+  });
+  const person = (id: string) => ({ id: Number(id), name: `p${id}` });
+  api.resource({
+    ...defineResource({ type: 'people', fields: [Attribute.make('name')], endpoints: [Show.make()] }),
+    find: (id) => (['1', '2', '3', '4', '5'].includes(id) ? person(id) : null),
+  });
+  api.resource({
+    ...defineResource({
+      type: 'boards',
+      fields: [Attribute.make('name'), ToMany.make('members').type('people').writable()],
+      endpoints: [Show.make(), update],
+      ...(validate && { validate }),
+    }),
+    find: (id) => (id === '1' ? { id: 1, name: 'Board' } : null),
+    loadRelated: (_relationship, models: unknown[]) => {
+      log.push('load');
+      return models.map(() => members.map(person));
+    },
+    update: (model, values) => {
+      members = (values.relationships.members as { id: string }[]).map((m) => m.id);
+      log.push(`update ${members.join(',')}`);
+      return model;
+    },
+    addToRelationship: (_model, _relationship, added) => {
+      members.push(...added.map((m) => m.id));
+      log.push(`add ${added.map((m) => m.id).join(',')}`);
+    },
+    removeFromRelationship: (_model, _relationship, removed) => {
+      const gone = new Set(removed.map((m) => m.id));
+      members = members.filter((id) => !gone.has(id));
+      log.push(`remove ${removed.map((m) => m.id).join(',')}`);
+    },
+  });
+  const send = async (method: 'POST' | 'DELETE', ids: string[]) => {
+    const response = await api.fetch(
+      new Request('http://localhost/boards/1/relationships/members', {
+        method,
+        headers: { accept: JSONAPI, 'content-type': JSONAPI },
+        body: JSON.stringify({ data: ids.map((id) => ({ type: 'people', id })) }),
+      }),
+    );
+    const text = await response.text();
+    return { status: response.status, doc: text ? (JSON.parse(text) as Record<string, any>) : undefined };
+  };
+  return { send, log, members: () => members };
+}
+
+describe('adding to and removing from a to-many relationship', () => {
+  const ids = (values: { relationships: Record<string, unknown> }) =>
+    (values.relationships.members as { id: string }[]).map((m) => m.id);
+
+  it('is validated, and seen by saving hooks, as the set of members it leaves; saved runs after commit', async () => {
+    const seen: string[] = [];
+    const update = Update.make()
+      .saving((values) => void seen.push(`saving ${ids(values).join(',')}`))
+      .saved((model: { name: string }) => void seen.push(`saved ${model.name}`));
+    const b = boards(update, (values) =>
+      ids(values).length > 3 ? [{ detail: 'at most 3 members', pointer: '/data', code: 'too_many' }] : [],
+    );
+    expect((await b.send('POST', ['2', '3'])).status).toBe(204);
+    expect((await b.send('DELETE', ['1'])).status).toBe(204);
+    expect(seen).toEqual(['saving 1,2,3', 'saved Board', 'saving 2,3', 'saved Board']);
+    // The store adds and removes only the members named.
+    expect(b.log).toEqual(['load', 'add 3', 'commit', 'load', 'remove 1', 'commit']);
+    const refused = await b.send('POST', ['4', '5']);
+    expect(refused.status).toBe(422);
+    expect(refused.doc!.errors).toMatchObject([{ code: 'too_many', source: { pointer: '/data' } }]);
+    expect(b.members()).toEqual(['2', '3']);
+    expect(seen).toHaveLength(4);
+  });
+
+  it('writes the values a saving hook answers as a replacement', async () => {
+    const update = Update.make().saving((values) => ({
+      ...values,
+      relationships: { members: [...(values.relationships.members as []), { type: 'people', id: '5' }] },
+    }));
+    const b = boards(update);
+    expect((await b.send('POST', ['3'])).status).toBe(204);
+    expect(b.log).toEqual(['load', 'update 1,2,3,5', 'commit']);
+    expect(b.members()).toEqual(['1', '2', '3', '5']);
+  });
+
+  it('without validation or saving hooks, reads no members to remove some', async () => {
+    const b = boards(Update.make());
+    expect((await b.send('DELETE', ['2', '4'])).status).toBe(204);
+    expect(b.log).toEqual(['remove 2,4', 'commit']);
+    expect(b.members()).toEqual(['1']);
   });
 });
 
