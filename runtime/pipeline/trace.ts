@@ -114,9 +114,12 @@ export class Trace {
     return this.#begin(kind, STAGES[kind]);
   }
 
-  /** A data-layer call starts (`start`: its name, type and relationship). */
+  /**
+   * A data-layer call starts (`start`: its name, type and relationship). Not kept with the
+   * stages to end with the request: its caller ends it when the call settles, however it does.
+   */
   beginCall(start: StageStart): Stage {
-    return this.#begin('data', start);
+    return new Stage('data', this.#child(start), this.#timings, this.#onError);
   }
 
   #begin(kind: StageKind, start: StageStart): Stage {
