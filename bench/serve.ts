@@ -4,10 +4,9 @@
  * (bench/baseline), `demo-pg` and `baseline-pg` (the same on PostgreSQL: FILE is then a
  * `postgres://` URL), `demo-mysql` and `baseline-mysql` (on MySQL: a `mysql://` URL), `demo-prisma`
  * and `demo-prisma-pg` (the demo on its Prisma store, `startDemo({ store: 'prisma' })`),
- * `demo-drizzle` and `demo-drizzle-pg` (on its Drizzle store), `demo-server-timing`, `demo-otel`,
- * `demo-otel-stages`, `demo-otel-request` and `demo-context` (the demo with `serverTiming`, or traced
- * by `@jsonapi-gen/opentelemetry` as it comes, with its stage spans, with its request spans only,
- * or in an OpenTelemetry context without spans; spans dropped), `floor-raw` (node:http answering a
+ * `demo-drizzle` and `demo-drizzle-pg` (on its Drizzle store), `demo-server-timing`,
+ * `demo-context`, `demo-otel`, `demo-otel-stages`, `demo-otel-bare` and `demo-sdk-spans` (the demo
+ * with `serverTiming`, or traced: bench/traced-demo.ts), `floor-raw` (node:http answering a
  * constant document), `floor-adapter`
  * (the same constant document through `toNodeHandler`, as the runtime's own result),
  * `floor-adapter-platform` (the same as a platform `new Response`). Prints `{"url": ...}` on stdout once
@@ -87,7 +86,8 @@ async function start(kind: string, file: string | undefined): Promise<{ url: str
     case 'demo-otel':
     case 'demo-otel-stages':
     case 'demo-context':
-    case 'demo-otel-request': {
+    case 'demo-otel-bare':
+    case 'demo-sdk-spans': {
       // Loaded only here: the other servers carry no tracing library.
       const { startTracedDemo } = await import('./traced-demo.js');
       return startTracedDemo(kind, file!);

@@ -1,10 +1,12 @@
 /**
  * What tracing costs as the bench measures a route: the demo over HTTP (SQLite file, Kysely
- * store, compiled to plain JavaScript, in its own process), once per variant (no tracing,
- * `serverTiming`, `@jsonapi-gen/opentelemetry` with its request spans only (what one span
- * costs), as it comes, and with its stage spans), 32
- * connections; the servers take turns route by route and repetition by repetition (who goes
- * first rotates), and each variant's figure is the median of its paired ratios to no tracing.
+ * store, compiled to plain JavaScript, in its own process), once per variant (bench/traced-demo.ts:
+ * no tracing; `serverTiming`; the OpenTelemetry SDK's spans made alone; `@jsonapi-gen/opentelemetry`
+ * with no context manager; each request in an OpenTelemetry context with none of our spans, as a
+ * service whose HTTP server OpenTelemetry already traces; and the same with the adapter, with and
+ * without its stage spans), 32 connections; the servers take turns route by route and repetition
+ * by repetition (who goes first rotates), and each variant's figure is the median of its paired
+ * ratios to no tracing (the adapter in a context: to the context alone, too).
  */
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -19,19 +21,23 @@ import { type BenchContext, type ServerProcess, measure, serve } from './server-
 const VARIANTS = [
   'demo',
   'demo-server-timing',
+  'demo-sdk-spans',
+  'demo-otel-bare',
   'demo-context',
-  'demo-otel-request',
   'demo-otel',
   'demo-otel-stages',
 ] as const;
 const LABELS: Record<(typeof VARIANTS)[number], string> = {
   demo: 'off',
   'demo-server-timing': 'serverTiming',
-  'demo-context': 'context manager only',
-  'demo-otel-request': 'openTelemetry, request spans only',
-  'demo-otel': 'openTelemetry',
-  'demo-otel-stages': 'openTelemetry, stages: true',
+  'demo-sdk-spans': "the SDK's five spans alone",
+  'demo-otel-bare': 'openTelemetry, no context manager',
+  'demo-context': 'context manager, each request in a context',
+  'demo-otel': 'the same + openTelemetry',
+  'demo-otel-stages': 'the same + openTelemetry, stages: true',
 };
+/** Variants measured against the context-manager one too (the adapter in a service already traced). */
+const IN_CONTEXT: ReadonlySet<string> = new Set(['demo-otel', 'demo-otel-stages']);
 
 /**
  * Prints, per route, each variant's req/s and CPU µs per request, and its ratio to no tracing;
@@ -67,16 +73,20 @@ export async function tracingOverHttp(
         for (const server of order) loads.get(server.kind)!.push(await measure(ctx, server, route, 1));
       }
       const off = loads.get('demo')!;
+      const inContext = loads.get('demo-context')!;
       const row: Record<string, string> = { route: route.name };
       for (const kind of VARIANTS) {
         const mine = loads.get(kind)!;
         const { rps, cpu } = medianLoad(mine);
         const ratio = median(mine.map((load, i) => load.rps / off[i]!.rps));
         const cpuRatio = median(mine.map((load, i) => load.cpu / off[i]!.cpu));
+        const vsContext = IN_CONTEXT.has(kind)
+          ? ` [${median(mine.map((load, i) => load.cpu / inContext[i]!.cpu)).toFixed(3)} of the context's]`
+          : '';
         row[LABELS[kind]] =
           kind === 'demo'
             ? `${rps.toFixed(0)} req/s, ${cpu.toFixed(0)} µs`
-            : `${rps.toFixed(0)} req/s (${ratio.toFixed(3)}), ${cpu.toFixed(0)} µs (${cpuRatio.toFixed(3)})`;
+            : `${rps.toFixed(0)} req/s (${ratio.toFixed(3)}), ${cpu.toFixed(0)} µs (${cpuRatio.toFixed(3)})${vsContext}`;
       }
       rows.push(row);
     }
