@@ -1,6 +1,7 @@
 /**
  * One server of the benchmark, in its own process: `node --import tsx bench/serve.ts KIND FILE`.
- * KIND: `demo` (examples/blog on the generated API, Kysely, the Node adapter), `baseline`
+ * KIND: `demo` (examples/blog on the generated API, Kysely, the Node adapter; `demo-twin`: the same,
+ * a second process), `baseline`
  * (bench/baseline), `demo-pg` and `baseline-pg` (the same on PostgreSQL: FILE is then a
  * `postgres://` URL), `demo-mysql` and `baseline-mysql` (on MySQL: a `mysql://` URL), `demo-prisma`
  * and `demo-prisma-pg` (the demo on its Prisma store, `startDemo({ store: 'prisma' })`),
@@ -79,6 +80,7 @@ async function listen(
 async function start(kind: string, file: string | undefined): Promise<{ url: string; close(): Promise<void> }> {
   switch (kind) {
     case 'demo':
+    case 'demo-twin':
       return startDemo({ port: 0, db: file!, seed: 1 });
     case 'baseline':
       return startBaseline({ db: file!, port: 0 });

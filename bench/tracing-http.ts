@@ -1,7 +1,7 @@
 /**
  * What tracing costs as the bench measures a route: the demo over HTTP (SQLite file, Kysely
  * store, compiled to plain JavaScript, in its own process), once per variant (bench/traced-demo.ts:
- * no tracing; `serverTiming`; the OpenTelemetry SDK's spans made alone; `@jsonapi-gen/opentelemetry`
+ * no tracing, twice (two processes: what the method cannot tell apart); `serverTiming`; the OpenTelemetry SDK's spans made alone; `@jsonapi-gen/opentelemetry`
  * with no context manager; each request in an OpenTelemetry context with none of our spans, as a
  * service whose HTTP server OpenTelemetry already traces; and the same with the adapter, with and
  * without its stage spans), 32 connections; the servers take turns route by route and repetition
@@ -20,6 +20,7 @@ import { type BenchContext, type ServerProcess, measure, serve } from './server-
 
 const VARIANTS = [
   'demo',
+  'demo-twin',
   'demo-server-timing',
   'demo-sdk-spans',
   'demo-otel-bare',
@@ -29,6 +30,7 @@ const VARIANTS = [
 ] as const;
 const LABELS: Record<(typeof VARIANTS)[number], string> = {
   demo: 'off',
+  'demo-twin': 'off, a second process (the noise of the method)',
   'demo-server-timing': 'serverTiming',
   'demo-sdk-spans': "the SDK's five spans alone",
   'demo-otel-bare': 'openTelemetry, no context manager',
