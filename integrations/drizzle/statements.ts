@@ -53,7 +53,13 @@ let names = 0;
 export class PreparedShapes<D extends object = object> {
   readonly db: D;
   readonly postgres: boolean;
-  readonly #prepared = new Map<string, ReturnType<Preparable<unknown>['prepare']>>();
+  readonly #prepared = new Map<string, Prepared>();
+  /**
+   * PostgreSQL: per pooled connection (a transaction's, see `connectionOf`), the statements
+   * prepared on it per shape. A transaction is a new Drizzle object each time on one of a few
+   * connections, and building and compiling a statement costs more than running it.
+   */
+  readonly #onConnection = new WeakMap<object, Map<string, Prepared>>();
   /** PostgreSQL: shape -> statement name (see `#nameOf`). */
   readonly #names = new Map<string, string>();
 
@@ -79,14 +85,21 @@ export class PreparedShapes<D extends object = object> {
       return await build(on, (i) => values[i]);
     const bound: Record<string, unknown> = {};
     for (let i = 0; i < values.length; i++) bound[`p${i}`] = values[i];
-    if (on !== this.db) return await build(on, placeholder).prepare(this.#nameOf(shape)).execute(bound);
-    let prepared = this.#prepared.get(shape) as ReturnType<Preparable<R>['prepare']> | undefined;
+    let statements = this.#prepared;
+    if (on !== this.db) {
+      const connection = connectionOf(on);
+      if (connection === undefined) return await build(on, placeholder).prepare(this.#nameOf(shape)).execute(bound);
+      statements = this.#onConnection.get(connection) ?? new Map<string, Prepared>();
+      this.#onConnection.set(connection, statements);
+    }
+    let prepared = statements.get(shape) as Prepared<R> | undefined;
     if (prepared === undefined) {
       // Shapes are bounded by the API's filters, sorts and arities; a host inventing them without end starts over.
-      if (this.#prepared.size >= MAX_SHAPES) this.#prepared.clear();
-      const query = build(this.db, placeholder);
+      if (statements.size >= MAX_SHAPES) statements.clear();
+      // Prepared on `on`: a transaction's statement runs on its connection, which it is kept for.
+      const query = build(on, placeholder);
       prepared = this.postgres ? query.prepare(this.#nameOf(shape)) : query.prepare();
-      this.#prepared.set(shape, prepared);
+      statements.set(shape, prepared);
     }
     return await prepared.execute(bound);
   }
@@ -103,6 +116,19 @@ export class PreparedShapes<D extends object = object> {
     }
     return name;
   }
+}
+
+/** A statement prepared by a Drizzle query builder, resolving to `R`. */
+type Prepared<R = unknown> = ReturnType<Preparable<R>['prepare']>;
+
+/**
+ * The driver connection a node-postgres transaction `on` holds (its session's client, the
+ * pool connection), or undefined when there is none to be found: then its statements are built
+ * anew each time.
+ */
+function connectionOf(on: object): object | undefined {
+  const client = (on as { _?: { session?: { client?: unknown } } })._?.session?.client;
+  return typeof client === 'object' && client !== null ? client : undefined;
 }
 
 /** The slot of a statement prepared once per shape: the `i`th placeholder. */
