@@ -1,9 +1,10 @@
 /**
  * The store's statements: Drizzle select queries built with a slot for each value, prepared once
  * per shape (`prepare()` with `sql.placeholder` slots; on PostgreSQL a named statement) and run
- * with each call's values; on PostgreSQL, in a transaction, built on its connection and sent under
- * the shape's name. A statement whose SQL may vary (a scope, a custom filter), or that runs in
- * a MySQL transaction, is built with its values in place and run once.
+ * with each call's values; on PostgreSQL, in a transaction, prepared once per shape on the pool
+ * connection the transaction holds and sent under the shape's name. A statement whose SQL may
+ * vary (a scope, a custom filter), or that runs in a MySQL transaction, is built with its values
+ * in place and run once.
  */
 import { type Column, type SQL, type Table, sql } from 'drizzle-orm';
 import type { Model } from './resource.js';
@@ -71,9 +72,9 @@ export class PreparedShapes<D extends object = object> {
   /**
    * What the statement `build` makes resolves to, binding `values`: prepared once for `shape`
    * when it runs on the database itself; on PostgreSQL in a transaction (`on`: its own pool
-   * connection), built on it with placeholders and sent under the shape's name, so that
-   * PostgreSQL parses and plans it once per connection; otherwise (or with `shape` undefined:
-   * its SQL may vary) built with its values in place and run once.
+   * connection), prepared once for `shape` on that connection and sent under the shape's name,
+   * so that Drizzle builds it and PostgreSQL parses and plans it once per connection; otherwise
+   * (or with `shape` undefined: its SQL may vary) built with its values in place and run once.
    */
   async run<R>(
     on: D,
