@@ -90,8 +90,9 @@ export class PreparedShapes<D extends object = object> {
     if (on !== this.db) {
       const connection = connectionOf(on);
       if (connection === undefined) return await build(on, placeholder).prepare(this.#nameOf(shape)).execute(bound);
-      statements = this.#onConnection.get(connection) ?? new Map<string, Prepared>();
-      this.#onConnection.set(connection, statements);
+      let own = this.#onConnection.get(connection);
+      if (own === undefined) this.#onConnection.set(connection, (own = new Map<string, Prepared>()));
+      statements = own;
     }
     let prepared = statements.get(shape) as Prepared<R> | undefined;
     if (prepared === undefined) {
