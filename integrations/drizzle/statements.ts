@@ -1,9 +1,10 @@
 /**
  * The store's statements: Drizzle select queries built with a slot for each value, prepared once
  * per shape (`prepare()` with `sql.placeholder` slots; on PostgreSQL a named statement) and run
- * with each call's values; on PostgreSQL, in a transaction, built on its connection and sent under
- * the shape's name. A statement whose SQL may vary (a scope, a custom filter), or that runs in
- * a MySQL transaction, is built with its values in place and run once.
+ * with each call's values; on PostgreSQL, in a transaction, prepared once per shape on the pool
+ * connection the transaction holds and sent under the shape's name. A statement whose SQL may
+ * vary (a scope, a custom filter), or that runs in a MySQL transaction, is built with its values
+ * in place and run once.
  */
 import { type Column, type SQL, type Table, sql } from 'drizzle-orm';
 import type { Model } from './resource.js';
@@ -53,7 +54,13 @@ let names = 0;
 export class PreparedShapes<D extends object = object> {
   readonly db: D;
   readonly postgres: boolean;
-  readonly #prepared = new Map<string, ReturnType<Preparable<unknown>['prepare']>>();
+  readonly #prepared = new Map<string, Prepared>();
+  /**
+   * PostgreSQL: per pooled connection (a transaction's, see `connectionOf`), the statements
+   * prepared on it per shape. A transaction is a new Drizzle object each time on one of a few
+   * connections, and building and compiling a statement costs more than running it.
+   */
+  readonly #onConnection = new WeakMap<object, Map<string, Prepared>>();
   /** PostgreSQL: shape -> statement name (see `#nameOf`). */
   readonly #names = new Map<string, string>();
 
@@ -65,9 +72,9 @@ export class PreparedShapes<D extends object = object> {
   /**
    * What the statement `build` makes resolves to, binding `values`: prepared once for `shape`
    * when it runs on the database itself; on PostgreSQL in a transaction (`on`: its own pool
-   * connection), built on it with placeholders and sent under the shape's name, so that
-   * PostgreSQL parses and plans it once per connection; otherwise (or with `shape` undefined:
-   * its SQL may vary) built with its values in place and run once.
+   * connection), prepared once for `shape` on that connection and sent under the shape's name,
+   * so that Drizzle builds it and PostgreSQL parses and plans it once per connection; otherwise
+   * (or with `shape` undefined: its SQL may vary) built with its values in place and run once.
    */
   async run<R>(
     on: D,
@@ -79,14 +86,22 @@ export class PreparedShapes<D extends object = object> {
       return await build(on, (i) => values[i]);
     const bound: Record<string, unknown> = {};
     for (let i = 0; i < values.length; i++) bound[`p${i}`] = values[i];
-    if (on !== this.db) return await build(on, placeholder).prepare(this.#nameOf(shape)).execute(bound);
-    let prepared = this.#prepared.get(shape) as ReturnType<Preparable<R>['prepare']> | undefined;
+    let statements = this.#prepared;
+    if (on !== this.db) {
+      const connection = connectionOf(on);
+      if (connection === undefined) return await build(on, placeholder).prepare(this.#nameOf(shape)).execute(bound);
+      let own = this.#onConnection.get(connection);
+      if (own === undefined) this.#onConnection.set(connection, (own = new Map<string, Prepared>()));
+      statements = own;
+    }
+    let prepared = statements.get(shape) as Prepared<R> | undefined;
     if (prepared === undefined) {
       // Shapes are bounded by the API's filters, sorts and arities; a host inventing them without end starts over.
-      if (this.#prepared.size >= MAX_SHAPES) this.#prepared.clear();
-      const query = build(this.db, placeholder);
+      if (statements.size >= MAX_SHAPES) statements.clear();
+      // Prepared on `on`: a transaction's statement runs on its connection, which it is kept for.
+      const query = build(on, placeholder);
       prepared = this.postgres ? query.prepare(this.#nameOf(shape)) : query.prepare();
-      this.#prepared.set(shape, prepared);
+      statements.set(shape, prepared);
     }
     return await prepared.execute(bound);
   }
@@ -103,6 +118,19 @@ export class PreparedShapes<D extends object = object> {
     }
     return name;
   }
+}
+
+/** A statement prepared by a Drizzle query builder, resolving to `R`. */
+type Prepared<R = unknown> = ReturnType<Preparable<R>['prepare']>;
+
+/**
+ * The driver connection a node-postgres transaction `on` holds (its session's client, the
+ * pool connection), or undefined when there is none to be found: then its statements are built
+ * anew each time.
+ */
+function connectionOf(on: object): object | undefined {
+  const client = (on as { _?: { session?: { client?: unknown } } })._?.session?.client;
+  return typeof client === 'object' && client !== null ? client : undefined;
 }
 
 /** The slot of a statement prepared once per shape: the `i`th placeholder. */

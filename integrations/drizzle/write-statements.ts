@@ -3,8 +3,9 @@
  * entry), prepared once per shape on each database (`PreparedShapes`) and run with each
  * write's values: on SQLite, where a request's transaction is the database's own connection,
  * every write runs prepared; on PostgreSQL, whose transactions hold a pool connection of their
- * own, they are built on it with placeholders and sent under the shape's statement name (parsed
- * and planned once per connection); MySQL's are always built with their values in place. On
+ * own, they are prepared once per shape on that connection and sent under the shape's statement
+ * name (built, parsed and planned once per connection); MySQL's are always built with their
+ * values in place. On
  * PostgreSQL a create's join-table rows go in the row's own statement (`insertWithMembers`).
  */
 import { type Column, type SQL, type Table, getTableColumns, isSQLWrapper, sql } from 'drizzle-orm';
