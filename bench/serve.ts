@@ -89,6 +89,8 @@ async function start(kind: string, file: string | undefined): Promise<{ url: str
     case 'demo-otel-stages':
     case 'demo-context':
     case 'demo-otel-bare':
+    case 'demo-hook':
+    case 'demo-sdk-raw':
     case 'demo-sdk-spans': {
       // Loaded only here: the other servers carry no tracing library.
       const { startTracedDemo } = await import('./traced-demo.js');

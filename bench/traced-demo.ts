@@ -1,9 +1,11 @@
 /**
  * The demo traced as bench/tracing-http.ts compares it (bench/serve.ts starts it for the kinds
- * `demo-server-timing`, `demo-context`, `demo-otel`, `demo-otel-stages`, `demo-otel-bare` and
- * `demo-sdk-spans`), on the OpenTelemetry SDK as a Node service sets it up, its spans dropped.
+ * `demo-server-timing`, `demo-hook`, `demo-sdk-raw`, `demo-sdk-spans`, `demo-otel-bare`,
+ * `demo-context`, `demo-otel` and `demo-otel-stages`), on the OpenTelemetry SDK as a Node service sets it up, its spans dropped.
  */
-import { type Attributes, ROOT_CONTEXT, type Tracer, context, trace } from '@opentelemetry/api';
+import { subscribe } from 'node:diagnostics_channel';
+import type { ServerResponse } from 'node:http';
+import { type Attributes, ROOT_CONTEXT, type Span, type Tracer, context, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { ExportResultCode } from '@opentelemetry/core';
 import { BasicTracerProvider, BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
@@ -83,6 +85,33 @@ function sdkSpansOnly(tracer: Tracer): Instrumentation {
 }
 
 /**
+ * Five spans per request as `openTelemetry()` makes for route b, made by the SDK from Node's
+ * own HTTP server events (`diagnostics_channel`), with no instrument option: the API untraced,
+ * the spans' cost alone. The request's span ends with its response.
+ */
+function rawSdkSpans(tracer: Tracer): void {
+  const open = new WeakMap<ServerResponse, Span>();
+  const data = { 'jsonapi.data_layer.call': 'results', 'jsonapi.resource_type': 'articles' };
+  subscribe('http.server.request.start', (message) => {
+    const { request, response } = message as { request: { method?: string }; response: ServerResponse };
+    const span = tracer.startSpan(request.method ?? 'GET', { attributes: { 'http.request.method': 'GET' } });
+    const parent = trace.setSpan(ROOT_CONTEXT, span);
+    for (let i = 0; i < 4; i++) tracer.startSpan('results articles', { attributes: data }, parent).end();
+    open.set(response, span);
+  });
+  subscribe('http.server.response.finish', (message) => {
+    const { response } = message as { response: ServerResponse };
+    open.get(response)?.end();
+  });
+}
+
+/** A hook that makes no span and reads no clock: what the runtime's tracing machinery costs by itself. */
+function emptyHook(): Instrumentation {
+  const span: TraceSpan = { stage: () => span, end: () => undefined };
+  return { request: () => span };
+}
+
+/**
  * The demo on the SQLite `file`, traced as `kind` says.
  *
  * @example
@@ -93,6 +122,11 @@ export function startTracedDemo(kind: string, file: string): Promise<Demo> {
   switch (kind) {
     case 'demo-server-timing':
       return demo({ serverTiming: true });
+    case 'demo-hook':
+      return demo({ instrument: emptyHook() });
+    case 'demo-sdk-raw':
+      rawSdkSpans(droppingTracer(false));
+      return demo(undefined);
     case 'demo-context':
       droppingTracer(true);
       return demo({ instrument: inContext() });

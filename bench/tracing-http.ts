@@ -1,7 +1,7 @@
 /**
  * What tracing costs as the bench measures a route: the demo over HTTP (SQLite file, Kysely
  * store, compiled to plain JavaScript, in its own process), once per variant (bench/traced-demo.ts:
- * no tracing, twice (two processes: what the method cannot tell apart); `serverTiming`; the OpenTelemetry SDK's spans made alone; `@jsonapi-gen/opentelemetry`
+ * no tracing, twice (two processes: what the method cannot tell apart); `serverTiming`; an instrument that does nothing; the OpenTelemetry SDK's spans made alone, from Node's HTTP events and through an instrument; `@jsonapi-gen/opentelemetry`
  * with no context manager; each request in an OpenTelemetry context with none of our spans, as a
  * service whose HTTP server OpenTelemetry already traces; and the same with the adapter, with and
  * without its stage spans), 32 connections; the servers take turns route by route and repetition
@@ -22,6 +22,8 @@ const VARIANTS = [
   'demo',
   'demo-twin',
   'demo-server-timing',
+  'demo-hook',
+  'demo-sdk-raw',
   'demo-sdk-spans',
   'demo-otel-bare',
   'demo-context',
@@ -32,7 +34,9 @@ const LABELS: Record<(typeof VARIANTS)[number], string> = {
   demo: 'off',
   'demo-twin': 'off, a second process (the noise of the method)',
   'demo-server-timing': 'serverTiming',
-  'demo-sdk-spans': "the SDK's five spans alone",
+  'demo-hook': 'an instrument that does nothing',
+  'demo-sdk-raw': "the SDK's five spans alone, from Node's HTTP events",
+  'demo-sdk-spans': "the SDK's five spans alone, through instrument",
   'demo-otel-bare': 'openTelemetry, no context manager',
   'demo-context': 'context manager, each request in a context',
   'demo-otel': 'the same + openTelemetry',
@@ -92,7 +96,8 @@ export async function tracingOverHttp(
       }
       rows.push(row);
     }
-    console.table(rows);
+    // One line per variant: the table's cells are too long for a terminal's width.
+    for (const row of rows) for (const [label, value] of Object.entries(row)) console.log(`${label}: ${value}`);
   } finally {
     for (const server of servers) await server.stop();
     for (const child of children) child.kill('SIGKILL');
