@@ -115,8 +115,9 @@ async function changeMembers(
       relationships: { ...values.relationships, [name]: after },
     };
     await validateWrite(resource, whole, model, context);
+    const leaves = after.map((m) => m.id).join();
     const saving = await runSaving(endpoint.savingHooks, whole, model, context);
-    if (saving !== whole) {
+    if (!leavesOnly(saving, name, leaves)) {
       await checkLinkageExists(saving, resource, state.lookup, context, '/data', state.limits.errors);
       const update = supported(definition.update, `Updating resources of type "${resource.type}" is not supported`);
       afterCommit(state, endpoint.afterHooks, await update.call(definition, model, saving, context));
@@ -135,6 +136,17 @@ async function changeMembers(
   }
   afterCommit(state, endpoint.afterHooks, model);
   return values;
+}
+
+/** Whether `values` write nothing but relationship `name`, as the members `leaves` (ids, comma-joined) in order. */
+function leavesOnly(values: WriteValues, name: string, leaves: string): boolean {
+  const members = values.relationships[name];
+  return (
+    Object.keys(values.attributes).length === 0 &&
+    Object.keys(values.relationships).length === 1 &&
+    Array.isArray(members) &&
+    members.map((m: Identifier) => m.id).join() === leaves
+  );
 }
 
 function unique(identifiers: Identifier[]): Identifier[] {

@@ -410,6 +410,10 @@ describe('adding to and removing from a to-many relationship', () => {
     expect((await b.send('POST', ['3'])).status).toBe(204);
     expect(b.log).toEqual(['load', 'update 1,2,3,5', 'commit']);
     expect(b.members()).toEqual(['1', '2', '3', '5']);
+    // Values changed in place count as answered.
+    const inPlace = boards(Update.make().saving((values) => void (values.relationships.members as object[]).pop()));
+    expect((await inPlace.send('POST', ['3', '4'])).status).toBe(204);
+    expect(inPlace.log).toEqual(['load', 'update 1,2,3', 'commit']);
   });
 
   it('without validation or saving hooks, reads no members to remove some', async () => {
