@@ -201,20 +201,3 @@ export { type MysqlField, mysqlDateTime, mysqlDateTimeText } from './mysql-value
  * assumeInsertReturning(db, false); // a MySQL 8 behind a proxy that reports another version
  */
 export { assumeInsertReturning } from './mysql-server.js';
-/**
- * MySQL and MariaDB: a wrapper of a mysql2 pool for Kysely's `MysqlDialect` whose writes go out
- * prepared (`execute`), at most `maxStatements` distinct texts process-wide, and reads as text.
- *
- * @example
- * import mysql from 'mysql2';
- * import { Kysely, MysqlDialect } from 'kysely';
- * import type { Database } from './db.js';
- * const pool = mysql.createPool({ uri: process.env.DATABASE_URL, timezone: 'Z', typeCast: mysqlDateTimeText });
- * const db = new Kysely<Database>({ dialect: new MysqlDialect({ pool: preparedMysqlPool(pool) }) });
- */
-export {
-  type PreparedMysqlPoolOptions,
-  type PreparingConnection,
-  type PreparingPool,
-  preparedMysqlPool,
-} from './mysql-prepared.js';
