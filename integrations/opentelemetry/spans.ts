@@ -101,8 +101,7 @@ class StageSpan implements TraceSpan {
 
   stage(stage: StageStart): TraceSpan {
     if (!this.#stages && stage.kind !== 'data' && stage.kind !== 'operation') return UNTRACED;
-    const { name, attributes } = described(stage);
-    const span = this.tracer.startSpan(name, { attributes }, this.context);
+    const span = this.tracer.startSpan(stageName(stage), { attributes: stageAttributes(stage) }, this.context);
     return new StageSpan(this.tracer, this.#stages, span, this.context);
   }
 
@@ -155,23 +154,22 @@ class RequestSpan extends StageSpan {
 /** A stage that gets no span. */
 const UNTRACED: TraceSpan = { stage: () => UNTRACED, end: () => undefined };
 
-/** A stage's span name and attributes, made once per stage start (the runtime reuses its starts). */
-const descriptions = new WeakMap<StageStart, { name: string; attributes: Attributes }>();
-
-function described(stage: StageStart): { name: string; attributes: Attributes } {
-  let description = descriptions.get(stage);
-  if (!description)
-    descriptions.set(stage, (description = { name: stageName(stage), attributes: stageAttributes(stage) }));
-  return description;
-}
-
 function stageName(stage: StageStart): string {
   if (stage.kind !== 'data') return stage.name;
   const of = stage.type === undefined ? '' : ` ${stage.type}${stage.relationship ? `.${stage.relationship}` : ''}`;
   return stage.name + of;
 }
 
+/** The attributes of the stages that are not data-layer calls: the same each time. */
+const STAGE_ATTRIBUTES: Readonly<Record<string, Attributes>> = {
+  parse: { 'jsonapi.stage': 'parse' },
+  authorize: { 'jsonapi.stage': 'authorize' },
+  serialize: { 'jsonapi.stage': 'serialize' },
+  operation: { 'jsonapi.stage': 'operation' },
+};
+
 function stageAttributes(stage: StageStart): Attributes {
+  if (stage.kind !== 'data') return STAGE_ATTRIBUTES[stage.kind]!;
   const attributes: Attributes = { 'jsonapi.stage': stage.kind };
   if (stage.kind === 'data') attributes['jsonapi.data_layer.call'] = stage.name;
   if (stage.type !== undefined) attributes['jsonapi.resource_type'] = stage.type;

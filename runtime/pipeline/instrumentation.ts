@@ -60,11 +60,7 @@ export type DataLayerCall =
   | 'addToRelationship'
   | 'removeFromRelationship';
 
-/**
- * A stage as it starts. The runtime passes the same frozen object each time for the same stage
- * (per stage kind, and per data-layer method, type and relationship), so an instrumentation can
- * keep what it derives from one (a span's name, its attributes) in a `WeakMap` keyed by it.
- */
+/** A stage as it starts. */
 export interface StageStart {
   readonly kind: StageKind;
   /** The kind, or for a `data` stage the data-layer method called. */

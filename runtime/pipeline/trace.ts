@@ -114,12 +114,9 @@ export class Trace {
     return this.#begin(kind, STAGES[kind]);
   }
 
-  /**
-   * A data-layer call starts (`start`: its name, type and relationship). Not kept with the
-   * stages to end with the request: its caller ends it when the call settles, however it does.
-   */
+  /** A data-layer call starts (`start`: its name, type and relationship). */
   beginCall(start: StageStart): Stage {
-    return new Stage('data', this.#child(start), this.#timings, this.#onError);
+    return this.#begin('data', start);
   }
 
   #begin(kind: StageKind, start: StageStart): Stage {

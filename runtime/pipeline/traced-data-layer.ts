@@ -39,28 +39,27 @@ export function tracedDefinition(definition: ResourceDefinition): ResourceDefini
   const members = traced as unknown as Record<string, unknown>;
   for (const name of methodNames(definition)) {
     const method = (definition as unknown as Record<string, Method>)[name]!;
-    if (!CALLS.has(name)) members[name] = method.bind(definition);
-    else if (name === 'loadRelated' || name === 'countRelated') {
-      // One start per relationship, made on its first call: a call allocates none.
-      const starts = new Map<string | undefined, StageStart>();
-      members[name] = reporting(method, definition, (args) => {
-        const relationship = relationshipName(args[0]);
-        let start = starts.get(relationship);
-        if (!start) starts.set(relationship, (start = dataStart(name, type, relationship)));
-        return start;
-      });
-    } else {
-      const start = dataStart(name as DataLayerCall, type);
-      members[name] = reporting(method, definition, () => start);
-    }
+    members[name] = CALLS.has(name)
+      ? reporting(method, definition, (args) => ({
+          kind: 'data',
+          name: name as DataLayerCall,
+          type,
+          ...(name === 'loadRelated' || name === 'countRelated' ? { relationship: relationshipName(args[0]) } : {}),
+        }))
+      : method.bind(definition);
   }
   const related = definition.related;
   if (related) {
     // The loaders by relationship, `(models, context, relationship)`: each reports as `loadRelated`.
     const loaders: Record<string, Method> = {};
     for (const name of Object.keys(related)) {
-      const start = dataStart('loadRelated', type, name);
-      loaders[name] = reporting(related[name] as Method, related, () => start, 1);
+      const load = related[name] as Method;
+      loaders[name] = reporting(
+        load,
+        related,
+        () => ({ kind: 'data', name: 'loadRelated', type, relationship: name }),
+        1,
+      );
     }
     members.related = loaders;
   }
@@ -76,24 +75,12 @@ function tracedExistence(check: SharedExistence): SharedExistence {
   let traced = existenceChecks.get(check);
   if (!traced) {
     const exist = (check as unknown as Record<'exist', Method>).exist;
-    const start = dataStart('exist');
-    traced = { exist: reporting(exist, check, () => start) as SharedExistence['exist'] };
+    traced = {
+      exist: reporting(exist, check, () => ({ kind: 'data', name: 'exist' })) as SharedExistence['exist'],
+    };
     existenceChecks.set(check, traced);
   }
   return traced;
-}
-
-/**
- * The start of a `data` stage, frozen: made once per data-layer method (and relationship), so
- * that an instrumentation can keep what it derives from it (a span's name and attributes).
- */
-function dataStart(name: DataLayerCall, type?: string, relationship?: string): StageStart {
-  return Object.freeze({
-    kind: 'data',
-    name,
-    ...(type !== undefined && { type }),
-    ...(relationship !== undefined && { relationship }),
-  });
 }
 
 /**
