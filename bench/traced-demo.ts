@@ -10,7 +10,7 @@ import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-ho
 import { ExportResultCode } from '@opentelemetry/core';
 import { BasicTracerProvider, BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { openTelemetry } from '@jsonapi-gen/opentelemetry';
-import type { Instrumentation, StageStart, TraceSpan } from 'jsonapi-gen';
+import type { Instrumentation, TraceSpan } from 'jsonapi-gen';
 import { type Demo, type DemoOptions, startDemo } from '../examples/blog/server.js';
 
 /**
@@ -54,7 +54,6 @@ function inContext(instrumentation?: Instrumentation): Instrumentation {
  * and attributes), made and ended with nothing else: what the SDK's spans cost by themselves.
  */
 function sdkSpansOnly(tracer: Tracer): Instrumentation {
-  const names = new WeakMap<StageStart, { name: string; attributes: Attributes }>();
   return {
     request(start) {
       const request = tracer.startSpan(start.method, { attributes: { 'http.request.method': start.method } });
@@ -63,15 +62,9 @@ function sdkSpansOnly(tracer: Tracer): Instrumentation {
       return {
         stage(stage) {
           if (stage.kind !== 'data') return untraced;
-          let described = names.get(stage);
-          if (!described) {
-            described = {
-              name: `${stage.name} ${stage.type ?? ''}`,
-              attributes: { 'jsonapi.data_layer.call': stage.name, 'jsonapi.resource_type': stage.type ?? '' },
-            };
-            names.set(stage, described);
-          }
-          const span = tracer.startSpan(described.name, { attributes: described.attributes }, parent);
+          const attributes: Attributes = { 'jsonapi.data_layer.call': stage.name };
+          if (stage.type !== undefined) attributes['jsonapi.resource_type'] = stage.type;
+          const span = tracer.startSpan(`${stage.name} ${stage.type ?? ''}`, { attributes }, parent);
           return { stage: () => untraced, end: () => span.end() };
         },
         routed: (route) => request.setAttributes({ 'http.route': route.route, 'jsonapi.endpoint': route.endpoint }),
