@@ -25,6 +25,23 @@ type Row = { id: number; title: string; body: string | null; ownerId: number | n
 const JSONAPI = 'application/vnd.api+json';
 const ATOMIC = 'application/vnd.api+json; ext="https://jsonapi.org/ext/atomic"';
 
+/** A transaction over in-memory rows: `save` copies them at its start, `restore` puts the copy back when it fails. */
+function snapshots<T>(save: () => T, restore: (saved: T) => void, log: string[]) {
+  return async <R>(run: () => Promise<R>): Promise<R> => {
+    const saved = save();
+    log.push('begin');
+    try {
+      const result = await run();
+      log.push('commit');
+      return result;
+    } catch (error) {
+      restore(saved);
+      log.push('rollback');
+      throw error;
+    }
+  };
+}
+
 function host(endpoints: { create?: Create; update?: Update; del?: Delete }, extra: Partial<ResourceDefinition> = {}) {
   let notes: Row[] = [{ id: 1, title: 'First', body: 'one', ownerId: 1 }];
   const log: string[] = [];
@@ -32,19 +49,11 @@ function host(endpoints: { create?: Create; update?: Update; del?: Delete }, ext
   const api = new JsonApi({
     extensions: [atomic()],
     onError: (error) => errors.push(error),
-    transaction: async (run) => {
-      const saved = structuredClone(notes);
-      log.push('begin');
-      try {
-        const result = await run();
-        log.push('commit');
-        return result;
-      } catch (error) {
-        notes = saved;
-        log.push('rollback');
-        throw error;
-      }
-    },
+    transaction: snapshots(
+      () => structuredClone(notes),
+      (saved) => (notes = saved),
+      log,
+    ),
   });
   api.resource({
     ...defineResource({
@@ -319,17 +328,11 @@ function boards(update: Update, validate?: ResourceDefinition['validate']) {
   let members = ['1', '2'];
   const log: string[] = [];
   const api = new JsonApi({
-    transaction: async (run) => {
-      const saved = [...members];
-      try {
-        const result = await run();
-        log.push('commit');
-        return result;
-      } catch (error) {
-        members = saved;
-        throw error;
-      }
-    },
+    transaction: snapshots(
+      () => [...members],
+      (saved) => (members = saved),
+      log,
+    ),
   });
   const person = (id: string) => ({ id: Number(id), name: `p${id}` });
   api.resource({
@@ -393,7 +396,7 @@ describe('adding to and removing from a to-many relationship', () => {
     expect((await b.send('DELETE', ['1'])).status).toBe(204);
     expect(seen).toEqual(['saving 1,2,3', 'saved Board', 'saving 2,3', 'saved Board']);
     // The store adds and removes only the members named.
-    expect(b.log).toEqual(['load', 'add 3', 'commit', 'load', 'remove 1', 'commit']);
+    expect(b.log).toEqual(['begin', 'load', 'add 3', 'commit', 'begin', 'load', 'remove 1', 'commit']);
     const refused = await b.send('POST', ['4', '5']);
     expect(refused.status).toBe(422);
     expect(refused.doc!.errors).toMatchObject([{ code: 'too_many', source: { pointer: '/data' } }]);
@@ -408,18 +411,18 @@ describe('adding to and removing from a to-many relationship', () => {
     }));
     const b = boards(update);
     expect((await b.send('POST', ['3'])).status).toBe(204);
-    expect(b.log).toEqual(['load', 'update 1,2,3,5', 'commit']);
+    expect(b.log).toEqual(['begin', 'load', 'update 1,2,3,5', 'commit']);
     expect(b.members()).toEqual(['1', '2', '3', '5']);
     // Values changed in place count as answered.
     const inPlace = boards(Update.make().saving((values) => void (values.relationships.members as object[]).pop()));
     expect((await inPlace.send('POST', ['3', '4'])).status).toBe(204);
-    expect(inPlace.log).toEqual(['load', 'update 1,2,3', 'commit']);
+    expect(inPlace.log).toEqual(['begin', 'load', 'update 1,2,3', 'commit']);
   });
 
   it('without validation or saving hooks, reads no members to remove some', async () => {
     const b = boards(Update.make());
     expect((await b.send('DELETE', ['2', '4'])).status).toBe(204);
-    expect(b.log).toEqual(['remove 2,4', 'commit']);
+    expect(b.log).toEqual(['begin', 'remove 2,4', 'commit']);
     expect(b.members()).toEqual(['1']);
   });
 });
