@@ -252,9 +252,7 @@ export function postgresTable(
   }
   lines.push(
     '',
-    database === 'PostgreSQL'
-      ? "The demo's statements per request on PostgreSQL (Kysely's `log`; route d's include `begin`, `commit` and the group commit's `savepoint` / `release`):"
-      : "The demo's statements per request on MySQL (Kysely's `log`; route d's include `begin` and `commit`):",
+    `The demo's statements per request on ${database} (Kysely's \`log\`; route d's include \`begin\` and \`commit\`):`,
     '',
   );
   for (const s of sql) lines.push(`- ${s.route}: ${s.statements.map(codeSpan).join('; ')}`);
