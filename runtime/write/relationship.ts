@@ -115,7 +115,7 @@ async function changeMembers(
       relationships: { ...values.relationships, [name]: after },
     };
     await validateWrite(resource, whole, model, context);
-    const leaves = after.map((m) => m.id).join();
+    const leaves = JSON.stringify(after.map((m) => m.id));
     const saving = await runSaving(endpoint.savingHooks, whole, model, context);
     if (!leavesOnly(saving, name, leaves)) {
       await checkLinkageExists(saving, resource, state.lookup, context, '/data', state.limits.errors);
@@ -138,14 +138,14 @@ async function changeMembers(
   return values;
 }
 
-/** Whether `values` write nothing but relationship `name`, as the members `leaves` (ids, comma-joined) in order. */
+/** Whether `values` write nothing but relationship `name`, as the members `leaves` (their ids as a JSON array) in order. */
 function leavesOnly(values: WriteValues, name: string, leaves: string): boolean {
   const members = values.relationships[name];
   return (
     Object.keys(values.attributes).length === 0 &&
     Object.keys(values.relationships).length === 1 &&
     Array.isArray(members) &&
-    members.map((m: Identifier) => m.id).join() === leaves
+    JSON.stringify(members.map((m: Identifier) => m.id)) === leaves
   );
 }
 
