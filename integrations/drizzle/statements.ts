@@ -136,18 +136,8 @@ function connectionOf(on: object): object | undefined {
 /** The slot of a statement prepared once per shape: the `i`th placeholder. */
 const placeholder: Slot = (i) => sql.placeholder(`p${i}`);
 
-/** See the module comment. */
-export class Statements {
-  readonly db: Database;
-  readonly postgres: boolean;
-  readonly #shapes: PreparedShapes<Database>;
-
-  constructor(db: Database, postgres: boolean) {
-    this.db = db;
-    this.postgres = postgres;
-    this.#shapes = new PreparedShapes(db, postgres);
-  }
-
+/** See the module comment: the store's selects, resolving to their rows. */
+export class Statements extends PreparedShapes<Database> {
   /** The rows of the select `build` makes on `on` for `shape` (undefined: its SQL may vary), binding `values`. */
   rows(
     on: Database,
@@ -155,7 +145,7 @@ export class Statements {
     values: readonly unknown[],
     build: (on: Database, slot: Slot) => Select,
   ): Promise<Model[]> {
-    return this.#shapes.run(on, shape, values, build);
+    return this.run(on, shape, values, build);
   }
 }
 

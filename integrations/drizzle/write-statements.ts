@@ -27,11 +27,27 @@ interface Inserts {
 const prepared = new WeakMap<object, PreparedShapes>();
 
 /** The prepared write statements of `db` (undefined on MySQL: built each time). */
-export function writeShapesOf(db: object): PreparedShapes | undefined {
+function writeShapesOf(db: object): PreparedShapes | undefined {
   if (isMysqlDatabase(db)) return undefined;
   let shapes = prepared.get(db);
   if (shapes === undefined) prepared.set(db, (shapes = new PreparedShapes(db, !isSqliteDatabase(db))));
   return shapes;
+}
+
+/**
+ * Runs the write statement `build` makes on `on` (the database `db` itself, or a transaction of
+ * it): prepared per the shape `shape` answers where `db`'s write statements are (undefined: its
+ * SQL may vary), or, on MySQL, built with its values in place.
+ */
+export async function runWrite<R>(
+  on: object,
+  db: object,
+  shape: () => string | undefined,
+  values: readonly unknown[],
+  build: (on: object, slot: Slot) => Preparable<R>,
+): Promise<R> {
+  const shapes = writeShapesOf(db);
+  return shapes ? await shapes.run(on, shape(), values, build) : await build(on, (i) => values[i]);
 }
 
 /** Per table or column: a number that tells it apart from the others (of any schema) in shapes. */
@@ -123,9 +139,7 @@ export async function insertRows(on: object, db: object, table: Table, rows: rea
     return returning ? insert.returning() : insert;
   };
   const values = rows.flatMap((row) => Object.values(row));
-  const shapes = writeShapesOf(db);
-  const shape = shapes && insertShape(table, rows, returning);
-  return shapes ? await shapes.run<unknown>(on, shape, values, build) : await build(on, (i) => values[i]);
+  return runWrite<unknown>(on, db, () => insertShape(table, rows, returning), values, build);
 }
 
 /** A join table's rows a create writes (PostgreSQL): its table, its two properties (`from` names the new row), the member keys. */
@@ -176,11 +190,11 @@ export async function insertWithMembers(
       .from(inserted);
   };
   const values = [...Object.values(row), ...joins.flatMap(({ keys }) => keys)];
-  const shapes = writeShapesOf(db);
-  const first = shapes && insertShape(table, [row], true);
-  const shape =
-    first &&
-    joins.every(({ table: join, from, to }) => fillsGiven(join, [from, to])) &&
-    `${first} with ${joins.map(({ table: join, from, to, keys }) => `${shapeNumber(join)} (${from},${to}) x${keys.length}`).join(', ')}`;
-  return shapes ? await shapes.run(on, shape || undefined, values, build) : await build(on, (i) => values[i]);
+  const shape = () => {
+    const first = insertShape(table, [row], true);
+    if (first === undefined || !joins.every(({ table: join, from, to }) => fillsGiven(join, [from, to])))
+      return undefined;
+    return `${first} with ${joins.map(({ table: join, from, to, keys }) => `${shapeNumber(join)} (${from},${to}) x${keys.length}`).join(', ')}`;
+  };
+  return runWrite(on, db, shape, values, build);
 }

@@ -43,7 +43,7 @@ import { runDrizzle, type Written } from './errors.js';
 import { affectedRows, insertId, isMysqlDatabase, isMysqlDateTime, mysqlDateTime } from './mysql.js';
 import { databaseFor } from './transaction.js';
 import { type Preparable, type Slot, list } from './statements.js';
-import { type JoinRows, insertRows, insertWithMembers, shapeNumber, writeShapesOf } from './write-statements.js';
+import { type JoinRows, insertRows, insertWithMembers, runWrite, shapeNumber } from './write-statements.js';
 
 /** A row as Drizzle selects it, keyed by the table's property names. */
 export type Row = Record<string, unknown>;
@@ -487,7 +487,6 @@ interface MemberKeys extends KeyLookup {
  * const layer = { existence: { check, member: 'tags' } };
  */
 export function drizzleExistence(db: object, members: Readonly<Record<string, ExistenceMember>>): SharedExistence {
-  const shapes = writeShapesOf(db);
   /** How many of each lookup's keys name a row the request may see. */
   const count = async (lookups: readonly MemberKeys[], context: Context): Promise<number[]> => {
     const scopes = lookups.map(({ member }) => member.scope?.(context));
@@ -508,12 +507,12 @@ export function drizzleExistence(db: object, members: Readonly<Record<string, Ex
       }
       return (on as Statements).select(fields).from(first.table).where(where(0));
     };
-    const shape = scopes.some((scope) => scope !== undefined)
-      ? undefined
-      : `exist ${lookups.map(({ member, keys }) => `${shapeNumber(member.id)}:${keys.length}`).join(' ')}`;
+    const shape = () =>
+      scopes.some((scope) => scope !== undefined)
+        ? undefined
+        : `exist ${lookups.map(({ member, keys }) => `${shapeNumber(member.id)}:${keys.length}`).join(' ')}`;
     const values = lookups.flatMap(({ keys }) => keys);
-    const on = statementsFor(db, context);
-    const [row] = await runDrizzle(() => (shapes ? shapes.run(on, shape, values, build) : build(on, (i) => values[i])));
+    const [row] = await runDrizzle(() => runWrite(statementsFor(db, context), db, shape, values, build));
     return lookups.map((_, i) => Number(row?.[`n${i}`] ?? 0));
   };
   /** Which of the lookup's keys name a row the request may see, as `keyText`. */

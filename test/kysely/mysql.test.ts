@@ -238,18 +238,7 @@ describe('the Kysely store on MySQL, its first writes all at once', () => {
       .addColumn('label', 'varchar(255)', (c) => c.notNull().defaultTo(''))
       .addColumn('due_at', 'datetime(3)')
       .execute();
-    const store = defineTableStore(db, { notes: { table: 'notes', columns: { dueAt: 'due_at' } } });
-    return new JsonApi({ transaction: kyselyTransaction(db) }).resource({
-      ...defineResource({
-        type: 'notes',
-        fields: [
-          Attribute.make('title').type('string').writable().required(),
-          Attribute.make('dueAt').type('date-time').nullable().writable(),
-        ],
-        endpoints: [Show.make(), Index.make(), Create.make()],
-      }),
-      ...store.notes,
-    });
+    return notesApi(db);
   });
 
   it('answers 12 concurrent creates on a pool of 10, each readable with its date-time', async () => {
