@@ -10,7 +10,7 @@ import SQLite from 'better-sqlite3';
 import { type ColumnType, type Generated, Kysely, type LogConfig, Migrator, MysqlDialect } from 'kysely';
 import mysql from 'mysql2';
 import pg from 'pg';
-import { type RunnerName, dateTimeText, mysqlDateTimeText, postgresKysely, sqliteKysely } from '@jsonapi-gen/kysely';
+import { type RunnerName, dateTimeText, mysqlPreparedPool, postgresKysely, sqliteKysely } from '@jsonapi-gen/kysely';
 import { createMigrations } from './migrations/index.js';
 
 /** A timestamp: written as RFC 3339 text, read back as such (on PostgreSQL through `dateTimeText`; a Date only past its fast path). */
@@ -176,29 +176,36 @@ export function openDatabase(options: OpenOptions = {}): OpenDatabase {
 
 /**
  * MySQL or MariaDB through a mysql2 pool, on Kysely's own runner (there is no direct one for
- * mysql2). Sessions run in UTC and read date-times as RFC 3339 text (`mysqlDateTimeText`), so
- * `DATETIME` columns hold UTC instants.
+ * mysql2), statements with values prepared (`mysqlPreparedPool`). Sessions run in UTC and
+ * date-times read as RFC 3339 text, so `DATETIME` columns hold UTC instants.
  */
 function openMysql(url: string, options: OpenOptions): OpenDatabase {
   const { log, onStatement } = options;
   if (options.runner === 'direct') throw new TypeError("openDatabase: MySQL has no 'direct' runner; use 'kysely'");
-  const pool = mysql.createPool({ uri: url, connectionLimit: 10, timezone: 'Z', typeCast: mysqlDateTimeText });
+  const pool = mysql.createPool({ uri: url, connectionLimit: 10, dateStrings: true, timezone: 'Z' });
   pool.on('connection', (connection) => {
     connection.query("set time_zone = '+00:00'");
     if (onStatement) traceMysql(connection, onStatement);
   });
-  const db = new Kysely<Database>({ dialect: new MysqlDialect({ pool }), ...(log && { log }) });
+  const db = new Kysely<Database>({
+    dialect: new MysqlDialect({ pool: mysqlPreparedPool(pool) }),
+    ...(log && { log }),
+  });
   return { db, dialect: 'mysql', location: url, close: () => db.destroy() };
 }
 
 /** Calls `onStatement` with the text of every query `connection` runs (`onStatement` of `openDatabase`). */
 function traceMysql(connection: mysql.PoolConnection, onStatement: (sql: string) => void): void {
-  const query = connection.query.bind(connection) as (...args: unknown[]) => unknown;
-  (connection as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
-    const [what] = args;
-    onStatement(typeof what === 'string' ? what : String((what as { sql?: unknown }).sql));
-    return query(...args);
-  };
+  for (const method of ['query', 'execute'] as const) {
+    const run = connection[method].bind(connection) as (...args: unknown[]) => unknown;
+    (connection as unknown as Record<typeof method, (...args: unknown[]) => unknown>)[method] = (
+      ...args: unknown[]
+    ) => {
+      const [what] = args;
+      onStatement(typeof what === 'string' ? what : String((what as { sql?: unknown }).sql));
+      return run(...args);
+    };
+  }
 }
 
 /** Calls `onStatement` with the SQL of every statement `sqlite` prepares, each time it runs (`onStatement` of `openDatabase`). */

@@ -192,6 +192,25 @@ export { type PgTypeParsers, dateTimeText } from './pg-types.js';
  */
 export { type MysqlField, mysqlDateTime, mysqlDateTimeText } from './mysql-values.js';
 /**
+ * MySQL and MariaDB: a wrapper of a mysql2 pool for Kysely's `MysqlDialect` that sends
+ * statements with values prepared (the server parses each once per connection; a bounded number
+ * of texts, process-wide) and reads date-times as RFC 3339 UTC text, with no `typeCast`.
+ *
+ * @example
+ * import mysql from 'mysql2';
+ * import { Kysely, MysqlDialect } from 'kysely';
+ * import type { Database } from './db.js';
+ * const pool = mysql.createPool({ uri: process.env.DATABASE_URL, dateStrings: true, timezone: 'Z', connectionLimit: 10 });
+ * pool.on('connection', (connection) => connection.query("set time_zone = '+00:00'"));
+ * const db = new Kysely<Database>({ dialect: new MysqlDialect({ pool: mysqlPreparedPool(pool, { maxStatements: 500 }) }) });
+ */
+export {
+  type MysqlPreparedPoolOptions,
+  type PreparingConnection,
+  type PreparingPool,
+  mysqlPreparedPool,
+} from './mysql-prepared-pool.js';
+/**
  * MySQL and MariaDB: whether a create reads its row back by key (MySQL 8) or takes it from
  * `insert ... returning` (MariaDB 10.5+), as the server's `version()` says, unless a proxy's
  * version misleads: then say it with `assumeInsertReturning`.

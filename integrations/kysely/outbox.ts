@@ -7,6 +7,7 @@
 import { type Kysely, type Migration, sql } from 'kysely';
 import type { Outbox } from 'jsonapi-gen';
 import type { AnyDatabase } from './any-database.js';
+import { CompiledStatements } from './compiled.js';
 import { dialectOf } from './dialect.js';
 import { mysqlDateTime } from './mysql-values.js';
 import { executorFor } from './transaction.js';
@@ -88,19 +89,24 @@ export interface KyselyOutboxOptions {
  */
 export function kyselyOutbox(db: Kysely<AnyDatabase>, options: KyselyOutboxOptions): Outbox {
   const table = options.table ?? TABLE;
+  // One statement for every entry: compiled once, then run with each entry's values.
+  const statements = new CompiledStatements(db);
+  const shape = `outbox insert ${JSON.stringify(table)}`;
   return {
     types: options.types,
-    record: (entry, context) =>
-      (executorFor(db, context) as Kysely<Record<string, OutboxRow>>)
-        .insertInto(table)
-        .values({
-          action: entry.action,
-          resource_type: entry.type,
-          resource_id: entry.id,
-          changed: JSON.stringify(entry.changed),
-          // MySQL's DATETIME takes no zone: the instant in UTC.
-          occurred_at: dialectOf(db) === 'mysql' ? (mysqlDateTime(entry.occurredAt) as string) : entry.occurredAt,
-        })
-        .execute(),
+    record: async (entry, context) => {
+      const row: OutboxRow = {
+        action: entry.action,
+        resource_type: entry.type,
+        resource_id: entry.id,
+        changed: JSON.stringify(entry.changed),
+        // MySQL's DATETIME takes no zone: the instant in UTC.
+        occurred_at: dialectOf(db) === 'mysql' ? (mysqlDateTime(entry.occurredAt) as string) : entry.occurredAt,
+      };
+      const values = [row.action, row.resource_type, row.resource_id, row.changed, row.occurred_at];
+      await statements.execute(executorFor(db, context), shape, values, (on) =>
+        (on as Kysely<Record<string, OutboxRow>>).insertInto(table).values(row),
+      );
+    },
   };
 }
