@@ -192,9 +192,10 @@ export { type PgTypeParsers, dateTimeText } from './pg-types.js';
  */
 export { type MysqlField, mysqlDateTime, mysqlDateTimeText } from './mysql-values.js';
 /**
- * MySQL and MariaDB: a wrapper of a mysql2 pool for Kysely's `MysqlDialect` that sends
- * statements with values prepared (the server parses each once per connection; a bounded number
- * of texts, process-wide) and reads date-times as RFC 3339 UTC text, with no `typeCast`.
+ * MySQL and MariaDB: a wrapper of a mysql2 pool for Kysely's `MysqlDialect` that sends the
+ * statements of a transaction prepared (the server parses each once per connection; a bounded
+ * number of texts, process-wide; reads outside transactions go as text) and reads date-times as
+ * RFC 3339 UTC text, with no `typeCast`.
  *
  * @example
  * import mysql from 'mysql2';

@@ -102,7 +102,9 @@ describe('mysqlPreparedPool', () => {
     // Eight shapes: IN lists of 1..8 values, as a host with unbounded shapes would send.
     for (let n = 1; n <= 8; n++) {
       const ids = Array.from({ length: n }, (_, i) => i + 1);
-      const rows = await db.selectFrom('notes').select('id').where('id', 'in', ids).orderBy('id').execute();
+      const rows = await db
+        .transaction()
+        .execute((trx) => trx.selectFrom('notes').select('id').where('id', 'in', ids).orderBy('id').execute());
       expect(rows.map((r) => r.id)).toEqual(ids.filter((id) => id <= 3));
     }
     const after = await counters(db);
@@ -110,7 +112,7 @@ describe('mysqlPreparedPool', () => {
     expect(after.executed - before.executed).toBe(3);
   });
 
-  it('prepares each text once per connection and runs it prepared from then on; begin and commit go as text', async () => {
+  it('prepares each text of a transaction once per connection and runs it prepared from then on; begin and commit go as text', async () => {
     const db = open('prepared');
     const before = await counters(db);
     for (let round = 0; round < 3; round++) {
@@ -124,11 +126,30 @@ describe('mysqlPreparedPool', () => {
     expect(after.executed - before.executed).toBe(6);
   });
 
+  it('sends statements outside transactions as text, and again after a rollback', async () => {
+    const db = open('prepared');
+    const before = await counters(db);
+    const read = (on: Kysely<Tables>) => on.selectFrom('notes').select('body').where('id', '=', 2).execute();
+    expect(await read(db)).toEqual([{ body: 'b' }]);
+    await expect(
+      db.transaction().execute(async (trx) => {
+        expect(await read(trx)).toEqual([{ body: 'b' }]);
+        throw new Error('roll back');
+      }),
+    ).rejects.toThrow('roll back');
+    expect(await read(db)).toEqual([{ body: 'b' }]);
+    const after = await counters(db);
+    expect(after.executed - before.executed).toBe(1);
+  });
+
   it('answers as the plain pool with mysqlDateTimeText does, on either protocol, whatever the pool reads date-times as', async () => {
+    // With a value, in a transaction: prepared; otherwise as text.
     const read = (db: Kysely<Tables>, prepared: boolean) =>
-      (prepared ? db.selectFrom('notes').selectAll().where('body', '!=', 'z') : db.selectFrom('notes').selectAll())
-        .orderBy('id')
-        .execute();
+      prepared
+        ? db
+            .transaction()
+            .execute((trx) => trx.selectFrom('notes').selectAll().where('body', '!=', 'z').orderBy('id').execute())
+        : db.selectFrom('notes').selectAll().orderBy('id').execute();
     const expected = await read(open('plain with typeCast'), false);
     expect(expected.map((r) => [r.at, r.at_seconds, r.stamped])).toEqual([
       ['2024-01-05T04:00:00.500Z', '2024-01-05T04:00:07.000Z', '2024-01-01T00:00:00.000Z'],
@@ -151,56 +172,40 @@ describe('mysqlPreparedPool', () => {
     }
   });
 
-  it('keeps writes, insert ... returning, transactions and errors as Kysely has them', async () => {
+  it('keeps writes, insert ... returning, transactions and errors as Kysely has them, prepared', async () => {
     const db = open('prepared');
-    // MariaDB's `insert ... returning`, as the store runs it (Kysely's own result drops the rows on MySQL).
-    const {
-      rows: [inserted],
-    } = await db.executeQuery(
-      db
-        .insertInto('notes')
-        .values({
-          body: 'd',
-          at: '2024-04-01 10:00:00.250',
-          at_seconds: '2024-04-01 10:00:00',
-          day: '2024-04-01',
-          ratio: 2.5,
-        })
-        .returningAll(),
-    );
+    const before = await counters(db);
+    const note = (body: string, at: string) => ({
+      body,
+      at,
+      at_seconds: at.slice(0, 19),
+      day: at.slice(0, 10),
+      ratio: 2.5,
+    });
+    const { inserted, insertId } = await db.transaction().execute(async (trx) => {
+      // MariaDB's `insert ... returning`, as the store runs it (Kysely's own result drops the rows on MySQL).
+      const {
+        rows: [row],
+      } = await trx.executeQuery(trx.insertInto('notes').values(note('d', '2024-04-01 10:00:00.250')).returningAll());
+      const result = await trx.insertInto('notes').values(note('e', '2024-04-02 10:00:00')).executeTakeFirstOrThrow();
+      return { inserted: row!, insertId: Number(result.insertId) };
+    });
     expect(inserted).toMatchObject({ body: 'd', at: '2024-04-01T10:00:00.250Z', ratio: 2.5 });
-    const result = await db
-      .insertInto('notes')
-      .values({ body: 'e', at: '2024-04-02 10:00:00', at_seconds: '2024-04-02 10:00:00', day: '2024-04-02', ratio: 1 })
-      .executeTakeFirstOrThrow();
-    expect(Number(result.insertId)).toBe(inserted!.id + 1);
+    expect(insertId).toBe(inserted.id + 1);
     // A failed statement (duplicate key) leaves the connection usable and rolls its transaction back.
     await expect(
       db.transaction().execute(async (trx) => {
-        await trx
-          .insertInto('notes')
-          .values({
-            body: 'f',
-            at: '2024-04-03 10:00:00',
-            at_seconds: '2024-04-03 10:00:00',
-            day: '2024-04-03',
-            ratio: 1,
-          })
-          .execute();
-        await trx
-          .insertInto('notes')
-          .values({
-            body: 'a',
-            at: '2024-04-03 10:00:00',
-            at_seconds: '2024-04-03 10:00:00',
-            day: '2024-04-03',
-            ratio: 1,
-          })
-          .execute();
+        await trx.insertInto('notes').values(note('f', '2024-04-03 10:00:00')).execute();
+        await trx.insertInto('notes').values(note('a', '2024-04-03 10:00:00')).execute();
       }),
     ).rejects.toMatchObject({ errno: 1062 });
-    const deleted = await db.deleteFrom('notes').where('body', 'in', ['d', 'e', 'f']).executeTakeFirstOrThrow();
+    const deleted = await db
+      .transaction()
+      .execute((trx) => trx.deleteFrom('notes').where('body', 'in', ['d', 'e', 'f']).executeTakeFirstOrThrow());
     expect(Number(deleted.numDeletedRows)).toBe(2);
+    const after = await counters(db);
+    // Every write ran prepared (the duplicate too: the server refused its values, not the statement).
+    expect(after.executed - before.executed).toBe(5);
     const bodies = await db.selectFrom('notes').select('body').orderBy('id').execute();
     expect(bodies.map((r) => r.body)).toEqual(['a', 'b', 'c']);
   });
@@ -244,10 +249,11 @@ describe("mysqlPreparedPool at the server's limit on prepared statements", () =>
       ])
       .execute();
     const before = await counters(db);
+    const inTransaction = <T>(read: (trx: Kysely<Tables>) => Promise<T>) => db.transaction().execute(read);
     const reads = [
-      () => db.selectFrom('notes').select('body').where('id', '=', 1).execute(),
-      () => db.selectFrom('notes').select('body').where('body', '=', 'b').execute(),
-      () => db.selectFrom('notes').select('id').where('body', '=', 'a').execute(),
+      () => inTransaction((trx) => trx.selectFrom('notes').select('body').where('id', '=', 1).execute()),
+      () => inTransaction((trx) => trx.selectFrom('notes').select('body').where('body', '=', 'b').execute()),
+      () => inTransaction((trx) => trx.selectFrom('notes').select('id').where('body', '=', 'a').execute()),
     ];
     for (let round = 0; round < 2; round++) {
       expect(await reads[0]!()).toEqual([{ body: 'a' }]);
@@ -255,9 +261,9 @@ describe("mysqlPreparedPool at the server's limit on prepared statements", () =>
       expect(await reads[1]!()).toEqual([{ body: 'b' }]);
     }
     const after = await counters(db);
-    // The server holds two statements: the insert's and the first read's; only the first read ran prepared.
-    expect(after.prepared - before.prepared).toBe(1);
-    expect(after.executed - before.executed).toBe(2);
+    // The server holds two statements, the first two reads'; the third ran as text, twice.
+    expect(after.prepared - before.prepared).toBe(2);
+    expect(after.executed - before.executed).toBe(4);
   });
 });
 
