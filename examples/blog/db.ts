@@ -176,7 +176,7 @@ export function openDatabase(options: OpenOptions = {}): OpenDatabase {
 
 /**
  * MySQL or MariaDB through a mysql2 pool, on Kysely's own runner (there is no direct one for
- * mysql2), statements with values prepared (`mysqlPreparedPool`). Sessions run in UTC and
+ * mysql2), a transaction's statements prepared (`mysqlPreparedPool`). Sessions run in UTC and
  * date-times read as RFC 3339 text, so `DATETIME` columns hold UTC instants.
  */
 function openMysql(url: string, options: OpenOptions): OpenDatabase {

@@ -151,10 +151,9 @@ function checkedMaxStatements(options: MysqlPreparedPoolOptions): number {
 /**
  * Wraps a mysql2 pool (`mysql.createPool`, the callback API Kysely's `MysqlDialect` takes) so that
  * Kysely's statements with values inside transactions go out prepared, at most `maxStatements`
- * distinct texts, and
- * date-times come back as RFC 3339 UTC text. Make the pool with `dateStrings: true` and
- * `timezone: 'Z'`, and set each session's `time_zone` to UTC, so that `TIMESTAMP` columns read as
- * UTC too. Queries of your own on the pool itself are unchanged.
+ * distinct texts, and date-times come back as RFC 3339 UTC text. Make the pool with
+ * `dateStrings: true` and `timezone: 'Z'`, and set each session's `time_zone` to UTC, so that
+ * `TIMESTAMP` columns read as UTC too. Queries of your own on the pool itself are unchanged.
  *
  * @example
  * import mysql from 'mysql2';
