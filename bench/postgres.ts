@@ -6,6 +6,7 @@
  */
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { sql } from 'kysely';
 import pg from 'pg';
 import { migrate, openDatabase } from '../examples/blog/db.js';
 import { seed } from '../examples/blog/seed.js';
@@ -64,13 +65,10 @@ export async function startPgBench(): Promise<PgBench> {
     const database = openDatabase({ databaseUrl: url });
     await migrate(database.db, 'postgres');
     await seed(database.db, SEEDED_ARTICLES);
-    await database.close();
     // Statistics now, not whenever autovacuum gets to it: otherwise route g's plan (and its cost,
     // several times over) depends on whether it did before the run reached that route.
-    const blog = new pg.Client(url);
-    await blog.connect();
-    await blog.query('analyze');
-    await blog.end();
+    await sql`analyze`.execute(database.db);
+    await database.close();
     const postmaster = Number(readFileSync(join(cluster.data, 'postmaster.pid'), 'utf8').split('\n')[0]);
     return {
       cluster,

@@ -1,7 +1,8 @@
 /**
  * The demo traced as bench/tracing-http.ts compares it (bench/serve.ts starts it for the kinds
  * `demo-server-timing`, `demo-hook`, `demo-sdk-raw`, `demo-sdk-spans`, `demo-otel-bare`,
- * `demo-context`, `demo-otel` and `demo-otel-stages`), on the OpenTelemetry SDK as a Node service sets it up, its spans dropped.
+ * `demo-context`, `demo-otel` and `demo-otel-stages`), on the OpenTelemetry SDK as a Node
+ * service sets it up, its spans dropped.
  */
 import { subscribe } from 'node:diagnostics_channel';
 import type { ServerResponse } from 'node:http';
@@ -87,7 +88,8 @@ function rawSdkSpans(tracer: Tracer): void {
   const data = { 'jsonapi.data_layer.call': 'results', 'jsonapi.resource_type': 'articles' };
   subscribe('http.server.request.start', (message) => {
     const { request, response } = message as { request: { method?: string }; response: ServerResponse };
-    const span = tracer.startSpan(request.method ?? 'GET', { attributes: { 'http.request.method': 'GET' } });
+    const method = request.method ?? 'GET';
+    const span = tracer.startSpan(method, { attributes: { 'http.request.method': method } });
     const parent = trace.setSpan(ROOT_CONTEXT, span);
     for (let i = 0; i < 4; i++) tracer.startSpan('results articles', { attributes: data }, parent).end();
     open.set(response, span);

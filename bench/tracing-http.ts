@@ -1,8 +1,9 @@
 /**
  * What tracing costs as the bench measures a route: the demo over HTTP (SQLite file, Kysely
  * store, compiled to plain JavaScript, in its own process), once per variant (bench/traced-demo.ts:
- * no tracing, twice (two processes: what the method cannot tell apart); `serverTiming`; an instrument that does nothing; the OpenTelemetry SDK's spans made alone, from Node's HTTP events and through an instrument; `@jsonapi-gen/opentelemetry`
- * with no context manager; each request in an OpenTelemetry context with none of our spans, as a
+ * no tracing, twice (two processes: what the method cannot tell apart); `serverTiming`; an
+ * instrument that does nothing; the OpenTelemetry SDK's spans made alone, from Node's HTTP events
+ * and through an instrument; `@jsonapi-gen/opentelemetry` with no context manager; each request in an OpenTelemetry context with none of our spans, as a
  * service whose HTTP server OpenTelemetry already traces; and the same with the adapter, with and
  * without its stage spans), 32 connections; the servers take turns route by route and repetition
  * by repetition (who goes first rotates), and each variant's figure is the median of its paired

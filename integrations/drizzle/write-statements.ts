@@ -23,15 +23,15 @@ interface Inserts {
   };
 }
 
-/** Per database: its write statements prepared per shape. */
-const prepared = new WeakMap<object, PreparedShapes>();
+/** Per database: its write statements prepared per shape (null on MySQL). */
+const prepared = new WeakMap<object, PreparedShapes | null>();
 
-/** The prepared write statements of `db` (undefined on MySQL: built each time). */
+/** The prepared write statements of `db` (undefined on MySQL: built each time); worked out once per database. */
 function writeShapesOf(db: object): PreparedShapes | undefined {
-  if (isMysqlDatabase(db)) return undefined;
   let shapes = prepared.get(db);
-  if (shapes === undefined) prepared.set(db, (shapes = new PreparedShapes(db, !isSqliteDatabase(db))));
-  return shapes;
+  if (shapes === undefined)
+    prepared.set(db, (shapes = isMysqlDatabase(db) ? null : new PreparedShapes(db, !isSqliteDatabase(db))));
+  return shapes ?? undefined;
 }
 
 /**

@@ -27,6 +27,7 @@
  * protocol gives the single-precision value's every digit.
  */
 import type { MysqlPool, MysqlPoolConnection, MysqlQueryResult, MysqlStream, MysqlStreamOptions } from 'kysely';
+import { rfc3339 } from './mysql-values.js';
 
 /** What `query` without a callback answers: a query Kysely can stream, which tells its columns first. */
 interface Streamable {
@@ -89,18 +90,6 @@ function preparable(sql: string, values: readonly unknown[], maxStatements: numb
   if (prepared.size >= maxStatements) return false;
   prepared.add(sql);
   return true;
-}
-
-/**
- * Server date-time text (`YYYY-MM-DD HH:MM:SS[.f...]`) as RFC 3339 UTC with milliseconds, as many
- * as the column keeps, padded or cut; text already in that form (from a `typeCast`) as it is.
- *
- * @example
- * rfc3339('2024-01-05 04:00:00.5'); // '2024-01-05T04:00:00.500Z'
- */
-export function rfc3339(text: string): string {
-  if (text.charCodeAt(10) !== 32) return text;
-  return `${text.slice(0, 10)}T${text.slice(11, 19)}.${(text.slice(20) + '000').slice(0, 3)}Z`;
 }
 
 /** The rows of a result with its date-times as RFC 3339 UTC text (from the server's text, or a Date read in UTC) and its `FLOAT`s as the text protocol reads them, in place. */

@@ -29,10 +29,19 @@ export interface MysqlField {
 export function mysqlDateTimeText(field: MysqlField, next: () => unknown): unknown {
   if (field.type !== 'DATETIME' && field.type !== 'TIMESTAMP') return next();
   const text = field.string();
-  if (text === null) return null;
-  // `YYYY-MM-DD HH:MM:SS[.f...]`: milliseconds, as many as the column keeps, padded or cut.
-  const fraction = (text.slice(20) + '000').slice(0, 3);
-  return `${text.slice(0, 10)}T${text.slice(11, 19)}.${fraction}Z`;
+  return text === null ? null : rfc3339(text);
+}
+
+/**
+ * Server date-time text (`YYYY-MM-DD HH:MM:SS[.f...]`) as RFC 3339 UTC with milliseconds, as many
+ * as the column keeps, padded or cut; text already in that form (from a `typeCast`) as it is.
+ *
+ * @example
+ * rfc3339('2024-01-05 04:00:00.5'); // '2024-01-05T04:00:00.500Z'
+ */
+export function rfc3339(text: string): string {
+  if (text.charCodeAt(10) !== 32) return text;
+  return `${text.slice(0, 10)}T${text.slice(11, 19)}.${(text.slice(20) + '000').slice(0, 3)}Z`;
 }
 
 const dateTimeColumns = new WeakMap<Kysely<AnyDatabase>, Promise<ReadonlySet<string>>>();

@@ -1,6 +1,6 @@
 import { ForbiddenError, NotFoundError, UnprocessableEntityError, cappedErrors } from '../core/errors.js';
 import { Relationship, type ToMany } from '../dsl/fields.js';
-import type { WriteValues } from '../core/vocabulary.js';
+import type { ResourceIdentifier, WriteValues } from '../core/vocabulary.js';
 import { checkLinkageExists } from './linkage.js';
 import { afterCommit, runSaving, validateWrite } from './hooks.js';
 import { recordWrite } from './outbox.js';
@@ -58,25 +58,36 @@ export async function serveRelationshipWrite(
     relationships: Object.assign(Object.create(null) as WriteValues['relationships'], { [name]: linkage }),
   };
   await checkLinkageExists(values, resource, state.lookup, context, '/data', state.limits.errors);
-  const definition = resource.definition;
   if (method === 'PATCH') {
-    const update = supported(definition.update, `Updating resources of type "${resource.type}" is not supported`);
     // A PATCH of a relationship is an update of the resource: its validation and hooks apply.
     await validateWrite(resource, values, model, context);
     if (endpoint.savingHooks.length > 0) {
       values = await runSaving(endpoint.savingHooks, values, model, context);
       await checkLinkageExists(values, resource, state.lookup, context, '/data', state.limits.errors);
     }
-    afterCommit(state, endpoint.afterHooks, await update.call(definition, model, values, context));
+    await update(state, model, values);
   } else {
-    values = await changeMembers(state, model, relationship as ToMany, unique(linkage as Identifier[]), method, values);
+    values = await changeMembers(
+      state,
+      model,
+      relationship as ToMany,
+      unique(linkage as ResourceIdentifier[]),
+      method,
+      values,
+    );
   }
   // A relationship write is an update of the resource: one outbox entry, naming the relationship.
   await recordWrite(state, 'update', id, values);
   return NO_CONTENT;
 }
 
-type Identifier = { type: string; id: string };
+/** Writes `values` with the data layer's `update`; the Update endpoint's `saved` hooks run after commit with the stored model. */
+async function update(state: RequestState, model: unknown, values: WriteValues): Promise<void> {
+  const { resource, context } = state;
+  const definition = resource.definition;
+  const write = supported(definition.update, `Updating resources of type "${resource.type}" is not supported`);
+  afterCommit(state, resource.endpoint('update')!.afterHooks, await write.call(definition, model, values, context));
+}
 
 /**
  * `POST` (add) or `DELETE` (remove) on a to-many relationship: an update of the resource like a
@@ -90,7 +101,7 @@ async function changeMembers(
   state: RequestState,
   model: unknown,
   relationship: ToMany,
-  identifiers: Identifier[],
+  identifiers: ResourceIdentifier[],
   method: string,
   values: WriteValues,
 ): Promise<WriteValues> {
@@ -99,7 +110,7 @@ async function changeMembers(
   const endpoint = resource.endpoint('update')!;
   const name = relationship.name;
   const hooked = definition.validate !== undefined || endpoint.savingHooks.length > 0;
-  let members: Identifier[] | undefined;
+  let members: ResourceIdentifier[] | undefined;
   if (method === 'POST' || hooked) {
     const [current] = await resource.loadRelated!(relationship, [model], context);
     const related = state.lookup(relationship.relatedType)!;
@@ -119,8 +130,7 @@ async function changeMembers(
     const saving = await runSaving(endpoint.savingHooks, whole, model, context);
     if (!leavesOnly(saving, name, leaves)) {
       await checkLinkageExists(saving, resource, state.lookup, context, '/data', state.limits.errors);
-      const update = supported(definition.update, `Updating resources of type "${resource.type}" is not supported`);
-      afterCommit(state, endpoint.afterHooks, await update.call(definition, model, saving, context));
+      await update(state, model, saving);
       return saving;
     }
   }
@@ -145,11 +155,11 @@ function leavesOnly(values: WriteValues, name: string, leaves: string): boolean 
     Object.keys(values.attributes).length === 0 &&
     Object.keys(values.relationships).length === 1 &&
     Array.isArray(members) &&
-    JSON.stringify(members.map((m: Identifier) => m.id)) === leaves
+    JSON.stringify(members.map((m: ResourceIdentifier) => m.id)) === leaves
   );
 }
 
-function unique(identifiers: Identifier[]): Identifier[] {
+function unique(identifiers: ResourceIdentifier[]): ResourceIdentifier[] {
   const seen = new Set<string>();
   return identifiers.filter((i) => !seen.has(i.id) && (seen.add(i.id), true));
 }

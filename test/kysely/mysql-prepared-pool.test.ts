@@ -10,8 +10,8 @@ import { type ColumnType, type Generated, Kysely, MysqlDialect, sql } from 'kyse
 import mysql from 'mysql2';
 import mysqlPromise from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mysqlDateTimeText } from '../../integrations/kysely/mysql-values.js';
-import { mysqlPreparedPool, rfc3339 } from '../../integrations/kysely/mysql-prepared-pool.js';
+import { mysqlDateTimeText, rfc3339 } from '../../integrations/kysely/mysql-values.js';
+import { mysqlPreparedPool } from '../../integrations/kysely/mysql-prepared-pool.js';
 import { type TestDatabase, createMysqlDatabase } from '../support/databases.js';
 import { startMariadb } from '../support/mariadb.js';
 
